@@ -1,0 +1,26 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "PixelFlow",
+    products: [
+        .library(name: "PixelFlow", targets: ["PixelFlow"]),
+        .executable(name: "pixelflow", targets: ["pixelflow"]),
+        .executable(name: "pixelflow-demo", targets: ["pixelflow-demo"]),
+        .executable(name: "pixelflow-bench", targets: ["pixelflow-bench"]),
+    ],
+    targets: [
+        .systemLibrary(name: "CPNG", path: "Sources/CPNG", pkgConfig: "libpng",
+                       providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(name: "CJPEG", path: "Sources/CJPEG", pkgConfig: "libjpeg",
+                       providers: [.apt(["libjpeg62-turbo-dev"])]),
+        .target(name: "CCodecShims", dependencies: ["CPNG", "CJPEG"], path: "Sources/CCodecShims"),
+        .target(name: "PixelFlow", dependencies: ["CCodecShims"], path: "Sources/PixelFlow"),
+        .executableTarget(name: "pixelflow", dependencies: ["PixelFlow"], path: "Sources/pixelflow"),
+        .executableTarget(name: "pixelflow-demo", dependencies: ["PixelFlow"], path: "Sources/pixelflow-demo"),
+        .executableTarget(name: "pixelflow-bench", dependencies: ["PixelFlow"], path: "Benchmarks/pixelflow-bench"),
+        .testTarget(name: "PixelFlowTests", dependencies: ["PixelFlow"], path: "Tests/PixelFlowTests",
+                    exclude: ["Fixtures"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

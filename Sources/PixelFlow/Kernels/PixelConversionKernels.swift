@@ -1,0 +1,134 @@
+// Row kernels that convert between stored pixel formats and `SIMD4<Float>` values.
+// Pure functions on rows: they know nothing of tiles, graphs or color management policy.
+
+/// Loads `count` pixels of `format` into float RGBA. With `decodeSRGB`, the color channels
+/// are converted from sRGB encoding to linear light (8-bit through the exact 256-entry table).
+/// Alpha and premultiplication are left as stored.
+
+func loadRowRGBA(_ src: UnsafeRawPointer, format: PixelFormat, count: Int,
+                 into dst: UnsafeMutablePointer<SIMD4<Float>>, decodeSRGB: Bool) {
+    switch format {
+    case .rgba8:
+        let s = src.assumingMemoryBound(to: SIMD4<UInt8>.self)
+        if decodeSRGB {
+            SRGB.decodeTable.withUnsafeBufferPointer { t in
+                for i in 0..<count {
+                    let v = s[i]
+                    dst[i] = SIMD4(t[Int(v.x)], t[Int(v.y)], t[Int(v.z)], Float(v.w) * (1 / 255))
+                }
+            }
+        } else {
+            for i in 0..<count { dst[i] = SIMD4<Float>(s[i]) * (1 / 255) }
+        }
+    case .rgba16:
+        let s = src.assumingMemoryBound(to: SIMD4<UInt16>.self)
+        for i in 0..<count { dst[i] = SIMD4<Float>(s[i]) * (1 / 65535) }
+        if decodeSRGB { _decodeSRGBInPlace(dst, count) }
+    case .rgbaF32:
+        dst.update(from: src.assumingMemoryBound(to: SIMD4<Float>.self), count: count)
+        if decodeSRGB { _decodeSRGBInPlace(dst, count) }
+    case .gray8:
+        let s = src.assumingMemoryBound(to: UInt8.self)
+        if decodeSRGB {
+            SRGB.decodeTable.withUnsafeBufferPointer { t in
+                for i in 0..<count { let g = t[Int(s[i])]; dst[i] = SIMD4(g, g, g, 1) }
+            }
+        } else {
+            for i in 0..<count { let g = Float(s[i]) * (1 / 255); dst[i] = SIMD4(g, g, g, 1) }
+        }
+    case .grayF32:
+        let s = src.assumingMemoryBound(to: Float.self)
+        for i in 0..<count { let g = s[i]; dst[i] = SIMD4(g, g, g, 1) }
+        if decodeSRGB { _decodeSRGBInPlace(dst, count) }
+    }
+}
+
+
+func _decodeSRGBInPlace(_ p: UnsafeMutablePointer<SIMD4<Float>>, _ count: Int) {
+    for i in 0..<count {
+        let v = p[i]
+        p[i] = SIMD4(SRGB.toLinear(v.x), SRGB.toLinear(v.y), SRGB.toLinear(v.z), v.w)
+    }
+}
+
+
+func _encodeSRGBInPlace(_ p: UnsafeMutablePointer<SIMD4<Float>>, _ count: Int) {
+    for i in 0..<count {
+        let v = p[i]
+        p[i] = SIMD4(SRGB.fromLinear(v.x), SRGB.fromLinear(v.y), SRGB.fromLinear(v.z), v.w)
+    }
+}
+
+/// Stores `count` float RGBA pixels as `format`. With `encodeSRGB`, the color channels are
+/// converted from linear light to sRGB encoding first (8-bit through the exact encoder).
+/// Integer formats round half up and clamp; NaN stores as 0. `scratch` (at least `count`
+/// pixels) may be overwritten; `src` is not modified.
+
+func storeRowRGBA(_ src: UnsafePointer<SIMD4<Float>>, count: Int, format: PixelFormat,
+                  into dst: UnsafeMutableRawPointer, encodeSRGB: Bool,
+                  scratch: UnsafeMutablePointer<SIMD4<Float>>) {
+    switch format {
+    case .rgba8:
+        let d = dst.assumingMemoryBound(to: SIMD4<UInt8>.self)
+        if encodeSRGB {
+            SRGB.thresholds.withUnsafeBufferPointer { t in
+                SRGB.bucketStart.withUnsafeBufferPointer { b in
+                    for i in 0..<count {
+                        let v = src[i]
+                        let a = PixelBuffer._quantize8(v)
+                        d[i] = SIMD4(SRGB._encode8(v.x, t, b), SRGB._encode8(v.y, t, b),
+                                     SRGB._encode8(v.z, t, b), a.w)
+                    }
+                }
+            }
+        } else {
+            for i in 0..<count { d[i] = PixelBuffer._quantize8(src[i]) }
+        }
+    case .rgba16:
+        var s = src
+        if encodeSRGB { scratch.update(from: src, count: count); _encodeSRGBInPlace(scratch, count); s = UnsafePointer(scratch) }
+        let d = dst.assumingMemoryBound(to: SIMD4<UInt16>.self)
+        for i in 0..<count { d[i] = PixelBuffer._quantize16(s[i]) }
+    case .rgbaF32:
+        let d = dst.assumingMemoryBound(to: SIMD4<Float>.self)
+        d.update(from: src, count: count)
+        if encodeSRGB { _encodeSRGBInPlace(d, count) }
+    case .gray8:
+        let d = dst.assumingMemoryBound(to: UInt8.self)
+        if encodeSRGB {
+            for i in 0..<count { d[i] = SRGB.encode8(PixelBuffer._luma(src[i])) }
+        } else {
+            for i in 0..<count { d[i] = PixelBuffer._quantize8(SIMD4(repeating: PixelBuffer._luma(src[i])))[0] }
+        }
+    case .grayF32:
+        let d = dst.assumingMemoryBound(to: Float.self)
+        for i in 0..<count {
+            let g = PixelBuffer._luma(src[i])
+            d[i] = encodeSRGB ? SRGB.fromLinear(g) : g
+        }
+    }
+}
+
+/// Multiplies the color channels by alpha, in place.
+
+func premultiplyRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
+    for i in 0..<count {
+        let v = p[i]
+        p[i] = v * SIMD4(v.w, v.w, v.w, 1)
+    }
+}
+
+/// Divides the color channels by alpha, in place; pixels with alpha 0 become (0, 0, 0, 0).
+
+func unpremultiplyRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
+    for i in 0..<count {
+        let v = p[i]
+        if v.w == 1 { continue }
+        if v.w > 0 {
+            let r = 1 / v.w
+            p[i] = SIMD4(v.x * r, v.y * r, v.z * r, v.w)
+        } else {
+            p[i] = .zero
+        }
+    }
+}
