@@ -1,0 +1,232 @@
+/// Computes any rect of a graph into a tile, recursively pulling the regions of interest of
+/// the inputs. Chains of color nodes run fused: each row chunk goes through every kernel
+/// while it is in the L1 cache. Large stencils read buffers that `RenderPlan` materialized
+/// before the tiles started.
+///
+/// `@unchecked Sendable`: after `init` the evaluator is read-only (its materialized buffers
+/// are written before any tile runs and only read afterwards).
+final class Evaluator: @unchecked Sendable {
+    /// Whether the working space is linear light (color management on).
+    let linear: Bool
+    /// Outputs computed in advance, by node identity.
+    var materialized: [ObjectIdentifier: Materialized] = [:]
+    /// Pixels processed per step of a fused chain.
+    static let chunk = 256
+
+    init(linear: Bool) { self.linear = linear }
+
+    /// Fills `out` with `node`'s pixels over `out.rect`.
+    func evaluate(_ node: Node, into out: Tile, arena: Arena) {
+        let valid = node.extent.isInfinite ? out.rect : out.rect.intersection(IntRect(covering: node.extent))
+        if valid.isEmpty { out.clear(); return }
+        if valid != out.rect {
+            out.clear(outside: valid)
+            evaluateValid(node, into: out.view(valid), arena: arena)
+        } else {
+            evaluateValid(node, into: out, arena: arena)
+        }
+    }
+
+    /// Like `evaluate`, for a rect inside the node's extent.
+    private func evaluateValid(_ node: Node, into out: Tile, arena: Arena) {
+        if let m = materialized[ObjectIdentifier(node)] {
+            m.copy(into: out)
+            return
+        }
+        switch node.op {
+        case let .source(buffer):
+            loadSource(buffer, into: out)
+        case let .generator(g):
+            for y in out.rect.y..<out.rect.maxY { g.fill(out.rect.x, y, out.rect.width, out.row(y), linear) }
+        case .color, .colorMatrix:
+            evaluateColorChain(node, into: out, arena: arena)
+        case let .blend(k):
+            evaluate(node.inputs[1], into: out, arena: arena)
+            let fg = arena.tile(out.rect)
+            evaluate(node.inputs[0], into: fg, arena: arena)
+            for y in out.rect.y..<out.rect.maxY { k.apply(fg.row(y), out.row(y), out.rect.width) }
+        case .crop:
+            evaluate(node.inputs[0], into: out, arena: arena)
+        case let .warp(w):
+            evaluateWarp(w, node.inputs[0], into: out, arena: arena)
+        case let .stencil(s):
+            evaluateStencil(s, node.inputs[0], into: out, arena: arena)
+        }
+    }
+
+    // MARK: Sources
+
+    private func loadSource(_ buffer: PixelBuffer, into out: Tile) {
+        let decode = linear && buffer.colorEncoding == .sRGB
+        let premultiply = buffer.alphaMode == .straight && buffer.format.hasAlpha
+        let bpp = buffer.format.bytesPerPixel
+        buffer.withUnsafeBytes { raw in
+            let base = raw.baseAddress!
+            for y in out.rect.y..<out.rect.maxY {
+                let src = base + y * buffer.bytesPerRow + out.rect.x * bpp
+                let dst = out.row(y)
+                loadRowRGBA(src, format: buffer.format, count: out.rect.width, into: dst, decodeSRGB: decode)
+                if premultiply { premultiplyRow(dst, count: out.rect.width) }
+            }
+        }
+    }
+
+    // MARK: Color chains
+
+    private func evaluateColorChain(_ node: Node, into out: Tile, arena: Arena) {
+        // Collect the chain top-down, stopping at a non-color node or a materialized one.
+        var ops: [Op] = []
+        var n = node
+        chain: while true {
+            switch n.op {
+            case .color, .colorMatrix:
+                ops.append(n.op)
+                n = n.inputs[0]
+                if materialized[ObjectIdentifier(n)] != nil { break chain }
+            default:
+                break chain
+            }
+        }
+        evaluate(n, into: out, arena: arena)
+        ops.reverse()
+        let w = out.rect.width
+        for y in out.rect.y..<out.rect.maxY {
+            let row = out.row(y)
+            var x = 0
+            while x < w {
+                let c = Swift.min(Evaluator.chunk, w - x)
+                let p = row + x
+                unpremultiplyRow(p, count: c)
+                for op in ops {
+                    switch op {
+                    case let .color(k): k.apply(p, c)
+                    case let .colorMatrix(m): colorMatrixRow(p, count: c, matrix: m)
+                    default: break
+                    }
+                }
+                premultiplyRow(p, count: c)
+                x += c
+            }
+        }
+    }
+
+    // MARK: Warps
+
+    /// The input rect a warp needs to produce `rect`.
+    static func warpROI(_ w: Warp, for rect: IntRect, input: Node) -> IntRect {
+        switch w {
+        case let .affine(t, sampling):
+            guard let inv = t.inverted() else { return .empty }
+            let r = inv.apply(to: rect.rect)
+            let margin: Double = sampling == .nearest ? 0.5 : 1
+            return IntRect(covering: r.insetBy(dx: -margin, dy: -margin))
+                .intersection(IntRect(covering: input.extent))
+        case let .lanczos(o):
+            let e = IntRect(covering: input.extent)
+            let xs = LanczosWeights.sourceSpan(outputRange: rect.x - o.x ..< rect.maxX - o.x, inputSize: e.width, outputSize: o.width)
+            let ys = LanczosWeights.sourceSpan(outputRange: rect.y - o.y ..< rect.maxY - o.y, inputSize: e.height, outputSize: o.height)
+            return IntRect(x: e.x + xs.lowerBound, y: e.y + ys.lowerBound, width: xs.count, height: ys.count)
+        case let .clamp(e):
+            let x0 = Swift.min(Swift.max(rect.x, e.x), e.maxX - 1), x1 = Swift.min(Swift.max(rect.maxX, e.x + 1), e.maxX)
+            let y0 = Swift.min(Swift.max(rect.y, e.y), e.maxY - 1), y1 = Swift.min(Swift.max(rect.maxY, e.y + 1), e.maxY)
+            return IntRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+        }
+    }
+
+    private func evaluateWarp(_ w: Warp, _ input: Node, into out: Tile, arena: Arena) {
+        let roi = Evaluator.warpROI(w, for: out.rect, input: input)
+        if roi.isEmpty { out.clear(); return }
+        let src = arena.tile(roi)
+        evaluate(input, into: src, arena: arena)
+        switch w {
+        case let .affine(t, sampling):
+            let inv = t.inverted()!
+            for y in out.rect.y..<out.rect.maxY {
+                affineWarpRow(src, inverse: inv, sampling: sampling, x0: out.rect.x, y: y,
+                              count: out.rect.width, into: out.row(y))
+            }
+        case let .lanczos(o):
+            let e = IntRect(covering: input.extent)
+            let wx = LanczosWeights(outputRange: out.rect.x - o.x ..< out.rect.maxX - o.x, inputSize: e.width, outputSize: o.width)
+            let wy = LanczosWeights(outputRange: out.rect.y - o.y ..< out.rect.maxY - o.y, inputSize: e.height, outputSize: o.height)
+            lanczosResample(src, wx: wx, wy: wy, inputOrigin: (e.x, e.y), into: out, arena: arena)
+        case let .clamp(e):
+            for y in out.rect.y..<out.rect.maxY {
+                let sy = Swift.min(Swift.max(y, e.y), e.maxY - 1)
+                let srow = src.row(sy)
+                let drow = out.row(y)
+                for x in out.rect.x..<out.rect.maxX {
+                    let sx = Swift.min(Swift.max(x, e.x), e.maxX - 1)
+                    drow[x - out.rect.x] = srow[sx - roi.x]
+                }
+            }
+        }
+    }
+
+    // MARK: Stencils
+
+    static func stencilROI(_ s: Stencil, for rect: IntRect) -> IntRect {
+        let h = s.halo
+        return rect.outset(h.x, h.y)
+    }
+
+    private func evaluateStencil(_ s: Stencil, _ input: Node, into out: Tile, arena: Arena) {
+        let roi = Evaluator.stencilROI(s, for: out.rect)
+        let src = arena.tile(roi)
+        evaluate(input, into: src, arena: arena)
+        switch s {
+        case let .convolution(kw, kh, weights, bias, rgbOnly):
+            let rows = arena.allocate(kh, of: UnsafePointer<SIMD4<Float>>.self)
+            weights.withUnsafeBufferPointer { wts in
+                for y in out.rect.y..<out.rect.maxY {
+                    for j in 0..<kh { rows[j] = UnsafePointer(src.row(y - kh / 2 + j)) }
+                    correlate2D(rows, kw: kw, kh: kh, weights: wts, bias: bias, rgbOnly: rgbOnly,
+                                count: out.rect.width, into: out.row(y))
+                }
+            }
+        case let .gaussian(sigma):
+            let taps = GaussianPlan.exactTaps(sigma: sigma)
+            separableCorrelate(src, taps: taps, into: out, arena: arena)
+        }
+    }
+
+    /// Horizontal then vertical correlation with the same centered `taps`; `src` covers
+    /// `out.rect` grown by the taps' radius on every side.
+    private func separableCorrelate(_ src: Tile, taps: [Float], into out: Tile, arena: Arena) {
+        let r = taps.count / 2
+        let w = out.rect.width
+        let mid = arena.tile(IntRect(x: out.rect.x, y: src.rect.y, width: w, height: src.rect.height))
+        taps.withUnsafeBufferPointer { t in
+            for y in src.rect.y..<src.rect.maxY {
+                correlateRowHorizontal(UnsafePointer(src.pointer(x: out.rect.x - r, y: y)), taps: t, count: w, into: mid.row(y))
+            }
+            let rows = arena.allocate(taps.count, of: UnsafePointer<SIMD4<Float>>.self)
+            for y in out.rect.y..<out.rect.maxY {
+                for k in 0..<taps.count { rows[k] = UnsafePointer(mid.row(y - r + k)) }
+                correlateRowsVertical(rows, taps: t, count: w, into: out.row(y))
+            }
+        }
+    }
+}
+
+/// A node's output computed in advance over `rect`.
+final class Materialized: @unchecked Sendable {
+    let tile: Tile
+    let storage: UnsafeMutablePointer<SIMD4<Float>>
+
+    init(rect: IntRect) {
+        storage = .allocate(capacity: Swift.max(1, rect.width * rect.height))
+        tile = Tile(base: storage, stride: rect.width, rect: rect)
+    }
+    deinit { storage.deallocate() }
+
+    /// Copies `out.rect` (transparent where it lies outside the materialized rect).
+    func copy(into out: Tile) {
+        let inner = out.rect.intersection(tile.rect)
+        if inner != out.rect { out.clear(outside: inner) }
+        if inner.isEmpty { return }
+        for y in inner.y..<inner.maxY {
+            out.pointer(x: inner.x, y: y).update(from: tile.pointer(x: inner.x, y: y), count: inner.width)
+        }
+    }
+}

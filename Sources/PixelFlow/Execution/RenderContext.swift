@@ -1,0 +1,165 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Renders images: the counterpart of Core Image's `CIContext`.
+///
+/// ```swift
+/// let context = RenderContext()
+/// let photo = try Image(contentsOfFile: "in.jpg")
+/// let result = try photo.sepiaTone(intensity: 0.8).gaussianBlurred(radius: 4)
+/// try context.write(result, toFile: "out.png")
+/// ```
+///
+/// A render cuts the requested rect into tiles and runs them on up to `threadCount` workers
+/// with `DispatchQueue.concurrentPerform`. The output is bit-identical whatever the thread
+/// count and tile size. A context holds only immutable options, so one context may be used
+/// from many threads at once.
+public struct RenderContext: Sendable {
+    /// How the context treats color.
+    public enum ColorManagement: String, Sendable {
+        /// Filters work on linear-light, premultiplied values (Core Image's default).
+        case linear
+        /// Filters work on the stored, encoded values (Core Image's NSNull working space).
+        case none
+    }
+
+    /// Settings of a context. A schedule (threads, tile size) never changes the pixels.
+    public struct Options: Sendable {
+        /// Workers used by a render (default: the number of active processors).
+        public var threadCount: Int
+        /// Width of a tile in pixels.
+        public var tileWidth: Int
+        /// Height of a tile in pixels.
+        public var tileHeight: Int
+        /// Working color space.
+        public var colorManagement: ColorManagement
+        /// The largest rect, in pixels, one render may produce (default 256 megapixels).
+        public var maximumRenderPixelCount: Int
+
+        public init(threadCount: Int? = nil, tileWidth: Int = 256, tileHeight: Int = 64,
+                    colorManagement: ColorManagement = .linear,
+                    maximumRenderPixelCount: Int = 256 << 20) {
+            self.threadCount = threadCount ?? RenderContext.activeProcessorCount
+            self.tileWidth = tileWidth
+            self.tileHeight = tileHeight
+            self.colorManagement = colorManagement
+            self.maximumRenderPixelCount = maximumRenderPixelCount
+        }
+    }
+
+    public var options: Options
+
+    public init(options: Options = Options()) { self.options = options }
+
+    /// Creates a context with the given settings.
+    public init(threadCount: Int? = nil, tileWidth: Int = 256, tileHeight: Int = 64,
+                colorManagement: ColorManagement = .linear) {
+        self.init(options: Options(threadCount: threadCount, tileWidth: tileWidth, tileHeight: tileHeight,
+                                   colorManagement: colorManagement))
+    }
+
+    /// Number of processors available to this process.
+    public static var activeProcessorCount: Int { Swift.max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
+
+    func validate() throws {
+        guard options.threadCount >= 1 else {
+            throw PixelFlowError.invalidParameter(filter: "RenderContext", key: "threadCount", reason: "must be at least 1, got \(options.threadCount)")
+        }
+        guard options.tileWidth >= 1, options.tileHeight >= 1 else {
+            throw PixelFlowError.invalidParameter(filter: "RenderContext", key: "tileSize",
+                reason: "must be at least 1x1, got \(options.tileWidth)x\(options.tileHeight)")
+        }
+    }
+
+    /// The integer rect to render for `image` and an optional `rect`.
+    func renderRect(_ image: Image, _ rect: Rect?) throws -> IntRect {
+        let r = rect ?? image.extent
+        if r.isInfinite {
+            throw PixelFlowError.invalidExtent("the image's extent is infinite; pass a finite rect to render (for example image.cropped(to:))")
+        }
+        guard r.x.isFinite, r.y.isFinite, r.width.isFinite, r.height.isFinite else {
+            throw PixelFlowError.invalidExtent("rect \(r) is not finite")
+        }
+        let ir = IntRect(covering: r)
+        if ir.isEmpty { throw PixelFlowError.invalidExtent("nothing to render: the rect \(r) is empty") }
+        let (area, overflow) = ir.width.multipliedReportingOverflow(by: ir.height)
+        if overflow || area > options.maximumRenderPixelCount {
+            throw PixelFlowError.limitExceeded(what: "render size in pixels", value: overflow ? Int.max : area,
+                                               limit: options.maximumRenderPixelCount)
+        }
+        return ir
+    }
+
+    /// Renders `rect` of `image` (default: its extent, which must then be finite) into a new
+    /// buffer of `format`. Integer formats get sRGB-encoded straight alpha by default, float
+    /// formats linear premultiplied values.
+    ///
+    /// - Throws: `PixelFlowError.invalidExtent` for an infinite extent without a rect or an
+    ///   empty rect; `.limitExceeded` above `maximumRenderPixelCount`.
+    public func makeBuffer(_ image: Image, rect: Rect? = nil, format: PixelFormat = .rgba8,
+                           colorEncoding: ColorEncoding? = nil, alphaMode: AlphaMode? = nil) throws -> PixelBuffer {
+        try validate()
+        let r = try renderRect(image, rect)
+        var buffer = try PixelBuffer(_width: r.width, height: r.height, format: format,
+                                     colorEncoding: colorEncoding, alphaMode: alphaMode, zeroed: false)
+        try render(image, rect: r, into: &buffer)
+        return buffer
+    }
+
+    /// Renders `rect` of `image` (default: its extent) into `buffer`, whose size must equal
+    /// the rect's. The buffer's format, encoding and alpha mode say how pixels are stored.
+    public func render(_ image: Image, rect: Rect? = nil, to buffer: inout PixelBuffer) throws {
+        try validate()
+        let r = try renderRect(image, rect)
+        guard r.width == buffer.width, r.height == buffer.height else {
+            throw PixelFlowError.mismatch("render rect is \(r.width)x\(r.height) but the buffer is \(buffer.width)x\(buffer.height)")
+        }
+        try render(image, rect: r, into: &buffer)
+    }
+
+    func render(_ image: Image, rect: IntRect, into buffer: inout PixelBuffer) throws {
+        let linear = options.colorManagement == .linear
+        let evaluator = Evaluator(linear: linear)
+        let plan = RenderPlan(root: image.node, rect: rect)
+        let opts = options
+        plan.materialize(with: evaluator, options: opts)
+        let grid = TileGrid(rect: rect, tileWidth: opts.tileWidth, tileHeight: opts.tileHeight)
+        let format = buffer.format
+        let encode = linear && buffer.colorEncoding == .sRGB
+        let unpremultiply = buffer.alphaMode == .straight && format.hasAlpha
+        // Float RGBA in the working representation: tiles are computed in place.
+        let direct = format == .rgbaF32 && !encode && !unpremultiply && (buffer.colorEncoding == .linear || !linear)
+        let root = image.node
+        let bpr = buffer.bytesPerRow
+        let bpp = format.bytesPerPixel
+        buffer.withUnsafeMutableBytes { raw in
+            let dst = SharedPixels(base: raw.baseAddress!, bytesPerRow: bpr)
+            Scheduler.run(count: grid.count, threads: opts.threadCount) { i, arena in
+                let t = grid[i]
+                let lx = t.x - rect.x, ly = t.y - rect.y
+                if direct {
+                    let base = (dst.base + ly * dst.bytesPerRow + lx * bpp).assumingMemoryBound(to: SIMD4<Float>.self)
+                    precondition(dst.bytesPerRow % 16 == 0)
+                    let tile = Tile(base: base, stride: dst.bytesPerRow / 16, rect: t)
+                    evaluator.evaluate(root, into: tile, arena: arena)
+                } else {
+                    let tile = arena.tile(t)
+                    evaluator.evaluate(root, into: tile, arena: arena)
+                    let scratch = arena.allocate(t.width, of: SIMD4<Float>.self)
+                    for y in 0..<t.height {
+                        let row = tile.row(t.y + y)
+                        if unpremultiply { unpremultiplyRow(row, count: t.width) }
+                        storeRowRGBA(row, count: t.width, format: format,
+                                     into: dst.base + (ly + y) * dst.bytesPerRow + lx * bpp,
+                                     encodeSRGB: encode, scratch: scratch)
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,86 @@
+/// One input of a filter, described once: key, meaning, class, default, identity and ranges.
+/// Validation, attribute dictionaries, documentation and the command line all read it.
+public struct FilterInput: Sendable {
+    /// Core Image's key, such as `inputIntensity`.
+    public var key: String
+    public var displayName: String
+    public var summary: String
+    /// What the value means; nil for plain vectors (CIColorMatrix's row vectors).
+    public var attributeType: FilterAttributeType?
+    public var valueClass: FilterValueClass
+    public var defaultValue: FilterValue?
+    /// The value for which the filter leaves its input unchanged, if there is one.
+    public var identity: FilterValue?
+    /// Hard limits: values outside throw. Nil means unbounded (NaN and infinities always throw).
+    public var minimum: Double?
+    public var maximum: Double?
+    /// The range a user interface offers.
+    public var sliderMinimum: Double?
+    public var sliderMaximum: Double?
+    /// Number of components a vector must have, if fixed.
+    public var componentCount: Int?
+
+    public init(key: String, displayName: String? = nil, summary: String, attributeType: FilterAttributeType?,
+                valueClass: FilterValueClass, defaultValue: FilterValue? = nil, identity: FilterValue? = nil,
+                minimum: Double? = nil, maximum: Double? = nil, sliderMinimum: Double? = nil,
+                sliderMaximum: Double? = nil, componentCount: Int? = nil) {
+        self.key = key
+        self.displayName = displayName ?? FilterInput.displayName(forKey: key)
+        self.summary = summary
+        self.attributeType = attributeType
+        self.valueClass = valueClass
+        self.defaultValue = defaultValue
+        self.identity = identity
+        self.minimum = minimum
+        self.maximum = maximum
+        self.sliderMinimum = sliderMinimum ?? minimum
+        self.sliderMaximum = sliderMaximum ?? maximum
+        self.componentCount = componentCount
+    }
+
+    /// `inputBackgroundImage` -> `Background Image`.
+    static func displayName(forKey key: String) -> String {
+        var k = Substring(key)
+        if k.hasPrefix("input") { k = k.dropFirst(5) }
+        var out = ""
+        for (i, ch) in k.enumerated() {
+            if i > 0, ch.isUppercase, let last = out.last, !last.isUppercase || false { out.append(" ") }
+            out.append(ch)
+        }
+        return out
+    }
+
+    // MARK: Declaration helpers
+
+    /// An image input (`inputImage` unless named otherwise).
+    public static func image(_ key: String = "inputImage", summary: String = "The image to process.") -> FilterInput {
+        FilterInput(key: key, summary: summary, attributeType: .image, valueClass: .image)
+    }
+
+    /// A number input.
+    public static func number(_ key: String, _ type: FilterAttributeType = .scalar, default value: Double,
+                              identity: Double? = nil, min: Double? = nil, max: Double? = nil,
+                              sliderMin: Double? = nil, sliderMax: Double? = nil, summary: String) -> FilterInput {
+        FilterInput(key: key, summary: summary, attributeType: type, valueClass: .number, defaultValue: .number(value),
+                    identity: identity.map(FilterValue.number), minimum: min, maximum: max,
+                    sliderMinimum: sliderMin, sliderMaximum: sliderMax)
+    }
+
+    /// A vector input with a fixed number of components.
+    public static func vector(_ key: String, _ type: FilterAttributeType? = nil, default value: [Double],
+                              identity: [Double]? = nil, summary: String) -> FilterInput {
+        FilterInput(key: key, summary: summary, attributeType: type, valueClass: .vector, defaultValue: .vector(value),
+                    identity: identity.map(FilterValue.vector), componentCount: value.count)
+    }
+
+    /// A color input.
+    public static func color(_ key: String, _ type: FilterAttributeType = .color, default value: Color, summary: String) -> FilterInput {
+        FilterInput(key: key, summary: summary, attributeType: type, valueClass: .color, defaultValue: .color(value))
+    }
+
+    /// An affine transform input.
+    public static func transform(_ key: String, default value: AffineTransform, summary: String) -> FilterInput {
+        FilterInput(key: key, summary: summary, attributeType: .transform, valueClass: .transform,
+                    defaultValue: .transform(value), identity: .transform(.identity))
+    }
+}

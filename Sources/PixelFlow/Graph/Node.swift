@@ -1,0 +1,87 @@
+/// A node of the image graph: an operation, its inputs and its domain of definition.
+///
+/// Nodes are immutable and shared; an `Image` is a handle on one. Graphs are acyclic by
+/// construction because a node's inputs exist before it does.
+final class Node: Sendable, CustomStringConvertible {
+    let op: Op
+    let inputs: [Node]
+    /// Where the output can be non-transparent (Core Image's extent); possibly infinite.
+    let extent: Rect
+
+    init(_ op: Op, inputs: [Node], extent: Rect) {
+        self.op = op
+        self.inputs = inputs
+        self.extent = extent
+    }
+
+    var description: String { "\(op.kindName)(\(op.label))" }
+}
+
+/// What a node does. The cases follow DESIGN.md's node kinds.
+enum Op: Sendable {
+    /// Pixels from a buffer, placed with its top-left at the origin.
+    case source(PixelBuffer)
+    /// Position -> color, evaluated at pixel centers.
+    case generator(GeneratorKernel)
+    /// Pixel -> pixel on unpremultiplied values.
+    case color(ColorKernel)
+    /// A 4x4 matrix and a bias on unpremultiplied values (`out = M * in + bias`).
+    case colorMatrix(ColorMatrix)
+    /// (foreground, background) -> pixel on premultiplied values. Input 0 is the foreground.
+    case blend(BlendKernel)
+    /// Destination position -> source position, with a sampler.
+    case warp(Warp)
+    /// Neighbourhood -> pixel.
+    case stencil(Stencil)
+    /// Restricts the input to a rect (transparent outside).
+    case crop(Rect)
+
+    var kindName: String {
+        switch self {
+        case .source: return "source"
+        case .generator: return "generator"
+        case .color: return "color"
+        case .colorMatrix: return "colorMatrix"
+        case .blend: return "blend"
+        case .warp: return "warp"
+        case .stencil: return "stencil"
+        case .crop: return "crop"
+        }
+    }
+
+    var label: String {
+        switch self {
+        case let .source(b): return "\(b.width)x\(b.height) \(b.format)"
+        case let .generator(g): return g.name
+        case let .color(k): return k.name
+        case let .colorMatrix(m): return m.description
+        case let .blend(k): return k.name
+        case let .warp(w): return w.description
+        case let .stencil(s): return s.description
+        case let .crop(r): return r.description
+        }
+    }
+}
+
+/// A row function that fills `count` pixels of row `y` starting at column `x` with the
+/// generator's color, premultiplied, in the working space of `linear`.
+struct GeneratorKernel: Sendable {
+    var name: String
+    /// Whether every pixel has the same color (lets the planner skip per-pixel work).
+    var constant: SIMD4<Float>?
+    var fill: @Sendable (_ x: Int, _ y: Int, _ count: Int, _ out: UnsafeMutablePointer<SIMD4<Float>>, _ linear: Bool) -> Void
+}
+
+/// A color kernel on rows of unpremultiplied pixels, in place.
+struct ColorKernel: Sendable {
+    var name: String
+    var apply: @Sendable (_ pixels: UnsafeMutablePointer<SIMD4<Float>>, _ count: Int) -> Void
+}
+
+/// A blend kernel: combines foreground `fg` into `dst`, which holds the background on entry.
+struct BlendKernel: Sendable {
+    enum ExtentRule: Sendable { case union, background, foreground, intersection }
+    var name: String
+    var extentRule: ExtentRule
+    var apply: @Sendable (_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, _ count: Int) -> Void
+}

@@ -1,0 +1,152 @@
+import XCTest
+@testable import PixelFlow
+
+/// Every SIMD row kernel against a plain scalar loop on seeded random rows.
+/// Tolerances are stated per kernel: 0 where the kernel does the same operations in the
+/// same order as the scalar code.
+final class KernelReferenceTests: XCTestCase {
+    func randomRow(_ n: Int, seed: UInt64, scale: Float = 1) -> [SIMD4<Float>] {
+        var r = SeededRandom(seed: seed)
+        return (0..<n).map { _ in SIMD4(r.unit(), r.unit(), r.unit(), r.unit()) * scale }
+    }
+
+    func testColorMatrixRow() {
+        let m = ColorMatrix(rows: SIMD4(0.393, 0.769, 0.189, 0.1), SIMD4(0.349, 0.686, 0.168, 0),
+                            SIMD4(0.272, 0.534, 0.131, -0.2), SIMD4(0, 0.5, 0, 1), bias: SIMD4(0.05, 0.02, -0.03, 0.01))
+        var row = randomRow(301, seed: 1)
+        let input = row
+        row.withUnsafeMutableBufferPointer { colorMatrixRow($0.baseAddress!, count: $0.count, matrix: m) }
+        for (i, v) in input.enumerated() {
+            for c in 0..<4 {
+                let r = m.row(c)
+                var s: Float = r[0] * v[0]
+                s += r[1] * v[1]; s += r[2] * v[2]; s += r[3] * v[3]; s += m.bias[c]
+                XCTAssertEqual(row[i][c], s, accuracy: 1e-6) // tolerance: 1e-6 (summation order)
+            }
+        }
+    }
+
+    func testColorMatrixConcatenation() {
+        let a = ColorMatrix.colorControls(saturation: 1.2, brightness: 0.1, contrast: 1.1)
+        let b = ColorMatrix.sepia(intensity: 0.7)
+        let ab = a.concatenating(b)
+        for v in randomRow(50, seed: 2) {
+            let d = abs(ab.apply(v) - b.apply(a.apply(v))).max()
+            XCTAssertLessThan(d, 1e-5)
+        }
+    }
+
+    func testGammaRow() {
+        var row = randomRow(100, seed: 3).map { $0 * 2 - 1 }
+        let input = row
+        row.withUnsafeMutableBufferPointer { gammaRow($0.baseAddress!, count: $0.count, power: 0.75) }
+        for (i, v) in input.enumerated() {
+            for c in 0..<3 {
+                let x = Double(v[c])
+                let ref = x < 0 ? -pow(-x, 0.75) : pow(x, 0.75)
+                XCTAssertEqual(Double(row[i][c]), ref, accuracy: 1e-6) // tolerance: 1e-6 (powf vs pow)
+            }
+            XCTAssertEqual(row[i].w, v.w)
+        }
+    }
+
+    func testBlendRows() {
+        let fg = randomRow(64, seed: 4).map { $0 * SIMD4($0.w, $0.w, $0.w, 1) }
+        let bg = randomRow(64, seed: 5).map { $0 * SIMD4($0.w, $0.w, $0.w, 1) }
+        var over = bg, atop = bg, mixed = bg
+        fg.withUnsafeBufferPointer { f in
+            over.withUnsafeMutableBufferPointer { sourceOverRow(f.baseAddress!, $0.baseAddress!, count: 64) }
+            atop.withUnsafeMutableBufferPointer { sourceAtopRow(f.baseAddress!, $0.baseAddress!, count: 64) }
+            mixed.withUnsafeMutableBufferPointer { mixRow(f.baseAddress!, $0.baseAddress!, count: 64, amount: 0.3) }
+        }
+        for i in 0..<64 {
+            let f = fg[i], b = bg[i]
+            for c in 0..<4 {
+                XCTAssertEqual(over[i][c], f[c] + b[c] * (1 - f.w), accuracy: 0)
+                let atopRef = c == 3 ? b.w : f[c] * b.w + b[c] * (1 - f.w)
+                XCTAssertEqual(atop[i][c], atopRef, accuracy: 1e-7)
+                XCTAssertEqual(mixed[i][c], b[c] * 0.7 + f[c] * 0.3, accuracy: 1e-7)
+            }
+        }
+    }
+
+    func testCorrelationKernels() {
+        let taps: [Float] = [0.1, 0.2, 0.4, 0.2, 0.1]
+        let src = randomRow(40 + 4, seed: 6)
+        var dst = [SIMD4<Float>](repeating: .zero, count: 40)
+        src.withUnsafeBufferPointer { s in
+            taps.withUnsafeBufferPointer { t in
+                dst.withUnsafeMutableBufferPointer { correlateRowHorizontal(s.baseAddress!, taps: t, count: 40, into: $0.baseAddress!) }
+            }
+        }
+        for x in 0..<40 {
+            var acc = SIMD4<Float>.zero
+            for k in 0..<5 { acc += src[x + k] * taps[k] }
+            XCTAssertEqual(dst[x], acc) // tolerance: 0
+        }
+        // Vertical over 5 rows of 13 pixels (exercises the 4-wide loop and the tail).
+        let rows = (0..<5).map { randomRow(13, seed: 10 + UInt64($0)) }
+        var out = [SIMD4<Float>](repeating: .zero, count: 13)
+        let ptrs = rows.map { r -> UnsafeMutablePointer<SIMD4<Float>> in
+            let p = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: 13); p.initialize(from: r, count: 13); return p
+        }
+        defer { ptrs.forEach { $0.deallocate() } }
+        let cptrs = ptrs.map { UnsafePointer($0) }
+        cptrs.withUnsafeBufferPointer { rp in
+            taps.withUnsafeBufferPointer { t in
+                out.withUnsafeMutableBufferPointer { correlateRowsVertical(rp.baseAddress!, taps: t, count: 13, into: $0.baseAddress!) }
+            }
+        }
+        for x in 0..<13 {
+            var acc = SIMD4<Float>.zero
+            for k in 0..<5 { acc += rows[k][x] * taps[k] }
+            XCTAssertEqual(out[x], acc) // tolerance: 0
+        }
+    }
+
+    func testBoxRow() {
+        let src = randomRow(100, seed: 8)
+        var dst = [SIMD4<Float>](repeating: .zero, count: 100 - 6)
+        src.withUnsafeBufferPointer { s in
+            dst.withUnsafeMutableBufferPointer { boxRowHorizontal(s.baseAddress!, radius: 3, count: 94, scale: 1.0 / 7, into: $0.baseAddress!) }
+        }
+        for x in 0..<94 {
+            var acc = SIMD4<Float>.zero
+            for k in 0..<7 { acc += src[x + k] }
+            XCTAssertLessThan(abs(dst[x] - acc / 7).max(), 2e-6) // tolerance: 2e-6 (running sum drift)
+        }
+    }
+
+    func testLanczosWeightsMatchPillowDefinition() {
+        // Pillow's precompute_coeffs for 10 -> 4 (downscale 2.5): support 7.5.
+        let w = LanczosWeights(outputRange: 0..<4, inputSize: 10, outputSize: 4)
+        for i in 0..<4 {
+            let center = (Double(i) + 0.5) * 2.5
+            let lo = max(Int(center - 7.5 + 0.5), 0), hi = min(Int(center + 7.5 + 0.5), 10)
+            XCTAssertEqual(w.starts[i], lo)
+            XCTAssertEqual(w.counts[i], hi - lo)
+            var ref = (lo..<hi).map { x -> Double in
+                let t = (Double(x) - center + 0.5) / 2.5
+                if t == 0 { return 1 }
+                if abs(t) >= 3 { return 0 }
+                return sin(.pi * t) / (.pi * t) * sin(.pi * t / 3) / (.pi * t / 3)
+            }
+            let s = ref.reduce(0, +)
+            ref = ref.map { $0 / s }
+            for k in 0..<(hi - lo) { XCTAssertEqual(Double(w.weights[i * w.maxTaps + k]), ref[k], accuracy: 1e-7) }
+        }
+    }
+
+    func testGaussianTapsAndBoxes() {
+        let t = GaussianPlan.exactTaps(sigma: 2)
+        XCTAssertEqual(t.count, 13)
+        XCTAssertEqual(Double(t.reduce(0, +)), 1, accuracy: 1e-6)
+        XCTAssertEqual(GaussianPlan.exactTaps(sigma: 10).count, 61)
+        for sigma in [13.0, 20, 50, 100, 400] {
+            let radii = GaussianPlan.boxRadii(sigma: sigma)
+            // The cascade's variance: sum of ((2r+1)^2 - 1) / 12.
+            let variance = radii.reduce(0.0) { $0 + (Double((2 * $1 + 1) * (2 * $1 + 1)) - 1) / 12 }
+            XCTAssertEqual(variance.squareRoot(), sigma, accuracy: sigma * 0.03, "sigma \(sigma)")
+        }
+    }
+}

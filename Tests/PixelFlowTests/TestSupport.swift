@@ -1,0 +1,81 @@
+import XCTest
+@testable import PixelFlow
+
+/// SplitMix64: a small seeded generator so test images are the same on every run.
+struct SeededRandom: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    mutating func unit() -> Float { Float(next() >> 40) / Float(1 << 24) }
+}
+
+enum TestImages {
+    /// A random image; `opaque` sets alpha to 1.
+    static func random(width: Int, height: Int, format: PixelFormat = .rgbaF32, seed: UInt64 = 1,
+                       opaque: Bool = false, colorEncoding: ColorEncoding? = nil, alphaMode: AlphaMode? = nil) -> PixelBuffer {
+        var rng = SeededRandom(seed: seed)
+        var b = try! PixelBuffer(width: width, height: height, format: format, colorEncoding: colorEncoding, alphaMode: alphaMode)
+        for y in 0..<height {
+            for x in 0..<width {
+                var v = SIMD4(rng.unit(), rng.unit(), rng.unit(), opaque ? 1 : rng.unit())
+                if b.alphaMode == .premultiplied { v = v * SIMD4(v.w, v.w, v.w, 1) }
+                b[x, y] = v
+            }
+        }
+        return b
+    }
+
+    /// A smooth image with edges (gradients plus a disc), 8-bit sRGB.
+    static func smooth(width: Int, height: Int) -> PixelBuffer {
+        var b = try! PixelBuffer(width: width, height: height, format: .rgba8)
+        for y in 0..<height {
+            for x in 0..<width {
+                let fx = Float(x) / Float(width), fy = Float(y) / Float(height)
+                let dx = fx - 0.5, dy = fy - 0.5
+                let disc: Float = dx * dx + dy * dy < 0.06 ? 1 : 0
+                b[x, y] = SIMD4(fx, fy, 0.5 * (1 - disc) + 0.2 * disc, 1)
+            }
+        }
+        return b
+    }
+}
+
+/// The largest absolute difference between two float buffers of the same size.
+func maxDifference(_ a: PixelBuffer, _ b: PixelBuffer, file: StaticString = #filePath, line: UInt = #line) -> Float {
+    XCTAssertEqual(a.width, b.width, file: file, line: line)
+    XCTAssertEqual(a.height, b.height, file: file, line: line)
+    var m: Float = 0
+    for y in 0..<min(a.height, b.height) {
+        for x in 0..<min(a.width, b.width) {
+            let d = abs(a[x, y] - b[x, y])
+            m = max(m, d.max())
+            if d.x.isNaN || d.y.isNaN || d.z.isNaN || d.w.isNaN { return .infinity }
+        }
+    }
+    return m
+}
+
+/// A context that works on stored values, so filter math can be checked with plain formulas.
+let rawContext = RenderContext(colorManagement: .none)
+
+/// Renders an image over its extent into straight-alpha rgbaF32 with stored values.
+func renderRaw(_ image: Image, rect: Rect? = nil, context: RenderContext = rawContext) throws -> PixelBuffer {
+    try context.makeBuffer(image, rect: rect, format: .rgbaF32, colorEncoding: .sRGB, alphaMode: .straight)
+}
+
+/// The package root, found from this file's path.
+let packageRoot: String = {
+    var parts = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false)
+    while let last = parts.last, last != "Tests" { parts.removeLast() }
+    parts.removeLast()
+    return parts.joined(separator: "/")
+}()
+
+/// Component-wise absolute value.
+func abs(_ v: SIMD4<Float>) -> SIMD4<Float> { SIMD4(Swift.abs(v.x), Swift.abs(v.y), Swift.abs(v.z), Swift.abs(v.w)) }
