@@ -1,1 +1,83 @@
-print("cli")
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+// `pixelflow`: the command-line tool. Each subcommand lives in its own file and is listed
+// in `PixelFlowTool.commands`; this file only dispatches.
+
+/// A subcommand of `pixelflow`: its name, a one-line summary, its help text and its entry point.
+protocol Subcommand {
+    /// The word after `pixelflow` that selects the command.
+    static var name: String { get }
+    /// One line for the tool's help.
+    static var summary: String { get }
+    /// The command's help: usage, options and examples.
+    static var help: String { get }
+    /// Runs the command with the arguments after its name; returns the exit status.
+    ///
+    /// - Throws: `CLIError` (usage or runtime) or `PixelFlowError` (runtime).
+    static func run(_ arguments: [String]) throws -> Int32
+}
+
+enum PixelFlowTool {
+    /// The command table.
+    static var commands: [any Subcommand.Type] { [ApplyCommand.self] }
+
+    static var help: String {
+        let width = commands.map { $0.name.count }.max() ?? 0
+        let list = commands.map { "  " + $0.name + String(repeating: " ", count: width - $0.name.count + 3) + $0.summary }
+        return """
+            pixelflow: filter images with PixelFlow, Core Image for Linux.
+
+            Usage: pixelflow <command> [arguments]
+
+            Commands:
+            \(list.joined(separator: "\n"))
+
+            Run `pixelflow <command> --help` for a command's options and examples.
+
+            Examples:
+              pixelflow apply photo.jpg sepia.png --filter 'CISepiaTone inputIntensity=0.8'
+              pixelflow apply in.png out.jpg --filter 'ExposureAdjust inputEV=0.5' --filter 'GaussianBlur inputRadius=2'
+              cat in.png | pixelflow apply - - --format jpeg --filter 'ColorInvert' > out.jpg
+
+            Exit status: 0 on success, 1 when a file could not be read, decoded, rendered or
+            written, 2 for a usage error (unknown command, option, filter or key, bad value).
+            """
+    }
+
+    /// Dispatches `arguments` (without the program name) and returns the exit status.
+    static func dispatch(_ arguments: [String]) -> Int32 {
+        guard let first = arguments.first else {
+            Terminal.error(help)
+            return ExitCode.usage
+        }
+        if first == "--help" || first == "-h" || first == "help" {
+            if first == "help", arguments.count > 1 {
+                return dispatch([arguments[1], "--help"])
+            }
+            Terminal.output(help)
+            return ExitCode.success
+        }
+        guard let command = commands.first(where: { $0.name == first }) else {
+            let names = commands.map { $0.name }.joined(separator: ", ")
+            Terminal.error("pixelflow: unknown command '\(first)'; the commands are: \(names). Run `pixelflow --help`.")
+            return ExitCode.usage
+        }
+        do {
+            return try command.run(Array(arguments.dropFirst()))
+        } catch let error as CLIError {
+            Terminal.error("pixelflow \(command.name): \(error)")
+            return error.exitCode
+        } catch {
+            Terminal.error("pixelflow \(command.name): \(error)")
+            return ExitCode.failure
+        }
+    }
+}
+
+exit(PixelFlowTool.dispatch(Array(CommandLine.arguments.dropFirst())))

@@ -1,4 +1,155 @@
 #ifndef PIXELFLOW_CCODECSHIMS_H
 #define PIXELFLOW_CCODECSHIMS_H
-int pf_codec_shims_version(void);
+
+/*
+ * C shims over libpng and libjpeg-turbo for PixelFlow's codecs.
+ *
+ * Both libraries report errors by longjmp. A longjmp must never cross a Swift frame, so
+ * every function here calls setjmp itself, never calls back into Swift, and reports
+ * failure as a non-zero status with a NUL-terminated message written to the caller's
+ * `message` buffer of PF_MESSAGE_CAPACITY bytes. Warnings are discarded; nothing is printed.
+ *
+ * Decoding is split in two calls so that the caller can check the dimensions against its
+ * limits before it allocates anything sized by them: `*_read_header` parses up to the image
+ * data and reports the size; `*_read_pixels` decodes into a buffer the caller allocated.
+ * Both take an opaque decoder made by `*_decoder_create` over bytes the caller keeps alive
+ * until `*_decoder_destroy`.
+ *
+ * This header deliberately includes neither png.h nor jpeglib.h.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PF_MESSAGE_CAPACITY 256
+
+/* Status codes returned by every function that can fail. */
+enum {
+    PF_OK = 0,
+    /* The library reported an error; the message says which. */
+    PF_ERROR = 1,
+    /* Memory could not be allocated. */
+    PF_OUT_OF_MEMORY = 2,
+    /* The JPEG has more scans than the caller allowed. */
+    PF_TOO_MANY_SCANS = 3,
+};
+
+/* Frees memory returned by the encoders. */
+void pf_free(void *pointer);
+
+/* ---- PNG ---------------------------------------------------------------------------- */
+
+/* Pixel layouts the PNG decoder can produce. */
+enum {
+    /* 1 byte per pixel: gray, expanded from 1/2/4 bits. Only for gray images without tRNS. */
+    PF_PNG_OUTPUT_GRAY8 = 0,
+    /* 4 bytes per pixel: RGBA, palette expanded, tRNS as alpha, missing alpha 255. */
+    PF_PNG_OUTPUT_RGBA8 = 1,
+    /* 8 bytes per pixel: RGBA as native-endian uint16, missing alpha 65535. */
+    PF_PNG_OUTPUT_RGBA16 = 2,
+};
+
+typedef struct pf_png_header {
+    uint32_t width;
+    uint32_t height;
+    /* Bits per sample: 1, 2, 4, 8 or 16. */
+    int bit_depth;
+    /* PNG color type: 0 gray, 2 RGB, 3 palette, 4 gray+alpha, 6 RGBA. */
+    int color_type;
+    /* Non-zero for Adam7. */
+    int interlaced;
+    /* Non-zero when a tRNS chunk is present. */
+    int has_transparency;
+} pf_png_header;
+
+typedef struct pf_png_decoder pf_png_decoder;
+
+/* Makes a decoder over `size` bytes at `data` (not copied). NULL when out of memory. */
+pf_png_decoder *pf_png_decoder_create(const uint8_t *data, size_t size);
+void pf_png_decoder_destroy(pf_png_decoder *decoder);
+
+/* Reads the signature and the chunks before the image data. Ancillary chunks are bounded
+   (at most 256 cached chunks, 8 MiB per chunk) and text, ICC and sPLT chunks are skipped. */
+int pf_png_read_header(pf_png_decoder *decoder, pf_png_header *header, char *message);
+
+/* Decodes every row (all passes when interlaced) into `pixels`, rows `stride` bytes apart,
+   in the `output` layout (PF_PNG_OUTPUT_*). Call once, after pf_png_read_header. */
+int pf_png_read_pixels(pf_png_decoder *decoder, int output, uint8_t *pixels, size_t stride,
+                       char *message);
+
+/* Sample layouts the PNG encoder accepts. */
+enum {
+    /* 1 byte per pixel, written as 8-bit gray. */
+    PF_PNG_INPUT_GRAY8 = 0,
+    /* 4 bytes per pixel RGBA, written as 8-bit RGB (alpha dropped). */
+    PF_PNG_INPUT_RGBA8_AS_RGB = 1,
+    /* 4 bytes per pixel RGBA, written as 8-bit RGBA. */
+    PF_PNG_INPUT_RGBA8 = 2,
+    /* 8 bytes per pixel native-endian uint16 RGBA, written as 16-bit RGB. */
+    PF_PNG_INPUT_RGBA16_AS_RGB = 3,
+    /* 8 bytes per pixel native-endian uint16 RGBA, written as 16-bit RGBA. */
+    PF_PNG_INPUT_RGBA16 = 4,
+};
+
+/* Encodes a PNG into a malloc'd buffer returned in `*output` (free with pf_free) of
+   `*output_size` bytes. `compression_level` is zlib's 0...9. */
+int pf_png_encode(const uint8_t *pixels, size_t stride, uint32_t width, uint32_t height,
+                  int input, int interlaced, int compression_level,
+                  uint8_t **output, size_t *output_size, char *message);
+
+/* ---- JPEG --------------------------------------------------------------------------- */
+
+/* Color spaces reported by the JPEG header. */
+enum {
+    PF_JPEG_COLOR_GRAY = 0,
+    PF_JPEG_COLOR_RGB = 1,   /* YCbCr or RGB: decoded to RGBA */
+    PF_JPEG_COLOR_CMYK = 2,  /* CMYK or YCCK: converted to RGBA */
+    PF_JPEG_COLOR_OTHER = 3, /* anything else libjpeg knows: unsupported */
+};
+
+/* Largest APP1 payload (a JPEG marker segment holds at most 65533 bytes). */
+#define PF_JPEG_EXIF_CAPACITY 65536
+
+typedef struct pf_jpeg_header {
+    uint32_t width;
+    uint32_t height;
+    int components;
+    /* PF_JPEG_COLOR_* */
+    int color;
+    int progressive;
+    /* Non-zero when an Adobe APP14 marker was seen (CMYK is then stored inverted). */
+    int adobe;
+    /* Bytes of the first APP1 "Exif\0\0" payload copied into the caller's buffer, or 0. */
+    size_t exif_size;
+} pf_jpeg_header;
+
+typedef struct pf_jpeg_decoder pf_jpeg_decoder;
+
+/* Makes a decoder over `size` bytes at `data` (not copied) that fails once the input has
+   more than `maximum_scans` scans. NULL when out of memory. */
+pf_jpeg_decoder *pf_jpeg_decoder_create(const uint8_t *data, size_t size, int maximum_scans);
+void pf_jpeg_decoder_destroy(pf_jpeg_decoder *decoder);
+
+/* Reads the markers up to the first scan. `exif` (PF_JPEG_EXIF_CAPACITY bytes, or NULL)
+   receives the first Exif APP1 payload, starting with "Exif\0\0". A truncated file is an error. */
+int pf_jpeg_read_header(pf_jpeg_decoder *decoder, pf_jpeg_header *header, uint8_t *exif,
+                        char *message);
+
+/* Decodes into `pixels`, rows `stride` bytes apart: 1 byte per pixel for
+   PF_JPEG_COLOR_GRAY, otherwise 4 bytes RGBA with alpha 255. Call once, after the header. */
+int pf_jpeg_read_pixels(pf_jpeg_decoder *decoder, uint8_t *pixels, size_t stride, char *message);
+
+/* Chroma subsampling of the JPEG encoder. */
+enum {
+    PF_JPEG_SUBSAMPLING_420 = 0,
+    PF_JPEG_SUBSAMPLING_422 = 1,
+    PF_JPEG_SUBSAMPLING_444 = 2,
+};
+
+/* Encodes a JPEG into a malloc'd buffer (free with pf_free). `components` is 1 (gray, 1 byte
+   per pixel) or 4 (RGBA, 4 bytes per pixel, alpha ignored). `quality` is 1...100. */
+int pf_jpeg_encode(const uint8_t *pixels, size_t stride, uint32_t width, uint32_t height,
+                   int components, int quality, int subsampling, int progressive,
+                   uint8_t **output, size_t *output_size, char *message);
+
 #endif

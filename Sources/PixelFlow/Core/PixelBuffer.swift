@@ -124,10 +124,10 @@ public struct PixelBuffer: Sendable {
             switch format {
             case .rgba8:
                 let v = p.loadUnaligned(as: SIMD4<UInt8>.self)
-                return SIMD4<Float>(v) / 255
+                return floats(v) / 255
             case .rgba16:
                 let v = p.loadUnaligned(as: SIMD4<UInt16>.self)
-                return SIMD4<Float>(v) / 65535
+                return floats(v) / 65535
             case .rgbaF32:
                 return p.loadUnaligned(as: SIMD4<Float>.self)
             case .gray8:
@@ -164,20 +164,10 @@ public struct PixelBuffer: Sendable {
 
     /// Rounds half up and clamps to 0...255 (NaN gives 0).
     @inline(__always)
-    static func _quantize8(_ v: SIMD4<Float>) -> SIMD4<UInt8> {
-        var s = v * 255 + 0.5
-        s.replace(with: 0, where: .!(s .>= 0))
-        s.replace(with: 255, where: s .> 255)
-        return SIMD4<UInt8>(truncatingIfNeeded: SIMD4<Int32>(s, rounding: .down))
-    }
+    static func _quantize8(_ v: SIMD4<Float>) -> SIMD4<UInt8> { quantizeToUInt8(v) }
 
     @inline(__always)
-    static func _quantize16(_ v: SIMD4<Float>) -> SIMD4<UInt16> {
-        var s = v * 65535 + 0.5
-        s.replace(with: 0, where: .!(s .>= 0))
-        s.replace(with: 65535, where: s .> 65535)
-        return SIMD4<UInt16>(truncatingIfNeeded: SIMD4<Int32>(s, rounding: .down))
-    }
+    static func _quantize16(_ v: SIMD4<Float>) -> SIMD4<UInt16> { quantizeToUInt16(v) }
 }
 
 extension PixelBuffer: Equatable {

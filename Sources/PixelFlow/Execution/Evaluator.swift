@@ -57,18 +57,21 @@ final class Evaluator: @unchecked Sendable {
     // MARK: Sources
 
     private func loadSource(_ buffer: PixelBuffer, into out: Tile) {
-        let decode = linear && buffer.colorEncoding == .sRGB
-        let premultiply = buffer.alphaMode == .straight && buffer.format.hasAlpha
-        let bpp = buffer.format.bytesPerPixel
-        buffer.withUnsafeBytes { raw in
-            let base = raw.baseAddress!
-            for y in out.rect.y..<out.rect.maxY {
-                let src = base + y * buffer.bytesPerRow + out.rect.x * bpp
-                let dst = out.row(y)
-                loadRowRGBA(src, format: buffer.format, count: out.rect.width, into: dst, decodeSRGB: decode)
-                if premultiply { premultiplyRow(dst, count: out.rect.width) }
-            }
+        for y in out.rect.y..<out.rect.maxY {
+            loadSourceRow(buffer, x: out.rect.x, y: y, count: out.rect.width, into: out.row(y), premultiply: true)
         }
+    }
+
+    /// Loads `count` pixels of row `y` of a source buffer into working values.
+    @inline(__always)
+    private func loadSourceRow(_ buffer: PixelBuffer, x: Int, y: Int, count: Int,
+                               into dst: UnsafeMutablePointer<SIMD4<Float>>, premultiply: Bool) {
+        let decode = linear && buffer.colorEncoding == .sRGB
+        buffer.withUnsafeBytes { raw in
+            let src = raw.baseAddress! + y * buffer.bytesPerRow + x * buffer.format.bytesPerPixel
+            loadRowRGBA(src, format: buffer.format, count: count, into: dst, decodeSRGB: decode)
+        }
+        if premultiply && buffer.alphaMode == .straight && buffer.format.hasAlpha { premultiplyRow(dst, count: count) }
     }
 
     // MARK: Color chains
@@ -87,8 +90,18 @@ final class Evaluator: @unchecked Sendable {
                 break chain
             }
         }
-        evaluate(n, into: out, arena: arena)
         ops.reverse()
+        // A chain over a source reads the source chunk by chunk, so each chunk goes from
+        // memory through every kernel while it is in the L1 cache; a straight-alpha source
+        // skips the premultiply/unpremultiply round trip.
+        var fusedSource: PixelBuffer?
+        if case let .source(b) = n.op, materialized[ObjectIdentifier(n)] == nil,
+           IntRect(covering: n.extent).contains(out.rect) {
+            fusedSource = b
+        } else {
+            evaluate(n, into: out, arena: arena)
+        }
+        let sourceIsStraight = fusedSource.map { $0.alphaMode == .straight || !$0.format.hasAlpha } ?? false
         let w = out.rect.width
         for y in out.rect.y..<out.rect.maxY {
             let row = out.row(y)
@@ -96,7 +109,12 @@ final class Evaluator: @unchecked Sendable {
             while x < w {
                 let c = Swift.min(Evaluator.chunk, w - x)
                 let p = row + x
-                unpremultiplyRow(p, count: c)
+                if let b = fusedSource {
+                    loadSourceRow(b, x: out.rect.x + x, y: y, count: c, into: p, premultiply: false)
+                    if !sourceIsStraight { unpremultiplyRow(p, count: c) }
+                } else {
+                    unpremultiplyRow(p, count: c)
+                }
                 for op in ops {
                     switch op {
                     case let .color(k): k.apply(p, c)
@@ -166,6 +184,7 @@ final class Evaluator: @unchecked Sendable {
     // MARK: Stencils
 
     static func stencilROI(_ s: Stencil, for rect: IntRect) -> IntRect {
+        if case let .gaussian(sigma) = s { return GaussianPlan.inputRect(sigma: sigma, for: rect) }
         let h = s.halo
         return rect.outset(h.x, h.y)
     }

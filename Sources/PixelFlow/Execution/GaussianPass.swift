@@ -10,8 +10,7 @@ enum GaussianPass {
 
     static func run(sigma: Double, input: Node, region: IntRect, evaluator: Evaluator,
                     options: RenderContext.Options) -> Materialized {
-        let h = GaussianPlan.kernelRadius(sigma: sigma)
-        let inRect = region.outset(h, h)
+        let inRect = GaussianPlan.inputRect(sigma: sigma, for: region)
         let a = RenderPlan.renderToBuffer(input, rect: inRect, evaluator: evaluator, options: options)
         let b = Materialized(rect: IntRect(x: region.x, y: inRect.y, width: region.width, height: inRect.height))
         let out = Materialized(rect: region)
@@ -42,21 +41,26 @@ enum GaussianPass {
                 }
             }
         case let .boxes(radii):
+            let block = GaussianPlan.boxBlock
+            let hx = GaussianPlan.boxPassRanges(final: region.x ..< region.maxX, radii: radii)
+            let vy = GaussianPlan.boxPassRanges(final: region.y ..< region.maxY, radii: radii)
+            precondition(hx.input.lowerBound == inRect.x && vy.input.lowerBound == inRect.y)
             let rowBlocks = (inRect.height + rowBlock - 1) / rowBlock
             Scheduler.run(count: rowBlocks, threads: threads) { i, arena in
-                let t0 = arena.allocate(inRect.width, of: SIMD4<Float>.self)
-                let t1 = arena.allocate(inRect.width, of: SIMD4<Float>.self)
+                var s = arena.allocate(inRect.width, of: SIMD4<Float>.self)
+                var d = arena.allocate(inRect.width, of: SIMD4<Float>.self)
                 let y0 = inRect.y + i * rowBlock
                 for y in y0..<Swift.min(y0 + rowBlock, inRect.maxY) {
-                    t0.update(from: a.tile.row(y), count: inRect.width)
-                    var width = inRect.width
-                    var (s, d) = (t0, t1)
-                    for r in radii {
-                        width -= 2 * r
-                        boxRowHorizontal(s, radius: r, count: width, scale: 1 / Float(2 * r + 1), into: d)
+                    s.update(from: a.tile.row(y), count: inRect.width)
+                    var start = inRect.x
+                    for (k, r) in radii.enumerated() {
+                        let o = hx.outputs[k]
+                        boxRowRestarting(s, srcStart: start, outStart: o.lowerBound, count: o.count, radius: r,
+                                         block: block, scale: 1 / Float(2 * r + 1), into: d)
                         swap(&s, &d)
+                        start = o.lowerBound
                     }
-                    b.tile.row(y).update(from: s, count: region.width)
+                    b.tile.row(y).update(from: s + (region.x - start), count: region.width)
                 }
             }
             let strips = (region.width + stripWidth - 1) / stripWidth
@@ -65,41 +69,22 @@ enum GaussianPass {
                 let sw = Swift.min(stripWidth, region.maxX - x0)
                 var s = arena.allocate(sw * inRect.height, of: SIMD4<Float>.self)
                 var d = arena.allocate(sw * inRect.height, of: SIMD4<Float>.self)
+                let acc = arena.allocate(sw, of: SIMD4<Float>.self)
                 for y in 0..<inRect.height { (s + y * sw).update(from: b.tile.pointer(x: x0, y: inRect.y + y), count: sw) }
-                var height = inRect.height
-                for r in radii {
-                    height -= 2 * r
-                    boxColumns(s, width: sw, radius: r, outputRows: height, scale: 1 / Float(2 * r + 1), into: d)
+                var start = inRect.y
+                for (k, r) in radii.enumerated() {
+                    let o = vy.outputs[k]
+                    boxColumnsRestarting(s, width: sw, srcStart: start, outStart: o.lowerBound, count: o.count, radius: r,
+                                         block: block, scale: 1 / Float(2 * r + 1), into: d, accumulator: acc)
                     swap(&s, &d)
+                    start = o.lowerBound
                 }
-                for y in 0..<region.height { out.tile.pointer(x: x0, y: region.y + y).update(from: s + y * sw, count: sw) }
+                for y in 0..<region.height {
+                    out.tile.pointer(x: x0, y: region.y + y).update(from: s + (region.y + y - start) * sw, count: sw)
+                }
             }
         }
         return out
     }
 }
 
-/// Vertical box means over a strip of `width` columns (rows `width` apart): output row `y` is
-/// the mean of input rows `y ... y + 2r`. Fixed-point running sums, exact (see `boxFixedScale`).
-func boxColumns(_ src: UnsafePointer<SIMD4<Float>>, width: Int, radius r: Int, outputRows: Int, scale: Float,
-                into dst: UnsafeMutablePointer<SIMD4<Float>>) {
-    let acc = UnsafeMutablePointer<SIMD4<Int64>>.allocate(capacity: width)
-    defer { acc.deallocate() }
-    acc.update(repeating: .zero, count: width)
-    let out = SIMD4<Double>(repeating: Double(scale) / Double(boxFixedScale))
-    for k in 0...(2 * r) {
-        let row = src + k * width
-        for x in 0..<width { acc[x] &+= toFixed(row[x]) }
-    }
-    for x in 0..<width { dst[x] = SIMD4<Float>(SIMD4<Double>(acc[x]) * out) }
-    if outputRows > 1 {
-        for y in 1..<outputRows {
-            let add = src + (y + 2 * r) * width, sub = src + (y - 1) * width
-            let d = dst + y * width
-            for x in 0..<width {
-                acc[x] &+= toFixed(add[x]) &- toFixed(sub[x])
-                d[x] = SIMD4<Float>(SIMD4<Double>(acc[x]) * out)
-            }
-        }
-    }
-}

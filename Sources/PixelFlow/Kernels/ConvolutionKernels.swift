@@ -61,35 +61,47 @@ func correlate2D(_ rows: UnsafePointer<UnsafePointer<SIMD4<Float>>>, kw: Int, kh
     }
 }
 
-/// Fixed-point scale of the box filters' running sums: values are summed as integers in
-/// units of 2^-32, so a running sum equals a fresh sum exactly and the result does not depend
-/// on where the sum started (tiles, sub-rects). Values beyond +-2^30 clamp; NaN counts as 0.
-let boxFixedScale: Float = 4_294_967_296
-
-@inline(__always)
-func toFixed(_ v: SIMD4<Float>) -> SIMD4<Int64> {
-    var s = v * boxFixedScale
-    let lim: Float = 4.6e18
-    s.replace(with: 0, where: .!(s .== s))
-    s.replace(with: lim, where: s .> lim)
-    s.replace(with: -lim, where: s .< -lim)
-    return SIMD4<Int64>(s.rounded(.toNearestOrEven))
+/// Box means along a row with running sums that restart at every multiple of `block` in
+/// absolute coordinates: `dst[i] = mean(src[c - r - srcStart ... c + r - srcStart])` for the
+/// centers `c = outStart + i`, where `outStart` is a multiple of `block`. Because a restart
+/// happens at fixed absolute positions, every output is computed the same way whatever range
+/// is asked for, so tiles and sub-rects agree bit for bit.
+/// Tolerance against a scalar reference: 1e-6 relative (at most `block` running updates).
+func boxRowRestarting(_ src: UnsafePointer<SIMD4<Float>>, srcStart: Int, outStart: Int, count: Int,
+                      radius r: Int, block: Int, scale: Float, into dst: UnsafeMutablePointer<SIMD4<Float>>) {
+    var acc = SIMD4<Float>(repeating: 0)
+    let s = src - srcStart
+    for i in 0..<count {
+        let c = outStart + i
+        if i % block == 0 {
+            acc = .zero
+            for k in (c - r)...(c + r) { acc = acc + s[k] }
+        } else {
+            acc = acc + s[c + r] - s[c - r - 1]
+        }
+        dst[i] = acc * scale
+    }
 }
 
-/// Box mean along a row: `dst[x] = mean(src[x ... x + 2r])` for `count` outputs, where `src`
-/// holds `count + 2r` pixels. Running sums in fixed point (see `boxFixedScale`): exact and
-/// independent of where the row starts.
-func boxRowHorizontal(_ src: UnsafePointer<SIMD4<Float>>, radius r: Int, count: Int, scale: Float,
-                      into dst: UnsafeMutablePointer<SIMD4<Float>>) {
-    let w = 2 * r + 1
-    let out = SIMD4<Double>(repeating: Double(scale) / Double(boxFixedScale))
-    var acc = SIMD4<Int64>(repeating: 0)
-    for k in 0..<w { acc &+= toFixed(src[k]) }
-    dst[0] = SIMD4<Float>(SIMD4<Double>(acc) * out)
-    if count > 1 {
-        for x in 1..<count {
-            acc &+= toFixed(src[x + w - 1]) &- toFixed(src[x - 1])
-            dst[x] = SIMD4<Float>(SIMD4<Double>(acc) * out)
+/// The same as `boxRowRestarting` down the columns of a strip: rows are `width` pixels apart,
+/// row `k` of `src` is absolute row `srcStart + k`, and output row `i` is centered on absolute
+/// row `outStart + i` (a multiple of `block`).
+func boxColumnsRestarting(_ src: UnsafePointer<SIMD4<Float>>, width: Int, srcStart: Int, outStart: Int, count: Int,
+                          radius r: Int, block: Int, scale: Float, into dst: UnsafeMutablePointer<SIMD4<Float>>,
+                          accumulator acc: UnsafeMutablePointer<SIMD4<Float>>) {
+    for i in 0..<count {
+        let c = outStart + i
+        let d = dst + i * width
+        if i % block == 0 {
+            acc.update(repeating: .zero, count: width)
+            for k in (c - r)...(c + r) {
+                let row = src + (k - srcStart) * width
+                for x in 0..<width { acc[x] = acc[x] + row[x] }
+            }
+        } else {
+            let add = src + (c + r - srcStart) * width, sub = src + (c - r - 1 - srcStart) * width
+            for x in 0..<width { acc[x] = acc[x] + add[x] - sub[x] }
         }
+        for x in 0..<width { d[x] = acc[x] * scale }
     }
 }

@@ -20,6 +20,38 @@ enum GaussianPlan {
         return .boxes(boxRadii(sigma: sigma))
     }
 
+    /// Box running sums restart at multiples of this many pixels (absolute coordinates).
+    static let boxBlock = 64
+
+    /// For a cascade of boxes producing `final` (absolute coordinates along one axis): the
+    /// input range it reads and the range each pass produces, first pass first. Each pass
+    /// starts at a multiple of `boxBlock` so that its running sums restart at fixed places.
+    static func boxPassRanges(final: Range<Int>, radii: [Int]) -> (input: Range<Int>, outputs: [Range<Int>]) {
+        var outputs: [Range<Int>] = []
+        var need = final
+        for r in radii.reversed() {
+            let start = floorDiv(need.lowerBound, boxBlock) * boxBlock
+            outputs.insert(start ..< need.upperBound, at: 0)
+            need = (start - r) ..< (need.upperBound + r)
+        }
+        return (need, outputs)
+    }
+
+    static func floorDiv(_ a: Int, _ b: Int) -> Int { a >= 0 ? a / b : -((-a + b - 1) / b) }
+
+    /// The input rect a blur of `sigma` reads to produce `rect`.
+    static func inputRect(sigma: Double, for rect: IntRect) -> IntRect {
+        switch mode(sigma: sigma) {
+        case .tileLocal, .exact:
+            let r = exactRadius(sigma: sigma)
+            return rect.outset(r, r)
+        case let .boxes(radii):
+            let xs = boxPassRanges(final: rect.x ..< rect.maxX, radii: radii).input
+            let ys = boxPassRanges(final: rect.y ..< rect.maxY, radii: radii).input
+            return IntRect(x: xs.lowerBound, y: ys.lowerBound, width: xs.count, height: ys.count)
+        }
+    }
+
     /// Radius of the exact kernel: ceil(3 sigma).
     static func exactRadius(sigma: Double) -> Int { Swift.max(0, Int((3 * sigma).rounded(.up))) }
 

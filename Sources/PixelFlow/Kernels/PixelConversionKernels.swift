@@ -18,11 +18,11 @@ func loadRowRGBA(_ src: UnsafeRawPointer, format: PixelFormat, count: Int,
                 }
             }
         } else {
-            for i in 0..<count { dst[i] = SIMD4<Float>(s[i]) * (1 / 255) }
+            for i in 0..<count { dst[i] = floats(s[i]) * (1 / 255) }
         }
     case .rgba16:
         let s = src.assumingMemoryBound(to: SIMD4<UInt16>.self)
-        for i in 0..<count { dst[i] = SIMD4<Float>(s[i]) * (1 / 65535) }
+        for i in 0..<count { dst[i] = floats(s[i]) * (1 / 65535) }
         if decodeSRGB { _decodeSRGBInPlace(dst, count) }
     case .rgbaF32:
         dst.update(from: src.assumingMemoryBound(to: SIMD4<Float>.self), count: count)

@@ -104,16 +104,34 @@ final class KernelReferenceTests: XCTestCase {
         }
     }
 
-    func testBoxRow() {
-        let src = randomRow(100, seed: 8)
-        var dst = [SIMD4<Float>](repeating: .zero, count: 100 - 6)
+    func testBoxRowRestarting() {
+        let src = randomRow(300, seed: 8)
+        // Outputs centered on absolute 64...263 from a source starting at absolute 60.
+        var dst = [SIMD4<Float>](repeating: .zero, count: 200)
         src.withUnsafeBufferPointer { s in
-            dst.withUnsafeMutableBufferPointer { boxRowHorizontal(s.baseAddress!, radius: 3, count: 94, scale: 1.0 / 7, into: $0.baseAddress!) }
+            dst.withUnsafeMutableBufferPointer {
+                boxRowRestarting(s.baseAddress!, srcStart: 60, outStart: 64, count: 200, radius: 3, block: 64,
+                                 scale: 1.0 / 7, into: $0.baseAddress!)
+            }
         }
-        for x in 0..<94 {
+        for i in 0..<200 {
+            let c = 64 + i
             var acc = SIMD4<Float>.zero
-            for k in 0..<7 { acc += src[x + k] }
-            XCTAssertLessThan(abs(dst[x] - acc / 7).max(), 2e-6) // tolerance: 2e-6 (running sum drift)
+            for k in (c - 3)...(c + 3) { acc += src[k - 60] }
+            XCTAssertLessThan(abs(dst[i] - acc / 7).max(), 2e-6) // tolerance: 2e-6 (running sum drift)
+        }
+    }
+
+    func testBoxPassRangesStartOnBlocks() {
+        let radii = [5, 5, 6, 6]
+        let p = GaussianPlan.boxPassRanges(final: 100..<300, radii: radii)
+        XCTAssertEqual(p.outputs.last!.upperBound, 300)
+        XCTAssertLessThanOrEqual(p.outputs.last!.lowerBound, 100)
+        for (k, o) in p.outputs.enumerated() {
+            XCTAssertEqual(o.lowerBound % GaussianPlan.boxBlock, 0)
+            let input = k == 0 ? p.input : p.outputs[k - 1]
+            XCTAssertLessThanOrEqual(input.lowerBound, o.lowerBound - radii[k])
+            XCTAssertGreaterThanOrEqual(input.upperBound, o.upperBound + radii[k])
         }
     }
 

@@ -1,0 +1,45 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Monotonic time in seconds.
+func now() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
+}
+
+/// Times of repeated calls, after warm-up.
+struct Measurement {
+    var times: [Double]
+    var median: Double { let s = times.sorted(); return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2 }
+    var minimum: Double { times.min() ?? 0 }
+
+    /// Runs `body` `warmup` times untimed, then at least `runs` times, continuing until
+    /// `minTime` seconds of timed runs or `4 * runs` runs.
+    static func run(warmup: Int = 2, runs: Int = 7, minTime: Double = 0.5, _ body: () throws -> Void) rethrows -> Measurement {
+        for _ in 0..<warmup { try body() }
+        var times: [Double] = []
+        var total = 0.0
+        while times.count < runs || (total < minTime && times.count < 4 * runs) {
+            let t0 = now()
+            try body()
+            let dt = now() - t0
+            times.append(dt)
+            total += dt
+        }
+        return Measurement(times: times)
+    }
+}
+
+/// Peak resident set size of this process so far, in bytes (VmHWM from /proc/self/status;
+/// unlike getrusage's ru_maxrss it is not inherited from the parent across exec).
+func peakResidentBytes() -> Int {
+    guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+    for line in text.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+        let kb = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).compactMap { Int($0) }.first ?? 0
+        return kb * 1024
+    }
+    return 0
+}

@@ -1,0 +1,4 @@
+#include "CCodecShims.h"
+#include <stdlib.h>
+
+void pf_free(void *pointer) { free(pointer); }

@@ -1,0 +1,306 @@
+/* libjpeg-turbo shims: every entry point owns its setjmp, so error_exit's longjmp never
+   leaves C. Messages are silenced; a premature end of data is an error, not a warning. */
+#include "CCodecShims.h"
+
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jpeglib.h>
+#include <jerror.h>
+
+typedef struct pf_jpeg_error {
+    struct jpeg_error_mgr pub;
+    jmp_buf jump;
+    char *message;
+    int status;
+} pf_jpeg_error;
+
+static void pf_jpeg_fail(j_common_ptr cinfo, int status, const char *text) {
+    pf_jpeg_error *error = (pf_jpeg_error *)cinfo->err;
+    error->status = status;
+    if (error->message != NULL) {
+        strncpy(error->message, text, PF_MESSAGE_CAPACITY - 1);
+        error->message[PF_MESSAGE_CAPACITY - 1] = '\0';
+    }
+    longjmp(error->jump, 1);
+}
+
+static void pf_jpeg_error_exit(j_common_ptr cinfo) {
+    char text[JMSG_LENGTH_MAX];
+    (*cinfo->err->format_message)(cinfo, text);
+    pf_jpeg_fail(cinfo, cinfo->err->msg_code == JERR_OUT_OF_MEMORY ? PF_OUT_OF_MEMORY : PF_ERROR,
+                 text);
+}
+
+static void pf_jpeg_emit_message(j_common_ptr cinfo, int level) {
+    if (level < 0) {
+        /* jpeg_mem_src pads a truncated file with a fake EOI and warns; refuse instead. */
+        if (cinfo->err->msg_code == JWRN_JPEG_EOF)
+            pf_jpeg_fail(cinfo, PF_ERROR, "the file is truncated (premature end of JPEG data)");
+        cinfo->err->num_warnings++;
+    }
+}
+
+static void pf_jpeg_output_message(j_common_ptr cinfo) { (void)cinfo; }
+
+static void pf_jpeg_install_error(pf_jpeg_error *error) {
+    jpeg_std_error(&error->pub);
+    error->pub.error_exit = pf_jpeg_error_exit;
+    error->pub.emit_message = pf_jpeg_emit_message;
+    error->pub.output_message = pf_jpeg_output_message;
+}
+
+/* ---- decoding ---- */
+
+typedef struct pf_jpeg_progress {
+    struct jpeg_progress_mgr pub;
+    int maximum_scans;
+} pf_jpeg_progress;
+
+struct pf_jpeg_decoder {
+    struct jpeg_decompress_struct cinfo;
+    pf_jpeg_error error;
+    pf_jpeg_progress progress;
+    const uint8_t *data;
+    size_t size;
+    int color;
+    int adobe;
+    int header_read;
+    int pixels_read;
+};
+
+/* Called by libjpeg for every iMCU row it consumes: a progressive file made of thousands of
+   tiny scans would otherwise cost time quadratic in its size. */
+static void pf_jpeg_progress_monitor(j_common_ptr cinfo) {
+    if (!cinfo->is_decompressor) return;
+    j_decompress_ptr dinfo = (j_decompress_ptr)cinfo;
+    pf_jpeg_progress *progress = (pf_jpeg_progress *)cinfo->progress;
+    if (dinfo->input_scan_number > progress->maximum_scans) {
+        char text[PF_MESSAGE_CAPACITY];
+        snprintf(text, sizeof text, "more than %d progressive scans", progress->maximum_scans);
+        pf_jpeg_fail(cinfo, PF_TOO_MANY_SCANS, text);
+    }
+}
+
+pf_jpeg_decoder *pf_jpeg_decoder_create(const uint8_t *data, size_t size, int maximum_scans) {
+    pf_jpeg_decoder *decoder = (pf_jpeg_decoder *)calloc(1, sizeof *decoder);
+    if (decoder == NULL) return NULL;
+    decoder->data = data;
+    decoder->size = size;
+    pf_jpeg_install_error(&decoder->error);
+    decoder->cinfo.err = &decoder->error.pub;
+    if (setjmp(decoder->error.jump)) {
+        free(decoder);
+        return NULL;
+    }
+    jpeg_create_decompress(&decoder->cinfo);
+    decoder->progress.pub.progress_monitor = pf_jpeg_progress_monitor;
+    decoder->progress.maximum_scans = maximum_scans > 0 ? maximum_scans : 1;
+    decoder->cinfo.progress = &decoder->progress.pub;
+    return decoder;
+}
+
+void pf_jpeg_decoder_destroy(pf_jpeg_decoder *decoder) {
+    if (decoder == NULL) return;
+    /* Frees everything, whatever state an error left the object in. */
+    jpeg_destroy_decompress(&decoder->cinfo);
+    free(decoder);
+}
+
+int pf_jpeg_read_header(pf_jpeg_decoder *decoder, pf_jpeg_header *header, uint8_t *exif,
+                        char *message) {
+    j_decompress_ptr cinfo = &decoder->cinfo;
+    decoder->error.message = message;
+    decoder->error.status = PF_ERROR;
+    if (setjmp(decoder->error.jump)) return decoder->error.status;
+    if (decoder->header_read)
+        pf_jpeg_fail((j_common_ptr)cinfo, PF_ERROR, "the header was already read");
+    decoder->header_read = 1;
+
+    jpeg_mem_src(cinfo, decoder->data, (unsigned long)decoder->size);
+    jpeg_save_markers(cinfo, JPEG_APP0 + 1, 0xFFFF);
+    jpeg_read_header(cinfo, TRUE);
+
+    memset(header, 0, sizeof *header);
+    header->width = cinfo->image_width;
+    header->height = cinfo->image_height;
+    header->components = cinfo->num_components;
+    header->progressive = cinfo->progressive_mode ? 1 : 0;
+    header->adobe = cinfo->saw_Adobe_marker ? 1 : 0;
+    switch (cinfo->jpeg_color_space) {
+    case JCS_GRAYSCALE: header->color = PF_JPEG_COLOR_GRAY; break;
+    case JCS_YCbCr:
+    case JCS_RGB: header->color = PF_JPEG_COLOR_RGB; break;
+    case JCS_CMYK:
+    case JCS_YCCK: header->color = PF_JPEG_COLOR_CMYK; break;
+    default: header->color = PF_JPEG_COLOR_OTHER; break;
+    }
+    decoder->color = header->color;
+    decoder->adobe = header->adobe;
+
+    for (jpeg_saved_marker_ptr marker = cinfo->marker_list; marker != NULL; marker = marker->next) {
+        if (marker->marker == JPEG_APP0 + 1 && marker->data_length >= 6 &&
+            memcmp(marker->data, "Exif\0\0", 6) == 0) {
+            size_t length = marker->data_length;
+            if (length > PF_JPEG_EXIF_CAPACITY) length = PF_JPEG_EXIF_CAPACITY;
+            if (exif != NULL) {
+                memcpy(exif, marker->data, length);
+                header->exif_size = length;
+            }
+            break;
+        }
+    }
+    return PF_OK;
+}
+
+/* In place, 4 bytes per pixel: CMYK (or Adobe's inverted CMYK) to RGBA. */
+static void pf_cmyk_to_rgba(uint8_t *row, JDIMENSION width, int inverted) {
+    for (JDIMENSION x = 0; x < width; x++) {
+        uint8_t *p = row + (size_t)x * 4;
+        /* With Adobe's convention the stored values are 255 - ink. */
+        unsigned c = inverted ? p[0] : 255u - p[0];
+        unsigned m = inverted ? p[1] : 255u - p[1];
+        unsigned y = inverted ? p[2] : 255u - p[2];
+        unsigned k = inverted ? p[3] : 255u - p[3];
+        p[0] = (uint8_t)((c * k + 127) / 255);
+        p[1] = (uint8_t)((m * k + 127) / 255);
+        p[2] = (uint8_t)((y * k + 127) / 255);
+        p[3] = 255;
+    }
+}
+
+int pf_jpeg_read_pixels(pf_jpeg_decoder *decoder, uint8_t *pixels, size_t stride, char *message) {
+    j_decompress_ptr cinfo = &decoder->cinfo;
+    decoder->error.message = message;
+    decoder->error.status = PF_ERROR;
+    if (setjmp(decoder->error.jump)) return decoder->error.status;
+    if (!decoder->header_read || decoder->pixels_read)
+        pf_jpeg_fail((j_common_ptr)cinfo, PF_ERROR, "pixels read out of order");
+    decoder->pixels_read = 1;
+
+    int components;
+    switch (decoder->color) {
+    case PF_JPEG_COLOR_GRAY: cinfo->out_color_space = JCS_GRAYSCALE; components = 1; break;
+    case PF_JPEG_COLOR_RGB: cinfo->out_color_space = JCS_EXT_RGBA; components = 4; break;
+    case PF_JPEG_COLOR_CMYK: cinfo->out_color_space = JCS_CMYK; components = 4; break;
+    default:
+        pf_jpeg_fail((j_common_ptr)cinfo, PF_ERROR, "unsupported JPEG color space");
+        return PF_ERROR;
+    }
+    jpeg_start_decompress(cinfo);
+    if (cinfo->output_components != components || cinfo->output_width != cinfo->image_width ||
+        cinfo->output_height != cinfo->image_height)
+        pf_jpeg_fail((j_common_ptr)cinfo, PF_ERROR, "unexpected output layout");
+
+    while (cinfo->output_scanline < cinfo->output_height) {
+        JSAMPROW row = pixels + (size_t)cinfo->output_scanline * stride;
+        if (jpeg_read_scanlines(cinfo, &row, 1) != 1)
+            pf_jpeg_fail((j_common_ptr)cinfo, PF_ERROR, "the file is truncated");
+        if (decoder->color == PF_JPEG_COLOR_CMYK)
+            pf_cmyk_to_rgba(row, cinfo->output_width, decoder->adobe);
+    }
+    /* Trailing data after the last row (and EOI) is not needed; jpeg_destroy_decompress
+       in pf_jpeg_decoder_destroy releases the rest. */
+    return PF_OK;
+}
+
+/* ---- encoding ---- */
+
+typedef struct pf_jpeg_destination {
+    struct jpeg_destination_mgr pub;
+    uint8_t *data;
+    size_t capacity;
+    size_t size;
+} pf_jpeg_destination;
+
+static void pf_jpeg_init_destination(j_compress_ptr cinfo) {
+    pf_jpeg_destination *dest = (pf_jpeg_destination *)cinfo->dest;
+    dest->capacity = 65536;
+    dest->data = (uint8_t *)malloc(dest->capacity);
+    if (dest->data == NULL) ERREXIT(cinfo, JERR_OUT_OF_MEMORY);
+    dest->pub.next_output_byte = dest->data;
+    dest->pub.free_in_buffer = dest->capacity;
+}
+
+static boolean pf_jpeg_empty_output_buffer(j_compress_ptr cinfo) {
+    pf_jpeg_destination *dest = (pf_jpeg_destination *)cinfo->dest;
+    /* libjpeg calls this only when the whole buffer is full. */
+    size_t used = dest->capacity;
+    if (dest->capacity > ((size_t)-1) / 2) ERREXIT(cinfo, JERR_OUT_OF_MEMORY);
+    size_t capacity = dest->capacity * 2;
+    uint8_t *grown = (uint8_t *)realloc(dest->data, capacity);
+    if (grown == NULL) ERREXIT(cinfo, JERR_OUT_OF_MEMORY);
+    dest->data = grown;
+    dest->capacity = capacity;
+    dest->pub.next_output_byte = grown + used;
+    dest->pub.free_in_buffer = capacity - used;
+    return TRUE;
+}
+
+static void pf_jpeg_term_destination(j_compress_ptr cinfo) {
+    pf_jpeg_destination *dest = (pf_jpeg_destination *)cinfo->dest;
+    dest->size = dest->capacity - dest->pub.free_in_buffer;
+}
+
+int pf_jpeg_encode(const uint8_t *pixels, size_t stride, uint32_t width, uint32_t height,
+                   int components, int quality, int subsampling, int progressive,
+                   uint8_t **output, size_t *output_size, char *message) {
+    struct jpeg_compress_struct cinfo;
+    pf_jpeg_error error;
+    pf_jpeg_destination dest;
+    memset(&cinfo, 0, sizeof cinfo);
+    memset(&dest, 0, sizeof dest);
+    *output = NULL;
+    *output_size = 0;
+    pf_jpeg_install_error(&error);
+    error.message = message;
+    error.status = PF_ERROR;
+    cinfo.err = &error.pub;
+    if (setjmp(error.jump)) {
+        jpeg_destroy_compress(&cinfo);
+        free(dest.data);
+        return error.status;
+    }
+    jpeg_create_compress(&cinfo);
+    if (components != 1 && components != 4)
+        pf_jpeg_fail((j_common_ptr)&cinfo, PF_ERROR, "components must be 1 or 4");
+    if (quality < 1 || quality > 100)
+        pf_jpeg_fail((j_common_ptr)&cinfo, PF_ERROR, "quality must be in 1...100");
+
+    dest.pub.init_destination = pf_jpeg_init_destination;
+    dest.pub.empty_output_buffer = pf_jpeg_empty_output_buffer;
+    dest.pub.term_destination = pf_jpeg_term_destination;
+    cinfo.dest = &dest.pub;
+
+    cinfo.image_width = width;
+    cinfo.image_height = height;
+    cinfo.input_components = components;
+    cinfo.in_color_space = components == 1 ? JCS_GRAYSCALE : JCS_EXT_RGBX;
+    jpeg_set_defaults(&cinfo);
+    jpeg_set_quality(&cinfo, quality, TRUE);
+    if (components == 4) {
+        int h = subsampling == PF_JPEG_SUBSAMPLING_444 ? 1 : 2;
+        int v = subsampling == PF_JPEG_SUBSAMPLING_420 ? 2 : 1;
+        cinfo.comp_info[0].h_samp_factor = h;
+        cinfo.comp_info[0].v_samp_factor = v;
+        for (int i = 1; i < 3; i++) {
+            cinfo.comp_info[i].h_samp_factor = 1;
+            cinfo.comp_info[i].v_samp_factor = 1;
+        }
+    }
+    if (progressive) jpeg_simple_progression(&cinfo);
+
+    jpeg_start_compress(&cinfo, TRUE);
+    while (cinfo.next_scanline < cinfo.image_height) {
+        JSAMPROW row = (JSAMPROW)(pixels + (size_t)cinfo.next_scanline * stride);
+        jpeg_write_scanlines(&cinfo, &row, 1);
+    }
+    jpeg_finish_compress(&cinfo);
+    jpeg_destroy_compress(&cinfo);
+
+    *output = dest.data;
+    *output_size = dest.size;
+    return PF_OK;
+}

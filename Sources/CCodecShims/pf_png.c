@@ -1,0 +1,266 @@
+/* libpng shims: every entry point owns its setjmp, so libpng's longjmp never leaves C. */
+#include "CCodecShims.h"
+
+#include <png.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define PF_LITTLE_ENDIAN 0
+#else
+#define PF_LITTLE_ENDIAN 1
+#endif
+
+/* Where the current call wants its error message. */
+typedef struct pf_png_error_context {
+    char *message;
+} pf_png_error_context;
+
+static void pf_copy_message(char *message, const char *text) {
+    if (message == NULL) return;
+    if (text == NULL) text = "unknown error";
+    strncpy(message, text, PF_MESSAGE_CAPACITY - 1);
+    message[PF_MESSAGE_CAPACITY - 1] = '\0';
+}
+
+static void pf_png_error(png_structp png, png_const_charp text) {
+    pf_png_error_context *context = (pf_png_error_context *)png_get_error_ptr(png);
+    if (context != NULL) pf_copy_message(context->message, text);
+    /* Never returns: libpng's default handler (which prints) is never reached. */
+    png_longjmp(png, 1);
+}
+
+static void pf_png_warning(png_structp png, png_const_charp text) {
+    (void)png;
+    (void)text;
+}
+
+/* ---- decoding ---- */
+
+struct pf_png_decoder {
+    pf_png_error_context error;
+    const uint8_t *data;
+    size_t size;
+    size_t offset;
+    png_structp png;
+    png_infop info;
+    int header_read;
+    int pixels_read;
+};
+
+static void pf_png_read_data(png_structp png, png_bytep out, size_t count) {
+    pf_png_decoder *decoder = (pf_png_decoder *)png_get_io_ptr(png);
+    if (count > decoder->size - decoder->offset) png_error(png, "the file is truncated");
+    memcpy(out, decoder->data + decoder->offset, count);
+    decoder->offset += count;
+}
+
+pf_png_decoder *pf_png_decoder_create(const uint8_t *data, size_t size) {
+    pf_png_decoder *decoder = (pf_png_decoder *)calloc(1, sizeof *decoder);
+    if (decoder == NULL) return NULL;
+    decoder->data = data;
+    decoder->size = size;
+    decoder->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &decoder->error, pf_png_error,
+                                          pf_png_warning);
+    if (decoder->png == NULL) {
+        free(decoder);
+        return NULL;
+    }
+    decoder->info = png_create_info_struct(decoder->png);
+    if (decoder->info == NULL) {
+        png_destroy_read_struct(&decoder->png, NULL, NULL);
+        free(decoder);
+        return NULL;
+    }
+    return decoder;
+}
+
+void pf_png_decoder_destroy(pf_png_decoder *decoder) {
+    if (decoder == NULL) return;
+    png_destroy_read_struct(&decoder->png, &decoder->info, NULL);
+    free(decoder);
+}
+
+int pf_png_read_header(pf_png_decoder *decoder, pf_png_header *header, char *message) {
+    png_structp png = decoder->png;
+    png_infop info = decoder->info;
+    decoder->error.message = message;
+    if (decoder->header_read) {
+        pf_copy_message(message, "the header was already read");
+        return PF_ERROR;
+    }
+    decoder->header_read = 1;
+    if (setjmp(png_jmpbuf(png))) return PF_ERROR;
+
+    /* The caller checks the size against its own limits; libpng's only stop the absurd. */
+    png_set_user_limits(png, 0x7fffffffU, 0x7fffffffU);
+    /* Bound the ancillary chunks: count, and bytes per chunk (including inflated zTXt). */
+    png_set_chunk_cache_max(png, 256);
+    png_set_chunk_malloc_max(png, 8u << 20);
+    /* Chunks PixelFlow does not use are skipped without being buffered or inflated. */
+    static const png_byte skipped[] = "tEXt\0zTXt\0iTXt\0iCCP\0sPLT\0";
+    png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, skipped, 5);
+    png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, NULL, 0);
+    png_set_read_fn(png, decoder, pf_png_read_data);
+    png_read_info(png, info);
+
+    header->width = png_get_image_width(png, info);
+    header->height = png_get_image_height(png, info);
+    header->bit_depth = png_get_bit_depth(png, info);
+    header->color_type = png_get_color_type(png, info);
+    header->interlaced = png_get_interlace_type(png, info) != PNG_INTERLACE_NONE;
+    header->has_transparency = png_get_valid(png, info, PNG_INFO_tRNS) != 0;
+    return PF_OK;
+}
+
+int pf_png_read_pixels(pf_png_decoder *decoder, int output, uint8_t *pixels, size_t stride,
+                       char *message) {
+    png_structp png = decoder->png;
+    png_infop info = decoder->info;
+    decoder->error.message = message;
+    if (!decoder->header_read || decoder->pixels_read) {
+        pf_copy_message(message, "pixels read out of order");
+        return PF_ERROR;
+    }
+    decoder->pixels_read = 1;
+    if (setjmp(png_jmpbuf(png))) return PF_ERROR;
+
+    png_uint_32 width = png_get_image_width(png, info);
+    png_uint_32 height = png_get_image_height(png, info);
+    int bit_depth = png_get_bit_depth(png, info);
+    int color_type = png_get_color_type(png, info);
+    int has_trns = png_get_valid(png, info, PNG_INFO_tRNS) != 0;
+    size_t bytes_per_pixel;
+
+    if (output == PF_PNG_OUTPUT_GRAY8) {
+        if (color_type != PNG_COLOR_TYPE_GRAY || bit_depth > 8 || has_trns)
+            png_error(png, "gray8 output needs a gray image of at most 8 bits without tRNS");
+        if (bit_depth < 8) png_set_expand_gray_1_2_4_to_8(png);
+        bytes_per_pixel = 1;
+    } else if (output == PF_PNG_OUTPUT_RGBA8 || output == PF_PNG_OUTPUT_RGBA16) {
+        int sixteen = output == PF_PNG_OUTPUT_RGBA16;
+        /* Palette to RGB, low-bit gray to 8 bits, tRNS to an alpha channel. */
+        png_set_expand(png);
+        if (sixteen && bit_depth < 16) png_set_expand_16(png);
+        if (!sixteen && bit_depth == 16) png_set_strip_16(png);
+        if (color_type == PNG_COLOR_TYPE_GRAY || color_type == PNG_COLOR_TYPE_GRAY_ALPHA)
+            png_set_gray_to_rgb(png);
+        if ((color_type & PNG_COLOR_MASK_ALPHA) == 0 && !has_trns)
+            png_set_add_alpha(png, sixteen ? 0xffff : 0xff, PNG_FILLER_AFTER);
+        if (sixteen && PF_LITTLE_ENDIAN) png_set_swap(png);
+        bytes_per_pixel = sixteen ? 8 : 4;
+    } else {
+        png_error(png, "unknown output layout");
+        return PF_ERROR;
+    }
+
+    int passes = png_set_interlace_handling(png);
+    png_read_update_info(png, info);
+    if (png_get_rowbytes(png, info) != (size_t)width * bytes_per_pixel)
+        png_error(png, "unexpected row size after transformations");
+
+    /* With interlacing each pass fills in its pixels of every row, in place. */
+    for (int pass = 0; pass < passes; pass++) {
+        for (png_uint_32 y = 0; y < height; y++) {
+            png_read_row(png, pixels + (size_t)y * stride, NULL);
+        }
+    }
+    /* The chunks after the image data (and IEND) are not needed: a file missing them still
+       decodes, as in most viewers. */
+    return PF_OK;
+}
+
+/* ---- encoding ---- */
+
+typedef struct pf_png_output {
+    pf_png_error_context error;
+    uint8_t *data;
+    size_t size;
+    size_t capacity;
+} pf_png_output;
+
+static void pf_png_write_data(png_structp png, png_bytep bytes, size_t count) {
+    pf_png_output *output = (pf_png_output *)png_get_io_ptr(png);
+    if (count > output->capacity - output->size) {
+        size_t capacity = output->capacity ? output->capacity : 65536;
+        while (count > capacity - output->size) {
+            if (capacity > ((size_t)-1) / 2) png_error(png, "output too large");
+            capacity *= 2;
+        }
+        uint8_t *grown = (uint8_t *)realloc(output->data, capacity);
+        if (grown == NULL) png_error(png, "out of memory");
+        output->data = grown;
+        output->capacity = capacity;
+    }
+    memcpy(output->data + output->size, bytes, count);
+    output->size += count;
+}
+
+static void pf_png_flush(png_structp png) { (void)png; }
+
+int pf_png_encode(const uint8_t *pixels, size_t stride, uint32_t width, uint32_t height,
+                  int input, int interlaced, int compression_level,
+                  uint8_t **output, size_t *output_size, char *message) {
+    pf_png_output out;
+    memset(&out, 0, sizeof out);
+    out.error.message = message;
+    *output = NULL;
+    *output_size = 0;
+
+    int bit_depth, color_type, strip_alpha = 0;
+    switch (input) {
+    case PF_PNG_INPUT_GRAY8: bit_depth = 8; color_type = PNG_COLOR_TYPE_GRAY; break;
+    case PF_PNG_INPUT_RGBA8_AS_RGB: bit_depth = 8; color_type = PNG_COLOR_TYPE_RGB; strip_alpha = 1; break;
+    case PF_PNG_INPUT_RGBA8: bit_depth = 8; color_type = PNG_COLOR_TYPE_RGBA; break;
+    case PF_PNG_INPUT_RGBA16_AS_RGB: bit_depth = 16; color_type = PNG_COLOR_TYPE_RGB; strip_alpha = 1; break;
+    case PF_PNG_INPUT_RGBA16: bit_depth = 16; color_type = PNG_COLOR_TYPE_RGBA; break;
+    default:
+        pf_copy_message(message, "unknown input layout");
+        return PF_ERROR;
+    }
+    if (compression_level < 0 || compression_level > 9) {
+        pf_copy_message(message, "compression level must be in 0...9");
+        return PF_ERROR;
+    }
+
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &out.error, pf_png_error,
+                                              pf_png_warning);
+    if (png == NULL) {
+        pf_copy_message(message, "out of memory");
+        return PF_OUT_OF_MEMORY;
+    }
+    png_infop info = png_create_info_struct(png);
+    if (info == NULL) {
+        png_destroy_write_struct(&png, NULL);
+        pf_copy_message(message, "out of memory");
+        return PF_OUT_OF_MEMORY;
+    }
+    if (setjmp(png_jmpbuf(png))) {
+        png_destroy_write_struct(&png, &info);
+        free(out.data);
+        return PF_ERROR;
+    }
+
+    png_set_write_fn(png, &out, pf_png_write_data, pf_png_flush);
+    png_set_IHDR(png, info, width, height, bit_depth, color_type,
+                 interlaced ? PNG_INTERLACE_ADAM7 : PNG_INTERLACE_NONE,
+                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    png_set_compression_level(png, compression_level);
+    png_write_info(png, info);
+    if (bit_depth == 16 && PF_LITTLE_ENDIAN) png_set_swap(png);
+    if (strip_alpha) png_set_filler(png, 0, PNG_FILLER_AFTER);
+
+    int passes = png_set_interlace_handling(png);
+    for (int pass = 0; pass < passes; pass++) {
+        for (uint32_t y = 0; y < height; y++) {
+            png_write_row(png, pixels + (size_t)y * stride);
+        }
+    }
+    png_write_end(png, NULL);
+    png_destroy_write_struct(&png, &info);
+
+    *output = out.data;
+    *output_size = out.size;
+    return PF_OK;
+}

@@ -1,0 +1,120 @@
+import CCodecShims
+
+/// JPEG through libjpeg-turbo (via the `CCodecShims` C target, which keeps libjpeg's longjmp
+/// in C and treats a premature end of data as an error).
+///
+/// Decoding gives `gray8` for grayscale files and `rgba8` (alpha 255) for YCbCr, RGB, CMYK
+/// and YCCK files; CMYK is converted naively (`R = (1 - C)(1 - K)`), honoring the inverted
+/// values of files with an Adobe APP14 marker. The EXIF orientation is applied unless
+/// `DecodeOptions.applyOrientation` is false.
+///
+/// - Complexity: O(pixels). Progressive files keep their coefficients in memory
+///   (2 bytes per sample) while decoding.
+enum _JPEGCodec {
+    static func decode(_ bytes: [UInt8], name: String, options: DecodeOptions) throws -> PixelBuffer {
+        // Check the frame size before libjpeg reads the tables and scans after it.
+        if let (width, height) = frameSize(bytes), width > 0, height > 0 {
+            try options._checkDimensions(width: width, height: height, file: name)
+        }
+        var exif = [UInt8](repeating: 0, count: Int(PF_JPEG_EXIF_CAPACITY))
+        var header = pf_jpeg_header()
+        let buffer = try bytes.withUnsafeBufferPointer { input -> PixelBuffer in
+            guard let decoder = pf_jpeg_decoder_create(input.baseAddress, input.count,
+                                                       Int32(clamping: options.maximumJPEGScans)) else {
+                throw PixelFlowError.decodingFailed(file: name, reason: "out of memory")
+            }
+            defer { pf_jpeg_decoder_destroy(decoder) }
+            var message = [CChar](repeating: 0, count: Int(PF_MESSAGE_CAPACITY))
+            let headerStatus = exif.withUnsafeMutableBufferPointer { pf_jpeg_read_header(decoder, &header, $0.baseAddress, &message) }
+            guard headerStatus == PF_OK else { throw error(headerStatus, message, name: name, options: options) }
+            let width = Int(header.width), height = Int(header.height)
+            try options._checkDimensions(width: width, height: height, file: name)
+            let format: PixelFormat
+            switch Int(header.color) {
+            case PF_JPEG_COLOR_GRAY: format = .gray8
+            case PF_JPEG_COLOR_RGB, PF_JPEG_COLOR_CMYK: format = .rgba8
+            default:
+                throw PixelFlowError.unsupportedFormat(file: name,
+                    reason: "JPEG with \(header.components) components in a color space PixelFlow does not convert")
+            }
+            var buffer = try _Codec.makeDecodedBuffer(width: width, height: height, format: format)
+            let stride = buffer.bytesPerRow
+            let status = buffer.withUnsafeMutableBytes { pixels in
+                pf_jpeg_read_pixels(decoder, pixels.baseAddress!.assumingMemoryBound(to: UInt8.self), stride, &message)
+            }
+            guard status == PF_OK else { throw error(status, message, name: name, options: options) }
+            return buffer
+        }
+        if options.applyOrientation, header.exif_size > 0,
+           let orientation = EXIFOrientation(exifPayload: exif[..<Int(header.exif_size)]),
+           orientation != .up {
+            return buffer.applyingOrientation(orientation)
+        }
+        return buffer
+    }
+
+    private static func error(_ status: Int32, _ message: [CChar], name: String, options: DecodeOptions) -> PixelFlowError {
+        if status == PF_TOO_MANY_SCANS {
+            return .limitExceeded(what: "\(name): progressive JPEG scans", value: options.maximumJPEGScans + 1,
+                                  limit: options.maximumJPEGScans)
+        }
+        return .decodingFailed(file: name, reason: "JPEG: " + _Codec.message(message))
+    }
+
+    /// The width and height in the first SOFn segment, found by walking the marker segments
+    /// from SOI; `nil` when there is none before the first scan or the end of the bytes.
+    static func frameSize(_ bytes: [UInt8]) -> (width: Int, height: Int)? {
+        var i = 2
+        while i + 4 <= bytes.count {
+            guard bytes[i] == 0xFF else { return nil }
+            let marker = bytes[i + 1]
+            if marker == 0xFF { i += 1; continue }                       // fill byte
+            if marker == 0x01 || (0xD0...0xD7).contains(marker) { i += 2; continue }  // no length
+            if marker == 0xDA || marker == 0xD9 { return nil }           // SOS, EOI
+            let length = bytes._be16(i + 2)
+            let isFrame = (0xC0...0xCF).contains(marker) && marker != 0xC4 && marker != 0xC8 && marker != 0xCC
+            if isFrame {
+                guard length >= 7, i + 9 <= bytes.count else { return nil }
+                return (width: bytes._be16(i + 7), height: bytes._be16(i + 5))
+            }
+            guard length >= 2 else { return nil }
+            i += 2 + length
+        }
+        return nil
+    }
+
+    /// Encodes `gray8` as a grayscale JPEG and everything else as YCbCr: `rgba8` with its
+    /// alpha dropped (not composited), other formats converted to `rgba8` first.
+    ///
+    /// - Throws: `invalidParameter` when `quality` is outside 1...100; `encodingFailed`
+    ///   when a side exceeds JPEG's 65_535 pixels.
+    static func encode(_ source: PixelBuffer, quality: Int, name: String, options: EncodeOptions) throws -> [UInt8] {
+        try _Codec.checkQuality(quality, format: .jpeg)
+        var buffer = _Codec.encodable(source)
+        if buffer.format == .rgba16 { buffer = buffer.converted(to: .rgba8) }
+        guard buffer.width <= 65_535, buffer.height <= 65_535 else {
+            throw PixelFlowError.encodingFailed(file: name,
+                reason: "JPEG: \(buffer.width)x\(buffer.height) is larger than the format's 65535x65535")
+        }
+        let subsampling: Int
+        switch options.chromaSubsampling {
+        case .yuv420: subsampling = PF_JPEG_SUBSAMPLING_420
+        case .yuv422: subsampling = PF_JPEG_SUBSAMPLING_422
+        case .yuv444: subsampling = PF_JPEG_SUBSAMPLING_444
+        }
+        var message = [CChar](repeating: 0, count: Int(PF_MESSAGE_CAPACITY))
+        var output: UnsafeMutablePointer<UInt8>?
+        var size = 0
+        let status = buffer.withUnsafeBytes { pixels in
+            pf_jpeg_encode(pixels.baseAddress!.assumingMemoryBound(to: UInt8.self), buffer.bytesPerRow,
+                           UInt32(buffer.width), UInt32(buffer.height), buffer.format == .gray8 ? 1 : 4,
+                           Int32(quality), Int32(subsampling), options.progressive ? 1 : 0,
+                           &output, &size, &message)
+        }
+        defer { pf_free(output) }
+        guard status == PF_OK, let output else {
+            throw PixelFlowError.encodingFailed(file: name, reason: "JPEG: " + _Codec.message(message))
+        }
+        return Array(UnsafeBufferPointer(start: output, count: size))
+    }
+}

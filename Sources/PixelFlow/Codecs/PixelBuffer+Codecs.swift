@@ -1,0 +1,127 @@
+/// Reading and writing image files: PNG, JPEG, PNM/PAM and BMP.
+///
+/// ```swift
+/// let photo = try PixelBuffer(contentsOfFile: "in.jpg")          // upright, rgba8
+/// try photo.write(toFile: "out.png")                              // format from the extension
+/// let bytes = try photo.encoded(as: .jpeg, quality: 85)
+/// ```
+///
+/// Decoded buffers are sRGB-encoded with straight alpha: `gray8` for gray files without
+/// alpha, `rgba16` for 16-bit PNG and PNM, `rgba8` for everything else (alpha 255 where the
+/// file has none). Every decoder checks the declared size against `DecodeOptions` before it
+/// allocates, and reports corrupt, truncated or unsupported data as a thrown error naming
+/// the file; none prints or stops the process.
+extension PixelBuffer {
+    /// Decodes the image file at `path`; its format comes from its first bytes.
+    ///
+    /// - Throws: `io` when the file cannot be read; `limitExceeded` when it is larger than
+    ///   `options.maximumFileSize` or its image larger than the limits; `unsupportedFormat`,
+    ///   `decodingFailed` as for `init(encoded:name:options:)`.
+    public init(contentsOfFile path: String, options: DecodeOptions = .default) throws {
+        let bytes = try _FileIO.readAll(path: path, limit: options.maximumFileSize)
+        try self.init(encoded: bytes, name: path, options: options)
+    }
+
+    /// Decodes an image file read from `fileDescriptor` (standard input is 0) to its end.
+    ///
+    /// - Parameter name: how errors name the input.
+    public init(readingFileDescriptor fileDescriptor: Int32, name: String = "<standard input>",
+                options: DecodeOptions = .default) throws {
+        let bytes = try _FileIO.readAll(fileDescriptor: fileDescriptor, name: name, limit: options.maximumFileSize)
+        try self.init(encoded: bytes, name: name, options: options)
+    }
+
+    /// Decodes the bytes of an image file; the format comes from its first bytes.
+    ///
+    /// - Parameters:
+    ///   - bytes: a whole PNG, JPEG, PNM/PAM or BMP file.
+    ///   - name: how errors name the input, usually its path.
+    ///   - options: size limits and whether to apply a JPEG's EXIF orientation.
+    /// - Throws: `decodingFailed` for empty, corrupt or truncated data; `unsupportedFormat`
+    ///   for data in no supported format or an unsupported variant (say, RLE BMP);
+    ///   `limitExceeded` when the image is larger than the limits, before any allocation.
+    /// - Complexity: O(pixels); the buffer, plus libjpeg's coefficients for progressive JPEG.
+    public init(encoded bytes: [UInt8], name: String = "<memory>", options: DecodeOptions = .default) throws {
+        guard !bytes.isEmpty else { throw PixelFlowError.decodingFailed(file: name, reason: "the file is empty") }
+        guard bytes.count <= options.maximumFileSize else {
+            throw PixelFlowError.limitExceeded(what: "\(name): file size in bytes", value: bytes.count,
+                                               limit: options.maximumFileSize)
+        }
+        guard let format = ImageFileFormat.sniff(bytes) else {
+            let head = bytes.prefix(8).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined(separator: " ")
+            throw PixelFlowError.unsupportedFormat(file: name,
+                reason: "not a PNG, JPEG, PNM or BMP file (it starts with \(head))")
+        }
+        switch format {
+        case .png: self = try _PNGCodec.decode(bytes, name: name, options: options)
+        case .jpeg: self = try _JPEGCodec.decode(bytes, name: name, options: options)
+        case .pnm: self = try _PNMCodec.decode(bytes, name: name, options: options)
+        case .bmp: self = try _BMPCodec.decode(bytes, name: name, options: options)
+        }
+    }
+
+    /// The bytes of an image file holding this buffer.
+    ///
+    /// `rgba8`, `gray8` and `rgba16` are written as they are where the format allows: PNG
+    /// keeps 16 bits and drops an alpha channel that is 255 (65535) everywhere; PNM writes
+    /// P5, P6 or P7; JPEG and BMP take 8 bits, JPEG drops alpha. Float buffers are first
+    /// converted to `rgba8` (`grayF32` to `gray8`); linear or premultiplied buffers to sRGB
+    /// with straight alpha.
+    ///
+    /// - Parameters:
+    ///   - format: the file format.
+    ///   - quality: JPEG quality, 1 (smallest) ... 100 (best); checked for every format.
+    ///   - options: PNG compression level and interlacing, JPEG progressive and subsampling.
+    /// - Throws: `invalidParameter` for a quality or compression level out of range;
+    ///   `encodingFailed` when the library fails or the image is too large for the format.
+    public func encoded(as format: ImageFileFormat, quality: Int = 90, options: EncodeOptions = .default) throws -> [UInt8] {
+        try _encoded(as: format, quality: quality, options: options, name: "<memory>")
+    }
+
+    func _encoded(as format: ImageFileFormat, quality: Int, options: EncodeOptions, name: String) throws -> [UInt8] {
+        try _Codec.checkQuality(quality, format: format)
+        switch format {
+        case .png: return try _PNGCodec.encode(self, name: name, options: options)
+        case .jpeg: return try _JPEGCodec.encode(self, quality: quality, name: name, options: options)
+        case .pnm: return try _PNMCodec.encode(self, name: name)
+        case .bmp: return try _BMPCodec.encode(self, name: name)
+        }
+    }
+
+    /// Writes this buffer to the file at `path` atomically: the file is encoded in memory,
+    /// written to a temporary file in the same folder, flushed and renamed into place, so a
+    /// failure (including an encoding error) leaves any existing file untouched.
+    ///
+    /// - Parameters:
+    ///   - format: the file format; `nil` chooses it from the path's extension (see
+    ///     `ImageFileFormat.init(pathExtension:)`), PNG when there is none.
+    ///   - quality: JPEG quality, 1...100.
+    /// - Throws: `unsupportedFormat` when `format` is `nil` and the extension names no
+    ///   supported format; the errors of `encoded(as:quality:options:)`; `io`.
+    public func write(toFile path: String, format: ImageFileFormat? = nil, quality: Int = 90,
+                      options: EncodeOptions = .default) throws {
+        let chosen: ImageFileFormat
+        if let format {
+            chosen = format
+        } else if let ext = ImageFileFormat._pathExtension(of: path) {
+            guard let f = ImageFileFormat(pathExtension: ext) else {
+                throw PixelFlowError.unsupportedFormat(file: path,
+                    reason: "cannot write '.\(ext)' files; use .png, .jpg, .pnm/.pgm/.ppm/.pam or .bmp, or pass a format")
+            }
+            chosen = f
+        } else {
+            chosen = .png
+        }
+        let bytes = try _encoded(as: chosen, quality: quality, options: options, name: path)
+        try AtomicFileWriter.write(bytes, toFile: path)
+    }
+
+    /// Writes this buffer encoded as `format` to `fileDescriptor` (standard output is 1).
+    ///
+    /// - Parameter name: how errors name the output.
+    public func write(toFileDescriptor fileDescriptor: Int32, format: ImageFileFormat, quality: Int = 90,
+                      options: EncodeOptions = .default, name: String = "<standard output>") throws {
+        let bytes = try _encoded(as: format, quality: quality, options: options, name: name)
+        try _FileIO.writeAll(bytes, to: fileDescriptor, name: name)
+    }
+}

@@ -1,0 +1,303 @@
+import PixelFlow
+
+/// `pixelflow apply`: runs a chain of filters on one image, or on a batch of images into a
+/// folder.
+///
+/// ```
+/// pixelflow apply IN OUT [--filter 'NAME key=value ...']... [--threads N] [--quality Q]
+///                        [--format png|jpeg|pnm|bmp] [--explain]
+/// pixelflow apply IN1 IN2 ... OUTDIR [--filter ...]...
+/// ```
+///
+/// The command line is checked completely (options, filter names, keys, values) before any
+/// file is read, so a usage error exits with 2 without side effects.
+enum ApplyCommand: Subcommand {
+    static let name = "apply"
+    static let summary = "apply a chain of filters to an image, or to a batch of images"
+
+    static let options: [Arguments.Option] = [
+        .value("--filter", "-f"), .value("--threads", "-j"), .value("--quality", "-q"),
+        .value("--format"), .flag("--explain"), .flag("--help", "-h"),
+    ]
+
+    static var help: String {
+        """
+        Usage: pixelflow apply IN OUT [options]
+               pixelflow apply IN1 IN2 ... OUTDIR [options]
+
+        Applies the filters given with --filter, in order, to IN and writes the result to OUT.
+        IN and OUT may be `-` for standard input and output. With more than two paths, or when
+        the last one ends in `/` or is an existing directory, every input is filtered into
+        OUTDIR/<input file name>; OUTDIR must exist. A file that fails is named on standard
+        error, the others are still written, and the exit status is 1. An input is never
+        overwritten.
+
+        Options:
+          -f, --filter 'NAME key=value ...'
+                            A filter and its inputs; repeat for a chain. NAME is Core Image's
+                            name with or without `CI` (CISepiaTone, SepiaTone); a key may drop
+                            its `input` prefix (intensity=0.8). Inputs not given take their
+                            defaults. `pixelflow filters` lists the filters and
+                            `pixelflow describe NAME` their inputs.
+          -j, --threads N   Render with N threads (default: one per processor). The pixels do
+                            not depend on N.
+          -q, --quality Q   JPEG quality 1...100 (default 90).
+              --format F    Output format: png, jpeg, pnm or bmp. Default: from OUT's extension,
+                            png when OUT is `-`. In batch mode the output names take F's
+                            extension; inputs whose extension names no format are written as PNG.
+              --explain     Print the filter chain, with every input's value (defaults
+                            included), and each render's size to standard error.
+          -h, --help        Show this help.
+
+        Values (quote the whole --filter argument in the shell):
+          numbers           0.8   -2   1e-3;  booleans: true, false, yes, no
+          vectors           '[x y z]'  or  x,y,z
+          colors            '[r g b]' or '[r g b a]' in 0...1, or '#rrggbb' / '#rrggbbaa'
+          transforms        '[a b c d tx ty]': (x, y) -> (a x + c y + tx, b x + d y + ty)
+          images            a file path, for second images such as inputBackgroundImage
+
+        Size of the result: filters that grow the image or make it infinite (blurs and
+        convolutions grow it by their reach, compositing over a constant color makes it
+        infinite) are cropped back to the input's extent, so OUT has IN's size. Geometry
+        filters (CICrop, CIAffineTransform, CILanczosScaleTransform) set a new frame: the
+        output has the size of their result (a rotation's bounding box, a scaled size).
+        Images are rendered as 8-bit RGBA; a 16-bit PNG input stays 16-bit when OUT is PNG or PNM.
+
+        Examples:
+          pixelflow apply photo.jpg sepia.png --filter 'CISepiaTone inputIntensity=0.8'
+          pixelflow apply in.png out.jpg -q 85 \\
+              --filter 'ExposureAdjust inputEV=0.5' --filter 'GaussianBlur radius=3'
+          pixelflow apply in.png out.png --filter 'SourceOverCompositing inputBackgroundImage=bg.png'
+          pixelflow apply in.png out.png --filter 'AffineTransform inputTransform=[0.5 0 0 0.5 0 0]'
+          pixelflow apply a.png b.jpg c.bmp thumbs/ --filter 'LanczosScaleTransform inputScale=0.25'
+          curl -s https://example.com/x.png | pixelflow apply - - --format jpeg --filter ColorInvert > x.jpg
+
+        Exit status: 0 on success, 1 when a file could not be read, decoded, rendered or
+        written, 2 for a usage error (unknown option, filter or key; a bad or out-of-range value).
+        """
+    }
+
+    static func run(_ arguments: [String]) throws -> Int32 {
+        let args = try Arguments(arguments, options: options)
+        if args.flag("--help") {
+            Terminal.output(help)
+            return ExitCode.success
+        }
+        var job = try ApplyJob(args)
+        try job.loadFilterImages()
+        return try job.run()
+    }
+}
+
+/// One `apply` invocation, checked: the chain, the inputs and outputs, and the render settings.
+struct ApplyJob {
+    var steps: [FilterStep]
+    var inputs: [String]
+    /// The output file, or the output directory in batch mode.
+    var output: String
+    var isBatch: Bool
+    var format: ImageFileFormat?
+    var quality: Int
+    var explain: Bool
+    var context: RenderContext
+
+    /// Checks the whole command line; reads no image.
+    ///
+    /// - Throws: `CLIError.usage` for anything wrong with it.
+    init(_ args: Arguments) throws {
+        let paths = args.positionals
+        guard paths.count >= 2 else {
+            throw CLIError.usage("apply needs an input and an output, as in `pixelflow apply in.png out.png --filter 'SepiaTone'`; run `pixelflow apply --help`")
+        }
+        output = paths[paths.count - 1]
+        inputs = Array(paths.dropLast())
+        isBatch = paths.count > 2 || output.hasSuffix("/") || (output != "-" && Terminal.isDirectory(output))
+        if isBatch {
+            if inputs.contains("-") || output == "-" {
+                throw CLIError.usage("`-` (standard input or output) works only with one input and one output; in batch mode give files and an output directory")
+            }
+        }
+        let threads = try args.integer("--threads", in: 1...4096)
+        quality = try args.integer("--quality", in: 1...100) ?? 90
+        if let f = try args.value("--format") {
+            guard let parsed = ImageFileFormat(rawValue: f.lowercased()) ?? ImageFileFormat(pathExtension: f) else {
+                throw CLIError.usage("unknown --format '\(f)'; use png, jpeg, pnm or bmp")
+            }
+            format = parsed
+        }
+        explain = args.flag("--explain")
+        steps = try args.values("--filter").map(FilterStep.init(parsing:))
+        for step in steps { try step.validate() }
+        if !isBatch && format == nil && output != "-" {
+            guard let ext = pathExtension(output), ImageFileFormat(pathExtension: ext) != nil else {
+                throw CLIError.usage("cannot tell the output format from '\(output)'; name it .png, .jpg, .pnm or .bmp, or pass --format png|jpeg|pnm|bmp")
+            }
+        }
+        context = RenderContext(threadCount: threads)
+    }
+
+    /// Loads the second images of composite filters (the same for every input).
+    ///
+    /// - Throws: `CLIError.runtime` naming a file that cannot be read or decoded.
+    mutating func loadFilterImages() throws {
+        for i in steps.indices {
+            try steps[i].loadImages { path in try ApplyJob.load(path) }
+        }
+    }
+
+    /// Filters every input; returns the exit status.
+    func run() throws -> Int32 {
+        if explain { printChain() }
+        // Every file read, which no output may replace.
+        let inputFiles = Set((inputs + steps.flatMap { $0.imagePaths.values }).compactMap(Terminal.fileIdentity))
+        guard isBatch else {
+            let fmt = format ?? (output == "-" ? .png : ImageFileFormat(pathExtension: pathExtension(output) ?? "") ?? .png)
+            if output != "-", let id = Terminal.fileIdentity(output), inputFiles.contains(id) {
+                throw CLIError.runtime("refusing to overwrite the input '\(output)'; write to another file")
+            }
+            try process(inputs[0], to: output, format: fmt)
+            return ExitCode.success
+        }
+        guard Terminal.isDirectory(output) else {
+            throw CLIError.runtime("the output directory '\(output)' does not exist; create it first (mkdir -p '\(output)')")
+        }
+        var written: [String: String] = [:]   // output path -> input that produced it
+        var failures = 0
+        for input in inputs {
+            let (name, fmt) = batchOutput(for: input)
+            let destination = joinPath(output, name)
+            do {
+                if let first = written[destination] {
+                    throw CLIError.runtime("its output '\(destination)' would overwrite the output of '\(first)'; rename one of them")
+                }
+                if let id = Terminal.fileIdentity(destination), inputFiles.contains(id) {
+                    throw CLIError.runtime("refusing to overwrite the input '\(destination)'; choose another output directory")
+                }
+                written[destination] = input
+                try process(input, to: destination, format: fmt)
+            } catch {
+                failures += 1
+                Terminal.error("pixelflow apply: \(ApplyJob.message(error, about: input))")
+            }
+        }
+        if failures > 0 {
+            Terminal.error("pixelflow apply: \(failures) of \(inputs.count) file\(inputs.count == 1 ? "" : "s") failed; the others were written to \(output)")
+            return ExitCode.failure
+        }
+        return ExitCode.success
+    }
+
+    /// The output file name and format for `input` in batch mode.
+    func batchOutput(for input: String) -> (String, ImageFileFormat) {
+        let name = baseName(input)
+        let own = pathExtension(name).flatMap(ImageFileFormat.init(pathExtension:))
+        if let format {
+            if own == format { return (name, format) }
+            return (replacingExtension(of: name, with: fileExtension(for: format)), format)
+        }
+        if let own { return (name, own) }
+        return (name + ".png", .png)
+    }
+
+    /// Reads `input`, runs the chain, renders and writes `destination`.
+    ///
+    /// - Throws: `CLIError.runtime` or `PixelFlowError`, naming the file where it helps.
+    func process(_ input: String, to destination: String, format: ImageFileFormat) throws {
+        let buffer = try ApplyJob.load(input)
+        let source = Image(buffer)
+        var image = source
+        // The frame the output is cropped to: the input's extent until a geometry filter
+        // sets a new one.
+        var frame = source.extent
+        for step in steps {
+            do {
+                image = try step.apply(to: image)
+            } catch let error as PixelFlowError {
+                throw CLIError.runtime("\(displayName(input)): \(step.descriptor.name) failed: \(error)")
+            }
+            if step.descriptor.categories.contains(.geometryAdjustment), !image.extent.isInfinite {
+                frame = image.extent
+            }
+        }
+        let extent = image.extent
+        let mustCrop = extent.isInfinite || !ApplyJob.rect(frame, contains: extent)
+        if mustCrop { image = image.cropped(to: frame) }
+        if image.extent.isEmpty {
+            throw CLIError.runtime("\(displayName(input)): the result is empty: the filters leave no pixels inside \(frame) (a crop outside the image?)")
+        }
+        let pixelFormat: PixelFormat = buffer.format == .rgba16 && (format == .png || format == .pnm) ? .rgba16 : .rgba8
+        let result: PixelBuffer
+        do {
+            result = try context.makeBuffer(image, format: pixelFormat)
+        } catch let error as PixelFlowError {
+            throw CLIError.runtime("\(displayName(input)): cannot render the result: \(error)")
+        }
+        if destination == "-" {
+            try Terminal.writeStandardOutput(try result.encoded(as: format, quality: quality))
+        } else {
+            try result.write(toFile: destination, format: format, quality: quality)
+        }
+        if explain {
+            var line = "\(displayName(input)) (\(buffer.width)x\(buffer.height) \(buffer.format)) -> "
+                + "\(destination == "-" ? "<stdout>" : destination) (\(result.width)x\(result.height) \(pixelFormat), \(format.rawValue))"
+            if mustCrop { line += "; cropped from \(extent) to \(frame)" }
+            Terminal.error(line)
+        }
+    }
+
+    /// Prints the chain, one filter a line, to standard error.
+    func printChain() {
+        Terminal.error("filter chain (\(steps.count) filter\(steps.count == 1 ? "" : "s")):")
+        if steps.isEmpty { Terminal.error("  (none: the input is converted only)") }
+        for (i, step) in steps.enumerated() {
+            Terminal.error("  \(i + 1). " + step.explanation(source: i == 0 ? "input" : "step \(i)"))
+        }
+    }
+
+    func displayName(_ path: String) -> String { path == "-" ? "<stdin>" : path }
+
+    /// Decodes the image file at `path`, or standard input for `-`.
+    ///
+    /// - Throws: `CLIError.runtime` whose message names the file.
+    static func load(_ path: String) throws -> PixelBuffer {
+        do {
+            if path == "-" {
+                let bytes = try Terminal.readStandardInput()
+                if bytes.isEmpty { throw CLIError.runtime("<stdin>: no data on standard input") }
+                return try PixelBuffer(encoded: bytes, name: "<stdin>")
+            }
+            if !Terminal.exists(path) {
+                throw CLIError.runtime("\(path): no such file")
+            }
+            if Terminal.isDirectory(path) {
+                throw CLIError.runtime("\(path): is a directory, not an image file")
+            }
+            return try PixelBuffer(contentsOfFile: path)
+        } catch let error as CLIError {
+            throw error
+        } catch {
+            throw CLIError.runtime(message(error, about: path == "-" ? "<stdin>" : path))
+        }
+    }
+
+    /// The error's description, prefixed with `file` unless it already names it.
+    static func message(_ error: any Error, about file: String) -> String {
+        let text = "\(error)"
+        return text.contains(file) ? text : "\(file): \(text)"
+    }
+
+    /// True when `outer` contains `inner`, up to rounding.
+    static func rect(_ outer: Rect, contains inner: Rect) -> Bool {
+        if outer.isInfinite { return true }
+        if inner.isInfinite { return false }
+        if inner.isEmpty { return true }
+        let eps = 1e-6
+        return inner.minX >= outer.minX - eps && inner.minY >= outer.minY - eps
+            && inner.maxX <= outer.maxX + eps && inner.maxY <= outer.maxY + eps
+    }
+}
+
+/// The extension written for `format` in batch mode: `jpg` for JPEG, else the format's name.
+func fileExtension(for format: ImageFileFormat) -> String {
+    format == .jpeg ? "jpg" : format.rawValue
+}

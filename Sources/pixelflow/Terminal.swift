@@ -1,0 +1,117 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Raw standard input, output and error, and the few file-system queries the tool needs,
+/// on top of POSIX calls (the tool does not depend on Foundation).
+enum Terminal {
+    /// Writes `text` and a newline to standard error.
+    static func error(_ text: String) {
+        writeAll(fd: 2, Array((text + "\n").utf8))
+    }
+
+    /// Writes `text` and a newline to standard output.
+    static func output(_ text: String) {
+        writeAll(fd: 1, Array((text + "\n").utf8))
+    }
+
+    /// Reads every byte of standard input.
+    ///
+    /// - Throws: `CLIError.runtime` when a read fails.
+    static func readStandardInput() throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
+            if n == 0 { break }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw CLIError.runtime("cannot read standard input: \(String(cString: strerror(errno)))")
+            }
+            bytes.append(contentsOf: chunk[0..<n])
+        }
+        return bytes
+    }
+
+    /// Writes every byte of `bytes` to standard output.
+    ///
+    /// - Throws: `CLIError.runtime` when a write fails (for example a closed pipe).
+    static func writeStandardOutput(_ bytes: [UInt8]) throws {
+        if !writeAll(fd: 1, bytes) {
+            throw CLIError.runtime("cannot write to standard output: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// Writes all of `bytes` to `fd`, retrying short writes; false on error.
+    @discardableResult
+    static func writeAll(fd: Int32, _ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return false
+                }
+                offset += n
+            }
+            return true
+        }
+    }
+
+    /// True when `path` names an existing directory.
+    static func isDirectory(_ path: String) -> Bool {
+        var s = stat()
+        return stat(path, &s) == 0 && (s.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    /// True when `path` names an existing file system entry.
+    static func exists(_ path: String) -> Bool {
+        var s = stat()
+        return stat(path, &s) == 0
+    }
+
+    /// The device and inode of `path`, identifying a file whatever path names it; nil when
+    /// it does not exist.
+    static func fileIdentity(_ path: String) -> FileIdentity? {
+        var s = stat()
+        guard stat(path, &s) == 0 else { return nil }
+        return FileIdentity(device: UInt64(s.st_dev), inode: UInt64(s.st_ino))
+    }
+}
+
+/// Identifies a file independently of the path used to reach it.
+struct FileIdentity: Hashable {
+    var device: UInt64
+    var inode: UInt64
+}
+
+/// The last path component of `path` (`a/b/c.png` -> `c.png`).
+func baseName(_ path: String) -> String {
+    var p = Substring(path)
+    while p.count > 1, p.hasSuffix("/") { p = p.dropLast() }
+    return String(p.split(separator: "/").last ?? p)
+}
+
+/// The extension of the last path component, without the dot; nil when there is none.
+func pathExtension(_ path: String) -> String? {
+    let name = baseName(path)
+    guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
+    let ext = name[name.index(after: dot)...]
+    return ext.isEmpty ? nil : String(ext)
+}
+
+/// `path` with its extension replaced by `ext` (or `ext` appended when it has none).
+func replacingExtension(of path: String, with ext: String) -> String {
+    guard let old = pathExtension(path) else { return path + "." + ext }
+    return String(path.dropLast(old.count)) + ext
+}
+
+/// `dir` and `name` joined with exactly one slash.
+func joinPath(_ dir: String, _ name: String) -> String {
+    dir.hasSuffix("/") ? dir + name : dir + "/" + name
+}
