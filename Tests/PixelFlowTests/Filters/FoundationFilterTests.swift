@@ -373,3 +373,27 @@ final class FoundationFilterTests: XCTestCase {
         XCTAssertEqual(FilterRegistry.descriptor(named: "CISepiaTone")?.input("inputIntensity")?.defaultValue, .number(1))
     }
 }
+
+final class EndToEndFileTests: XCTestCase {
+    func testLoadFilterRenderAndSave() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pf-e2e-\(getpid())").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let src = TestImages.smooth(width: 64, height: 48)
+        try src.write(toFile: dir + "/in.png")
+        let image = try Image(contentsOfFile: dir + "/in.png")
+        XCTAssertEqual(image.extent, Rect(x: 0, y: 0, width: 64, height: 48))
+        let chain = try image.sepiaTone(intensity: 0.8).exposureAdjusted(ev: 0.3).colorInverted()
+        let context = RenderContext()
+        try context.write(chain, toFile: dir + "/out.jpg", quality: 85)
+        let back = try PixelBuffer(contentsOfFile: dir + "/out.jpg")
+        XCTAssertEqual(back.width, 64)
+        let expected = try context.makeBuffer(chain)
+        // JPEG at quality 85 on a smooth image: within 10 levels at the center.
+        XCTAssertLessThan(abs(back[32, 24] - expected[32, 24]).max(), 10.0 / 255)
+        // A failed render (infinite extent) leaves the existing file intact.
+        let before = try PixelBuffer(contentsOfFile: dir + "/out.jpg")
+        XCTAssertThrowsError(try context.write(Image(color: .red), toFile: dir + "/out.jpg"))
+        XCTAssertEqual(try PixelBuffer(contentsOfFile: dir + "/out.jpg"), before)
+    }
+}

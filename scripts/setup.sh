@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs what PixelFlow needs from the system, if it is missing:
+#   - always: pkg-config, libpng and libjpeg-turbo headers (zlib comes with libpng-dev);
+#   - with --reference-tools: the Python packages that regenerate test fixtures and run the
+#     peer benchmark (OpenCV, Pillow, numpy), from scripts/requirements-reference.txt.
+# Safe to run again: it does nothing when everything is present.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+
+need_apt=()
+command -v pkg-config >/dev/null 2>&1 || need_apt+=(pkg-config)
+pkg-config --exists libpng 2>/dev/null || need_apt+=(libpng-dev)
+pkg-config --exists libjpeg 2>/dev/null || need_apt+=(libjpeg62-turbo-dev)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  echo "setup: installing ${need_apt[*]}"
+  sudo_cmd=""
+  [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${need_apt[@]}"
+fi
+
+if [ "${1:-}" = "--reference-tools" ]; then
+  python3 -m pip install -q -r "$here/requirements-reference.txt"
+fi
