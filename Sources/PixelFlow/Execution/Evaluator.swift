@@ -144,6 +144,11 @@ final class Evaluator: @unchecked Sendable {
             let xs = LanczosWeights.sourceSpan(outputRange: rect.x - o.x ..< rect.maxX - o.x, inputSize: e.width, outputSize: o.width)
             let ys = LanczosWeights.sourceSpan(outputRange: rect.y - o.y ..< rect.maxY - o.y, inputSize: e.height, outputSize: o.height)
             return IntRect(x: e.x + xs.lowerBound, y: e.y + ys.lowerBound, width: xs.count, height: ys.count)
+        case let .custom(k):
+            let margin: Double = k.sampling == .nearest ? 0.5 : 1
+            let r = k.regionOfInterest(rect.rect)
+            if r.isEmpty { return .empty }
+            return IntRect(covering: r.insetBy(dx: -margin, dy: -margin)).intersection(IntRect(covering: input.extent))
         case let .clamp(e):
             let x0 = Swift.min(Swift.max(rect.x, e.x), e.maxX - 1), x1 = Swift.min(Swift.max(rect.maxX, e.x + 1), e.maxX)
             let y0 = Swift.min(Swift.max(rect.y, e.y), e.maxY - 1), y1 = Swift.min(Swift.max(rect.maxY, e.y + 1), e.maxY)
@@ -168,6 +173,10 @@ final class Evaluator: @unchecked Sendable {
             let wx = LanczosWeights(outputRange: out.rect.x - o.x ..< out.rect.maxX - o.x, inputSize: e.width, outputSize: o.width)
             let wy = LanczosWeights(outputRange: out.rect.y - o.y ..< out.rect.maxY - o.y, inputSize: e.height, outputSize: o.height)
             lanczosResample(src, wx: wx, wy: wy, inputOrigin: (e.x, e.y), into: out, arena: arena)
+        case let .custom(k):
+            for y in out.rect.y..<out.rect.maxY {
+                customWarpRow(src, kernel: k, x0: out.rect.x, y: y, count: out.rect.width, into: out.row(y))
+            }
         case let .clamp(e):
             for y in out.rect.y..<out.rect.maxY {
                 let sy = Swift.min(Swift.max(y, e.y), e.maxY - 1)

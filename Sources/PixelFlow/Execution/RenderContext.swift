@@ -40,15 +40,20 @@ public struct RenderContext: Sendable {
         public var colorManagement: ColorManagement
         /// The largest rect, in pixels, one render may produce (default 256 megapixels).
         public var maximumRenderPixelCount: Int
+        /// Whether the optimizer rewrites the graph and fuses nodes into stages (default on).
+        /// Off, every node is computed in its own full pass, as a naive engine would: for
+        /// tests and for measuring what the optimizer gains.
+        public var optimizes: Bool
 
         public init(threadCount: Int? = nil, tileWidth: Int = 256, tileHeight: Int = 64,
                     colorManagement: ColorManagement = .linear,
-                    maximumRenderPixelCount: Int = 256 << 20) {
+                    maximumRenderPixelCount: Int = 256 << 20, optimizes: Bool = true) {
             self.threadCount = threadCount ?? RenderContext.activeProcessorCount
             self.tileWidth = tileWidth
             self.tileHeight = tileHeight
             self.colorManagement = colorManagement
             self.maximumRenderPixelCount = maximumRenderPixelCount
+            self.optimizes = optimizes
         }
     }
 
@@ -58,9 +63,9 @@ public struct RenderContext: Sendable {
 
     /// Creates a context with the given settings.
     public init(threadCount: Int? = nil, tileWidth: Int = 256, tileHeight: Int = 64,
-                colorManagement: ColorManagement = .linear) {
+                colorManagement: ColorManagement = .linear, optimizes: Bool = true) {
         self.init(options: Options(threadCount: threadCount, tileWidth: tileWidth, tileHeight: tileHeight,
-                                   colorManagement: colorManagement))
+                                   colorManagement: colorManagement, optimizes: optimizes))
     }
 
     /// Number of processors available to this process.
@@ -125,16 +130,16 @@ public struct RenderContext: Sendable {
     func render(_ image: Image, rect: IntRect, into buffer: inout PixelBuffer) throws {
         let linear = options.colorManagement == .linear
         let evaluator = Evaluator(linear: linear)
-        let plan = RenderPlan(root: image.node, rect: rect)
         let opts = options
-        plan.materialize(with: evaluator, options: opts)
+        let plan = RenderPlan(root: image.node, rect: rect, options: opts)
+        plan.materialize(with: evaluator)
         let grid = TileGrid(rect: rect, tileWidth: opts.tileWidth, tileHeight: opts.tileHeight)
         let format = buffer.format
         let encode = linear && buffer.colorEncoding == .sRGB
         let unpremultiply = buffer.alphaMode == .straight && format.hasAlpha
         // Float RGBA in the working representation: tiles are computed in place.
         let direct = format == .rgbaF32 && !encode && !unpremultiply && (buffer.colorEncoding == .linear || !linear)
-        let root = image.node
+        let root = plan.root
         let bpr = buffer.bytesPerRow
         let bpp = format.bytesPerPixel
         buffer.withUnsafeMutableBytes { raw in

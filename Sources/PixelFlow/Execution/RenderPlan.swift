@@ -1,32 +1,42 @@
-/// What one render will do: the nodes in dependency order, the region each must produce,
-/// and the nodes whose output is computed in advance into a buffer (stage boundaries).
+/// What one render will do: the optimized graph, the region each node must produce, and
+/// the nodes computed in advance into buffers (stage boundaries).
 final class RenderPlan {
+    /// The graph as the image built it.
+    let original: Node
+    /// The graph after the optimizer (the same as `original` when optimization is off).
     let root: Node
     let rect: IntRect
+    let options: RenderContext.Options
+    /// A line per optimizer pass that changed something.
+    let optimizerLog: [String]
     /// Nodes with every input before its consumers (sources first).
     let order: [Node]
     /// The rect each node must produce, the union over all its consumers.
     let regions: [ObjectIdentifier: IntRect]
-    /// Nodes computed as whole-region passes before the tiles run, inputs first.
+    /// Nodes computed as whole-region passes before the output tiles run, inputs first.
     let materializedNodes: [Node]
+    /// Why each materialized node is a stage boundary.
+    let reasons: [ObjectIdentifier: String]
 
-    init(root: Node, rect: IntRect) {
-        self.root = root
+    /// Recursion depth after which a stage boundary is forced, so that evaluating a tile never
+    /// nests deeper than this however deep the graph is.
+    static let maximumStageDepth = 192
+    /// A node read by two or more consumers is computed once into a buffer when its stage
+    /// costs at least this much per pixel (a point operation costs 1); cheaper ones are
+    /// recomputed per tile.
+    static let sharedCostThreshold = 4
+
+    init(root image: Node, rect: IntRect, options: RenderContext.Options) {
+        original = image
         self.rect = rect
-        // Iterative post-order, so deep graphs do not exhaust the stack.
-        var order: [Node] = []
-        var seen = Set<ObjectIdentifier>()
-        var stack: [(Node, Int)] = [(root, 0)]
-        seen.insert(ObjectIdentifier(root))
-        while let (n, i) = stack.popLast() {
-            if i < n.inputs.count {
-                stack.append((n, i + 1))
-                let c = n.inputs[i]
-                if seen.insert(ObjectIdentifier(c)).inserted { stack.append((c, 0)) }
-            } else {
-                order.append(n)
-            }
+        self.options = options
+        if options.optimizes {
+            (root, optimizerLog) = Optimizer.optimize(image)
+        } else {
+            root = image
+            optimizerLog = []
         }
+        let order = GraphWalk.postOrder(root)
         self.order = order
         var regions: [ObjectIdentifier: IntRect] = [ObjectIdentifier(root): rect]
         for n in order.reversed() {
@@ -41,10 +51,71 @@ final class RenderPlan {
             }
         }
         self.regions = regions
-        materializedNodes = order.filter { n in
-            guard regions[ObjectIdentifier(n)] != nil else { return false }
-            if case let .stencil(.gaussian(sigma)) = n.op { return GaussianPlan.mode(sigma: sigma) != .tileLocal }
-            return false
+        (materializedNodes, reasons) = RenderPlan.chooseStages(order: order, root: root, regions: regions,
+                                                               optimizes: options.optimizes)
+    }
+
+    /// Decides which nodes are computed into buffers.
+    static func chooseStages(order: [Node], root: Node, regions: [ObjectIdentifier: IntRect],
+                             optimizes: Bool) -> ([Node], [ObjectIdentifier: String]) {
+        let consumers = GraphWalk.consumerCounts(order)
+        var chosen: [Node] = []
+        var reasons: [ObjectIdentifier: String] = [:]
+        var cost: [ObjectIdentifier: Int] = [:]
+        var depth: [ObjectIdentifier: Int] = [:]
+        for n in order {
+            let id = ObjectIdentifier(n)
+            let live = n.inputs.filter { reasons[ObjectIdentifier($0)] == nil }
+            let c = ownCost(n) + live.reduce(0) { $0 + cost[ObjectIdentifier($1), default: 0] }
+            let d = 1 + (live.map { depth[ObjectIdentifier($0), default: 0] }.max() ?? 0)
+            var reason: String?
+            if regions[id] != nil && n !== root {
+                if case let .stencil(.gaussian(sigma)) = n.op, GaussianPlan.mode(sigma: sigma) != .tileLocal {
+                    reason = "whole-region blur passes"
+                } else if !optimizes, !isSource(n) {
+                    reason = "optimization off: one pass per node"
+                } else if consumers[id, default: 0] >= 2, c >= sharedCostThreshold, !isSource(n) {
+                    reason = "used \(consumers[id]!) times, cost \(c) per pixel"
+                } else if d >= maximumStageDepth {
+                    reason = "stage depth \(d)"
+                }
+            } else if n === root, case let .stencil(.gaussian(sigma)) = n.op, GaussianPlan.mode(sigma: sigma) != .tileLocal {
+                reason = "whole-region blur passes"
+            }
+            if let reason {
+                chosen.append(n)
+                reasons[id] = reason
+                cost[id] = 1
+                depth[id] = 1
+            } else {
+                cost[id] = c
+                depth[id] = d
+            }
+        }
+        return (chosen, reasons)
+    }
+
+    static func isSource(_ n: Node) -> Bool {
+        if case .source = n.op { return true }
+        return false
+    }
+
+    /// Rough cost per output pixel, in point operations.
+    static func ownCost(_ n: Node) -> Int {
+        switch n.op {
+        case .source, .generator, .color, .colorMatrix, .blend: return 1
+        case .crop: return 0
+        case let .warp(w):
+            switch w {
+            case .affine, .custom: return 3
+            case .lanczos: return 8
+            case .clamp: return 1
+            }
+        case let .stencil(s):
+            switch s {
+            case let .convolution(w, h, _, _, _): return Swift.max(1, w * h / 3)
+            case let .gaussian(sigma): return Swift.max(1, GaussianPlan.exactRadius(sigma: sigma))
+            }
         }
     }
 
@@ -66,13 +137,16 @@ final class RenderPlan {
     }
 
     /// Computes every materialized node, inputs first, into `evaluator.materialized`.
-    func materialize(with evaluator: Evaluator, options: RenderContext.Options) {
+    func materialize(with evaluator: Evaluator) {
         for n in materializedNodes {
             guard let region = region(of: n) else { continue }
-            if case let .stencil(.gaussian(sigma)) = n.op {
-                evaluator.materialized[ObjectIdentifier(n)] =
-                    GaussianPass.run(sigma: sigma, input: n.inputs[0], region: region, evaluator: evaluator, options: options)
+            let m: Materialized
+            if case let .stencil(.gaussian(sigma)) = n.op, GaussianPlan.mode(sigma: sigma) != .tileLocal {
+                m = GaussianPass.run(sigma: sigma, input: n.inputs[0], region: region, evaluator: evaluator, options: options)
+            } else {
+                m = RenderPlan.renderToBuffer(n, rect: region, evaluator: evaluator, options: options)
             }
+            evaluator.materialized[ObjectIdentifier(n)] = m
         }
     }
 

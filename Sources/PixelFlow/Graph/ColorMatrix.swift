@@ -79,12 +79,15 @@ enum Warp: Sendable, CustomStringConvertible {
     case lanczos(output: IntRect)
     /// Repeats the edge pixels of `extent` to infinity.
     case clamp(extent: IntRect)
+    /// A position mapping given as a closure (built-in distortions and user warps).
+    case custom(WarpKernel)
 
     var description: String {
         switch self {
         case let .affine(t, s): return "affine \(t) \(s.rawValue)"
         case let .lanczos(o): return "lanczos3 to \(o.width)x\(o.height)"
         case let .clamp(e): return "clamp to \(e)"
+        case let .custom(k): return "\(k.name) \(k.sampling.rawValue)"
         }
     }
 }
@@ -113,4 +116,16 @@ enum Stencil: Sendable, CustomStringConvertible {
             return (r, r)
         }
     }
+}
+
+/// A warp given by a function from output positions to input positions.
+struct WarpKernel: Sendable {
+    var name: String
+    /// True when `name` fully determines the mapping (see `GeneratorKernel`).
+    var sharesByName: Bool = true
+    var sampling: Sampling
+    /// The input rect that outputs in a rect read (before the sampler's margin).
+    var regionOfInterest: @Sendable (Rect) -> Rect
+    /// Maps the output pixel center `(x, y)` to the input position to sample.
+    var map: @Sendable (_ x: Double, _ y: Double) -> Point
 }

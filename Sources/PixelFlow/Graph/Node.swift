@@ -69,12 +69,17 @@ struct GeneratorKernel: Sendable {
     var name: String
     /// Whether every pixel has the same color (lets the planner skip per-pixel work).
     var constant: SIMD4<Float>?
+    /// True when `name` fully determines what the kernel computes (built-in kernels put all
+    /// their parameters in the name), so equal names may share one node.
+    var sharesByName: Bool = true
     var fill: @Sendable (_ x: Int, _ y: Int, _ count: Int, _ out: UnsafeMutablePointer<SIMD4<Float>>, _ linear: Bool) -> Void
 }
 
 /// A color kernel on rows of unpremultiplied pixels, in place.
 struct ColorKernel: Sendable {
     var name: String
+    /// True when `name` fully determines what the kernel computes (see `GeneratorKernel`).
+    var sharesByName: Bool = true
     var apply: @Sendable (_ pixels: UnsafeMutablePointer<SIMD4<Float>>, _ count: Int) -> Void
 }
 
@@ -83,5 +88,7 @@ struct BlendKernel: Sendable {
     enum ExtentRule: Sendable { case union, background, foreground, intersection }
     var name: String
     var extentRule: ExtentRule
+    /// True when `name` fully determines what the kernel computes (see `GeneratorKernel`).
+    var sharesByName: Bool = true
     var apply: @Sendable (_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, _ count: Int) -> Void
 }

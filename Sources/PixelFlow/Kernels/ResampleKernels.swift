@@ -35,6 +35,33 @@ func affineWarpRow(_ src: Tile, inverse t: AffineTransform, sampling: Sampling, 
     }
 }
 
+/// Fills `count` pixels of output row `y` from `x0` by sampling `src` where `kernel.map`
+/// sends each output pixel center. Samples outside `src.rect` are transparent.
+func customWarpRow(_ src: Tile, kernel: WarpKernel, x0: Int, y: Int, count: Int,
+                   into dst: UnsafeMutablePointer<SIMD4<Float>>) {
+    let r = src.rect
+    let cy = Double(y) + 0.5
+    for i in 0..<count {
+        let p = kernel.map(Double(x0 + i) + 0.5, cy)
+        switch kernel.sampling {
+        case .nearest:
+            guard p.x.isFinite, p.y.isFinite, p.x >= Double(r.x), p.x < Double(r.maxX), p.y >= Double(r.y), p.y < Double(r.maxY) else {
+                dst[i] = .zero
+                continue
+            }
+            dst[i] = src.pointer(x: Int(p.x.rounded(.down)), y: Int(p.y.rounded(.down))).pointee
+        case .bilinear:
+            let fx = p.x - 0.5, fy = p.y - 0.5
+            guard fx > Double(r.x - 1), fx < Double(r.maxX), fy > Double(r.y - 1), fy < Double(r.maxY) else {
+                dst[i] = .zero
+                continue
+            }
+            let flx = fx.rounded(.down), fly = fy.rounded(.down)
+            dst[i] = bilinearSample(src, Int(flx), Int(fly), Float(fx - flx), Float(fy - fly))
+        }
+    }
+}
+
 @inline(__always)
 func bilinearSample(_ src: Tile, _ ix: Int, _ iy: Int, _ wx: Float, _ wy: Float) -> SIMD4<Float> {
     let r = src.rect

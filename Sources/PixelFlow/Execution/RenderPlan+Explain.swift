@@ -1,0 +1,72 @@
+extension RenderPlan {
+    /// The plan as text: settings, what the optimizer changed, then each stage with the nodes
+    /// it fuses (as a tree, outputs first) and the buffers that will be materialized.
+    func explain() -> String {
+        var lines: [String] = []
+        let grid = TileGrid(rect: rect, tileWidth: options.tileWidth, tileHeight: options.tileHeight)
+        lines.append("render \(rect.width)x\(rect.height) at (\(rect.x), \(rect.y)); \(grid.count) tiles of "
+            + "\(options.tileWidth)x\(options.tileHeight); \(options.threadCount) thread(s); working space "
+            + (options.colorManagement == .linear ? "linear" : "none") + "; optimization " + (options.optimizes ? "on" : "off"))
+        let before = GraphWalk.postOrder(original).count, after = order.count
+        lines.append("optimizer: \(before) node(s) -> \(after)" + (optimizerLog.isEmpty ? "" : "; " + optimizerLog.joined(separator: "; ")))
+        var stageNumber: [ObjectIdentifier: Int] = [:]
+        var total = 0
+        for (i, n) in materializedNodes.enumerated() {
+            stageNumber[ObjectIdentifier(n)] = i + 1
+            let r = region(of: n) ?? .empty
+            let bytes = r.area * 16
+            total += bytes
+            lines.append("stage \(i + 1): buffer \(r.width)x\(r.height) rgbaF32 (\(mib(bytes))), \(reasons[ObjectIdentifier(n)] ?? "")")
+            describe(n, into: &lines, indent: "  ", stages: stageNumber, isStageRoot: true)
+        }
+        lines.append("stage \(materializedNodes.count + 1): output tiles")
+        describe(root, into: &lines, indent: "  ", stages: stageNumber, isStageRoot: true)
+        lines.append("materialized buffers: \(materializedNodes.count), \(mib(total))")
+        return lines.joined(separator: "\n")
+    }
+
+    private func mib(_ bytes: Int) -> String {
+        let m = Double(bytes) / 1_048_576
+        return m >= 10 ? "\(Int(m.rounded())) MiB" : "\((m * 10).rounded() / 10) MiB"
+    }
+
+    /// Appends `node` and its inputs, stopping at other stages' buffers. Iterative.
+    private func describe(_ node: Node, into lines: inout [String], indent: String, stages: [ObjectIdentifier: Int],
+                          isStageRoot: Bool) {
+        var stack: [(Node, String, Bool)] = [(node, indent, isStageRoot)]
+        var printed = Set<ObjectIdentifier>()
+        while let (n, ind, isRoot) = stack.popLast() {
+            let id = ObjectIdentifier(n)
+            if !isRoot, let k = stages[id] {
+                lines.append(ind + "<- stage \(k) buffer (\(n.op.kindName) \(n.op.label))")
+                continue
+            }
+            if !printed.insert(id).inserted {
+                lines.append(ind + "\(n.op.kindName) \(n.op.label) (shared, computed above)")
+                continue
+            }
+            var text = ind + "\(n.op.kindName) \(n.op.label)"
+            if let r = region(of: n) { text += "  [\(r.width)x\(r.height)]" }
+            if case let .stencil(.gaussian(sigma)) = n.op {
+                switch GaussianPlan.mode(sigma: sigma) {
+                case .tileLocal: text += " exact taps in tiles"
+                case .exact: text += " exact taps, whole-region passes"
+                case let .boxes(r): text += " \(r.count) box passes, radii \(r)"
+                }
+            }
+            lines.append(text)
+            for input in n.inputs.reversed() { stack.append((input, ind + "  ", false)) }
+        }
+    }
+}
+
+extension RenderContext {
+    /// The plan a render of `rect` of `image` (default: its extent) would run: the optimized
+    /// graph, its stages, fused nodes, folded matrices and transforms, and the buffers that
+    /// would be materialized with their sizes. Computes no pixels.
+    public func explain(_ image: Image, rect: Rect? = nil) throws -> String {
+        try validate()
+        let r = try renderRect(image, rect)
+        return RenderPlan(root: image.node, rect: r, options: options).explain()
+    }
+}
