@@ -14,10 +14,13 @@ func colorMatrixRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, matrix 
 }
 
 /// `rgb = sign(rgb) * |rgb|^power`, alpha unchanged (Core Image's gamma, defined for negatives).
+/// Uses `fastSignedPow`: tolerance against a scalar reference 2e-6 relative.
 func gammaRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, power: Float) {
     for i in 0..<count {
         let v = p[i]
-        p[i] = SIMD4(signedPow(v.x, power), signedPow(v.y, power), signedPow(v.z, power), v.w)
+        var r = fastSignedPow(v, power)
+        r.w = v.w
+        p[i] = r
     }
 }
 
