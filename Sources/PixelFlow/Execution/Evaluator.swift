@@ -15,16 +15,30 @@ final class Evaluator: @unchecked Sendable {
 
     init(linear: Bool) { self.linear = linear }
 
-    /// Fills `out` with `node`'s pixels over `out.rect`.
+    /// Fills `out` with `node`'s pixels over `out.rect`, premultiplied.
     func evaluate(_ node: Node, into out: Tile, arena: Arena) {
+        evaluate(node, into: out, arena: arena, straight: false)
+    }
+
+    /// Fills `out` with `node`'s pixels; with `straight`, a color chain at the top leaves its
+    /// result unpremultiplied (saving a premultiply and the divide that would undo it), and the
+    /// caller must treat the tile as straight when this returns true.
+    @discardableResult
+    func evaluate(_ node: Node, into out: Tile, arena: Arena, straight: Bool) -> Bool {
         let valid = node.extent.isInfinite ? out.rect : out.rect.intersection(IntRect(covering: node.extent))
-        if valid.isEmpty { out.clear(); return }
-        if valid != out.rect {
-            out.clear(outside: valid)
-            evaluateValid(node, into: out.view(valid), arena: arena)
-        } else {
-            evaluateValid(node, into: out, arena: arena)
+        if valid.isEmpty { out.clear(); return straight }
+        if valid != out.rect { out.clear(outside: valid) }
+        let inner = valid != out.rect ? out.view(valid) : out
+        if straight, materialized[ObjectIdentifier(node)] == nil {
+            switch node.op {
+            case .color, .colorMatrix:
+                evaluateColorChain(node, into: inner, arena: arena, premultiplyResult: false)
+                return true
+            default: break
+            }
         }
+        evaluateValid(node, into: inner, arena: arena)
+        return false
     }
 
     /// Like `evaluate`, for a rect inside the node's extent.
@@ -76,7 +90,7 @@ final class Evaluator: @unchecked Sendable {
 
     // MARK: Color chains
 
-    private func evaluateColorChain(_ node: Node, into out: Tile, arena: Arena) {
+    private func evaluateColorChain(_ node: Node, into out: Tile, arena: Arena, premultiplyResult: Bool = true) {
         // Collect the chain top-down, stopping at a non-color node or a materialized one.
         var ops: [Op] = []
         var n = node
@@ -122,7 +136,12 @@ final class Evaluator: @unchecked Sendable {
                     default: break
                     }
                 }
-                premultiplyRow(p, count: c)
+                if premultiplyResult {
+                    premultiplyRow(p, count: c)
+                } else {
+                    // As premultiplying and unpremultiplying would: no color without alpha.
+                    for i in 0..<c where !(p[i].w > 0) { p[i] = .zero }
+                }
                 x += c
             }
         }

@@ -154,11 +154,11 @@ public struct RenderContext: Sendable {
                     evaluator.evaluate(root, into: tile, arena: arena)
                 } else {
                     let tile = arena.tile(t)
-                    evaluator.evaluate(root, into: tile, arena: arena)
+                    let isStraight = evaluator.evaluate(root, into: tile, arena: arena, straight: unpremultiply)
                     let scratch = arena.allocate(t.width, of: SIMD4<Float>.self)
                     for y in 0..<t.height {
                         let row = tile.row(t.y + y)
-                        if unpremultiply { unpremultiplyRow(row, count: t.width) }
+                        if unpremultiply && !isStraight { unpremultiplyRow(row, count: t.width) }
                         storeRowRGBA(row, count: t.width, format: format,
                                      into: dst.base + (ly + y) * dst.bytesPerRow + lx * bpp,
                                      encodeSRGB: encode, scratch: scratch)
