@@ -119,6 +119,7 @@ func runChild(_ name: String, width: Int, height: Int) throws {
     let image: Image
     switch name {
     case "chain3_u8": image = try Image(input).sepiaTone(intensity: 0.8).exposureAdjusted(ev: 0.5).colorInverted()
+    case "chain5_u8": image = try chain5(Image(input))
     default: fail("unknown child case \(name)")
     }
     try RenderContext().render(image, to: &out)
@@ -148,8 +149,8 @@ if let child = options.child {
 
 let W = options.width, H = options.height, pixels = W * H
 print("pixelflow-bench: \(W)x\(H), threads \(options.threads.map(String.init).joined(separator: ",")), \(options.runs) runs")
-var results: [Result] = []
-var rooflines: [Int: Roofline] = [:]
+nonisolated(unsafe) var results: [Result] = []
+nonisolated(unsafe) var rooflines: [Int: Roofline] = [:]
 for t in options.threads {
     let r = Roofline.measure(threads: t)
     rooflines[t] = r
@@ -172,29 +173,7 @@ do {
     let sepia = ColorMatrix(rows: SIMD4(0.393, 0.769, 0.189, 0), SIMD4(0.349, 0.686, 0.168, 0),
                             SIMD4(0.272, 0.534, 0.131, 0), SIMD4(0, 0, 0, 1), bias: SIMD4(0.05, 0.02, -0.03, 0))
     // Engine cases.
-    for t in options.threads {
-        let ctx = RenderContext(threadCount: t)
-        let cm = try Image(inputF).colorMatrix(r: sepia.row(0), g: sepia.row(1), b: sepia.row(2), a: sepia.row(3), bias: sepia.bias)
-        let m1 = try Measurement.run(runs: options.runs) { try ctx.render(cm, to: &outF) }
-        let r1 = record("color_matrix", dtype: "f32->f32", threads: t, pixels: pixels, m1,
-                        roofline: rooflines[t]?.bound(bytesPerPixelRead: 16, written: 16))
-        results.append(r1); line(r1)
-        let chain = try Image(input8).sepiaTone(intensity: 0.8).exposureAdjusted(ev: 0.5).colorInverted()
-        let m2 = try Measurement.run(runs: options.runs) { try ctx.render(chain, to: &out8) }
-        let r2 = record("chain3_sepia_exposure_invert", dtype: "u8->u8", threads: t, pixels: pixels, m2,
-                        roofline: rooflines[t]?.bound(bytesPerPixelRead: 4, written: 4))
-        results.append(r2); line(r2)
-    }
-    if let peak = childPeak("chain3_u8", width: W, height: H) {
-        let inOut = 2 * W * H * 4
-        print(String(format: "peak RSS chain3 u8->u8 (child process): %.1f MiB; before rendering %.1f MiB; input+output %.1f MiB; full-size float intermediate would be %.1f MiB",
-                     Double(peak.after) / 1048576, Double(peak.before) / 1048576, Double(inOut) / 1048576, Double(W * H * 16) / 1048576))
-        if var last = results.last(where: { $0.op == "chain3_sepia_exposure_invert" }) {
-            last.peak_rss_mb = Double(peak.after) / 1048576
-            results.removeAll { $0.op == "chain3_sepia_exposure_invert" && $0.threads == last.threads }
-            results.append(last)
-        }
-    }
+    try runEngineCases(input8: input8, inputF: inputF, out8: &out8, outF: &outF, sepia: sepia)
     // Registry sweep: every filter at its defaults, rgba8 in and out.
     if !options.engineOnly {
         var names = FilterRegistry.filterNames(inCategories: options.category.map { [$0] } ?? [])

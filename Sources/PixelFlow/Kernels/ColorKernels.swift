@@ -14,8 +14,32 @@ func colorMatrixRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, matrix 
 }
 
 /// `rgb = sign(rgb) * |rgb|^power`, alpha unchanged (Core Image's gamma, defined for negatives).
-/// Uses `fastSignedPow`: tolerance against a scalar reference 2e-6 relative.
+///
+/// Powers that are multiples of 1/4 up to 16 in magnitude (0.25, 0.5, 0.75, 1.5, 2.2 is not)
+/// use square roots and multiplies (a few ulp); others use `fastSignedPow`.
+/// Tolerance against a scalar reference: 2e-6 relative.
 func gammaRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, power: Float) {
+    let quarters = power * 4
+    if quarters == quarters.rounded(), abs(power) <= 16, power != 0 {
+        let n = Int(abs(quarters))
+        let whole = n / 4, rest = n % 4, invert = power < 0
+        for i in 0..<count {
+            let v = p[i]
+            let a = _abs4(v)
+            var r = SIMD4<Float>(repeating: 1)
+            for _ in 0..<whole { r = r * a }
+            if rest != 0 {
+                let s = pf_sqrt4(a)
+                if rest >= 2 { r = r * s }
+                if rest & 1 == 1 { r = r * pf_sqrt4(s) }
+            }
+            if invert { r = 1 / r }
+            r.replace(with: -r, where: v .< 0)
+            r.w = v.w
+            p[i] = r
+        }
+        return
+    }
     for i in 0..<count {
         let v = p[i]
         var r = fastSignedPow(v, power)
@@ -37,6 +61,8 @@ func lumaRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
         p[i] = SIMD4(l, l, l, v.w)
     }
 }
+
+import CSIMD
 
 #if canImport(Glibc)
 import Glibc
