@@ -3,15 +3,29 @@
 
 /// Horizontal correlation: `dst[x] = sum_k taps[k] * src[x + k]` for `count` pixels, where
 /// `src` points at the left end of the window of `dst[0]` (`taps.count - 1` extra pixels).
+/// Four outputs per step share each tap's broadcast; each output still sums in tap order.
 /// Tolerance against a scalar reference: 0 (sums in tap order).
 func correlateRowHorizontal(_ src: UnsafePointer<SIMD4<Float>>, taps: UnsafeBufferPointer<Float>,
                             count: Int, into dst: UnsafeMutablePointer<SIMD4<Float>>) {
     let n = taps.count
-    for x in 0..<count {
+    let t = taps.baseAddress!
+    var x = 0
+    while x + 4 <= count {
+        var a0 = SIMD4<Float>(repeating: 0), a1 = a0, a2 = a0, a3 = a0
+        let s = src + x
+        for k in 0..<n {
+            let w = t[k]
+            a0 = a0 + s[k] * w; a1 = a1 + s[k + 1] * w; a2 = a2 + s[k + 2] * w; a3 = a3 + s[k + 3] * w
+        }
+        dst[x] = a0; dst[x + 1] = a1; dst[x + 2] = a2; dst[x + 3] = a3
+        x &+= 4
+    }
+    while x < count {
         var acc = SIMD4<Float>(repeating: 0)
         let s = src + x
-        for k in 0..<n { acc = acc + s[k] * taps[k] }
+        for k in 0..<n { acc = acc + s[k] * t[k] }
         dst[x] = acc
+        x &+= 1
     }
 }
 
