@@ -4,6 +4,10 @@
 /// Work is split by whole rows (horizontal pass) and whole column strips (vertical pass),
 /// and every row or strip is computed from the start of the region, so the result does not
 /// depend on thread count or tile size.
+///
+/// Only the part of the input inside its extent is materialized; the rest is known to be
+/// transparent and is supplied as zeros row by row, so a huge radius on a small image costs
+/// memory in proportion to the image and the output, not to the blur's reach squared.
 enum GaussianPass {
     static let stripWidth = 64
     static let rowBlock = 16
@@ -11,20 +15,35 @@ enum GaussianPass {
     static func run(sigma: Double, input: Node, region: IntRect, evaluator: Evaluator,
                     options: RenderContext.Options) -> Materialized {
         let inRect = GaussianPlan.inputRect(sigma: sigma, for: region)
-        let a = RenderPlan.renderToBuffer(input, rect: inRect, evaluator: evaluator, options: options)
+        let valid = input.extent.isInfinite ? inRect : inRect.intersection(IntRect(covering: input.extent))
+        let a = valid.isEmpty ? nil : RenderPlan.renderToBuffer(input, rect: valid, evaluator: evaluator, options: options)
         let b = Materialized(rect: IntRect(x: region.x, y: inRect.y, width: region.width, height: inRect.height))
         let out = Materialized(rect: region)
         let threads = options.threadCount
+        /// Row `y` of the input over `inRect`'s columns, with zeros outside the materialized part;
+        /// nil when the whole row is transparent.
+        @Sendable func paddedRow(_ y: Int, _ temp: UnsafeMutablePointer<SIMD4<Float>>) -> UnsafeMutablePointer<SIMD4<Float>>? {
+            guard let a, y >= valid.y, y < valid.maxY else { return nil }
+            if valid.x == inRect.x && valid.width == inRect.width { return a.tile.row(y) }
+            temp.update(repeating: .zero, count: inRect.width)
+            (temp + (valid.x - inRect.x)).update(from: a.tile.row(y), count: valid.width)
+            return temp
+        }
         switch GaussianPlan.mode(sigma: sigma) {
         case .tileLocal, .exact:
             let taps = GaussianPlan.exactTaps(sigma: sigma)
             let r = taps.count / 2
             let rowBlocks = (inRect.height + rowBlock - 1) / rowBlock
-            Scheduler.run(count: rowBlocks, threads: threads) { i, _ in
+            Scheduler.run(count: rowBlocks, threads: threads) { i, arena in
+                let temp = arena.allocate(inRect.width, of: SIMD4<Float>.self)
                 taps.withUnsafeBufferPointer { t in
                     let y0 = inRect.y + i * rowBlock
                     for y in y0..<Swift.min(y0 + rowBlock, inRect.maxY) {
-                        correlateRowHorizontal(UnsafePointer(a.tile.pointer(x: region.x - r, y: y)), taps: t,
+                        guard let row = paddedRow(y, temp) else {
+                            b.tile.row(y).update(repeating: .zero, count: region.width)
+                            continue
+                        }
+                        correlateRowHorizontal(UnsafePointer(row + (region.x - r - inRect.x)), taps: t,
                                                count: region.width, into: b.tile.row(y))
                     }
                 }
@@ -49,9 +68,14 @@ enum GaussianPass {
             Scheduler.run(count: rowBlocks, threads: threads) { i, arena in
                 var s = arena.allocate(inRect.width, of: SIMD4<Float>.self)
                 var d = arena.allocate(inRect.width, of: SIMD4<Float>.self)
+                let temp = arena.allocate(inRect.width, of: SIMD4<Float>.self)
                 let y0 = inRect.y + i * rowBlock
                 for y in y0..<Swift.min(y0 + rowBlock, inRect.maxY) {
-                    s.update(from: a.tile.row(y), count: inRect.width)
+                    guard let row = paddedRow(y, temp) else {
+                        b.tile.row(y).update(repeating: .zero, count: region.width)
+                        continue
+                    }
+                    s.update(from: row, count: inRect.width)
                     var start = inRect.x
                     for (k, r) in radii.enumerated() {
                         let o = hx.outputs[k]

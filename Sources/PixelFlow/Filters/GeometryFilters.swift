@@ -29,10 +29,10 @@ extension FilterDescriptor {
         summary: "Scales the image with antialiased Lanczos-3 resampling (the support widens when shrinking).",
         categories: [.geometryAdjustment],
         inputs: [.image(),
-                 .number("inputScale", default: 1, identity: 1, min: 0, max: 64, sliderMin: 0.05, sliderMax: 1.5,
-                         summary: "The vertical scale factor; must be above 0."),
-                 .number("inputAspectRatio", default: 1, identity: 1, min: 0, max: 64, sliderMin: 0.05, sliderMax: 2,
-                         summary: "The horizontal scale divided by the vertical one; must be above 0.")]
+                 .number("inputScale", default: 1, identity: 1, min: 0.001, max: 64, sliderMin: 0.05, sliderMax: 1.5,
+                         summary: "The vertical scale factor."),
+                 .number("inputAspectRatio", default: 1, identity: 1, min: 0.001, max: 64, sliderMin: 0.05, sliderMax: 2,
+                         summary: "The horizontal scale divided by the vertical one.")]
     ) { a in
         let s = try a.number("inputScale"), r = try a.number("inputAspectRatio")
         let image = try a.image()

@@ -397,3 +397,17 @@ final class EndToEndFileTests: XCTestCase {
         XCTAssertEqual(try PixelBuffer(contentsOfFile: dir + "/out.jpg"), before)
     }
 }
+
+final class HugeRadiusTests: XCTestCase {
+    /// The largest radius on a small image costs memory in proportion to the image, not to
+    /// the blur's reach squared, and matches a moderately large radius's behaviour (nearly
+    /// all light spread away).
+    func testMaximumRadiusOnASmallImage() throws {
+        let b = TestImages.random(width: 29, height: 17, format: .rgba8, seed: 2, opaque: true)
+        let img = try Image(b).gaussianBlurred(radius: 1000)
+        let out = try RenderContext().makeBuffer(img, rect: b.bounds, format: .rgbaF32)
+        // The mass that stays inside: about (29 * 17) / (2 pi 1000^2) of each pixel.
+        XCTAssertLessThan(out[14, 8].w, 1e-3)
+        XCTAssertGreaterThanOrEqual(out[14, 8].w, 0)
+    }
+}
