@@ -25,7 +25,9 @@ protocol Subcommand {
 
 enum PixelFlowTool {
     /// The command table.
-    static var commands: [any Subcommand.Type] { [ApplyCommand.self] }
+    static var commands: [any Subcommand.Type] {
+        [FiltersCommand.self, DescribeCommand.self, ApplyCommand.self, DocsCommand.self]
+    }
 
     static var help: String {
         let width = commands.map { $0.name.count }.max() ?? 0
@@ -41,6 +43,8 @@ enum PixelFlowTool {
             Run `pixelflow <command> --help` for a command's options and examples.
 
             Examples:
+              pixelflow filters --category ColorEffect
+              pixelflow describe CISepiaTone
               pixelflow apply photo.jpg sepia.png --filter 'CISepiaTone inputIntensity=0.8'
               pixelflow apply in.png out.jpg --filter 'ExposureAdjust inputEV=0.5' --filter 'GaussianBlur inputRadius=2'
               cat in.png | pixelflow apply - - --format jpeg --filter 'ColorInvert' > out.jpg

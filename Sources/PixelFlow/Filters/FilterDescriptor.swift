@@ -70,6 +70,7 @@ public struct FilterDescriptor: Sendable {
         case (.vector, .number(let n)) where inp.componentCount == 1: v = .vector([n])
         case (.transform, .vector(let t)) where t.count == 6:
             v = .transform(AffineTransform(a: t[0], b: t[1], c: t[2], d: t[3], tx: t[4], ty: t[5]))
+        case (.data, .string(let s)): v = .data(Array(s.utf8))
         default: break
         }
         guard v.valueClass == inp.valueClass else {
@@ -126,6 +127,14 @@ public struct FilterArguments: Sendable {
     public func transform(_ key: String) throws -> AffineTransform {
         guard case let .transform(t)? = values[key] else { throw fail(key, "must be a transform") }
         return t
+    }
+    public func string(_ key: String) throws -> String {
+        guard case let .string(s)? = values[key] else { throw fail(key, "must be a string") }
+        return s
+    }
+    public func data(_ key: String) throws -> [UInt8] {
+        guard case let .data(d)? = values[key] else { throw fail(key, "must be data") }
+        return d
     }
     public func simd4(_ key: String) throws -> SIMD4<Float> {
         let v = try vector(key)
