@@ -65,6 +65,10 @@ final class Evaluator: @unchecked Sendable {
             evaluateWarp(w, node.inputs[0], into: out, arena: arena)
         case let .stencil(s):
             evaluateStencil(s, node.inputs[0], into: out, arena: arena)
+        case .reduction:
+            // The planner always computes reductions in advance; nothing reaches here.
+            assertionFailure("reduction evaluated per tile")
+            out.clear()
         }
     }
 
@@ -131,7 +135,8 @@ final class Evaluator: @unchecked Sendable {
                 }
                 for op in ops {
                     switch op {
-                    case let .color(k): k.apply(p, c)
+                    case let .color(k):
+                        if let f = k.applyInSpace { f(p, c, linear) } else { k.apply(p, c) }
                     case let .colorMatrix(m): colorMatrixRow(p, count: c, matrix: m)
                     default: break
                     }

@@ -69,7 +69,9 @@ final class RenderPlan {
             let c = ownCost(n) + live.reduce(0) { $0 + cost[ObjectIdentifier($1), default: 0] }
             let d = 1 + (live.map { depth[ObjectIdentifier($0), default: 0] }.max() ?? 0)
             var reason: String?
-            if regions[id] != nil && n !== root {
+            if case .reduction = n.op, regions[id] != nil {
+                reason = "reduction"
+            } else if regions[id] != nil && n !== root {
                 if case let .stencil(.gaussian(sigma)) = n.op, GaussianPlan.mode(sigma: sigma) != .tileLocal {
                     reason = "whole-region blur passes"
                 } else if !optimizes, !isSource(n) {
@@ -105,6 +107,7 @@ final class RenderPlan {
         switch n.op {
         case .source, .generator, .color, .colorMatrix, .blend: return 1
         case .crop: return 0
+        case .reduction: return 1
         case let .warp(w):
             switch w {
             case .affine, .custom: return 3
@@ -126,6 +129,7 @@ final class RenderPlan {
         case .color, .colorMatrix, .blend, .crop: return rect
         case let .warp(w): return Evaluator.warpROI(w, for: rect, input: node.inputs[k])
         case let .stencil(s): return Evaluator.stencilROI(s, for: rect)
+        case let .reduction(r): return r.regions[k]
         }
     }
 
@@ -143,11 +147,26 @@ final class RenderPlan {
             let m: Materialized
             if case let .stencil(.gaussian(sigma)) = n.op, GaussianPlan.mode(sigma: sigma) != .tileLocal {
                 m = GaussianPass.run(sigma: sigma, input: n.inputs[0], region: region, evaluator: evaluator, options: options)
+            } else if case let .reduction(r) = n.op {
+                m = RenderPlan.reduce(r, inputs: n.inputs, evaluator: evaluator, options: options)
             } else {
                 m = RenderPlan.renderToBuffer(n, rect: region, evaluator: evaluator, options: options)
             }
             evaluator.materialized[ObjectIdentifier(n)] = m
         }
+    }
+
+    /// Renders the inputs' regions and runs a reduction over them.
+    static func reduce(_ r: Reduction, inputs: [Node], evaluator: Evaluator, options: RenderContext.Options) -> Materialized {
+        let buffers = zip(inputs, r.regions).map { node, region in
+            renderToBuffer(node, rect: region, evaluator: evaluator, options: options)
+        }
+        let out = Materialized(rect: r.outputRect)
+        out.tile.base.initialize(repeating: .zero, count: r.outputWidth * r.outputHeight)
+        withExtendedLifetime(buffers) {
+            r.compute(buffers.map(\.tile), options.threadCount, out.tile.base)
+        }
+        return out
     }
 
     /// Renders `node` over `rect` into a new buffer, tile by tile on all workers.

@@ -51,6 +51,8 @@ public struct FilterDescriptor: Sendable {
                 resolved[inp.key] = try validate(v, for: inp)
             } else if let d = inp.defaultValue {
                 resolved[inp.key] = d
+            } else if inp.isOptional {
+                continue
             } else {
                 throw PixelFlowError.invalidParameter(filter: name, key: inp.key, reason: "is required (\(inp.valueClass.rawValue))")
             }
@@ -106,6 +108,12 @@ public struct FilterArguments: Sendable {
     let values: [String: FilterValue]
 
     func fail(_ key: String, _ reason: String) -> PixelFlowError { .invalidParameter(filter: filter, key: key, reason: reason) }
+
+    /// The image given for an optional input, or nil.
+    public func optionalImage(_ key: String) -> Image? {
+        if case let .image(i)? = values[key] { return i }
+        return nil
+    }
 
     public func image(_ key: String = "inputImage") throws -> Image {
         guard case let .image(i)? = values[key] else { throw fail(key, "must be an image") }

@@ -19,6 +19,9 @@ public struct FilterInput: Sendable {
     public var sliderMaximum: Double?
     /// Number of components a vector must have, if fixed.
     public var componentCount: Int?
+    /// True for inputs a filter can do without (no default; the filter then behaves as
+    /// documented, like CIKMeans without `inputMeans`).
+    public var isOptional: Bool = false
 
     public init(key: String, displayName: String? = nil, summary: String, attributeType: FilterAttributeType?,
                 valueClass: FilterValueClass, defaultValue: FilterValue? = nil, identity: FilterValue? = nil,
@@ -51,6 +54,19 @@ public struct FilterInput: Sendable {
     }
 
     // MARK: Declaration helpers
+
+    /// An image input that may be left out.
+    public static func optionalImage(_ key: String, summary: String) -> FilterInput {
+        var i = FilterInput(key: key, summary: summary, attributeType: .image, valueClass: .image)
+        i.isOptional = true
+        return i
+    }
+
+    /// A boolean input (stored as a number 0 or 1, as NSNumber is in Core Image).
+    public static func boolean(_ key: String, default value: Bool, summary: String) -> FilterInput {
+        FilterInput(key: key, summary: summary, attributeType: .boolean, valueClass: .number, defaultValue: .number(value ? 1 : 0),
+                    minimum: 0, maximum: 1)
+    }
 
     /// An image input (`inputImage` unless named otherwise).
     public static func image(_ key: String = "inputImage", summary: String = "The image to process.") -> FilterInput {

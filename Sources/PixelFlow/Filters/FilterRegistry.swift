@@ -39,6 +39,6 @@ public enum FilterRegistry {
 extension FilterDescriptor {
     /// Every built-in descriptor; each filter family file adds its own list.
     static var builtIn: [FilterDescriptor] {
-        colorAdjustmentFilters + compositeFilters + generatorFilters + geometryFilters + blurFilters + stylizeFilters + blendModeFilters + qrCodeFilters
+        colorAdjustmentFilters + compositeFilters + generatorFilters + geometryFilters + blurFilters + stylizeFilters + blendModeFilters + reductionFilters + qrCodeFilters
     }
 }

@@ -35,6 +35,8 @@ enum Op: Sendable {
     case stencil(Stencil)
     /// Restricts the input to a rect (transparent outside).
     case crop(Rect)
+    /// Regions of the inputs -> a small image (averages, histograms).
+    case reduction(Reduction)
 
     var kindName: String {
         switch self {
@@ -46,6 +48,7 @@ enum Op: Sendable {
         case .warp: return "warp"
         case .stencil: return "stencil"
         case .crop: return "crop"
+        case .reduction: return "reduction"
         }
     }
 
@@ -59,6 +62,7 @@ enum Op: Sendable {
         case let .warp(w): return w.description
         case let .stencil(s): return s.description
         case let .crop(r): return r.description
+        case let .reduction(r): return "\(r.name) -> \(r.outputWidth)x\(r.outputHeight)"
         }
     }
 }
@@ -81,6 +85,10 @@ struct ColorKernel: Sendable {
     /// True when `name` fully determines what the kernel computes (see `GeneratorKernel`).
     var sharesByName: Bool = true
     var apply: @Sendable (_ pixels: UnsafeMutablePointer<SIMD4<Float>>, _ count: Int) -> Void
+    /// For kernels whose constants depend on the working space (colors given sRGB-encoded,
+    /// tables read from images): called instead of `apply`, with whether the working space
+    /// is linear light (color management on) or the stored values.
+    var applyInSpace: (@Sendable (_ pixels: UnsafeMutablePointer<SIMD4<Float>>, _ count: Int, _ linear: Bool) -> Void)? = nil
 }
 
 /// A blend kernel: combines foreground `fg` into `dst`, which holds the background on entry.

@@ -47,6 +47,7 @@ enum ShareCommonSubgraphs: OptimizerPass {
             case let .gaussian(sigma): op = "gaussian \(sigma.bitPattern)"
             }
         case let .crop(r): op = "crop \([r.x, r.y, r.width, r.height].map(\.bitPattern))"
+        case let .reduction(r): op = "reduction \(r.regions) " + (r.sharesByName ? r.name : unique)
         }
         return op + " <- " + inputs
     }
