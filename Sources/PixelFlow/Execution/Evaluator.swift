@@ -239,6 +239,8 @@ final class Evaluator: @unchecked Sendable {
         case let .gaussian(sigma):
             let taps = GaussianPlan.exactTaps(sigma: sigma)
             separableCorrelate(src, taps: taps, into: out, arena: arena)
+        case let .custom(k):
+            k.apply(src, out, 1, arena)
         }
     }
 

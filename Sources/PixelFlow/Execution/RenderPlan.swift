@@ -74,6 +74,8 @@ final class RenderPlan {
             } else if regions[id] != nil && n !== root {
                 if case let .stencil(.gaussian(sigma)) = n.op, GaussianPlan.mode(sigma: sigma) != .tileLocal {
                     reason = "whole-region blur passes"
+                } else if case let .stencil(.custom(k)) = n.op, k.wholeRegion {
+                    reason = "whole-region kernel"
                 } else if !optimizes, !isSource(n) {
                     reason = "optimization off: one pass per node"
                 } else if consumers[id, default: 0] >= 2, c >= sharedCostThreshold, !isSource(n) {
@@ -83,6 +85,8 @@ final class RenderPlan {
                 }
             } else if n === root, case let .stencil(.gaussian(sigma)) = n.op, GaussianPlan.mode(sigma: sigma) != .tileLocal {
                 reason = "whole-region blur passes"
+            } else if n === root, case let .stencil(.custom(k)) = n.op, k.wholeRegion {
+                reason = "whole-region kernel"
             }
             if let reason {
                 chosen.append(n)
@@ -118,6 +122,7 @@ final class RenderPlan {
             switch s {
             case let .convolution(w, h, _, _, _): return Swift.max(1, w * h / 3)
             case let .gaussian(sigma): return Swift.max(1, GaussianPlan.exactRadius(sigma: sigma))
+            case let .custom(k): return Swift.max(1, k.cost)
             }
         }
     }
@@ -149,6 +154,12 @@ final class RenderPlan {
                 m = GaussianPass.run(sigma: sigma, input: n.inputs[0], region: region, evaluator: evaluator, options: options)
             } else if case let .reduction(r) = n.op {
                 m = RenderPlan.reduce(r, inputs: n.inputs, evaluator: evaluator, options: options)
+            } else if case let .stencil(.custom(k)) = n.op, k.wholeRegion {
+                let input = RenderPlan.renderToBuffer(n.inputs[0], rect: region.outset(k.haloX, k.haloY),
+                                                      evaluator: evaluator, options: options)
+                m = Materialized(rect: region)
+                let arena = Arena()
+                withExtendedLifetime(input) { k.apply(input.tile, m.tile, options.threadCount, arena) }
             } else {
                 m = RenderPlan.renderToBuffer(n, rect: region, evaluator: evaluator, options: options)
             }

@@ -99,11 +99,14 @@ enum Stencil: Sendable, CustomStringConvertible {
     case convolution(width: Int, height: Int, weights: [Float], bias: Float, rgbOnly: Bool)
     /// Gaussian blur of standard deviation `sigma` pixels, transparent outside the extent.
     case gaussian(sigma: Double)
+    /// A neighbourhood operation given as code (median, morphology, edge detectors, ...).
+    case custom(StencilKernel)
 
     var description: String {
         switch self {
         case let .convolution(w, h, _, bias, rgb): return "convolution \(w)x\(h) bias \(bias)\(rgb ? " rgb" : "")"
         case let .gaussian(s): return "gaussian sigma \(s)"
+        case let .custom(k): return k.name + (k.wholeRegion ? " (whole region)" : "")
         }
     }
 
@@ -111,6 +114,7 @@ enum Stencil: Sendable, CustomStringConvertible {
     var halo: (x: Int, y: Int) {
         switch self {
         case let .convolution(w, h, _, _, _): return (w / 2, h / 2)
+        case let .custom(k): return (k.haloX, k.haloY)
         case let .gaussian(s):
             let r = GaussianPlan.kernelRadius(sigma: s)
             return (r, r)
@@ -128,4 +132,26 @@ struct WarpKernel: Sendable {
     var regionOfInterest: @Sendable (Rect) -> Rect
     /// Maps the output pixel center `(x, y)` to the input position to sample.
     var map: @Sendable (_ x: Double, _ y: Double) -> Point
+}
+
+/// A neighbourhood operation written as a function of an input tile.
+///
+/// `apply(input, output, threads, arena)` fills `output` (all of `output.rect`) from `input`,
+/// which covers `output.rect` grown by the halo on every side, transparent outside the input
+/// image's extent. Each output pixel must be computed the same way wherever a tile or region
+/// starts, so that results do not depend on the schedule: tile-local kernels get any tiling;
+/// `wholeRegion` kernels (running sums, sliding histograms, separable passes over whole rows)
+/// run once over the region a render needs, and must restart any running state at fixed
+/// absolute positions (see `boxRowRestarting`) or use exact arithmetic.
+struct StencilKernel: Sendable {
+    var name: String
+    /// True when `name` fully determines the computation (see `GeneratorKernel`).
+    var sharesByName: Bool = true
+    var haloX: Int
+    var haloY: Int
+    /// Computed once over its whole region before the output tiles (a stage boundary).
+    var wholeRegion: Bool = false
+    /// Rough cost per output pixel in point operations (the planner's estimate).
+    var cost: Int = 4
+    var apply: @Sendable (_ input: Tile, _ output: Tile, _ threads: Int, _ arena: Arena) -> Void
 }

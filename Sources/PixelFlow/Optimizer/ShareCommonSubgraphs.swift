@@ -45,6 +45,7 @@ enum ShareCommonSubgraphs: OptimizerPass {
             switch s {
             case let .convolution(w, h, weights, bias, rgb): op = "conv \(w)x\(h) \(weights.map(\.bitPattern)) \(bias.bitPattern) \(rgb)"
             case let .gaussian(sigma): op = "gaussian \(sigma.bitPattern)"
+            case let .custom(k): op = "stencil " + (k.sharesByName ? k.name : unique)
             }
         case let .crop(r): op = "crop \([r.x, r.y, r.width, r.height].map(\.bitPattern))"
         case let .reduction(r): op = "reduction \(r.regions) " + (r.sharesByName ? r.name : unique)
