@@ -46,7 +46,9 @@ enum ApplyCommand: Subcommand {
                             png when OUT is `-`. In batch mode the output names take F's
                             extension; inputs whose extension names no format are written as PNG.
               --explain     Print the filter chain, with every input's value (defaults
-                            included), and each render's size to standard error.
+                            included), the optimized render plan (stages, fused nodes,
+                            folded matrices and transforms, buffers) and each render's
+                            size to standard error.
           -h, --help        Show this help.
 
         Values (quote the whole --filter argument in the shell):
@@ -226,6 +228,10 @@ struct ApplyJob {
             throw CLIError.runtime("\(displayName(input)): the result is empty: the filters leave no pixels inside \(frame) (a crop outside the image?)")
         }
         let pixelFormat: PixelFormat = buffer.format == .rgba16 && (format == .png || format == .pnm) ? .rgba16 : .rgba8
+        if explain, let plan = try? context.explain(image) {
+            Terminal.error("plan for \(displayName(input)):")
+            for line in plan.split(separator: "\n") { Terminal.error("  " + line) }
+        }
         let result: PixelBuffer
         do {
             result = try context.makeBuffer(image, format: pixelFormat)

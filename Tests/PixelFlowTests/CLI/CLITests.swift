@@ -226,6 +226,12 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stderr.contains("CIColorControls inputImage=<input> inputSaturation=1.3 inputBrightness=0 (default) inputContrast=1 (default)"), r.stderr)
         XCTAssertTrue(r.stderr.contains("CIGaussianBlur inputImage=<step 1> inputRadius=10 (default)"), r.stderr)
+        // The optimized plan: the two matrices fold into one.
+        let chain = try run("pixelflow", ["apply", input, path("out2.png"), "--explain",
+                                          "--filter", "SepiaTone", "--filter", "ExposureAdjust EV=1", "--filter", "ColorInvert"])
+        XCTAssertEqual(chain.status, 0, chain.stderr)
+        XCTAssertTrue(chain.stderr.contains("fold color matrices: 2"), chain.stderr)
+        XCTAssertTrue(chain.stderr.contains("stage 1: output tiles"), chain.stderr)
     }
 
     func testHelp() throws {
