@@ -40,5 +40,6 @@ extension FilterDescriptor {
     /// Every built-in descriptor; each filter family file adds its own list.
     static var builtIn: [FilterDescriptor] {
         colorAdjustmentFilters + compositeFilters + generatorFilters + geometryFilters + blurFilters + stylizeFilters + blendModeFilters + reductionFilters + qrCodeFilters
+             + colorCurveFilters + colorBalanceFilters + colorSpaceFilters + colorCubeFilters + colorEffectFilters
     }
 }
