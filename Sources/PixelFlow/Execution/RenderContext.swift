@@ -106,33 +106,52 @@ public struct RenderContext: Sendable {
     ///
     /// - Throws: `PixelFlowError.invalidExtent` for an infinite extent without a rect or an
     ///   empty rect; `.limitExceeded` above `maximumRenderPixelCount`.
+    ///
+    /// - Parameters:
+    ///   - cancellation: cancels the render from another thread; it then throws
+    ///     `PixelFlowError.cancelled` within about one tile per worker, and no buffer is returned.
+    ///   - progress: called with fractions of the work done, increasing, ending with exactly
+    ///     one call with 1; calls never overlap but may come from any thread.
     public func makeBuffer(_ image: Image, rect: Rect? = nil, format: PixelFormat = .rgba8,
-                           colorEncoding: ColorEncoding? = nil, alphaMode: AlphaMode? = nil) throws -> PixelBuffer {
+                           colorEncoding: ColorEncoding? = nil, alphaMode: AlphaMode? = nil,
+                           cancellation: CancellationToken? = nil,
+                           progress: (@Sendable (Double) -> Void)? = nil) throws -> PixelBuffer {
         try validate()
         let r = try renderRect(image, rect)
         var buffer = try PixelBuffer(_width: r.width, height: r.height, format: format,
                                      colorEncoding: colorEncoding, alphaMode: alphaMode, zeroed: false)
-        try render(image, rect: r, into: &buffer)
+        try render(image, rect: r, into: &buffer, control: RenderControl(token: cancellation, progress: progress))
         return buffer
     }
 
     /// Renders `rect` of `image` (default: its extent) into `buffer`, whose size must equal
     /// the rect's. The buffer's format, encoding and alpha mode say how pixels are stored.
-    public func render(_ image: Image, rect: Rect? = nil, to buffer: inout PixelBuffer) throws {
+    ///
+    /// When the render is cancelled (see `makeBuffer`), part of `buffer` may have been written.
+    public func render(_ image: Image, rect: Rect? = nil, to buffer: inout PixelBuffer,
+                       cancellation: CancellationToken? = nil, progress: (@Sendable (Double) -> Void)? = nil) throws {
         try validate()
         let r = try renderRect(image, rect)
         guard r.width == buffer.width, r.height == buffer.height else {
             throw PixelFlowError.mismatch("render rect is \(r.width)x\(r.height) but the buffer is \(buffer.width)x\(buffer.height)")
         }
-        try render(image, rect: r, into: &buffer)
+        try render(image, rect: r, into: &buffer, control: RenderControl(token: cancellation, progress: progress))
     }
 
-    func render(_ image: Image, rect: IntRect, into buffer: inout PixelBuffer) throws {
+    func render(_ image: Image, rect: IntRect, into buffer: inout PixelBuffer, control: RenderControl? = nil) throws {
+        try RenderControl.with(control) { try renderControlled(image, rect: rect, into: &buffer) }
+        if control?.isCancelled == true { throw PixelFlowError.cancelled }
+    }
+
+    private func renderControlled(_ image: Image, rect: IntRect, into buffer: inout PixelBuffer) throws {
+        let control = RenderControl.current
+        if control?.isCancelled == true { throw PixelFlowError.cancelled }
         let linear = options.colorManagement == .linear
         let evaluator = Evaluator(linear: linear)
         let opts = options
         let plan = RenderPlan(root: image.node, rect: rect, options: opts)
-        plan.materialize(with: evaluator)
+        control?.setTotal(plan.totalWorkUnits)
+        try plan.materialize(with: evaluator)
         let grid = TileGrid(rect: rect, tileWidth: opts.tileWidth, tileHeight: opts.tileHeight)
         let format = buffer.format
         let encode = linear && buffer.colorEncoding == .sRGB
@@ -164,6 +183,7 @@ public struct RenderContext: Sendable {
                                      encodeSRGB: encode, scratch: scratch)
                     }
                 }
+                control?.advance(1)
             }
         }
     }

@@ -146,8 +146,10 @@ final class RenderPlan {
     }
 
     /// Computes every materialized node, inputs first, into `evaluator.materialized`.
-    func materialize(with evaluator: Evaluator) {
+    func materialize(with evaluator: Evaluator) throws {
+        let control = RenderControl.current
         for n in materializedNodes {
+            if control?.isCancelled == true { throw PixelFlowError.cancelled }
             guard let region = region(of: n) else { continue }
             let m: Materialized
             if case let .stencil(.gaussian(sigma)) = n.op, GaussianPlan.mode(sigma: sigma) != .tileLocal {
@@ -163,8 +165,20 @@ final class RenderPlan {
             } else {
                 m = RenderPlan.renderToBuffer(n, rect: region, evaluator: evaluator, options: options)
             }
+            if control?.isCancelled == true { throw PixelFlowError.cancelled }
             evaluator.materialized[ObjectIdentifier(n)] = m
+            control?.advance(workUnits(of: region))
         }
+    }
+
+    /// Progress units of a stage: its region's tile count.
+    func workUnits(of region: IntRect) -> Int {
+        TileGrid(rect: region, tileWidth: options.tileWidth, tileHeight: options.tileHeight).count
+    }
+
+    /// Progress units of the whole render: every stage's plus the output tiles.
+    var totalWorkUnits: Int {
+        materializedNodes.reduce(workUnits(of: rect)) { $0 + (region(of: $1).map(workUnits) ?? 0) }
     }
 
     /// Renders the inputs' regions and runs a reduction over them.

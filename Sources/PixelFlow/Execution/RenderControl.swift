@@ -1,0 +1,83 @@
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Cancels renders (and other long work) from any thread.
+///
+/// ```swift
+/// let token = CancellationToken()
+/// DispatchQueue.global().asyncAfter(deadline: .now() + 0.1) { token.cancel() }
+/// do { _ = try context.makeBuffer(image, cancellation: token) } catch PixelFlowError.cancelled { ... }
+/// ```
+public final class CancellationToken: Sendable {
+    private let flag = Atomic<Bool>(false)
+    public init() {}
+    /// Asks the work using this token to stop; it throws `PixelFlowError.cancelled` within
+    /// about one tile per worker.
+    public func cancel() { flag.store(true, ordering: .relaxed) }
+    /// True once `cancel()` was called.
+    public var isCancelled: Bool { flag.load(ordering: .relaxed) }
+}
+
+/// Progress reporting and cancellation for one render.
+///
+/// `Scheduler.run` finds the control of the render it runs in through a thread-local slot
+/// (set on the calling thread and on every worker), so every parallel loop of a render,
+/// including those inside filters, stops taking work items once the render is cancelled.
+final class RenderControl: @unchecked Sendable {
+    let token: CancellationToken?
+    private let progress: (@Sendable (Double) -> Void)?
+    private let state = Mutex<(done: Int, total: Int, last: Double)>((0, 1, 0))
+
+    init(token: CancellationToken?, progress: (@Sendable (Double) -> Void)?) {
+        self.token = token
+        self.progress = progress
+    }
+
+    var isCancelled: Bool { token?.isCancelled ?? false }
+
+    func setTotal(_ units: Int) { state.withLock { $0.total = Swift.max(1, units) } }
+
+    /// Adds finished work units and reports the new fraction if it grew. Fractions are
+    /// monotonic and 1 is reported exactly once, when the last unit is done. The callback
+    /// runs under a lock, so calls never overlap.
+    func advance(_ units: Int) {
+        guard let progress else { return }
+        state.withLock { s in
+            s.done += units
+            let f = s.done >= s.total ? 1 : Swift.min(Double(s.done) / Double(s.total), 0.999_999)
+            if f > s.last {
+                s.last = f
+                progress(f)
+            }
+        }
+    }
+
+    // MARK: Thread-local current control
+
+    nonisolated(unsafe) private static var key: pthread_key_t = {
+        var k = pthread_key_t()
+        pthread_key_create(&k, nil)
+        return k
+    }()
+
+    /// The control of the render running on this thread, if any.
+    static var current: RenderControl? {
+        guard let p = pthread_getspecific(key) else { return nil }
+        return Unmanaged<RenderControl>.fromOpaque(p).takeUnretainedValue()
+    }
+
+    /// Runs `body` with `control` as this thread's current control.
+    static func with<R>(_ control: RenderControl?, _ body: () throws -> R) rethrows -> R {
+        let previous = pthread_getspecific(key)
+        pthread_setspecific(key, control.map { Unmanaged.passUnretained($0).toOpaque() })
+        defer { pthread_setspecific(key, previous) }
+        return try body()
+    }
+}
