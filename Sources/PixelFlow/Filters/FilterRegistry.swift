@@ -41,5 +41,6 @@ extension FilterDescriptor {
     static var builtIn: [FilterDescriptor] {
         colorAdjustmentFilters + compositeFilters + generatorFilters + geometryFilters + blurFilters + stylizeFilters + blendModeFilters + reductionFilters + qrCodeFilters
              + colorCurveFilters + colorBalanceFilters + colorSpaceFilters + colorCubeFilters + colorEffectFilters
+             + shapeGeneratorFilters + lightGeneratorFilters + gradientFilters + transitionFilters
     }
 }
