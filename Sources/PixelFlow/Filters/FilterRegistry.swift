@@ -42,5 +42,6 @@ extension FilterDescriptor {
         colorAdjustmentFilters + compositeFilters + generatorFilters + geometryFilters + blurFilters + stylizeFilters + blendModeFilters + reductionFilters + qrCodeFilters
              + colorCurveFilters + colorBalanceFilters + colorSpaceFilters + colorCubeFilters + colorEffectFilters
              + shapeGeneratorFilters + lightGeneratorFilters + gradientFilters + transitionFilters
+             + perspectiveFilters + distortionFilters + tileFilters + halftoneFilters + scaleFilters
     }
 }

@@ -1,0 +1,37 @@
+/// A quadrilateral found by `RectangleDetector`, like Core Image's `CIRectangleFeature`,
+/// in image coordinates: origin at the top-left, y down, in pixels of the searched image
+/// (pixel `(x, y)` covers `[x, x+1) x [y, y+1)`).
+public struct RectangleFeature: Hashable, Sendable, CustomStringConvertible {
+    public var topLeft: Point
+    public var topRight: Point
+    public var bottomRight: Point
+    public var bottomLeft: Point
+    /// How well the sides lie on strong image edges of matching direction, 0...1.
+    public var confidence: Double
+
+    public init(topLeft: Point, topRight: Point, bottomRight: Point, bottomLeft: Point, confidence: Double = 1) {
+        self.topLeft = topLeft; self.topRight = topRight
+        self.bottomRight = bottomRight; self.bottomLeft = bottomLeft
+        self.confidence = confidence
+    }
+
+    /// The corners in the order top-left, top-right, bottom-right, bottom-left (the order of
+    /// `pixelflow detect --json` and of `CIPerspectiveCorrection`'s inputs).
+    public var corners: [Point] { [topLeft, topRight, bottomRight, bottomLeft] }
+
+    /// The smallest axis-aligned rect containing the corners.
+    public var bounds: Rect {
+        let c = corners
+        return Rect(minX: c.map(\.x).min()!, minY: c.map(\.y).min()!, maxX: c.map(\.x).max()!, maxY: c.map(\.y).max()!)
+    }
+
+    /// The corners with y flipped for Core Image's bottom-left origin in an image `height`
+    /// pixels high (top-left becomes the corner with the larger Core Image y).
+    public func coreImageCorners(imageHeight height: Double) -> [Point] {
+        corners.map { Point(x: $0.x, y: height - $0.y) }
+    }
+
+    public var description: String {
+        "RectangleFeature(\(topLeft), \(topRight), \(bottomRight), \(bottomLeft), confidence \(confidence))"
+    }
+}
