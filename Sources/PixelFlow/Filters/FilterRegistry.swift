@@ -43,5 +43,6 @@ extension FilterDescriptor {
              + colorCurveFilters + colorBalanceFilters + colorSpaceFilters + colorCubeFilters + colorEffectFilters
              + shapeGeneratorFilters + lightGeneratorFilters + gradientFilters + transitionFilters
              + perspectiveFilters + distortionFilters + tileFilters + halftoneFilters + scaleFilters
+             + boxBlurFilters + motionBlurFilters + morphologyFilters + medianFilters + sharpenFilters + convolutionSizeFilters
     }
 }

@@ -56,22 +56,68 @@ func correlateRowsVertical(_ rows: UnsafePointer<UnsafePointer<SIMD4<Float>>>, t
 
 /// 2D correlation with a `kw` x `kh` kernel: `dst[x] = sum_{j,i} w[j*kw+i] * rows[j][x+i] + bias`,
 /// where `rows[j]` points at the left end of the window row `j`. With `rgbOnly`, alpha is
-/// copied from the center pixel and bias applies to RGB only.
-/// Tolerance against a scalar reference: 0 (sums in row-major order).
+/// copied from the center pixel and bias applies to RGB only. Four outputs per step share each
+/// weight's broadcast; 3x3 kernels take a fully unrolled path.
+/// Tolerance against a scalar reference: 0 (every output sums in row-major order, then bias).
 func correlate2D(_ rows: UnsafePointer<UnsafePointer<SIMD4<Float>>>, kw: Int, kh: Int,
                  weights: UnsafeBufferPointer<Float>, bias: Float, rgbOnly: Bool,
                  count: Int, into dst: UnsafeMutablePointer<SIMD4<Float>>) {
     let b = rgbOnly ? SIMD4<Float>(bias, bias, bias, 0) : SIMD4<Float>(repeating: bias)
     let cx = kw / 2, cy = kh / 2
-    for x in 0..<count {
+    let wt = weights.baseAddress!
+    var x = 0
+    if kw == 3 && kh == 3 {
+        let w0 = wt[0], w1 = wt[1], w2 = wt[2], w3 = wt[3], w4 = wt[4], w5 = wt[5], w6 = wt[6], w7 = wt[7], w8 = wt[8]
+        let a = rows[0], c = rows[1], d = rows[2]
+        // Four outputs per step as independent chains; each sums its nine taps in order.
+        @inline(__always) func one(_ x: Int) -> SIMD4<Float> {
+            var acc = SIMD4<Float>(repeating: 0)
+            acc = acc + a[x] * w0; acc = acc + a[x + 1] * w1; acc = acc + a[x + 2] * w2
+            acc = acc + c[x] * w3; acc = acc + c[x + 1] * w4; acc = acc + c[x + 2] * w5
+            acc = acc + d[x] * w6; acc = acc + d[x + 1] * w7; acc = acc + d[x + 2] * w8
+            acc = acc + b
+            if rgbOnly { acc.w = c[x + 1].w }
+            return acc
+        }
+        while x + 4 <= count {
+            let o0 = one(x), o1 = one(x + 1), o2 = one(x + 2), o3 = one(x + 3)
+            dst[x] = o0; dst[x + 1] = o1; dst[x + 2] = o2; dst[x + 3] = o3
+            x &+= 4
+        }
+        while x < count {
+            dst[x] = one(x)
+            x &+= 1
+        }
+        return
+    }
+    while x + 4 <= count {
+        var a0 = SIMD4<Float>(repeating: 0), a1 = a0, a2 = a0, a3 = a0
+        for j in 0..<kh {
+            let r = rows[j] + x
+            let wj = wt + j * kw
+            for i in 0..<kw {
+                let w = wj[i]
+                a0 = a0 + r[i] * w; a1 = a1 + r[i + 1] * w; a2 = a2 + r[i + 2] * w; a3 = a3 + r[i + 3] * w
+            }
+        }
+        a0 = a0 + b; a1 = a1 + b; a2 = a2 + b; a3 = a3 + b
+        if rgbOnly {
+            let c = rows[cy] + x + cx
+            a0.w = c[0].w; a1.w = c[1].w; a2.w = c[2].w; a3.w = c[3].w
+        }
+        dst[x] = a0; dst[x + 1] = a1; dst[x + 2] = a2; dst[x + 3] = a3
+        x &+= 4
+    }
+    while x < count {
         var acc = SIMD4<Float>(repeating: 0)
         for j in 0..<kh {
             let r = rows[j] + x
-            for i in 0..<kw { acc = acc + r[i] * weights[j * kw + i] }
+            for i in 0..<kw { acc = acc + r[i] * wt[j * kw + i] }
         }
         acc = acc + b
         if rgbOnly { acc.w = rows[cy][x + cx].w }
         dst[x] = acc
+        x &+= 1
     }
 }
 
