@@ -26,7 +26,8 @@ protocol Subcommand {
 enum PixelFlowTool {
     /// The command table.
     static var commands: [any Subcommand.Type] {
-        [FiltersCommand.self, DescribeCommand.self, ApplyCommand.self, DocsCommand.self]
+        [FiltersCommand.self, DescribeCommand.self, ApplyCommand.self, DocsCommand.self,
+         DetectCommand.self, QRCommand.self]
     }
 
     static var help: String {

@@ -1,0 +1,73 @@
+/// Something that finds features of one kind in images: QR codes today, rectangles and faces
+/// later. Every detector reports in image coordinates, origin at the top-left, y down, in
+/// pixels (pixel (i, j) covers [i, i + 1) x [j, j + 1)); `Point.coreImageCoordinates(imageHeight:)`
+/// converts to Core Image's bottom-left origin.
+///
+/// ```swift
+/// let detector = QRCodeDetector(options: DetectorOptions(accuracy: .high))
+/// for code in try detector.features(in: buffer) { print(code.message ?? "?", code.corners) }
+/// ```
+public protocol Detector: Sendable {
+    /// What the detector reports.
+    associatedtype Feature: Sendable
+    /// The detector's settings.
+    var options: DetectorOptions { get }
+    /// The features found in `buffer`, most prominent (or first found) first; empty when
+    /// there are none. Never traps on any buffer, including empty ones.
+    func features(in buffer: PixelBuffer) throws -> [Feature]
+}
+
+extension Detector {
+    /// The features found in `image`, rendered over its (finite) extent with `context`.
+    /// Coordinates are relative to the extent's top-left corner.
+    ///
+    /// - Throws: what rendering throws (`PixelFlowError.invalidExtent` for an infinite extent).
+    public func features(in image: Image, context: RenderContext = RenderContext()) throws -> [Feature] {
+        let buffer = try context.makeBuffer(image, format: .rgba8)
+        return try features(in: buffer)
+    }
+}
+
+/// How hard a detector looks: Core Image's `CIDetectorAccuracyLow` and `...High`.
+public enum DetectorAccuracy: String, Sendable, CaseIterable {
+    /// Faster: scans fewer rows and gives up sooner.
+    case low
+    /// Slower: scans every row and tries more candidates.
+    case high
+}
+
+/// Settings shared by all detectors (Core Image's detector options).
+public struct DetectorOptions: Sendable, Hashable {
+    /// Speed against thoroughness.
+    public var accuracy: DetectorAccuracy
+    /// The smallest feature to look for, as a fraction (0...1) of the image's shorter side,
+    /// like `CIDetectorMinFeatureSize`. 0 looks for features of any size the detector can find.
+    public var minimumFeatureSize: Double
+    /// Try the slower fallbacks as well (for QR codes: the inverted image, light modules on a
+    /// dark background, even when dark-on-light codes were found).
+    public var tryHarder: Bool
+    /// An upper bound on the number of features to report (nil: no bound).
+    public var maximumFeatureCount: Int?
+
+    public init(accuracy: DetectorAccuracy = .high, minimumFeatureSize: Double = 0, tryHarder: Bool = false,
+                maximumFeatureCount: Int? = nil) {
+        self.accuracy = accuracy
+        self.minimumFeatureSize = minimumFeatureSize
+        self.tryHarder = tryHarder
+        self.maximumFeatureCount = maximumFeatureCount
+    }
+}
+
+extension Point {
+    /// This point in Core Image's coordinates, origin at the bottom-left, y up, for an image
+    /// `imageHeight` pixels high: `(x, imageHeight - y)`. Detectors report top-left-origin
+    /// coordinates (as image files, UIKit and OpenCV); apply this to port code written
+    /// against `CIQRCodeFeature` and friends. The conversion is its own inverse.
+    ///
+    /// ```swift
+    /// let ci = code.topLeft.coreImageCoordinates(imageHeight: Double(buffer.height))
+    /// ```
+    public func coreImageCoordinates(imageHeight: Double) -> Point {
+        Point(x: x, y: imageHeight - y)
+    }
+}

@@ -1,0 +1,106 @@
+/// A thresholded image: 1 for dark, 0 for light, one byte per pixel.
+struct QRBinaryImage: Sendable {
+    let width: Int
+    let height: Int
+    /// Row-major, `width` bytes a row, each 0 or 1.
+    var bits: [UInt8]
+
+    /// Whether pixel (x, y) is dark; pixels outside the image are light.
+    @inline(__always)
+    func isDark(_ x: Int, _ y: Int) -> Bool {
+        x >= 0 && y >= 0 && x < width && y < height && bits[y &* width &+ x] != 0
+    }
+
+    /// Whether the pixel holding the continuous point (x, y) is dark (pixel (i, j) covers
+    /// [i, i + 1) x [j, j + 1)); light outside the image and for non-finite points.
+    @inline(__always)
+    func isDark(at x: Double, _ y: Double) -> Bool {
+        guard x >= 0, y >= 0, x < Double(width), y < Double(height) else { return false }
+        return bits[Int(y) &* width &+ Int(x)] != 0
+    }
+
+    /// The same image with dark and light swapped: how light-on-dark codes are read.
+    func inverted() -> QRBinaryImage {
+        QRBinaryImage(width: width, height: height, bits: bits.map { $0 ^ 1 })
+    }
+}
+
+/// Local-mean thresholding for QR codes, after ZXing's `HybridBinarizer` (block statistics,
+/// threshold from a 5 x 5 neighbourhood of blocks).
+///
+/// The image is cut into 8 x 8 blocks. A block with enough contrast (max - min > 24) takes
+/// its mean as its black point; a flat block is assumed light (min / 2) unless its
+/// neighbours' black points say it sits in a dark area. Each pixel is dark when it is at
+/// most the mean black point of the 5 x 5 blocks around its block. That follows uneven
+/// lighting at the scale of a few modules while keeping flat areas clean.
+///
+/// - Complexity: two passes over the pixels plus O(blocks); `width * height` bytes out.
+enum QRBinarizer {
+    static let blockSize = 8
+    static let minimumDynamicRange = 24
+
+    static func binarize(_ lum: QRLuminance) -> QRBinaryImage {
+        let w = lum.width, h = lum.height
+        var bits = [UInt8](repeating: 0, count: w * h)
+        guard w > 0, h > 0 else { return QRBinaryImage(width: w, height: h, bits: bits) }
+        let bs = blockSize
+        let bw = (w + bs - 1) / bs, bh = (h + bs - 1) / bs
+        var blackPoints = [Int](repeating: 0, count: bw * bh)
+        lum.pixels.withUnsafeBufferPointer { px in
+            blackPoints.withUnsafeMutableBufferPointer { bp in
+                for by in 0..<bh {
+                    let y0 = by * bs, y1 = Swift.min(y0 + bs, h)
+                    for bx in 0..<bw {
+                        let x0 = bx * bs, x1 = Swift.min(x0 + bs, w)
+                        var sum = 0, lo = 255, hi = 0
+                        for y in y0..<y1 {
+                            let row = px.baseAddress! + y * w
+                            for x in x0..<x1 {
+                                let v = Int(row[x])
+                                sum &+= v
+                                if v < lo { lo = v }
+                                if v > hi { hi = v }
+                            }
+                        }
+                        let count = (y1 - y0) * (x1 - x0)
+                        var average: Int
+                        if hi - lo > minimumDynamicRange {
+                            average = sum / count
+                        } else {
+                            average = lo / 2
+                            if by > 0 && bx > 0 {
+                                let neighbours = (bp[(by - 1) * bw + bx] + 2 * bp[by * bw + bx - 1] + bp[(by - 1) * bw + bx - 1]) / 4
+                                if lo < neighbours { average = neighbours }
+                            }
+                        }
+                        bp[by * bw + bx] = average
+                    }
+                }
+            }
+            bits.withUnsafeMutableBufferPointer { out in
+                for by in 0..<bh {
+                    let cy = Swift.min(Swift.max(by, 2), Swift.max(bh - 3, 2))
+                    let y0 = by * bs, y1 = Swift.min(y0 + bs, h)
+                    for bx in 0..<bw {
+                        let cx = Swift.min(Swift.max(bx, 2), Swift.max(bw - 3, 2))
+                        var sum = 0, n = 0
+                        for yy in Swift.max(cy - 2, 0)...Swift.min(cy + 2, bh - 1) {
+                            for xx in Swift.max(cx - 2, 0)...Swift.min(cx + 2, bw - 1) {
+                                sum += blackPoints[yy * bw + xx]
+                                n += 1
+                            }
+                        }
+                        let threshold = n > 0 ? sum / n : 127
+                        let x0 = bx * bs, x1 = Swift.min(x0 + bs, w)
+                        for y in y0..<y1 {
+                            let row = px.baseAddress! + y * w
+                            let o = out.baseAddress! + y * w
+                            for x in x0..<x1 { o[x] = Int(row[x]) <= threshold ? 1 : 0 }
+                        }
+                    }
+                }
+            }
+        }
+        return QRBinaryImage(width: w, height: h, bits: bits)
+    }
+}

@@ -1,0 +1,304 @@
+// The search behind `QRCodeDetector`: finder triples, grid estimation, sampling, decoding.
+
+extension QRCodeDetector {
+    /// Every code readable from dark-on-light finder patterns of `img`.
+    static func _search(_ img: QRBinaryImage, options: DetectorOptions) -> [QRCodeFeature] {
+        let high = options.accuracy == .high
+        let rowStep = high ? 1 : Swift.max(1, Swift.min(3, Swift.min(img.width, img.height) / 360))
+        let finders = QRFinderPatternFinder.find(in: img, rowStep: rowStep, maximumCount: high ? 48 : 30)
+        guard finders.count >= 3 else { return [] }
+        let triples = _plausibleTriples(finders)
+        var used = [Bool](repeating: false, count: finders.count)
+        var results: [QRCodeFeature] = []
+        var attempts = 0
+        let maximumAttempts = high ? 100 : 30
+        let reader = QRGridReader(image: img, tries: high ? 3 : 2)
+        for t in triples {
+            if used[t.0] || used[t.1] || used[t.2] { continue }
+            if attempts >= maximumAttempts { break }
+            attempts += 1
+            guard let feature = reader.read(finders[t.0], finders[t.1], finders[t.2]) else { continue }
+            results.append(feature)
+            used[t.0] = true
+            used[t.1] = true
+            used[t.2] = true
+            for i in finders.indices where !used[i] && _quad(feature.corners, contains: finders[i].point) {
+                used[i] = true
+            }
+        }
+        return results
+    }
+
+    /// Index triples of finder candidates that could be the three corners of one symbol, best
+    /// first: similar module sizes, two about equal sides at about a right angle (mild
+    /// perspective allowed), at least 14 modules apart.
+    static func _plausibleTriples(_ f: [QRFinderPattern]) -> [(Int, Int, Int)] {
+        var scored: [(score: Double, triple: (Int, Int, Int))] = []
+        let n = f.count
+        for i in 0..<n {
+            for j in (i + 1)..<Swift.max(i + 1, n) {
+                for k in (j + 1)..<Swift.max(j + 1, n) {
+                    let a = f[i], b = f[j], c = f[k]
+                    let lo = Swift.min(a.moduleSize, b.moduleSize, c.moduleSize)
+                    let hi = Swift.max(a.moduleSize, b.moduleSize, c.moduleSize)
+                    guard lo > 0, hi / lo <= 1.6 else { continue }
+                    var s = [a.distance(to: b), b.distance(to: c), c.distance(to: a)]
+                    s.sort()
+                    let mean = (a.moduleSize + b.moduleSize + c.moduleSize) / 3
+                    guard s[0] / mean >= 9, s[1] / s[0] <= 1.6 else { continue }
+                    let cosine = (s[0] * s[0] + s[1] * s[1] - s[2] * s[2]) / (2 * s[0] * s[1])
+                    guard Swift.abs(cosine) < 0.4 else { continue }
+                    guard (s[0] + s[1]) / 2 / mean + 7 <= 200 else { continue }
+                    let score = Swift.abs(cosine) + (s[1] / s[0] - 1) + (hi / lo - 1)
+                        - 0.02 * Double(Swift.min(a.count, b.count, c.count, 10))
+                    scored.append((score, (i, j, k)))
+                }
+            }
+        }
+        scored.sort { $0.score < $1.score }
+        return scored.map(\.triple)
+    }
+
+    /// Whether `p` is inside the convex quad `q` (in order around its boundary).
+    static func _quad(_ q: [Point], contains p: Point) -> Bool {
+        var sign = 0.0
+        for i in 0..<4 {
+            let a = q[i], b = q[(i + 1) % 4]
+            let cross = (b.x - a.x) * (p.y - a.y) - (b.y - a.y) * (p.x - a.x)
+            if cross == 0 { continue }
+            if sign == 0 { sign = cross } else if (sign > 0) != (cross > 0) { return false }
+        }
+        return true
+    }
+}
+
+/// Reads one symbol from three finder centres: orientation, size, alignment pattern,
+/// homography, sampling, decoding.
+struct QRGridReader {
+    let image: QRBinaryImage
+    /// How many symbol sizes to try around the estimate.
+    let tries: Int
+
+    func read(_ a: QRFinderPattern, _ b: QRFinderPattern, _ c: QRFinderPattern) -> QRCodeFeature? {
+        // Top-left is opposite the longest side; the orientation sign tells the other two apart.
+        let ab = a.distance(to: b), bc = b.distance(to: c), ca = c.distance(to: a)
+        var (tl, p, q) = (a, b, c)
+        if bc >= ab && bc >= ca { (tl, p, q) = (a, b, c) } else if ca >= ab { (tl, p, q) = (b, c, a) } else { (tl, p, q) = (c, a, b) }
+        let cross = (p.x - tl.x) * (q.y - tl.y) - (p.y - tl.y) * (q.x - tl.x)
+        let (tr, bl) = cross > 0 ? (p, q) : (q, p)
+
+        let msTop = moduleSize(tl, tr), msLeft = moduleSize(tl, bl)
+        guard msTop > 0, msLeft > 0 else { return nil }
+        let estimate = (tl.distance(to: tr) / msTop + tl.distance(to: bl) / msLeft) / 2 + 7
+        guard estimate.isFinite, estimate >= 15, estimate <= 185 else { return nil }
+        var sizes: [Int] = []
+        let nearest = Int(((estimate - 17) / 4).rounded()) * 4 + 17
+        for d in [0, 4, -4, 8, -8].prefix(tries == 3 ? 5 : 3) where (21...177).contains(nearest + d) { sizes.append(nearest + d) }
+        if estimate >= 37, let v = versionFromInformation(tl: tl, tr: tr, bl: bl, msTop: msTop, msLeft: msLeft) {
+            sizes.removeAll { $0 == v.size }
+            sizes.insert(v.size, at: 0)
+        }
+        for n in sizes {
+            if let f = read(size: n, tl: tl, tr: tr, bl: bl, moduleSize: (msTop + msLeft) / 2) { return f }
+        }
+        return nil
+    }
+
+    /// Tries an n x n grid on the three finders, with the alignment pattern when found.
+    func read(size n: Int, tl: QRFinderPattern, tr: QRFinderPattern, bl: QRFinderPattern, moduleSize: Double) -> QRCodeFeature? {
+        guard let version = QRVersion(size: n) else { return nil }
+        let span = Double(n - 7)
+        let u = Point(x: (tr.x - tl.x) / span, y: (tr.y - tl.y) / span)
+        let v = Point(x: (bl.x - tl.x) / span, y: (bl.y - tl.y) / span)
+        let nn = Double(n)
+        let source3 = [Point(x: 3.5, y: 3.5), Point(x: nn - 3.5, y: 3.5), Point(x: 3.5, y: nn - 3.5)]
+        let image3 = [tl.point, tr.point, bl.point]
+        // Cheap gate before the alignment search: on the affine grid of the three finders,
+        // the timing patterns must mostly alternate and one format copy must be near a codeword.
+        guard let affine = QRPerspectiveTransform(
+            from: [source3[0], source3[1], Point(x: nn - 3.5, y: nn - 3.5), source3[2]],
+            to: [image3[0], image3[1], Point(x: tr.x + bl.x - tl.x, y: tr.y + bl.y - tl.y), image3[2]]),
+            plausibleGrid(affine, size: n) else { return nil }
+        var fourth: [(Point, Point)] = []
+        if version.number >= 2 {
+            let k = nn - 10
+            let expected = Point(x: tl.x + k * (u.x + v.x), y: tl.y + k * (u.y + v.y))
+            if let found = findAlignment(near: expected, u: u, v: v, moduleSize: moduleSize) {
+                fourth.append((Point(x: nn - 6.5, y: nn - 6.5), found))
+            }
+        }
+        fourth.append((Point(x: nn - 3.5, y: nn - 3.5), Point(x: tr.x + bl.x - tl.x, y: tr.y + bl.y - tl.y)))
+        for (src, dst) in fourth {
+            let from = [source3[0], source3[1], src, source3[2]]
+            let to = [image3[0], image3[1], dst, image3[2]]
+            guard let t = QRPerspectiveTransform(from: from, to: to) else { continue }
+            let matrix = QRBitMatrix(size: n) { x, y in
+                let p = t.apply(Double(x) + 0.5, Double(y) + 0.5)
+                return image.isDark(at: p.x, p.y)
+            }
+            guard QRCodeDecoder.formatInformation(of: matrix) != nil
+                    || QRCodeDecoder.formatInformation(of: matrix.transposed()) != nil,
+                  let decoded = try? QRCodeDecoder().decode(matrix) else { continue }
+            var corners = [t.apply(0, 0), t.apply(nn, 0), t.apply(nn, nn), t.apply(0, nn)]
+            if decoded.isMirrored { corners.swapAt(1, 3) }
+            guard corners.allSatisfy({ $0.x.isFinite && $0.y.isFinite }) else { continue }
+            return QRCodeFeature(topLeft: corners[0], topRight: corners[1], bottomRight: corners[2],
+                                 bottomLeft: corners[3], decoded: decoded)
+        }
+        return nil
+    }
+
+    /// Whether the grid `t` (module space to image) of an n x n symbol shows timing patterns
+    /// (at least 70% of the modules of row 6 and column 6 between the finder patterns
+    /// alternate as they should) and format information within 2 bits of a codeword in
+    /// either copy (or in the transposed reading, for mirrored symbols).
+    func plausibleGrid(_ t: QRPerspectiveTransform, size n: Int) -> Bool {
+        func dark(_ x: Int, _ y: Int) -> Bool {
+            let p = t.apply(Double(x) + 0.5, Double(y) + 0.5)
+            return image.isDark(at: p.x, p.y)
+        }
+        var good = 0
+        for i in 8..<(n - 8) {
+            let want = i % 2 == 0
+            if dark(i, 6) == want { good += 1 }
+            if dark(6, i) == want { good += 1 }
+        }
+        guard 10 * good >= 7 * 2 * (n - 16) else { return false }
+        var m = QRBitMatrix(size: n)
+        for copy in 0..<2 {
+            for (x, y) in QRSymbolLayout.formatPositions(size: n, copy: copy) {
+                m[x, y] = dark(x, y)
+                m[y, x] = dark(y, x)
+            }
+        }
+        if let f = QRCodeDecoder.formatInformation(of: m), f.bitErrors <= 2 { return true }
+        if let f = QRCodeDecoder.formatInformation(of: m.transposed()), f.bitErrors <= 2 { return true }
+        return false
+    }
+
+    /// Module size along the line between two finder centres, measured at both ends: from
+    /// each centre, the distance to the outer edge of its pattern both ways is 7 modules.
+    func moduleSize(_ a: QRFinderPattern, _ b: QRFinderPattern) -> Double {
+        let one = widthAcross(a, toward: b), two = widthAcross(b, toward: a)
+        switch (one, two) {
+        case let (x?, y?): return (x + y) / 14
+        case let (x?, nil): return x / 7
+        case let (nil, y?): return y / 7
+        default: return (a.moduleSize + b.moduleSize) / 2
+        }
+    }
+
+    /// The width of the finder pattern at `a` along the direction to `b`, pixels.
+    func widthAcross(_ a: QRFinderPattern, toward b: QRFinderPattern) -> Double? {
+        let d = a.distance(to: b)
+        guard d > 0 else { return nil }
+        let ux = (b.x - a.x) / d, uy = (b.y - a.y) / d
+        let limit = 8 * a.moduleSize
+        func edge(_ sign: Double) -> Double? {
+            var t = 0.0
+            var state = 0
+            guard image.isDark(at: a.x, a.y) else { return nil }
+            while t < limit {
+                t += 0.5
+                let dark = image.isDark(at: a.x + sign * t * ux, a.y + sign * t * uy)
+                switch state {
+                case 0, 2: if !dark { state += 1 }
+                case 1: if dark { state = 2 }
+                default: break
+                }
+                if state == 3 { return t - 0.25 }
+            }
+            return nil
+        }
+        guard let f = edge(1), let g = edge(-1) else { return nil }
+        let w = f + g
+        return 5 * Swift.abs(w / 7 - a.moduleSize) < 3 * a.moduleSize ? w : nil
+    }
+
+    /// The version read from either version information block (versions 7 and up), located
+    /// from the nearby finder pattern with local module vectors.
+    func versionFromInformation(tl: QRFinderPattern, tr: QRFinderPattern, bl: QRFinderPattern,
+                                msTop: Double, msLeft: Double) -> QRVersion? {
+        let dTop = tl.distance(to: tr), dLeft = tl.distance(to: bl)
+        guard dTop > 0, dLeft > 0 else { return nil }
+        let u = Point(x: (tr.x - tl.x) / dTop * msTop, y: (tr.y - tl.y) / dTop * msTop)
+        let v = Point(x: (bl.x - tl.x) / dLeft * msLeft, y: (bl.y - tl.y) / dLeft * msLeft)
+        func sample(_ c: QRFinderPattern, _ dx: Double, _ dy: Double) -> Bool {
+            image.isDark(at: c.x + dx * u.x + dy * v.x, c.y + dx * u.y + dy * v.y)
+        }
+        var top: UInt32 = 0, left: UInt32 = 0
+        for i in 0..<18 {
+            if sample(tr, Double(-7 + i % 3), Double(i / 3 - 3)) { top |= 1 << UInt32(i) }
+            if sample(bl, Double(i / 3 - 3), Double(-7 + i % 3)) { left |= 1 << UInt32(i) }
+        }
+        return QRVersion(versionInformation: top) ?? QRVersion(versionInformation: left)
+    }
+
+    /// The centre of an alignment pattern (5 x 5 modules: dark ring, light ring, dark centre)
+    /// near `expected`, by matching that template on the module grid (u, v) at each position
+    /// of a window, 4 then 8 modules around; the centroid of the best-matching positions.
+    func findAlignment(near expected: Point, u: Point, v: Point, moduleSize: Double) -> Point? {
+        var offsets: [(Double, Double, Bool)] = []
+        for j in -2...2 {
+            for i in -2...2 {
+                offsets.append((Double(i) * u.x + Double(j) * v.x, Double(i) * u.y + Double(j) * v.y,
+                                Swift.max(Swift.abs(i), Swift.abs(j)) != 1))
+            }
+        }
+        func score(_ x: Double, _ y: Double) -> Int {
+            var s = 0
+            for (dx, dy, dark) in offsets where image.isDark(at: x + dx, y + dy) == dark { s += 1 }
+            return s
+        }
+        guard expected.x.isFinite, expected.y.isFinite, moduleSize.isFinite, moduleSize > 0 else { return nil }
+        let step = Swift.max(1.0, moduleSize / 3)
+        for radius in [4.0, 8.0] {
+            let r = radius * moduleSize
+            var best = -1
+            var bestPoint = expected
+            var bestDistance = Double.infinity
+            var y = expected.y - r
+            while y <= expected.y + r {
+                var x = expected.x - r
+                while x <= expected.x + r {
+                    let s = score(x, y)
+                    let d = (x - expected.x) * (x - expected.x) + (y - expected.y) * (y - expected.y)
+                    if s > best || (s == best && d < bestDistance) {
+                        best = s
+                        bestPoint = Point(x: x, y: y)
+                        bestDistance = d
+                    }
+                    x += step
+                }
+                y += step
+            }
+            guard best >= 21 else { continue }
+            // Refine at half-pixel steps around the coarse best.
+            let reach = step + moduleSize / 2
+            var top = -1
+            var sx = 0.0, sy = 0.0, count = 0.0
+            var yy = bestPoint.y - reach
+            while yy <= bestPoint.y + reach {
+                var xx = bestPoint.x - reach
+                while xx <= bestPoint.x + reach {
+                    let s = score(xx, yy)
+                    if s > top {
+                        top = s
+                        sx = 0
+                        sy = 0
+                        count = 0
+                    }
+                    if s == top {
+                        sx += xx
+                        sy += yy
+                        count += 1
+                    }
+                    xx += 0.5
+                }
+                yy += 0.5
+            }
+            return Point(x: sx / count, y: sy / count)
+        }
+        return nil
+    }
+}

@@ -1,0 +1,59 @@
+/// Finds and reads QR codes in images (Core Image's `CIDetectorTypeQRCode`).
+///
+/// ```swift
+/// let buffer = try PixelBuffer(contentsOfFile: "photo.jpg")
+/// for code in try QRCodeDetector().features(in: buffer) {
+///     print(code.message ?? "<binary>", code.topLeft, code.version, code.correctionLevel)
+/// }
+/// ```
+///
+/// The pipeline (see Docs/QRCode.md): luminance; local-mean thresholding on 8 x 8 blocks
+/// (uneven lighting); finder patterns from 1:1:3:1:1 runs on scan lines, checked across;
+/// every plausible triple of finders (about a right isosceles triangle, similar module sizes),
+/// best first; the symbol size from the finder distances or the version information; the
+/// bottom-right alignment pattern by template matching near its expected place; a
+/// homography from four points to sample every module centre; `QRCodeDecoder` with its
+/// error correction, which rejects grids that are not a QR code. Codes whose finders are
+/// used up are removed, so one image can hold several. Light-on-dark codes are read from
+/// the inverted threshold image when nothing else was found (or always with `tryHarder`).
+///
+/// Only decoded codes are reported: a symbol damaged beyond its correction capacity gives no
+/// feature rather than a wrong message.
+///
+/// - Complexity: O(pixels) for thresholding and scanning, plus O(s^2) per decoding attempt
+///   for an s x s symbol; attempts are capped (`accuracy` sets how many).
+public struct QRCodeDetector: Detector {
+    public var options: DetectorOptions
+
+    public init(options: DetectorOptions = DetectorOptions()) {
+        self.options = options
+    }
+
+    /// The QR codes in `buffer`, in the order found; empty when none can be read.
+    /// Never traps; an empty or tiny buffer gives `[]`.
+    public func features(in buffer: PixelBuffer) throws -> [QRCodeFeature] {
+        guard buffer.width >= 21, buffer.height >= 21 else { return [] }
+        let luminance = QRLuminance(buffer)
+        return features(in: luminance)
+    }
+
+    func features(in luminance: QRLuminance) -> [QRCodeFeature] {
+        let binary = QRBinarizer.binarize(luminance)
+        var results = QRCodeDetector._search(binary, options: options)
+        if results.isEmpty || options.tryHarder {
+            var more = QRCodeDetector._search(binary.inverted(), options: options)
+            more.removeAll { f in results.contains { $0.bounds.intersects(f.bounds) && $0.message == f.message } }
+            results += more
+        }
+        let minSide = options.minimumFeatureSize * Double(Swift.min(luminance.width, luminance.height))
+        if minSide > 0 {
+            results.removeAll { Swift.min($0.bounds.width, $0.bounds.height) < minSide }
+        }
+        if let cap = options.maximumFeatureCount { results = Array(results.prefix(Swift.max(cap, 0))) }
+        return results
+    }
+}
+
+extension Rect {
+    fileprivate func intersects(_ o: Rect) -> Bool { !intersection(o).isEmpty }
+}

@@ -1,0 +1,58 @@
+/// A QR code found and read by `QRCodeDetector` (Core Image's `CIQRCodeFeature`).
+///
+/// Corners are the outer corners of the symbol (module-space (0, 0), (n, 0), (n, n), (0, n),
+/// without the quiet zone) in image coordinates: origin at the top-left, y down, pixels.
+/// "Top-left" is the symbol's own top-left (the corner with the finder pattern whose
+/// neighbours are the other two), whatever the code's rotation in the image.
+public struct QRCodeFeature: Sendable, Hashable {
+    public var topLeft: Point
+    public var topRight: Point
+    public var bottomRight: Point
+    public var bottomLeft: Point
+    /// The decoded text; nil when the data names a character set PixelFlow does not decode
+    /// (`bytes` still holds it). See `QRCodeDecoded.message`.
+    public var message: String?
+    /// The payload bytes of all segments.
+    public var bytes: [UInt8]
+    public var version: QRVersion
+    public var correctionLevel: QRErrorCorrectionLevel
+    /// Codewords Reed-Solomon decoding corrected.
+    public var correctedErrors: Int
+    /// Position in a structured-append sequence, when the symbol is part of one.
+    public var structuredAppend: QRStructuredAppendInfo?
+    /// Whether the symbol was seen mirrored (from behind glass, or in a mirrored image).
+    public var isMirrored: Bool
+    /// The full decoding result (segments, mask, data codewords).
+    public var decoded: QRCodeDecoded
+
+    /// The four corners in the order top-left, top-right, bottom-right, bottom-left.
+    public var corners: [Point] { [topLeft, topRight, bottomRight, bottomLeft] }
+
+    /// The smallest axis-aligned rectangle that holds the four corners.
+    public var bounds: Rect {
+        let xs = corners.map(\.x), ys = corners.map(\.y)
+        return Rect(minX: xs.min()!, minY: ys.min()!, maxX: xs.max()!, maxY: ys.max()!)
+    }
+
+    /// Average module size in pixels along the symbol's sides.
+    public var moduleSize: Double {
+        func d(_ a: Point, _ b: Point) -> Double { ((a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y)).squareRoot() }
+        let sides = d(topLeft, topRight) + d(topRight, bottomRight) + d(bottomRight, bottomLeft) + d(bottomLeft, topLeft)
+        return sides / 4 / Double(version.size)
+    }
+
+    public init(topLeft: Point, topRight: Point, bottomRight: Point, bottomLeft: Point, decoded: QRCodeDecoded) {
+        self.topLeft = topLeft
+        self.topRight = topRight
+        self.bottomRight = bottomRight
+        self.bottomLeft = bottomLeft
+        self.decoded = decoded
+        message = decoded.message
+        bytes = decoded.bytes
+        version = decoded.version
+        correctionLevel = decoded.correctionLevel
+        correctedErrors = decoded.correctedErrors
+        structuredAppend = decoded.structuredAppend
+        isMirrored = decoded.isMirrored
+    }
+}

@@ -1,0 +1,177 @@
+/// The centre of a finder pattern candidate (the 7 x 7 module squares in three corners of a
+/// QR code), in continuous pixel coordinates.
+struct QRFinderPattern: Sendable, Hashable {
+    var x: Double
+    var y: Double
+    /// Module size estimated from the pattern's width and height, pixels.
+    var moduleSize: Double
+    /// How many scan lines confirmed it.
+    var count: Int
+
+    var point: Point { Point(x: x, y: y) }
+
+    func distance(to o: QRFinderPattern) -> Double {
+        ((x - o.x) * (x - o.x) + (y - o.y) * (y - o.y)).squareRoot()
+    }
+}
+
+/// Finds finder pattern candidates: dark-light-dark-light-dark runs in ratio 1:1:3:1:1 on
+/// scan lines, confirmed by the same ratio vertically through the run's centre, again
+/// horizontally through the refined centre, and along a diagonal; nearby confirmations are
+/// merged (ZXing's `FinderPatternFinder` does the same, with a state machine instead of run
+/// lists).
+///
+/// - Complexity: O(pixels / rowStep) for the scans plus O(pattern size) per candidate.
+enum QRFinderPatternFinder {
+    /// Whether five run lengths look like 1:1:3:1:1 with `tolerance` modules of slack on each
+    /// 1 (three times that on the 3), and at least one pixel of slack.
+    @inline(__always)
+    static func ratioMatches(_ c0: Int, _ c1: Int, _ c2: Int, _ c3: Int, _ c4: Int, tolerance: Double) -> Bool {
+        let total = c0 + c1 + c2 + c3 + c4
+        guard total >= 7, c0 > 0, c1 > 0, c2 > 0, c3 > 0, c4 > 0 else { return false }
+        let m = Double(total) / 7
+        let v = Swift.max(m * tolerance, 1.0)
+        return Swift.abs(m - Double(c0)) <= v && Swift.abs(m - Double(c1)) <= v
+            && Swift.abs(3 * m - Double(c2)) <= 3 * v
+            && Swift.abs(m - Double(c3)) <= v && Swift.abs(m - Double(c4)) <= v
+    }
+
+    /// Runs across the pattern through (x, y) along (dx, dy), outwards both ways from the
+    /// centre run; the centre position along the line (in steps from (x, y), continuous) and
+    /// the total length in steps, when the runs match 1:1:3:1:1.
+    static func crossCheck(_ img: QRBinaryImage, x: Int, y: Int, dx: Int, dy: Int, maxRun: Int,
+                           tolerance: Double) -> (center: Double, total: Int)? {
+        guard img.isDark(x, y) else { return nil }
+        func inside(_ i: Int) -> Bool {
+            let px = x + i * dx, py = y + i * dy
+            return px >= 0 && py >= 0 && px < img.width && py < img.height
+        }
+        // Backwards from the centre pixel (included).
+        var i = 0
+        var back = 0
+        while inside(-i), img.isDark(x - i * dx, y - i * dy) { back += 1; i += 1; if back > 3 * maxRun { return nil } }
+        var c1 = 0
+        while inside(-i), !img.isDark(x - i * dx, y - i * dy) { c1 += 1; i += 1; if c1 > maxRun { return nil } }
+        guard inside(-i) else { return nil }
+        var c0 = 0
+        while inside(-i), img.isDark(x - i * dx, y - i * dy) { c0 += 1; i += 1; if c0 > maxRun { return nil } }
+        // Forwards.
+        var j = 1
+        var fwd = 0
+        while inside(j), img.isDark(x + j * dx, y + j * dy) { fwd += 1; j += 1; if fwd > 3 * maxRun { return nil } }
+        var c3 = 0
+        while inside(j), !img.isDark(x + j * dx, y + j * dy) { c3 += 1; j += 1; if c3 > maxRun { return nil } }
+        guard inside(j) else { return nil }
+        var c4 = 0
+        while inside(j), img.isDark(x + j * dx, y + j * dy) { c4 += 1; j += 1; if c4 > maxRun { return nil } }
+        let c2 = back + fwd
+        guard ratioMatches(c0, c1, c2, c3, c4, tolerance: tolerance) else { return nil }
+        // Centre run covers steps -(back - 1) ... fwd; its middle, in continuous steps.
+        let center = (Double(-(back - 1)) + Double(fwd + 1)) / 2
+        return (center, c0 + c1 + c2 + c3 + c4)
+    }
+
+    /// Finder pattern candidates in `img`, most confirmed first. With `rowStep` 1 a candidate
+    /// needs two scan lines (a finder pattern's centre is 3 modules high), which removes most
+    /// chance matches in noise and texture.
+    static func find(in img: QRBinaryImage, rowStep: Int, maximumCount: Int) -> [QRFinderPattern] {
+        let w = img.width, h = img.height
+        guard w >= 7, h >= 7 else { return [] }
+        // Candidates still being confirmed (seen on a recent row), and the finished ones.
+        var active: [(pattern: QRFinderPattern, lastRow: Int)] = []
+        var finished: [QRFinderPattern] = []
+        var starts = [Int](repeating: 0, count: w + 1)
+        var lengths = [Int](repeating: 0, count: w + 1)
+        let quorum = rowStep == 1 ? 2 : 1
+        img.bits.withUnsafeBufferPointer { bits in
+            var y = rowStep / 2
+            while y < h {
+                // Retire candidates no longer under the scan line.
+                if !active.isEmpty {
+                    var kept: [(pattern: QRFinderPattern, lastRow: Int)] = []
+                    for a in active {
+                        if Double(y - a.lastRow) > Swift.max(2 * Double(rowStep), 2 * a.pattern.moduleSize) {
+                            if a.pattern.count >= quorum { finished.append(a.pattern) }
+                        } else {
+                            kept.append(a)
+                        }
+                    }
+                    active = kept
+                }
+                let row = bits.baseAddress! + y * w
+                // Runs of this row; run k is dark iff (k + firstDark) is even.
+                var n = 0
+                var x = 0
+                let firstDark = row[0] != 0
+                while x < w {
+                    let v = row[x]
+                    let s = x
+                    while x < w && row[x] == v { x += 1 }
+                    starts[n] = s
+                    lengths[n] = x - s
+                    n += 1
+                }
+                var k = firstDark ? 2 : 3
+                while k + 2 < n {
+                    let total = lengths[k - 2] + lengths[k - 1] + lengths[k] + lengths[k + 1] + lengths[k + 2]
+                    if total >= minimumTotal,
+                       ratioMatches(lengths[k - 2], lengths[k - 1], lengths[k], lengths[k + 1], lengths[k + 2], tolerance: 0.5) {
+                        let cx = Double(starts[k]) + Double(lengths[k]) / 2
+                        if let p = confirm(img, cx: cx, cy: Double(y) + 0.5, total: total) {
+                            merge(p, row: y, into: &active)
+                            k += 4
+                            continue
+                        }
+                    }
+                    k += 2
+                }
+                y += rowStep
+            }
+        }
+        for a in active where a.pattern.count >= quorum { finished.append(a.pattern) }
+        // Merge what the scan split (a pattern retired and seen again further down).
+        var merged: [(pattern: QRFinderPattern, lastRow: Int)] = []
+        for p in finished { merge(p, row: 0, into: &merged) }
+        var found = merged.map(\.pattern)
+        found.sort { ($0.count, $0.moduleSize) > ($1.count, $1.moduleSize) }
+        return Array(found.prefix(maximumCount))
+    }
+
+    /// Fewest pixels across a finder pattern: modules of about 1.5 px and up (2 px modules
+    /// thin to this under blur and rotation).
+    static let minimumTotal = 10
+
+    /// Vertical, horizontal and diagonal checks through a horizontal hit.
+    static func confirm(_ img: QRBinaryImage, cx: Double, cy: Double, total: Int) -> QRFinderPattern? {
+        let maxRun = total
+        let ix = Int(cx), iy = Int(cy)
+        guard let v = crossCheck(img, x: ix, y: iy, dx: 0, dy: 1, maxRun: maxRun, tolerance: 0.5) else { return nil }
+        // Similar extent both ways (rotation stretches both alike).
+        guard 5 * Swift.abs(v.total - total) < 3 * total else { return nil }
+        let y = Double(iy) + v.center
+        guard let hz = crossCheck(img, x: ix, y: Int(y), dx: 1, dy: 0, maxRun: maxRun, tolerance: 0.5) else { return nil }
+        let x = Double(ix) + hz.center
+        guard let d = crossCheck(img, x: Int(x), y: Int(y), dx: 1, dy: 1, maxRun: maxRun, tolerance: 0.75)
+                ?? crossCheck(img, x: Int(x), y: Int(y), dx: 1, dy: -1, maxRun: maxRun, tolerance: 0.75) else { return nil }
+        _ = d
+        let moduleSize = Double(hz.total + v.total) / 14
+        return QRFinderPattern(x: x, y: y, moduleSize: moduleSize, count: 1)
+    }
+
+    /// Adds `p` to `list`, averaging it into a candidate at about the same place and scale.
+    static func merge(_ p: QRFinderPattern, row: Int, into list: inout [(pattern: QRFinderPattern, lastRow: Int)]) {
+        for i in list.indices {
+            let q = list[i].pattern
+            let reach = Swift.max(q.moduleSize, p.moduleSize) * 1.5
+            if Swift.abs(q.x - p.x) <= reach, Swift.abs(q.y - p.y) <= reach,
+               Swift.abs(q.moduleSize - p.moduleSize) <= Swift.max(1, 0.5 * q.moduleSize) {
+                let n = Double(q.count), m = Double(p.count)
+                list[i] = (QRFinderPattern(x: (q.x * n + p.x * m) / (n + m), y: (q.y * n + p.y * m) / (n + m),
+                                           moduleSize: (q.moduleSize * n + p.moduleSize * m) / (n + m),
+                                           count: q.count + p.count), Swift.max(row, list[i].lastRow))
+                return
+            }
+        }
+        list.append((p, row))
+    }
+}

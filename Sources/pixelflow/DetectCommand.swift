@@ -1,0 +1,267 @@
+import PixelFlow
+
+/// `pixelflow detect`: finds features in an image and prints them.
+///
+/// ```
+/// pixelflow detect qr|faces|rectangles IN [--json] [--annotate OUT] [--accuracy low|high]
+/// ```
+///
+/// `qr` and `rectangles` are available; `faces` exits with 2 and says so.
+enum DetectCommand: Subcommand {
+    static let name = "detect"
+    static let summary = "find and read QR codes, or find rectangles, in an image (faces: not yet)"
+
+    static let options: [Arguments.Option] = [
+        .flag("--json"), .value("--annotate", "-a"), .value("--accuracy"), .flag("--try-harder"),
+        .flag("--help", "-h"),
+    ]
+
+    static var help: String {
+        """
+        Usage: pixelflow detect qr IN [options]
+
+        Finds the QR codes in IN (`-` for standard input), reads them, and prints one line
+        per code: `qr`, version-level, the four corners (top-left, top-right, bottom-right,
+        bottom-left of the symbol, in pixels with the origin at the image's top-left
+        corner), and the message (with \\n, \\t and \\\\ escaped). Codes that cannot be
+        read (damaged beyond their error correction) are not reported.
+
+        Options:
+              --json            Print {"width": W, "height": H, "features": [...]}, each
+                                feature {"type": "qr", "message": ..., "corners": [[x, y], x4],
+                                "version": V, "level": "L|M|Q|H"}; message is null when the
+                                data is in a character set PixelFlow does not decode.
+          -a, --annotate OUT    Also write IN with each code's outline drawn (green, with a
+                                red mark on the top-left corner) to OUT (`-`: standard output,
+                                PNG; not with --json).
+              --accuracy A      low (faster) or high (default: high).
+              --try-harder      Also look for light-on-dark codes when dark-on-light ones
+                                were found.
+          -h, --help            Show this help.
+
+        Examples:
+          pixelflow qr encode 'https://example.com' code.png && pixelflow detect qr code.png
+          pixelflow detect qr photo.jpg --json
+          pixelflow detect qr photo.jpg --annotate found.png
+
+        Exit status: 0 on success (also when no code is found), 1 when IN cannot be read or
+        OUT written, 2 for a usage error (or faces, not available yet).
+        """
+    }
+
+    static func run(_ arguments: [String]) throws -> Int32 {
+        let args = try Arguments(arguments, options: options)
+        if args.flag("--help") {
+            Terminal.output(help)
+            return ExitCode.success
+        }
+        let p = args.positionals
+        guard let kind = p.first else {
+            throw CLIError.usage("detect needs what to find and an image, as in `pixelflow detect qr photo.png`; run `pixelflow detect --help`")
+        }
+        switch kind {
+        case "qr", "rectangles": break
+        case "faces":
+            throw CLIError.usage("detect faces is not available yet; `pixelflow detect qr IN` and `pixelflow detect rectangles IN` work")
+        default:
+            throw CLIError.usage("cannot detect '\(kind)'; use qr or rectangles (faces are not available yet)")
+        }
+        guard p.count == 2 else {
+            throw CLIError.usage(p.count < 2 ? "detect \(kind) needs an input image, as in `pixelflow detect \(kind) photo.png`"
+                                             : "detect \(kind) takes one input image, got \(p.count - 1): \(p.dropFirst().joined(separator: " "))")
+        }
+        let input = p[1]
+        var options = DetectorOptions()
+        if let a = try args.value("--accuracy") {
+            guard let accuracy = DetectorAccuracy(rawValue: a.lowercased()) else {
+                throw CLIError.usage("unknown --accuracy '\(a)'; use low or high")
+            }
+            options.accuracy = accuracy
+        }
+        options.tryHarder = args.flag("--try-harder")
+        let json = args.flag("--json")
+        let annotate = try args.value("--annotate")
+        var annotateFormat = ImageFileFormat.png
+        if let out = annotate {
+            if out == "-" {
+                if json { throw CLIError.usage("--annotate - and --json would both write to standard output; write the image to a file") }
+            } else {
+                guard let ext = pathExtension(out), let f = ImageFileFormat(pathExtension: ext) else {
+                    throw CLIError.usage("cannot tell the --annotate format from '\(out)'; name it .png, .jpg, .pnm or .bmp")
+                }
+                annotateFormat = f
+                if input != "-", let a = Terminal.fileIdentity(out), a == Terminal.fileIdentity(input) {
+                    throw CLIError.usage("refusing to overwrite the input '\(input)' with --annotate; write to another file")
+                }
+            }
+        }
+
+        let buffer = try ApplyJob.load(input)
+        if kind == "rectangles" {
+            return try detectRectangles(buffer, input: input, accuracy: options.accuracy, json: json,
+                                        annotate: annotate, annotateFormat: annotateFormat)
+        }
+        let codes = try QRCodeDetector(options: options).features(in: buffer)
+
+        if json {
+            let features = codes.map { c in
+                JSONText.object([
+                    ("type", JSONText.string("qr")),
+                    ("message", c.message.map(JSONText.string) ?? "null"),
+                    ("corners", JSONText.array(c.corners.map { JSONText.array([coordinate($0.x), coordinate($0.y)]) })),
+                    ("version", String(c.version.number)),
+                    ("level", JSONText.string(c.correctionLevel.letter)),
+                ])
+            }
+            Terminal.output(JSONText.object([
+                ("width", String(buffer.width)), ("height", String(buffer.height)),
+                ("features", JSONText.array(features)),
+            ]))
+        } else if annotate != "-" {
+            if codes.isEmpty { Terminal.error("pixelflow detect: no QR code found in \(input == "-" ? "<stdin>" : input)") }
+            for c in codes {
+                let corners = c.corners.map { "\(coordinate($0.x)),\(coordinate($0.y))" }.joined(separator: " ")
+                Terminal.output("qr \(c.version.number)-\(c.correctionLevel.letter) \(corners) \(escaped(c.message ?? "<not text>"))")
+            }
+        }
+
+        if let out = annotate {
+            var canvas = buffer.format == .rgba8 ? buffer : buffer.converted(to: .rgba8)
+            let thickness = Swift.max(2.0, Double(Swift.min(buffer.width, buffer.height)) / 250)
+            for c in codes {
+                let q = c.corners
+                for i in 0..<4 {
+                    AnnotationPen.line(&canvas, from: q[i], to: q[(i + 1) % 4], width: thickness, color: (0, 220, 0))
+                }
+                AnnotationPen.disc(&canvas, at: q[0], radius: thickness * 2, color: (230, 0, 0))
+            }
+            do {
+                if out == "-" {
+                    try Terminal.writeStandardOutput(try canvas.encoded(as: .png))
+                } else {
+                    try canvas.write(toFile: out, format: annotateFormat)
+                }
+            } catch let error as CLIError {
+                throw error
+            } catch {
+                throw CLIError.runtime(ApplyJob.message(error, about: out))
+            }
+        }
+        return ExitCode.success
+    }
+
+    /// `detect rectangles`: the most prominent quadrilateral, as CIDetectorTypeRectangle; the
+    /// annotation is a translucent red quad, as the seed apps draw it.
+    static func detectRectangles(_ buffer: PixelBuffer, input: String, accuracy: DetectorAccuracy, json: Bool,
+                                 annotate: String?, annotateFormat: ImageFileFormat) throws -> Int32 {
+        let detector = RectangleDetector(options: .init(accuracy: accuracy == .low ? .low : .high))
+        let quads = detector.features(in: buffer)
+        if json {
+            let features = quads.map { q in
+                JSONText.object([
+                    ("type", JSONText.string("rectangle")),
+                    ("corners", JSONText.array(q.corners.map { JSONText.array([coordinate($0.x), coordinate($0.y)]) })),
+                ])
+            }
+            Terminal.output(JSONText.object([
+                ("width", String(buffer.width)), ("height", String(buffer.height)),
+                ("features", JSONText.array(features)),
+            ]))
+        } else if annotate != "-" {
+            if quads.isEmpty { Terminal.error("pixelflow detect: no rectangle found in \(input == "-" ? "<stdin>" : input)") }
+            for q in quads {
+                Terminal.output("rectangle " + q.corners.map { "\(coordinate($0.x)),\(coordinate($0.y))" }.joined(separator: " "))
+            }
+        }
+        if let out = annotate {
+            var canvas = Canvas(buffer: buffer.format == .rgba8 ? buffer : buffer.converted(to: .rgba8))
+            for q in quads {
+                canvas.fillPolygon(q.corners, color: Color(red: 1, green: 0, blue: 0, alpha: 0.4))
+                canvas.strokePolygon(q.corners, width: Swift.max(2, Double(Swift.min(buffer.width, buffer.height)) / 250),
+                                     color: Color(red: 1, green: 0, blue: 0))
+            }
+            do {
+                if out == "-" {
+                    try Terminal.writeStandardOutput(try canvas.buffer.encoded(as: .png))
+                } else {
+                    try canvas.buffer.write(toFile: out, format: annotateFormat)
+                }
+            } catch {
+                throw CLIError.runtime(ApplyJob.message(error, about: out))
+            }
+        }
+        return ExitCode.success
+    }
+
+    /// A coordinate rounded to 1/100 pixel.
+    static func coordinate(_ v: Double) -> String { JSONText.number((v * 100).rounded() / 100) }
+
+    /// `text` on one line: backslash, newline, carriage return and tab escaped.
+    static func escaped(_ text: String) -> String {
+        var out = ""
+        for ch in text.unicodeScalars {
+            switch ch {
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default: out.unicodeScalars.append(ch)
+            }
+        }
+        return out
+    }
+}
+
+/// Minimal drawing for `detect --annotate`: thick lines and discs into an rgba8 buffer. Kept
+/// private to the tool until the library's Canvas exists.
+enum AnnotationPen {
+    /// A line `width` pixels wide from `a` to `b` (every pixel whose centre is within width / 2
+    /// of the segment), opaque.
+    static func line(_ buffer: inout PixelBuffer, from a: Point, to b: Point, width: Double, color: (UInt8, UInt8, UInt8)) {
+        let r = width / 2
+        let minX = pixelIndex(Swift.min(a.x, b.x) - r), maxX = pixelIndex(Swift.max(a.x, b.x) + r + 1)
+        let minY = pixelIndex(Swift.min(a.y, b.y) - r), maxY = pixelIndex(Swift.max(a.y, b.y) + r + 1)
+        let dx = b.x - a.x, dy = b.y - a.y
+        let len2 = dx * dx + dy * dy
+        fill(&buffer, minX, minY, maxX, maxY, color) { px, py in
+            var t = len2 > 0 ? ((px - a.x) * dx + (py - a.y) * dy) / len2 : 0
+            t = Swift.min(Swift.max(t, 0), 1)
+            let ex = a.x + t * dx - px, ey = a.y + t * dy - py
+            return ex * ex + ey * ey <= r * r
+        }
+    }
+
+    /// A filled disc.
+    static func disc(_ buffer: inout PixelBuffer, at c: Point, radius: Double, color: (UInt8, UInt8, UInt8)) {
+        fill(&buffer, pixelIndex(c.x - radius - 1), pixelIndex(c.y - radius - 1), pixelIndex(c.x + radius + 1),
+             pixelIndex(c.y + radius + 1), color) { px, py in
+            (px - c.x) * (px - c.x) + (py - c.y) * (py - c.y) <= radius * radius
+        }
+    }
+
+    static func fill(_ buffer: inout PixelBuffer, _ x0: Int, _ y0: Int, _ x1: Int, _ y1: Int,
+                     _ color: (UInt8, UInt8, UInt8), inside: (Double, Double) -> Bool) {
+        guard buffer.format == .rgba8 else { return }
+        let lx = Swift.max(x0, 0), hx = Swift.min(x1, buffer.width - 1)
+        let ly = Swift.max(y0, 0), hy = Swift.min(y1, buffer.height - 1)
+        guard lx <= hx, ly <= hy else { return }
+        let stride = buffer.bytesPerRow
+        buffer.withUnsafeMutableBytes { raw in
+            for y in ly...hy {
+                for x in lx...hx where inside(Double(x) + 0.5, Double(y) + 0.5) {
+                    let o = y * stride + 4 * x
+                    raw[o] = color.0
+                    raw[o + 1] = color.1
+                    raw[o + 2] = color.2
+                    raw[o + 3] = 255
+                }
+            }
+        }
+    }
+}
+
+/// `v` rounded down and clamped to ±1e9 (Int(_:) traps on huge or non-finite values).
+private func pixelIndex(_ v: Double) -> Int {
+    guard v.isFinite else { return 0 }
+    return Int(Swift.min(Swift.max(v, -1e9), 1e9).rounded(.down))
+}
