@@ -22,9 +22,10 @@ func meanDifference(_ a: PixelBuffer, _ b: PixelBuffer) -> Double {
 
 /// The engine's cases: roofline ratio of a color matrix, fusion and folding gains, region
 /// of interest, and peak memory.
-func runEngineCases(input8: PixelBuffer, inputF: PixelBuffer, out8: inout PixelBuffer, outF: inout PixelBuffer,
-                    sepia: ColorMatrix) throws {
+func runEngineCases(input8: PixelBuffer, inputF: PixelBuffer, out8: inout PixelBuffer, outF: inout PixelBuffer) throws {
     let W = input8.width, H = input8.height, pixels = W * H
+    let sepia = ColorMatrix(rows: sepiaRows[0], sepiaRows[1], sepiaRows[2], sepiaRows[3], bias: sepiaBias)
+    print("== engine cases")
     // Straight sRGB-valued floats, as the peer benchmark's f32 images.
     let straightF = input8.converted(to: .rgbaF32, colorEncoding: .sRGB, alphaMode: .straight)
     var outStraight = try PixelBuffer(width: W, height: H, format: .rgbaF32, colorEncoding: .sRGB, alphaMode: .straight)
@@ -35,26 +36,26 @@ func runEngineCases(input8: PixelBuffer, inputF: PixelBuffer, out8: inout PixelB
         let roof16 = rooflines[t]?.bound(bytesPerPixelRead: 16, written: 16)
 
         let cm = try Image(inputF).colorMatrix(r: sepia.row(0), g: sepia.row(1), b: sepia.row(2), a: sepia.row(3), bias: sepia.bias)
-        let m1 = try Measurement.run(runs: options.runs) { try ctx.render(cm, to: &outF) }
-        emit(record("color_matrix", dtype: "f32->f32", threads: t, pixels: pixels, m1, roofline: roof16))
+        let m1 = try Measurement.run(warmup: options.warmup, runs: options.runs, minTime: options.minTime) { try ctx.render(cm, to: &outF) }
+        emit(record("color_matrix", variant: "color_matrix_linear_pm", dtype: "rgbaF32->rgbaF32", threads: t, pixels: pixels, m1, roofline: roof16))
 
         let cmStraight = try Image(straightF).colorMatrix(r: sepiaRows[0], g: sepiaRows[1], b: sepiaRows[2], a: sepiaRows[3], bias: sepiaBias)
-        let mOne = try Measurement.run(runs: options.runs) { try raw.render(cmStraight, to: &outStraight) }
-        emit(record("color_matrix_straight", dtype: "f32->f32", threads: t, pixels: pixels, mOne, roofline: roof16))
+        let mOne = try Measurement.run(warmup: options.warmup, runs: options.runs, minTime: options.minTime) { try raw.render(cmStraight, to: &outStraight) }
+        emit(record("color_matrix", variant: "color_matrix_straight", dtype: "f32->f32", threads: t, pixels: pixels, mOne, roofline: roof16))
         let c5 = try chain5(Image(straightF))
-        let mOn = try Measurement.run(runs: options.runs) { try raw.render(c5, to: &outStraight) }
-        emit(record("chain5", dtype: "f32->f32", threads: t, pixels: pixels, mOn, roofline: roof16))
+        let mOn = try Measurement.run(warmup: options.warmup, runs: options.runs, minTime: options.minTime) { try raw.render(c5, to: &outStraight) }
+        emit(record("chain5", variant: "chain5_f32_optimized", dtype: "f32->f32", threads: t, pixels: pixels, mOn, roofline: roof16))
         let mOff = try Measurement.run(warmup: 1, runs: max(3, options.runs / 2), minTime: 0) { try rawOff.render(c5, to: &outStraight) }
-        emit(record("chain5", variant: "unoptimized", dtype: "f32->f32", threads: t, pixels: pixels, mOff, roofline: roof16))
+        emit(record("chain5", variant: "chain5_f32_unoptimized", dtype: "f32->f32", threads: t, pixels: pixels, mOff, roofline: roof16))
         print(String(format: "  chain5 / color matrix alone = %.2f (goal <= 1.3); unoptimized / optimized = %.1f (goal >= 3)",
                      mOn.median / mOne.median, mOff.median / mOn.median))
 
         let c5u8 = try chain5(Image(input8))
-        let m5 = try Measurement.run(runs: options.runs) { try ctx.render(c5u8, to: &out8) }
-        emit(record("chain5", dtype: "u8->u8", threads: t, pixels: pixels, m5, roofline: rooflines[t]?.bound(bytesPerPixelRead: 4, written: 4)))
+        let m5 = try Measurement.run(warmup: options.warmup, runs: options.runs, minTime: options.minTime) { try ctx.render(c5u8, to: &out8) }
+        emit(record("chain5", variant: "chain5_u8_srgb", dtype: "rgba8->rgba8", threads: t, pixels: pixels, m5, roofline: rooflines[t]?.bound(bytesPerPixelRead: 4, written: 4)))
         let chain3 = try Image(input8).sepiaTone(intensity: 0.8).exposureAdjusted(ev: 0.5).colorInverted()
-        let m3 = try Measurement.run(runs: options.runs) { try ctx.render(chain3, to: &out8) }
-        emit(record("chain3_sepia_exposure_invert", dtype: "u8->u8", threads: t, pixels: pixels, m3,
+        let m3 = try Measurement.run(warmup: options.warmup, runs: options.runs, minTime: options.minTime) { try ctx.render(chain3, to: &out8) }
+        emit(record("chain3_sepia_exposure_invert", dtype: "rgba8->rgba8", threads: t, pixels: pixels, m3,
                     roofline: rooflines[t]?.bound(bytesPerPixelRead: 4, written: 4)))
 
         // Rotate 15 degrees about the center, scale 0.8, translate: folded into one warp.
@@ -65,14 +66,14 @@ func runEngineCases(input8: PixelBuffer, inputF: PixelBuffer, out8: inout PixelB
         let chained = try Image(straightF).transformed(by: rotate).transformed(by: scale).transformed(by: move)
         let single = try Image(straightF).transformed(by: rotate.concatenating(scale).concatenating(move))
         let rect = Rect(x: 0, y: 0, width: W, height: H)
-        let mChain = try Measurement.run(runs: options.runs) { try raw.render(chained, rect: rect, to: &outStraight) }
+        let mChain = try Measurement.run(warmup: options.warmup, runs: options.runs, minTime: options.minTime) { try raw.render(chained, rect: rect, to: &outStraight) }
         emit(record("affine_chain3", dtype: "f32->f32", threads: t, pixels: pixels, mChain))
         let chainedOut = outStraight
-        let mSingle = try Measurement.run(runs: options.runs) { try raw.render(single, rect: rect, to: &outStraight) }
+        let mSingle = try Measurement.run(warmup: options.warmup, runs: options.runs, minTime: options.minTime) { try raw.render(single, rect: rect, to: &outStraight) }
         emit(record("affine_single", dtype: "f32->f32", threads: t, pixels: pixels, mSingle))
         let singleOut = outStraight
         let mChainOff = try Measurement.run(warmup: 1, runs: 3, minTime: 0) { try rawOff.render(chained, rect: rect, to: &outStraight) }
-        emit(record("affine_chain3", variant: "unoptimized", dtype: "f32->f32", threads: t, pixels: pixels, mChainOff))
+        emit(record("affine_chain3", variant: "affine_chain3_unoptimized", dtype: "f32->f32", threads: t, pixels: pixels, mChainOff))
         if t == options.threads.first {
             print(String(format: "  affine chain / single warp = %.2f; mean |difference| from the exact composite: folded %.2e, three resamplings %.2e",
                          mChain.median / mSingle.median, meanDifference(chainedOut, singleOut), meanDifference(outStraight, singleOut)))
@@ -82,11 +83,11 @@ func runEngineCases(input8: PixelBuffer, inputF: PixelBuffer, out8: inout PixelB
         let blurred = try Image(input8).clampedToExtent().gaussianBlurred(radius: 10)
         var whole = try PixelBuffer(width: W, height: H, format: .rgba8)
         let mWhole = try Measurement.run(warmup: 1, runs: max(3, options.runs / 2), minTime: 0) { try ctx.render(blurred, rect: rect, to: &whole) }
-        emit(record("gaussian_r10_whole", dtype: "u8->u8", threads: t, pixels: pixels, mWhole))
+        emit(record("gaussian_r10_whole", dtype: "rgba8->rgba8", threads: t, pixels: pixels, mWhole))
         var small = try PixelBuffer(width: 100, height: 100, format: .rgba8)
         let cropRect = Rect(x: Double(W / 2), y: Double(H / 2), width: 100, height: 100)
-        let mCrop = try Measurement.run(runs: options.runs) { try ctx.render(blurred.cropped(to: cropRect), to: &small) }
-        emit(record("gaussian_r10_crop100", dtype: "u8->u8", threads: t, pixels: 10_000, mCrop))
+        let mCrop = try Measurement.run(warmup: options.warmup, runs: options.runs, minTime: options.minTime) { try ctx.render(blurred.cropped(to: cropRect), to: &small) }
+        emit(record("gaussian_r10_crop100", dtype: "rgba8->rgba8", threads: t, pixels: 10_000, mCrop))
         print(String(format: "  100x100 crop of the blur / whole blur = %.2f%% (goal < 2%%)", 100 * mCrop.median / mWhole.median))
     }
     for name in ["chain3_u8", "chain5_u8"] {
@@ -95,14 +96,42 @@ func runEngineCases(input8: PixelBuffer, inputF: PixelBuffer, out8: inout PixelB
             print(String(format: "peak RSS %@ (child process): %.1f MiB; before rendering %.1f MiB (input %.1f MiB); input + output + 64 MiB = %.1f MiB; a full-size float intermediate alone would be %.1f MiB",
                          name as NSString, Double(peak.after) / 1_048_576, Double(peak.before) / 1_048_576, inOut / 2, inOut + 64,
                          Double(W * H * 16) / 1_048_576))
-            if let i = results.lastIndex(where: { $0.op == name.replacingOccurrences(of: "_u8", with: "") || ($0.op == "chain3_sepia_exposure_invert" && name == "chain3_u8") }) {
+            let variant = name == "chain5_u8" ? "chain5_u8_srgb" : "chain3_sepia_exposure_invert"
+            for i in results.indices where results[i].variant == variant {
                 results[i].peak_rss_mb = Double(peak.after) / 1_048_576
+                results[i].rss_before_mb = Double(peak.before) / 1_048_576
             }
         }
     }
 }
 
-func emit(_ r: Result) {
-    results.append(r)
-    line(r)
+// MARK: Child processes for peak memory
+
+/// Renders one named case once and prints the resident set before rendering and the peak
+/// after, in bytes (the peak is reset after the input is made, where the kernel allows).
+func runEngineChild(_ name: String, width: Int, height: Int) throws {
+    let input = try makeTestImage(width: width, height: height)
+    let before = resetPeakResident() ? residentBytes() : peakResidentBytes()
+    var out = try PixelBuffer(width: width, height: height, format: .rgba8)
+    let image: Image
+    switch name {
+    case "chain3_u8": image = try Image(input).sepiaTone(intensity: 0.8).exposureAdjusted(ev: 0.5).colorInverted()
+    case "chain5_u8": image = try chain5(Image(input))
+    default: fail("unknown child case \(name)")
+    }
+    try RenderContext().render(image, to: &out)
+    print("\(before) \(peakResidentBytes())")
+}
+
+func childPeak(_ name: String, width: Int, height: Int) -> (before: Int, after: Int)? {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    p.arguments = ["--child", name, "--size", "\(width)x\(height)"]
+    let pipe = Pipe()
+    p.standardOutput = pipe
+    do { try p.run() } catch { return nil }
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    p.waitUntilExit()
+    let parts = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
+    return parts.count == 2 ? (parts[0], parts[1]) : nil
 }

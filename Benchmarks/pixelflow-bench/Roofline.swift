@@ -4,7 +4,7 @@ import Glibc
 #endif
 
 /// The machine's memory-copy bandwidth, measured in the same run as the filters: `memcpy`
-/// of a 256 MiB buffer (well beyond the caches), split across `threads` workers.
+/// of a 256 MiB buffer (by default) (well beyond the caches), split across `threads` workers.
 struct Roofline {
     /// Bytes per second for copying (each byte read once and written once).
     var copyBytesPerSecond: Double
@@ -16,8 +16,8 @@ struct Roofline {
         copyBytesPerSecond * 2 / Double(r + w) / 1e6
     }
 
-    static func measure(threads: Int, runs: Int = 7) -> Roofline {
-        let n = 256 << 20
+    static func measure(threads: Int, runs: Int = 7, megabytes: Int = 256) -> Roofline {
+        let n = megabytes << 20
         let src = UnsafeMutableRawPointer.allocate(byteCount: n, alignment: 64)
         let dst = UnsafeMutableRawPointer.allocate(byteCount: n, alignment: 64)
         defer { src.deallocate(); dst.deallocate() }

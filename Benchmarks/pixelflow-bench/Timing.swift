@@ -17,9 +17,16 @@ struct Measurement {
     var minimum: Double { times.min() ?? 0 }
 
     /// Runs `body` `warmup` times untimed, then at least `runs` times, continuing until
-    /// `minTime` seconds of timed runs or `4 * runs` runs.
-    static func run(warmup: Int = 2, runs: Int = 7, minTime: Double = 0.5, _ body: () throws -> Void) rethrows -> Measurement {
-        for _ in 0..<warmup { try body() }
+    /// `minTime` seconds of timed runs or `4 * runs` runs. A body slower than `slow` seconds
+    /// gets a single warm-up and no extra runs (PNG encoding takes seconds per call).
+    static func run(warmup: Int = 2, runs: Int = 7, minTime: Double = 0.5, slow: Double = 1.0,
+                    _ body: () throws -> Void) rethrows -> Measurement {
+        var minTime = minTime
+        for i in 0..<warmup {
+            let t0 = now()
+            try body()
+            if now() - t0 > slow { minTime = 0; if i == 0 { break } }
+        }
         var times: [Double] = []
         var total = 0.0
         while times.count < runs || (total < minTime && times.count < 4 * runs) {
@@ -42,4 +49,24 @@ func peakResidentBytes() -> Int {
         return kb * 1024
     }
     return 0
+}
+
+/// Current resident set size of this process, in bytes (VmRSS).
+func residentBytes() -> Int {
+    guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+    for line in text.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+        let kb = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).compactMap { Int($0) }.first ?? 0
+        return kb * 1024
+    }
+    return 0
+}
+
+/// Resets the peak resident set (VmHWM) to the current RSS (`echo 5 > /proc/self/clear_refs`,
+/// Linux 4.0+), so a later peak measures only what follows. Returns false where unsupported.
+@discardableResult
+func resetPeakResident() -> Bool {
+    guard let h = FileHandle(forWritingAtPath: "/proc/self/clear_refs") else { return false }
+    defer { try? h.close() }
+    do { try h.write(contentsOf: Data("5".utf8)) } catch { return false }
+    return true
 }

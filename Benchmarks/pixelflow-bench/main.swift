@@ -1,27 +1,49 @@
 // pixelflow-bench: throughput of PixelFlow's filters and engine, in release builds.
 //
-//   swift run -c release pixelflow-bench [--quick] [--threads 1,2] [--filter NAME]
-//                                        [--category NAME] [--json FILE] [--runs N]
+//   swift run -c release pixelflow-bench                 # everything, 3840x2160, 1 thread and all threads
+//   swift run -c release pixelflow-bench --quick         # 1920x1080
+//   swift run -c release pixelflow-bench --ops gaussian,chain5 --json out.json
+//   swift run -c release pixelflow-bench --filter CISepiaTone --category blur
+//   swift run -c release pixelflow-bench --smoke         # CI: 256x144, 1 run, a handful of checked ops
+//   swift run -c release pixelflow-bench --task vips --input in.jpg --output out.jpg
 //
-// Figures are megapixels per second of output (median and best of the timed runs), with
-// the memory-copy roofline measured in the same run, because shared machines drift.
+// Sections: `peer` (the operations of ../shared/peers/bench_peers.py, same definitions, each
+// checked against a scalar reference on a 64x64 crop), `registry` (every registered filter at
+// its defaults, rgba8 and rgbaF32), `engine` (fusion, folding, region of interest, memory).
+// Figures are megapixels of output per second (median and best of the timed runs), with the
+// memory-copy roofline measured in the same run, because shared machines drift.
+// Docs/Performance.md explains the figures; scripts/bench-compare.sh runs the peers too.
 import Foundation
 import PixelFlow
 
+enum Section: String, CaseIterable { case peer, registry, engine }
+
 struct Options {
     var width = 3840, height = 2160
-    var threads: [Int] = [1, RenderContext.activeProcessorCount]
+    var threads: [Int] = Array(Set([1, RenderContext.activeProcessorCount])).sorted()
     var filters: [String] = []
     var category: FilterCategory?
+    var ops: [String] = []
+    var sections: Set<Section> = Set(Section.allCases)
     var jsonPath: String?
     var runs = 7
-    var child: String?
-    var engineOnly = false
+    var warmup = 2
+    var minTime = 0.5
+    var label = "default"
+    var imagePath: String?, imageBPath: String?, pngPath: String?, jpegPath: String?
+    var rss = false
+    var roofline = true
+    var smoke = false
+    var childOp: String?
+    var childEngine: String?
+    var task: String?
+    var taskInput: String?, taskOutput: String?
 }
 
 func parseOptions() -> Options {
     var o = Options()
     var args = Array(CommandLine.arguments.dropFirst())
+    var explicitSections: Set<Section> = []
     func value(_ flag: String) -> String {
         guard !args.isEmpty else { fail("\(flag) needs a value") }
         return args.removeFirst()
@@ -29,32 +51,76 @@ func parseOptions() -> Options {
     while !args.isEmpty {
         let a = args.removeFirst()
         switch a {
-        case "--quick": o.width = 1920; o.height = 1080; o.runs = 5
+        case "--quick": o.width = 1920; o.height = 1080
+        case "--smoke":
+            o.smoke = true; o.width = 256; o.height = 144; o.runs = 1; o.warmup = 0; o.minTime = 0
+            o.ops = ["u8_to_f32", "color_matrix", "chain5", "gaussian_s2", "resize_half_lanczos3", "rotate15_f32",
+                     "source_atop", "grayscale", "png_encode"]
+            explicitSections = [.peer, .registry]
         case "--size":
             let v = value(a).split(separator: "x").compactMap { Int($0) }
             guard v.count == 2, v[0] > 0, v[1] > 0 else { fail("--size takes WxH") }
             o.width = v[0]; o.height = v[1]
-        case "--threads": o.threads = value(a).split(separator: ",").compactMap { Int($0) }.filter { $0 > 0 }
-        case "--filter": o.filters += value(a).split(separator: ",").map(String.init)
+        case "--threads":
+            o.threads = value(a).split(separator: ",").compactMap { Int($0) }.filter { $0 > 0 }
+            if o.threads.isEmpty { fail("--threads takes a comma list of positive counts") }
+        case "--filter": o.filters += value(a).split(separator: ",").map(String.init); explicitSections.insert(.registry)
         case "--category":
             let v = value(a)
             guard let c = FilterCategory(named: v) else { fail("unknown category \(v)") }
-            o.category = c
+            o.category = c; explicitSections.insert(.registry)
+        case "--ops": o.ops += value(a).split(separator: ",").map(String.init); explicitSections.insert(.peer)
+        case "--engine": explicitSections.insert(.engine)
+        case "--sections":
+            for s in value(a).split(separator: ",") {
+                guard let v = Section(rawValue: String(s)) else { fail("unknown section \(s); use peer, registry, engine") }
+                explicitSections.insert(v)
+            }
         case "--json": o.jsonPath = value(a)
         case "--runs": o.runs = max(1, Int(value(a)) ?? 7)
-        case "--engine": o.engineOnly = true
-        case "--child": o.child = value(a)
+        case "--warmup": o.warmup = max(0, Int(value(a)) ?? 2)
+        case "--min-time": o.minTime = max(0, Double(value(a)) ?? 0.5)
+        case "--label": o.label = value(a)
+        case "--image": o.imagePath = value(a)
+        case "--image-b": o.imageBPath = value(a)
+        case "--png": o.pngPath = value(a)
+        case "--jpeg": o.jpegPath = value(a)
+        case "--rss": o.rss = true
+        case "--no-roofline": o.roofline = false
+        case "--task": o.task = value(a)
+        case "--input": o.taskInput = value(a)
+        case "--output": o.taskOutput = value(a)
+        case "--child-op": o.childOp = value(a)
+        case "--child": o.childEngine = value(a)
         case "-h", "--help":
             print("""
-            usage: pixelflow-bench [--quick] [--size WxH] [--threads 1,2] [--filter NAME[,NAME]] [--category NAME]
-                                   [--engine] [--runs N] [--json FILE]
-            Measures every registered filter at its default parameters (rgba8 in and out, and
-            rgbaF32 for the engine cases), 1 thread and all threads, with the memory-copy
-            roofline measured in the same run. --quick uses 1920x1080.
+            usage: pixelflow-bench [--quick | --size WxH | --smoke] [--threads 1,2] [--runs N] [--json FILE]
+                                   [--ops ID[,ID]] [--filter NAME[,NAME]] [--category NAME] [--engine]
+                                   [--sections peer,registry,engine] [--rss] [--label NAME] [--no-roofline]
+                                   [--image A.png --image-b B.png --png FILE.png --jpeg FILE.jpg]
+                   pixelflow-bench --task vips --input IN.jpg --output OUT.jpg [--threads N]
+
+            Sections (all by default; --ops, --filter/--category and --engine select):
+              peer      the operations of ../shared/peers/bench_peers.py with the same definitions,
+                        each checked against a scalar reference on a 64x64 crop (check_max_abs);
+                        --ops takes substrings of variant ids (gaussian, chain5_f32, ...)
+              registry  every registered filter at its defaults: rgba8 -> rgba8 (sRGB) and
+                        rgbaF32 -> rgbaF32 (linear premultiplied)
+              engine    fusion and folding gains, region of interest, peak memory
+            --quick: 1920x1080 (default 3840x2160). --smoke: 256x144, 1 run, a few peer ops and
+            the registry; exits 1 when a check fails (for CI).
+            --rss: peak resident memory of each peer op in a child process (one per op).
+            --image/--image-b/--png/--jpeg: the peers' inputs (scripts/bench-compare.sh passes them).
+            --task vips: libvips' benchmark task (load JPEG, crop 100 px per edge, shrink 10%,
+            sharpen 3x3, save JPEG q90); prints one JSON line.
             """)
             exit(0)
         default: fail("unknown argument \(a); see --help")
         }
+    }
+    if !explicitSections.isEmpty { o.sections = explicitSections }
+    if o.sections.contains(.peer), o.width % 2 != 0 || o.height % 2 != 0 {
+        fail("the peer ops need an even width and height (half-size resampling), got \(o.width)x\(o.height)")
     }
     return o
 }
@@ -62,28 +128,6 @@ func parseOptions() -> Options {
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("pixelflow-bench: \(message)\n".utf8))
     exit(2)
-}
-
-/// A deterministic test image: gradients, discs and noise, like the peer benchmark's.
-func makeTestImage(width: Int, height: Int) throws -> PixelBuffer {
-    var b = try PixelBuffer(width: width, height: height, format: .rgba8)
-    var state: UInt64 = 42
-    b.withUnsafeMutableRows { y, row in
-        let p = row.assumingMemoryBound(to: UInt8.self)
-        for x in 0..<width {
-            state = state &* 6364136223846793005 &+ 1442695040888963407
-            let n = Int(state >> 61) - 4
-            let fx = Double(x) / Double(width), fy = Double(y) / Double(height)
-            let dx = fx - 0.5, dy = fy - 0.5
-            let disc = dx * dx + dy * dy < 0.05
-            let r = 127.5 + 127.5 * sin(fx * 12), g = 255 * fy, bl = disc ? 40.0 : 200 * fx
-            p[4 * x] = UInt8(clamping: Int(r) + n)
-            p[4 * x + 1] = UInt8(clamping: Int(g) + n)
-            p[4 * x + 2] = UInt8(clamping: Int(bl) + n)
-            p[4 * x + 3] = disc && x % 7 == 0 ? 128 : 255
-        }
-    }
-    return b
 }
 
 struct Result: Codable {
@@ -96,121 +140,279 @@ struct Result: Codable {
     var min_ms: Double
     var mpix_s_median: Double
     var mpix_s_best: Double
+    var n: Int
+    var out_pixels: Int
+    var section: String
+    var build: String
     var roofline_fraction: Double?
     var peak_rss_mb: Double?
+    var rss_before_mb: Double?
+    var check_max_abs: Double?
+    var check_tolerance: Double?
+    var note: String?
+    var same_as_threads: Int?
 }
 
-func record(_ op: String, variant: String = "default", dtype: String, threads: Int, pixels: Int, _ m: Measurement,
-            roofline: Double? = nil) -> Result {
+nonisolated(unsafe) var results: [Result] = []
+nonisolated(unsafe) var rooflines: [Int: Roofline] = [:]
+nonisolated(unsafe) var failedChecks: [String] = []
+nonisolated(unsafe) var benchSize = (width: 0, height: 0)
+
+func record(_ op: String, variant: String? = nil, section: Section = .engine, dtype: String, threads: Int, pixels: Int,
+            _ m: Measurement, roofline: Double? = nil) -> Result {
     let mp = Double(pixels) / 1e6
-    var r = Result(variant: variant, op: op, threads: threads, dtype: dtype, median_ms: m.median * 1e3, min_ms: m.minimum * 1e3,
-                   mpix_s_median: mp / m.median, mpix_s_best: mp / m.minimum)
+    var r = Result(variant: variant ?? op, op: op, threads: threads, dtype: dtype, median_ms: m.median * 1e3, min_ms: m.minimum * 1e3,
+                   mpix_s_median: mp / m.median, mpix_s_best: mp / m.minimum, n: m.times.count, out_pixels: pixels,
+                   section: section.rawValue, build: options.label)
     if let roofline { r.roofline_fraction = r.mpix_s_median / roofline }
     return r
 }
 
-// MARK: Child processes for peak memory
-
-/// Renders one named case once and prints the peak resident set in bytes.
-func runChild(_ name: String, width: Int, height: Int) throws {
-    let input = try makeTestImage(width: width, height: height)
-    let baseline = peakResidentBytes()
-    var out = try PixelBuffer(width: width, height: height, format: .rgba8)
-    let image: Image
-    switch name {
-    case "chain3_u8": image = try Image(input).sepiaTone(intensity: 0.8).exposureAdjusted(ev: 0.5).colorInverted()
-    case "chain5_u8": image = try chain5(Image(input))
-    default: fail("unknown child case \(name)")
-    }
-    try RenderContext().render(image, to: &out)
-    print("\(baseline) \(peakResidentBytes())")
+func line(_ r: Result) {
+    var s = pad(r.variant, 30) + " " + pad(r.dtype, 18)
+        + String(format: " t=%d  median %9.2f ms  %8.1f MPix/s  best %8.1f", r.threads, r.median_ms, r.mpix_s_median, r.mpix_s_best)
+    if let f = r.roofline_fraction { s += String(format: "  %3.0f%% of memcpy roofline", f * 100) }
+    if let c = r.check_max_abs { s += String(format: "  check %.1e%@", c, (r.check_tolerance.map { c <= $0 } ?? true) ? "" : " FAILED") }
+    if r.same_as_threads != nil { s += "  (single-threaded: the 1-thread figure)" }
+    print(s)
 }
 
-func childPeak(_ name: String, width: Int, height: Int) -> (before: Int, after: Int)? {
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-    p.arguments = ["--child", name, "--size", "\(width)x\(height)"]
-    let pipe = Pipe()
-    p.standardOutput = pipe
-    do { try p.run() } catch { return nil }
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    p.waitUntilExit()
-    let parts = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
-    return parts.count == 2 ? (parts[0], parts[1]) : nil
+func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s : s + String(repeating: " ", count: n - s.count) }
+
+func emit(_ r: Result) {
+    results.append(r)
+    line(r)
+}
+
+// MARK: Inputs
+
+func makeInputs(_ o: Options) throws -> PeerInputs {
+    let a: PixelBuffer
+    if let p = o.imagePath { a = try loadRGBA8(p) } else { a = try makeTestImage(width: o.width, height: o.height) }
+    let bPath = o.imageBPath
+    let seedB: () throws -> PixelBuffer = {
+        if let bPath { return try loadRGBA8(bPath) }
+        if o.imagePath != nil { return try rotated180(a) }
+        return try makeTestImage(width: a.width, height: a.height, seed: 4242)
+    }
+    return PeerInputs(u8: a, b: seedB, png: o.pngPath, jpeg: o.jpegPath)
+}
+
+func selectedPeerOps(_ all: [PeerOp], _ filters: [String]) -> [PeerOp] {
+    if filters.isEmpty { return all }
+    return all.filter { op in filters.contains { op.variant.contains($0) } }
+}
+
+// MARK: Peer section
+
+func runPeerSection(_ inp: PeerInputs) throws {
+    let ops = selectedPeerOps(makePeerOps(inp), options.ops)
+    print("== peer ops (\(ops.count)); see ../shared/peers/bench_peers.py --list")
+    for op in ops {
+        var first: Result?
+        for t in options.threads {
+            if op.singleThreaded, let f = first {
+                var r = f
+                r.threads = t; r.same_as_threads = f.threads
+                emit(r)
+                continue
+            }
+            let (run, check) = try op.prepare(op.singleThreaded ? 1 : t)
+            let m = try Measurement.run(warmup: options.warmup, runs: options.runs, minTime: options.minTime, run)
+            var r = record(op.op, variant: op.variant, section: .peer, dtype: op.dtype, threads: op.singleThreaded ? 1 : t,
+                           pixels: op.outWidth * op.outHeight, m)
+            r.note = op.note
+            if op.dtype.hasPrefix("f32"), !op.singleThreaded, let roof = rooflines[t] {
+                let outBytes = op.variant == "f32_to_u8" ? 4 : 16
+                r.roofline_fraction = r.mpix_s_median / roof.bound(bytesPerPixelRead: 16, written: outBytes)
+            }
+            if first == nil {
+                r.check_max_abs = try check()
+                r.check_tolerance = op.tolerance
+                if let c = r.check_max_abs, !(c <= op.tolerance) { failedChecks.append("\(op.variant): \(c) > \(op.tolerance)") }
+            } else {
+                r.check_max_abs = first?.check_max_abs
+                r.check_tolerance = first?.check_tolerance
+            }
+            r.threads = t
+            if first == nil { first = r }
+            emit(r)
+        }
+    }
+    for n in notImplementedOps where options.ops.isEmpty || options.ops.contains(where: { n.variant.contains($0) }) {
+        print(pad(n.variant, 30) + " " + pad(n.dtype, 18) + " not yet implemented: " + n.missing)
+    }
+    if options.rss { try measurePeakMemory(ops) }
+}
+
+/// Peak resident memory of each op, each in its own child process (`--child-op`).
+func measurePeakMemory(_ ops: [PeerOp]) throws {
+    print("== peak RSS per op (child process each, \(options.threads.max()!) threads)")
+    let exe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    for op in ops {
+        var args = ["--child-op", op.variant, "--size", "\(options.width)x\(options.height)", "--threads", "\(options.threads.max()!)"]
+        for (flag, v) in [("--image", options.imagePath), ("--image-b", options.imageBPath), ("--png", options.pngPath), ("--jpeg", options.jpegPath)] {
+            if let v { args += [flag, v] }
+        }
+        let p = Process()
+        p.executableURL = exe
+        p.arguments = args
+        let pipe = Pipe()
+        p.standardOutput = pipe
+        try p.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        let parts = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
+        guard p.terminationStatus == 0, parts.count == 2 else { print("  \(op.variant): child failed"); continue }
+        let before = parts[0] / 1_048_576, peak = parts[1] / 1_048_576
+        print("  " + pad(op.variant, 28) + String(format: " peak %7.1f MiB (inputs %7.1f MiB, the op's own %6.1f MiB)", peak, before, peak - before))
+        for i in results.indices where results[i].section == "peer" && results[i].variant == op.variant {
+            results[i].peak_rss_mb = peak
+            results[i].rss_before_mb = before
+        }
+    }
+}
+
+/// Child: builds the inputs of one op, resets the peak RSS, runs the op twice and prints
+/// "RSS-before-op peak-RSS" in bytes.
+func runChildOp(_ variant: String) throws {
+    let inp = try makeInputs(options)
+    guard let op = makePeerOps(inp).first(where: { $0.variant == variant }) else { fail("unknown op \(variant)") }
+    // Touch the lazy inputs the op uses, outside the measured peak.
+    switch op.dtype {
+    case "f32": _ = inp.f32
+    case "f32pm x2": _ = inp.pmA; _ = inp.pmB
+    case "png": _ = inp.png
+    case "jpg": _ = inp.jpeg
+    default: break
+    }
+    let reset = resetPeakResident()
+    let before = reset ? residentBytes() : peakResidentBytes()
+    let (run, _) = try op.prepare(options.threads.max() ?? 1)
+    try run(); try run()
+    print("\(before) \(peakResidentBytes())")
+}
+
+// MARK: Registry section
+
+func runRegistrySection(_ input8: PixelBuffer) throws {
+    let W = input8.width, H = input8.height
+    var names = FilterRegistry.filterNames(inCategories: options.category.map { [$0] } ?? [])
+    if !options.filters.isEmpty { names = names.filter { n in options.filters.contains { n == $0 || n == "CI" + $0 } } }
+    // The CI smoke run keeps it short: every eighth filter, rgba8 only, one thread.
+    if options.smoke { names = names.enumerated().filter { $0.offset % 8 == 0 }.map(\.element) }
+    print("== registry: \(names.count) filters at their defaults")
+    let inputF = input8.converted(to: .rgbaF32, colorEncoding: .linear, alphaMode: .premultiplied)
+    let formats = [("rgba8->rgba8", input8, PixelFormat.rgba8), ("rgbaF32->rgbaF32", inputF, PixelFormat.rgbaF32)]
+    for (label, input, format) in options.smoke ? Array(formats.prefix(1)) : formats {
+        let second = try Image(input).transformed(by: AffineTransform(rotationAngle: .pi).translatedBy(x: -Double(W), y: -Double(H)))
+        // Palette-, gradient- and seed-like inputs take a small strip of the second image.
+        let strip = second.cropped(to: Rect(x: 0, y: 0, width: 16, height: 1))
+        for name in names {
+            guard let d = FilterRegistry.descriptor(named: name) else { continue }
+            var values: [String: FilterValue?] = [:]
+            for inp in d.inputs where inp.valueClass == .image {
+                let small = ["Palette", "Gradient", "Means"].contains { inp.key.contains($0) }
+                values[inp.key] = .image(inp.key == "inputImage" ? Image(input) : (small ? strip : second))
+            }
+            let image: Image
+            do {
+                image = try d.apply(values).cropped(to: input.bounds)
+            } catch {
+                print("\(name): not measured: \(error)")
+                continue
+            }
+            let rect = (image.extent.isEmpty ? input.bounds : image.extent).integral
+            var out = try PixelBuffer(width: Int(rect.width), height: Int(rect.height), format: format)
+            for t in options.smoke ? [1] : options.threads {
+                let ctx = RenderContext(threadCount: t)
+                let m = try Measurement.run(warmup: options.warmup, runs: options.runs, minTime: options.minTime) {
+                    try ctx.render(image, rect: rect, to: &out)
+                }
+                emit(record(name, section: .registry, dtype: label, threads: t, pixels: out.width * out.height, m))
+            }
+        }
+    }
 }
 
 // MARK: Main
 
 let options = parseOptions()
-if let child = options.child {
-    do { try runChild(child, width: options.width, height: options.height) } catch { fail("\(error)") }
+if let child = options.childEngine {
+    do { try runEngineChild(child, width: options.width, height: options.height) } catch { fail("\(error)") }
+    exit(0)
+}
+if let child = options.childOp {
+    do { try runChildOp(child) } catch { fail("\(error)") }
+    exit(0)
+}
+if let task = options.task {
+    guard task == "vips" else { fail("unknown task \(task); the one task is vips") }
+    guard let i = options.taskInput, let o = options.taskOutput else { fail("--task vips needs --input and --output") }
+    do { try runVipsTask(input: i, output: o, threads: options.threads.max() ?? 1) } catch { fail("\(error)") }
     exit(0)
 }
 
-let W = options.width, H = options.height, pixels = W * H
-print("pixelflow-bench: \(W)x\(H), threads \(options.threads.map(String.init).joined(separator: ",")), \(options.runs) runs")
-nonisolated(unsafe) var results: [Result] = []
-nonisolated(unsafe) var rooflines: [Int: Roofline] = [:]
-for t in options.threads {
-    let r = Roofline.measure(threads: t)
-    rooflines[t] = r
-    print(String(format: "roofline: memcpy %.1f GB/s with %d thread(s) = %.0f MPix/s bound for rgbaF32 -> rgbaF32",
-                 r.copyBytesPerSecond / 1e9, t, r.bound(bytesPerPixelRead: 16, written: 16)))
-}
-
-func line(_ r: Result) {
-    var s = String(format: "%-32@ %-14@ t=%d  median %8.2f ms  %8.1f MPix/s  best %8.1f MPix/s", r.op as NSString,
-                   r.dtype as NSString, r.threads, r.median_ms, r.mpix_s_median, r.mpix_s_best)
-    if let f = r.roofline_fraction { s += String(format: "  %.0f%% of memcpy roofline", f * 100) }
-    print(s)
-}
-
+let startDate = Date()
 do {
-    let input8 = try makeTestImage(width: W, height: H)
-    let inputF = input8.converted(to: .rgbaF32, colorEncoding: .linear, alphaMode: .premultiplied)
-    var out8 = try PixelBuffer(width: W, height: H, format: .rgba8)
-    var outF = try PixelBuffer(width: W, height: H, format: .rgbaF32)
-    let sepia = ColorMatrix(rows: SIMD4(0.393, 0.769, 0.189, 0), SIMD4(0.349, 0.686, 0.168, 0),
-                            SIMD4(0.272, 0.534, 0.131, 0), SIMD4(0, 0, 0, 1), bias: SIMD4(0.05, 0.02, -0.03, 0))
-    // Engine cases.
-    try runEngineCases(input8: input8, inputF: inputF, out8: &out8, outF: &outF, sepia: sepia)
-    // Registry sweep: every filter at its defaults, rgba8 in and out.
-    if !options.engineOnly {
-        var names = FilterRegistry.filterNames(inCategories: options.category.map { [$0] } ?? [])
-        if !options.filters.isEmpty { names = names.filter { n in options.filters.contains { n == $0 || n == "CI" + $0 } } }
-        let second = try Image(input8).transformed(by: AffineTransform(rotationAngle: .pi).translatedBy(x: -Double(W), y: -Double(H)))
-        for name in names {
-            guard let d = FilterRegistry.descriptor(named: name) else { continue }
-            var values: [String: FilterValue?] = [:]
-            for inp in d.inputs where inp.valueClass == .image {
-                values[inp.key] = .image(inp.key == "inputImage" ? Image(input8) : second)
-            }
-            let image = try d.apply(values).cropped(to: input8.bounds)
-            let rect = image.extent.isEmpty ? input8.bounds : image.extent
-            var out = try PixelBuffer(width: Int(rect.width), height: Int(rect.height), format: .rgba8)
-            for t in options.threads {
-                let ctx = RenderContext(threadCount: t)
-                let m = try Measurement.run(runs: options.runs) { try ctx.render(image, rect: rect, to: &out) }
-                let r = record(name, dtype: "u8->u8", threads: t, pixels: out.width * out.height, m)
-                results.append(r); line(r)
-            }
-        }
+    let inputs = try makeInputs(options)
+    let W = inputs.W, H = inputs.H
+    benchSize = (W, H)
+    print("pixelflow-bench [\(options.label)]: \(W)x\(H), threads \(options.threads.map(String.init).joined(separator: ",")), "
+          + "at least \(options.runs) timed runs after \(options.warmup) warm-ups; sections \(Section.allCases.filter { options.sections.contains($0) }.map(\.rawValue).joined(separator: ","))")
+    for t in options.threads where options.roofline {
+        let r = Roofline.measure(threads: t, runs: options.smoke ? 1 : 7, megabytes: options.smoke ? 16 : 256)
+        rooflines[t] = r
+        print(String(format: "roofline: memcpy %.1f GB/s with %d thread(s) = %.0f MPix/s bound for rgbaF32 -> rgbaF32, %.0f for rgba8 -> rgba8",
+                     r.copyBytesPerSecond / 1e9, t, r.bound(bytesPerPixelRead: 16, written: 16), r.bound(bytesPerPixelRead: 4, written: 4)))
     }
+    if options.sections.contains(.peer) { try runPeerSection(inputs) }
+    if options.sections.contains(.engine) {
+        let inputF = inputs.u8.converted(to: .rgbaF32, colorEncoding: .linear, alphaMode: .premultiplied)
+        var out8 = try PixelBuffer(width: W, height: H, format: .rgba8)
+        var outF = try PixelBuffer(width: W, height: H, format: .rgbaF32)
+        try runEngineCases(input8: inputs.u8, inputF: inputF, out8: &out8, outF: &outF)
+    }
+    if options.sections.contains(.registry) { try runRegistrySection(inputs.u8) }
 } catch {
     fail("\(error)")
 }
 
 if let path = options.jsonPath {
     struct Report: Codable {
+        var tool: String
+        var build: String
+        var date: String
+        var seconds: Double
         var machine: [String: String]
+        var width: Int, height: Int
+        var threads: [Int]
+        var runs: Int
         var roofline_copy_gb_s: [String: Double]
+        var roofline_mpix_s_f32: [String: Double]
         var results: [Result]
+        var not_implemented: [[String: String]]
+        var failed_checks: [String]
     }
-    let report = Report(machine: ["cpus": String(RenderContext.activeProcessorCount), "size": "\(W)x\(H)"],
-                        roofline_copy_gb_s: Dictionary(uniqueKeysWithValues: rooflines.map { ("\($0.key)", $0.value.copyBytesPerSecond / 1e9) }),
-                        results: results)
+    let f = ISO8601DateFormatter()
+    let report = Report(
+        tool: "pixelflow-bench", build: options.label, date: f.string(from: startDate), seconds: Date().timeIntervalSince(startDate),
+        machine: ["cpus": String(RenderContext.activeProcessorCount)],
+        width: benchSize.width, height: benchSize.height, threads: options.threads, runs: options.runs,
+        roofline_copy_gb_s: Dictionary(uniqueKeysWithValues: rooflines.map { ("\($0.key)", $0.value.copyBytesPerSecond / 1e9) }),
+        roofline_mpix_s_f32: Dictionary(uniqueKeysWithValues: rooflines.map { ("\($0.key)", $0.value.bound(bytesPerPixelRead: 16, written: 16)) }),
+        results: results,
+        not_implemented: options.sections.contains(.peer)
+            ? notImplementedOps.filter { n in options.ops.isEmpty || options.ops.contains { n.variant.contains($0) } }
+                .map { ["variant": $0.variant, "op": $0.op, "dtype": $0.dtype, "missing": $0.missing] } : [],
+        failed_checks: failedChecks)
     let enc = JSONEncoder()
     enc.outputFormatting = [.prettyPrinted, .sortedKeys]
     do { try enc.encode(report).write(to: URL(fileURLWithPath: path)) } catch { fail("cannot write \(path): \(error)") }
     print("wrote \(path)")
+}
+if !failedChecks.isEmpty {
+    print("correctness checks FAILED (max abs difference from the scalar reference above tolerance):")
+    for f in failedChecks { print("  \(f)") }
+    if options.smoke { exit(1) }
 }
