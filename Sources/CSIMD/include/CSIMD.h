@@ -25,4 +25,10 @@ PF_INLINE pf_float4 pf_int_to_float4(pf_int4 v) { return __builtin_convertvector
 /* Floor of each lane. */
 PF_INLINE pf_float4 pf_floor4(pf_float4 v) { return __builtin_elementwise_floor(v); }
 
+/* Stores a vector without bringing its cache line in (non-temporal): for output that is
+ * written once and not read again soon. Call pf_store_fence() before other threads read it. */
+PF_INLINE void pf_stream4(pf_float4 *p, pf_float4 v) { __builtin_nontemporal_store(v, p); }
+/* Orders earlier non-temporal stores before later memory operations. */
+PF_INLINE void pf_store_fence(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+
 #endif

@@ -1,3 +1,5 @@
+import CSIMD
+
 /// Computes any rect of a graph into a tile, recursively pulling the regions of interest of
 /// the inputs. Chains of color nodes run fused: each row chunk goes through every kernel
 /// while it is in the L1 cache. Large stencils read buffers that `RenderPlan` materialized
@@ -12,6 +14,9 @@ final class Evaluator: @unchecked Sendable {
     var materialized: [ObjectIdentifier: Materialized] = [:]
     /// Pixels processed per step of a fused chain.
     static let chunk = 256
+    /// The node whose tiles are written straight into the destination buffer, if any: its
+    /// output is not read again during the render, so it may be stored non-temporally.
+    var streamedRoot: Node?
 
     init(linear: Bool) { self.linear = linear }
 
@@ -121,6 +126,38 @@ final class Evaluator: @unchecked Sendable {
         }
         let sourceIsStraight = fusedSource.map { $0.alphaMode == .straight || !$0.format.hasAlpha } ?? false
         let w = out.rect.width
+        // A single alpha-preserving matrix with no alpha column runs on premultiplied values
+        // directly: (M u + b) * a = M c + b * a, so the bias becomes the alpha column and the
+        // unpremultiply (a divide) and premultiply disappear.
+        if premultiplyResult, !sourceIsStraight, ops.count == 1, case let .colorMatrix(m) = ops[0],
+           let pm = m.premultipliedForm {
+            // Float sources already in the working representation stream straight from the
+            // source into a destination nobody reads during the render.
+            if node === streamedRoot, let b = fusedSource, b.format == .rgbaF32, b.alphaMode == .premultiplied,
+               !(linear && b.colorEncoding == .sRGB) {
+                b.withUnsafeBytes { raw in
+                    for y in out.rect.y..<out.rect.maxY {
+                        let src = (raw.baseAddress! + y * b.bytesPerRow).assumingMemoryBound(to: SIMD4<Float>.self) + out.rect.x
+                        colorMatrixRowStreaming(src, out.row(y), count: w, matrix: pm)
+                    }
+                }
+                pf_store_fence()
+                return
+            }
+            for y in out.rect.y..<out.rect.maxY {
+                let row = out.row(y)
+                var x = 0
+                while x < w {
+                    let c = Swift.min(Evaluator.chunk, w - x)
+                    if let b = fusedSource {
+                        loadSourceRow(b, x: out.rect.x + x, y: y, count: c, into: row + x, premultiply: true)
+                    }
+                    colorMatrixRow(row + x, count: c, matrix: pm)
+                    x += c
+                }
+            }
+            return
+        }
         for y in out.rect.y..<out.rect.maxY {
             let row = out.row(y)
             var x = 0

@@ -159,6 +159,7 @@ public struct RenderContext: Sendable {
         // Float RGBA in the working representation: tiles are computed in place.
         let direct = format == .rgbaF32 && !encode && !unpremultiply && (buffer.colorEncoding == .linear || !linear)
         let root = plan.root
+        if direct { evaluator.streamedRoot = root }
         let bpr = buffer.bytesPerRow
         let bpp = format.bytesPerPixel
         buffer.withUnsafeMutableBytes { raw in

@@ -34,6 +34,17 @@ public struct ColorMatrix: Hashable, Sendable, CustomStringConvertible {
         columns.0 * v.x + columns.1 * v.y + columns.2 * v.z + columns.3 * v.w + bias
     }
 
+    /// The same map on premultiplied colors, when there is one: for a matrix that keeps alpha
+    /// and does not read it into the colors, `(M u + b) * a = M c + b * a`, so the bias moves
+    /// into the alpha column. Nil otherwise.
+    var premultipliedForm: ColorMatrix? {
+        guard preservesAlpha, columns.3.x == 0, columns.3.y == 0, columns.3.z == 0 else { return nil }
+        var p = self
+        p.columns.3 = SIMD4(bias.x, bias.y, bias.z, 1)
+        p.bias = .zero
+        return p
+    }
+
     /// The matrix that applies `self` first and then `next`.
     public func concatenating(_ next: ColorMatrix) -> ColorMatrix {
         var c = ColorMatrix.identity

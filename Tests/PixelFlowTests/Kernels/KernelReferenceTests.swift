@@ -170,3 +170,29 @@ final class KernelReferenceTests: XCTestCase {
         }
     }
 }
+
+final class PremultipliedMatrixTests: XCTestCase {
+    /// The premultiplied form of an alpha-preserving matrix gives what unpremultiplying,
+    /// applying and premultiplying gives.
+    func testPremultipliedFormMatchesTheStraightPath() throws {
+        let m = ColorMatrix.sepia(intensity: 0.7).concatenating(.colorControls(saturation: 1.2, brightness: 0.1, contrast: 1.1))
+        let pm = try XCTUnwrap(m.premultipliedForm)
+        var rng = SeededRandom(seed: 4)
+        for _ in 0..<1000 {
+            let u = SIMD4(rng.unit(), rng.unit(), rng.unit(), rng.unit())
+            let c = u * SIMD4(u.w, u.w, u.w, 1)
+            var expected = m.apply(u)
+            expected = expected * SIMD4(expected.w, expected.w, expected.w, 1)
+            XCTAssertLessThan(abs(pm.apply(c) - expected).max(), 2e-6)
+        }
+        XCTAssertNil(ColorMatrix(rows: SIMD4(1, 0, 0, 0.5), SIMD4(0, 1, 0, 0), SIMD4(0, 0, 1, 0), SIMD4(0, 0, 0, 1)).premultipliedForm)
+        // End to end: a float source rendered straight into a float destination (streamed,
+        // premultiplied form) agrees with the straight path.
+        let src = TestImages.random(width: 45, height: 21, format: .rgbaF32, seed: 8)
+        let img = try Image(src).sepiaTone(intensity: 0.6)
+        let streamed = try RenderContext(threadCount: 2, tileWidth: 16, tileHeight: 8).makeBuffer(img, format: .rgbaF32)
+        let straight = try RenderContext().makeBuffer(img, format: .rgbaF32, alphaMode: .straight).premultiplied()
+        XCTAssertLessThan(maxDifference(streamed, straight), 2e-6)
+        XCTAssertNil(ColorMatrix(rows: SIMD4(1, 0, 0, 0), SIMD4(0, 1, 0, 0), SIMD4(0, 0, 1, 0), SIMD4(0, 0, 0, 0.5)).premultipliedForm)
+    }
+}
