@@ -44,5 +44,6 @@ extension FilterDescriptor {
              + shapeGeneratorFilters + lightGeneratorFilters + gradientFilters + transitionFilters
              + perspectiveFilters + distortionFilters + tileFilters + halftoneFilters + scaleFilters
              + boxBlurFilters + motionBlurFilters + morphologyFilters + medianFilters + sharpenFilters + convolutionSizeFilters
+             + stylizeEdgeFilters + stylizeToneFilters
     }
 }
