@@ -45,5 +45,6 @@ extension FilterDescriptor {
              + perspectiveFilters + distortionFilters + tileFilters + halftoneFilters + scaleFilters
              + boxBlurFilters + motionBlurFilters + morphologyFilters + medianFilters + sharpenFilters + convolutionSizeFilters
              + stylizeEdgeFilters + stylizeToneFilters
+             + stylizeMaskFilters + stylizeCellFilters + stylizeGlowFilters
     }
 }
