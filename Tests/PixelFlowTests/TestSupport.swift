@@ -1,3 +1,4 @@
+import Foundation
 import XCTest
 @testable import PixelFlow
 
@@ -79,3 +80,18 @@ let packageRoot: String = {
 
 /// Component-wise absolute value.
 func abs(_ v: SIMD4<Float>) -> SIMD4<Float> { SIMD4(Swift.abs(v.x), Swift.abs(v.y), Swift.abs(v.z), Swift.abs(v.w)) }
+
+/// A test case with a fresh temporary folder per test, removed afterwards.
+class TemporaryDirectoryTestCase: XCTestCase {
+    var directory: URL!
+
+    override func setUpWithError() throws {
+        directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("pixelflow-tests-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        if let directory { try? FileManager.default.removeItem(at: directory) }
+    }
+}

@@ -8,18 +8,7 @@ import PixelFlow
 /// The executables are looked for next to the test binary (the build's products folder,
 /// whatever `--scratch-path` was used), then in `.build/debug` of the package; set
 /// `PIXELFLOW_BIN_DIR` to point elsewhere. `swift test` builds them with the tests.
-final class CLITests: XCTestCase {
-    private var directory: URL!
-
-    override func setUpWithError() throws {
-        directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("pixelflow-cli-tests-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        if let directory { try? FileManager.default.removeItem(at: directory) }
-    }
+final class CLITests: TemporaryDirectoryTestCase {
 
     // MARK: apply
 

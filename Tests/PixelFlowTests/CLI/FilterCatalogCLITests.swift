@@ -4,18 +4,7 @@ import PixelFlow
 
 /// `pixelflow filters`, `pixelflow describe` and `pixelflow docs`, run as subprocesses and
 /// checked against the registry.
-final class FilterCatalogCLITests: XCTestCase {
-    private var directory: URL!
-
-    override func setUpWithError() throws {
-        directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("pixelflow-catalog-cli-tests-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        if let directory { try? FileManager.default.removeItem(at: directory) }
-    }
+final class FilterCatalogCLITests: TemporaryDirectoryTestCase {
 
     // MARK: filters
 

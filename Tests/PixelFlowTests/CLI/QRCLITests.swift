@@ -3,18 +3,7 @@ import XCTest
 import PixelFlow
 
 /// `pixelflow qr encode` and `pixelflow detect qr`, run as subprocesses.
-final class QRCLITests: XCTestCase {
-    private var directory: URL!
-
-    override func setUpWithError() throws {
-        directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("pixelflow-qr-cli-tests-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        if let directory { try? FileManager.default.removeItem(at: directory) }
-    }
+final class QRCLITests: TemporaryDirectoryTestCase {
 
     func testEncodeThenDetectJSON() throws {
         let message = "PixelFlow \"QR\"\nround trip"
