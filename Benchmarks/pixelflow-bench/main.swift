@@ -6,6 +6,7 @@
 //   swift run -c release pixelflow-bench --filter CISepiaTone --category blur
 //   swift run -c release pixelflow-bench --smoke         # CI: 256x144, 1 run, a handful of checked ops
 //   swift run -c release pixelflow-bench --task vips --input in.jpg --output out.jpg
+//   swift run -c release pixelflow-bench --task qr --input FOLDER        # see scripts/bench_qr.py
 //
 // Sections: `peer` (the operations of ../shared/peers/bench_peers.py, same definitions, each
 // checked against a scalar reference on a 64x64 crop), `registry` (every registered filter at
@@ -99,6 +100,7 @@ func parseOptions() -> Options {
                                    [--sections peer,registry,engine] [--rss] [--label NAME] [--no-roofline]
                                    [--image A.png --image-b B.png --png FILE.png --jpeg FILE.jpg]
                    pixelflow-bench --task vips --input IN.jpg --output OUT.jpg [--threads N]
+                   pixelflow-bench --task qr --input FOLDER [--output FILE.json] [--runs N]
 
             Sections (all by default; --ops, --filter/--category and --engine select):
               peer      the operations of ../shared/peers/bench_peers.py with the same definitions,
@@ -113,6 +115,8 @@ func parseOptions() -> Options {
             --image/--image-b/--png/--jpeg: the peers' inputs (scripts/bench-compare.sh passes them).
             --task vips: libvips' benchmark task (load JPEG, crop 100 px per edge, shrink 10%,
             sharpen 3x3, save JPEG q90); prints one JSON line.
+            --task qr: QR detection timed per image over a folder made by scripts/bench_qr.py
+            (manifest.json + images); JSON to --output or standard output.
             """)
             exit(0)
         default: fail("unknown argument \(a); see --help")
@@ -347,7 +351,12 @@ if let child = options.childOp {
     exit(0)
 }
 if let task = options.task {
-    guard task == "vips" else { fail("unknown task \(task); the one task is vips") }
+    if task == "qr" {
+        guard let i = options.taskInput else { fail("--task qr needs --input FOLDER (made by scripts/bench_qr.py)") }
+        do { try runQRTask(folder: i, runs: options.runs, output: options.taskOutput) } catch { fail("\(error)") }
+        exit(0)
+    }
+    guard task == "vips" else { fail("unknown task \(task); use vips or qr") }
     guard let i = options.taskInput, let o = options.taskOutput else { fail("--task vips needs --input and --output") }
     do { try runVipsTask(input: i, output: o, threads: options.threads.max() ?? 1) } catch { fail("\(error)") }
     exit(0)

@@ -3,7 +3,8 @@
 struct QRTextAssembler {
     /// A character set named by an ECI designator (AIM ECI assignments).
     enum Charset: Hashable {
-        /// No ECI seen: UTF-8 when valid, else ISO-8859-1.
+        /// No ECI seen: the standard's default is ISO-8859-1, but generators write UTF-8 and
+        /// Shift JIS without an ECI too, so the bytes choose (`guessCharset`).
         case guess
         case latin1, utf8, shiftJIS, utf16BE, ascii
         case unsupported(Int)
@@ -49,7 +50,7 @@ struct QRTextAssembler {
 
     static func decode(_ bytes: [UInt8], _ charset: Charset) -> String? {
         switch charset {
-        case .guess: return utf8(bytes) ?? latin1(bytes)
+        case .guess: return utf8(bytes) ?? (guessesShiftJIS(bytes) ? ShiftJIS.decode(bytes) : nil) ?? latin1(bytes)
         case .latin1: return latin1(bytes)
         case .utf8: return utf8(bytes)
         case .shiftJIS: return ShiftJIS.decode(bytes)
@@ -65,6 +66,18 @@ struct QRTextAssembler {
             return String(s)
         case .unsupported: return nil
         }
+    }
+
+    /// Whether bytes without an ECI that are not valid UTF-8 are better read as Shift JIS
+    /// than as ISO-8859-1, as ZXing's readers guess: Shift JIS when the bytes are valid Shift
+    /// JIS and either use 0x80...0x9F (C1 controls, never text in ISO-8859-1) or are at least
+    /// 10% ISO-8859-1 symbols rarely seen in text (0xA0...0xBF, 0xD7, 0xF7), which Shift JIS
+    /// trail bytes and half-width katakana produce.
+    static func guessesShiftJIS(_ bytes: [UInt8]) -> Bool {
+        guard bytes.contains(where: { $0 >= 0x80 }), ShiftJIS.decode(bytes) != nil else { return false }
+        if bytes.contains(where: { (0x80...0x9F).contains($0) }) { return true }
+        let rare = bytes.filter { (0xA0...0xBF).contains($0) || $0 == 0xD7 || $0 == 0xF7 }.count
+        return rare * 10 >= bytes.count
     }
 
     /// Strict UTF-8: nil on any invalid sequence.
