@@ -147,6 +147,24 @@ final class QRCodeDetectorTests: XCTestCase {
         try assertFinds(s, "perspective")
     }
 
+    /// Version 1 has no alignment pattern: under perspective its grid comes from the finder
+    /// patterns' outer edges, whose extensions meet at the bottom-right corner.
+    func testVersionOneUnderPerspective() throws {
+        for (k, p) in [0.1, 0.16].enumerated() {
+            let s = try Self.scene("v1 \(k)", level: .quartile, version: 1, scale: 5, angle: 0.3 + Double(k), perspective: p)
+            try assertFinds(s, "version 1, perspective \(p)")
+        }
+    }
+
+    /// Large modules, blurred and noisy, read at half resolution; 2-pixel modules thinned by
+    /// blur, at twice the resolution.
+    func testBlurredLargeAndSmallModules() throws {
+        let large = try Self.scene("large blurred modules", version: 2, scale: 9, angle: 0.9, blur: 4, noise: 45, seed: 3)
+        try assertFinds(large, "9 px modules, blur 4, noise 45")
+        let small = try Self.scene("small blurred modules", version: 3, scale: 2, angle: 1.1, blur: 0.7, seed: 5)
+        try assertFinds(small, "2 px modules, blur 0.7")
+    }
+
     func testNoiseAndBlur() throws {
         let s = try Self.scene("noise and blur", version: 3, scale: 4, angle: 0.2, blur: 1.2, noise: 40, seed: 7)
         try assertFinds(s, "noise 40, blur 1.2")

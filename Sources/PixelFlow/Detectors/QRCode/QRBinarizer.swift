@@ -4,6 +4,12 @@ struct QRBinaryImage: Sendable {
     let height: Int
     /// Row-major, `width` bytes a row, each 0 or 1.
     var bits: [UInt8]
+    /// The luminance the bits were thresholded from and the threshold of each 8 x 8 block
+    /// (`QRBinarizer.blockSize`), for `isDarkAveraged`; empty for images made from bits only.
+    var luminance: [UInt8] = []
+    var thresholds: [UInt8] = []
+    /// Whether dark and light are swapped relative to the luminance.
+    var isInverted = false
 
     /// Whether pixel (x, y) is dark; pixels outside the image are light.
     @inline(__always)
@@ -19,9 +25,44 @@ struct QRBinaryImage: Sendable {
         return bits[Int(y) &* width &+ Int(x)] != 0
     }
 
+    /// Whether the neighbourhood of the continuous point (x, y) is dark: the mean luminance
+    /// of the (2 radius + 1)^2 pixels around it (bilinear at radius 0) against the threshold of
+    /// its block. Averaging reads blurred, noisy and JPEG-damaged modules better than one
+    /// thresholded pixel. Falls back to `isDark(at:)` without luminance.
+    @inline(__always)
+    func isDarkAveraged(at x: Double, _ y: Double, radius: Int) -> Bool {
+        guard !luminance.isEmpty else { return isDark(at: x, y) }
+        guard x >= 0, y >= 0, x < Double(width), y < Double(height) else { return false }
+        let bs = QRBinarizer.blockSize
+        let bw = (width + bs - 1) / bs
+        let threshold = Double(thresholds[(Int(y) / bs) * bw + Int(x) / bs])
+        let mean: Double
+        if radius <= 0 {
+            let fx = Swift.max(x - 0.5, 0), fy = Swift.max(y - 0.5, 0)
+            let x0 = Swift.min(Int(fx), width - 1), y0 = Swift.min(Int(fy), height - 1)
+            let x1 = Swift.min(x0 + 1, width - 1), y1 = Swift.min(y0 + 1, height - 1)
+            let ax = fx - Double(x0), ay = fy - Double(y0)
+            let top = Double(luminance[y0 * width + x0]) * (1 - ax) + Double(luminance[y0 * width + x1]) * ax
+            let bottom = Double(luminance[y1 * width + x0]) * (1 - ax) + Double(luminance[y1 * width + x1]) * ax
+            mean = top * (1 - ay) + bottom * ay
+        } else {
+            let cx = Int(x), cy = Int(y)
+            var sum = 0, n = 0
+            for yy in Swift.max(cy - radius, 0)...Swift.min(cy + radius, height - 1) {
+                for xx in Swift.max(cx - radius, 0)...Swift.min(cx + radius, width - 1) {
+                    sum += Int(luminance[yy * width + xx])
+                    n += 1
+                }
+            }
+            mean = Double(sum) / Double(n)
+        }
+        return isInverted ? mean > threshold : mean <= threshold
+    }
+
     /// The same image with dark and light swapped: how light-on-dark codes are read.
     func inverted() -> QRBinaryImage {
-        QRBinaryImage(width: width, height: height, bits: bits.map { $0 ^ 1 })
+        QRBinaryImage(width: width, height: height, bits: bits.map { $0 ^ 1 }, luminance: luminance,
+                      thresholds: thresholds, isInverted: !isInverted)
     }
 }
 
@@ -46,6 +87,7 @@ enum QRBinarizer {
         let bs = blockSize
         let bw = (w + bs - 1) / bs, bh = (h + bs - 1) / bs
         var blackPoints = [Int](repeating: 0, count: bw * bh)
+        var thresholds = [UInt8](repeating: 0, count: bw * bh)
         lum.pixels.withUnsafeBufferPointer { px in
             blackPoints.withUnsafeMutableBufferPointer { bp in
                 for by in 0..<bh {
@@ -91,6 +133,7 @@ enum QRBinarizer {
                             }
                         }
                         let threshold = n > 0 ? sum / n : 127
+                        thresholds[by * bw + bx] = UInt8(clamping: threshold)
                         let x0 = bx * bs, x1 = Swift.min(x0 + bs, w)
                         for y in y0..<y1 {
                             let row = px.baseAddress! + y * w
@@ -101,6 +144,6 @@ enum QRBinarizer {
                 }
             }
         }
-        return QRBinaryImage(width: w, height: h, bits: bits)
+        return QRBinaryImage(width: w, height: h, bits: bits, luminance: lum.pixels, thresholds: thresholds)
     }
 }

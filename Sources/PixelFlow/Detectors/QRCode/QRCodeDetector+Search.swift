@@ -98,14 +98,18 @@ struct QRGridReader {
             sizes.removeAll { $0 == v.size }
             sizes.insert(v.size, at: 0)
         }
+        let corners = QRFinderGeometry(image: image).symbolCorners(tl: tl, tr: tr, bl: bl)
         for n in sizes {
-            if let f = read(size: n, tl: tl, tr: tr, bl: bl, moduleSize: (msTop + msLeft) / 2) { return f }
+            if let f = read(size: n, tl: tl, tr: tr, bl: bl, moduleSize: (msTop + msLeft) / 2, corners: corners) { return f }
         }
         return nil
     }
 
     /// Tries an n x n grid on the three finders, with the alignment pattern when found.
-    func read(size n: Int, tl: QRFinderPattern, tr: QRFinderPattern, bl: QRFinderPattern, moduleSize: Double) -> QRCodeFeature? {
+    /// `corners`, when the finders' edges gave them, are the symbol's outer corners (with
+    /// perspective); grids from them are tried before the affine grid of the finder centres.
+    func read(size n: Int, tl: QRFinderPattern, tr: QRFinderPattern, bl: QRFinderPattern, moduleSize: Double,
+              corners: [Point]? = nil) -> QRCodeFeature? {
         guard let version = QRVersion(size: n) else { return nil }
         let span = Double(n - 7)
         let u = Point(x: (tr.x - tl.x) / span, y: (tr.y - tl.y) / span)
@@ -113,32 +117,56 @@ struct QRGridReader {
         let nn = Double(n)
         let source3 = [Point(x: 3.5, y: 3.5), Point(x: nn - 3.5, y: 3.5), Point(x: 3.5, y: nn - 3.5)]
         let image3 = [tl.point, tr.point, bl.point]
-        // Cheap gate before the alignment search: on the affine grid of the three finders,
-        // the timing patterns must mostly alternate and one format copy must be near a codeword.
+        let outline = corners.flatMap {
+            QRPerspectiveTransform(from: [Point(x: 0, y: 0), Point(x: nn, y: 0), Point(x: nn, y: nn), Point(x: 0, y: nn)], to: $0)
+        }
+        // Cheap gate before the alignment search: on the grid from the outline or the affine
+        // grid of the three finders, the timing patterns must mostly alternate and one format
+        // copy must be near a codeword.
         guard let affine = QRPerspectiveTransform(
             from: [source3[0], source3[1], Point(x: nn - 3.5, y: nn - 3.5), source3[2]],
-            to: [image3[0], image3[1], Point(x: tr.x + bl.x - tl.x, y: tr.y + bl.y - tl.y), image3[2]]),
-            plausibleGrid(affine, size: n) else { return nil }
+            to: [image3[0], image3[1], Point(x: tr.x + bl.x - tl.x, y: tr.y + bl.y - tl.y), image3[2]]) else { return nil }
+        guard outline.map({ plausibleGrid($0, size: n) }) == true || plausibleGrid(affine, size: n) else { return nil }
+        // The fourth point of each grid to try, with the three finder centres.
         var fourth: [(Point, Point)] = []
         if version.number >= 2 {
             let k = nn - 10
-            let expected = Point(x: tl.x + k * (u.x + v.x), y: tl.y + k * (u.y + v.y))
-            if let found = findAlignment(near: expected, u: u, v: v, moduleSize: moduleSize) {
-                fourth.append((Point(x: nn - 6.5, y: nn - 6.5), found))
+            var guesses = [Point(x: tl.x + k * (u.x + v.x), y: tl.y + k * (u.y + v.y))]
+            if let outline {
+                guesses.insert(outline.apply(nn - 6.5, nn - 6.5), at: 0)
+            }
+            for expected in guesses {
+                if let found = findAlignment(near: expected, u: u, v: v, moduleSize: moduleSize),
+                   !fourth.contains(where: { Swift.abs($0.1.x - found.x) + Swift.abs($0.1.y - found.y) < 0.5 }) {
+                    fourth.append((Point(x: nn - 6.5, y: nn - 6.5), found))
+                }
             }
         }
+        if let outline {
+            fourth.append((Point(x: nn - 3.5, y: nn - 3.5), outline.apply(nn - 3.5, nn - 3.5)))
+        }
         fourth.append((Point(x: nn - 3.5, y: nn - 3.5), Point(x: tr.x + bl.x - tl.x, y: tr.y + bl.y - tl.y)))
+        // Each grid is read twice: one thresholded pixel per module centre, then (for blurred,
+        // noisy or JPEG-damaged symbols) the mean luminance around the centre against the
+        // local threshold.
+        let radius = moduleSize >= 5 ? Int(moduleSize / 5) : 0
         for (src, dst) in fourth {
             let from = [source3[0], source3[1], src, source3[2]]
             let to = [image3[0], image3[1], dst, image3[2]]
             guard let t = QRPerspectiveTransform(from: from, to: to) else { continue }
-            let matrix = QRBitMatrix(size: n) { x, y in
-                let p = t.apply(Double(x) + 0.5, Double(y) + 0.5)
-                return image.isDark(at: p.x, p.y)
+            var attempt: (matrix: QRBitMatrix, decoded: QRCodeDecoded)?
+            for averaged in [false, true] {
+                let matrix = QRBitMatrix(size: n) { x, y in
+                    let p = t.apply(Double(x) + 0.5, Double(y) + 0.5)
+                    return averaged ? image.isDarkAveraged(at: p.x, p.y, radius: radius) : image.isDark(at: p.x, p.y)
+                }
+                guard QRCodeDecoder.formatInformation(of: matrix) != nil
+                        || QRCodeDecoder.formatInformation(of: matrix.transposed()) != nil,
+                      let decoded = try? QRCodeDecoder().decode(matrix) else { continue }
+                attempt = (matrix, decoded)
+                break
             }
-            guard QRCodeDecoder.formatInformation(of: matrix) != nil
-                    || QRCodeDecoder.formatInformation(of: matrix.transposed()) != nil,
-                  let decoded = try? QRCodeDecoder().decode(matrix) else { continue }
+            guard let decoded = attempt?.decoded else { continue }
             var corners = [t.apply(0, 0), t.apply(nn, 0), t.apply(nn, nn), t.apply(0, nn)]
             if decoded.isMirrored { corners.swapAt(1, 3) }
             guard corners.allSatisfy({ $0.x.isFinite && $0.y.isFinite }) else { continue }

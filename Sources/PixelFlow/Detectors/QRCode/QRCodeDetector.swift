@@ -16,6 +16,9 @@
 /// error correction, which rejects grids that are not a QR code. Codes whose finders are
 /// used up are removed, so one image can hold several. Light-on-dark codes are read from
 /// the inverted threshold image when nothing else was found (or always with `tryHarder`).
+/// At accuracy high, an image with no readable code is searched again at half resolution,
+/// which reads blurred and noisy codes with large modules, and then (up to a megapixel, or
+/// at any size with `tryHarder`) at twice the resolution, which reads blurred 2-pixel modules.
 ///
 /// Only decoded codes are reported: a symbol damaged beyond its correction capacity gives no
 /// feature rather than a wrong message.
@@ -38,12 +41,20 @@ public struct QRCodeDetector: Detector {
     }
 
     func features(in luminance: QRLuminance) -> [QRCodeFeature] {
-        let binary = QRBinarizer.binarize(luminance)
-        var results = QRCodeDetector._search(binary, options: options)
-        if results.isEmpty || options.tryHarder {
-            var more = QRCodeDetector._search(binary.inverted(), options: options)
+        var results = searchBothPolarities(luminance)
+        // Nothing at full resolution (or trying harder): look again at half resolution, where
+        // blurred or noisy large modules threshold and scan more cleanly (as zxing-cpp's
+        // downscaled pass does).
+        if (results.isEmpty || options.tryHarder) && options.accuracy == .high,
+           Swift.min(luminance.width, luminance.height) >= 2 * 29 {
+            var more = searchBothPolarities(luminance.halved()).map { $0.scaled(by: 2) }
             more.removeAll { f in results.contains { $0.bounds.intersects(f.bounds) && $0.message == f.message } }
             results += more
+        }
+        // Still nothing: modules of about 2 pixels thinned by blur read better at twice the
+        // resolution (images up to a megapixel, or any size when trying harder).
+        if results.isEmpty && options.accuracy == .high && (luminance.width * luminance.height <= 1 << 20 || options.tryHarder) {
+            results = searchBothPolarities(luminance.doubled()).map { $0.scaled(by: 0.5) }
         }
         let minSide = options.minimumFeatureSize * Double(Swift.min(luminance.width, luminance.height))
         if minSide > 0 {
@@ -51,6 +62,32 @@ public struct QRCodeDetector: Detector {
         }
         if let cap = options.maximumFeatureCount { results = Array(results.prefix(Swift.max(cap, 0))) }
         return results
+    }
+
+    /// Dark-on-light codes, then light-on-dark ones when none were found (or always when
+    /// trying harder).
+    func searchBothPolarities(_ luminance: QRLuminance) -> [QRCodeFeature] {
+        let binary = QRBinarizer.binarize(luminance)
+        var results = QRCodeDetector._search(binary, options: options)
+        if results.isEmpty || options.tryHarder {
+            var more = QRCodeDetector._search(binary.inverted(), options: options)
+            more.removeAll { f in results.contains { $0.bounds.intersects(f.bounds) && $0.message == f.message } }
+            results += more
+        }
+        return results
+    }
+}
+
+extension QRCodeFeature {
+    /// The same feature with its corners scaled by `factor` (from a resampled image back to
+    /// the original's coordinates).
+    func scaled(by factor: Double) -> QRCodeFeature {
+        var f = self
+        f.topLeft = Point(x: topLeft.x * factor, y: topLeft.y * factor)
+        f.topRight = Point(x: topRight.x * factor, y: topRight.y * factor)
+        f.bottomRight = Point(x: bottomRight.x * factor, y: bottomRight.y * factor)
+        f.bottomLeft = Point(x: bottomLeft.x * factor, y: bottomLeft.y * factor)
+        return f
     }
 }
 

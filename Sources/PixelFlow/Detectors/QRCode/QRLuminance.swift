@@ -66,4 +66,53 @@ struct QRLuminance: Sendable {
         }
         pixels = out
     }
+
+    /// The plane at half the width and height, each pixel the rounded mean of a 2 x 2 block
+    /// (a trailing odd row or column is dropped): how large, blurred or noisy modules are read
+    /// at a scale where the 8-pixel threshold blocks and the run-length scan suit them better.
+    func halved() -> QRLuminance {
+        let w = width / 2, h = height / 2
+        var out = [UInt8](repeating: 0, count: w * h)
+        pixels.withUnsafeBufferPointer { src in
+            out.withUnsafeMutableBufferPointer { dst in
+                for y in 0..<h {
+                    let a = src.baseAddress! + 2 * y * width, b = a + width
+                    let d = dst.baseAddress! + y * w
+                    for x in 0..<w {
+                        let sum = Int(a[2 * x]) &+ Int(a[2 * x + 1]) &+ Int(b[2 * x]) &+ Int(b[2 * x + 1])
+                        d[x] = UInt8(truncatingIfNeeded: (sum &+ 2) >> 2)
+                    }
+                }
+            }
+        }
+        return QRLuminance(width: w, height: h, pixels: out)
+    }
+
+    /// The plane at twice the width and height, bilinear (pixel centres aligned): how codes
+    /// with modules of about 2 pixels, thinned by blur, are read when nothing else works.
+    func doubled() -> QRLuminance {
+        let w = width * 2, h = height * 2
+        var out = [UInt8](repeating: 0, count: w * h)
+        pixels.withUnsafeBufferPointer { src in
+            out.withUnsafeMutableBufferPointer { dst in
+                for y in 0..<h {
+                    // Output centre y + 0.5 sits at source (y + 0.5) / 2 - 0.5.
+                    let sy = Swift.max(Double(y) * 0.5 - 0.25, 0)
+                    let y0 = Swift.min(Int(sy), height - 1), y1 = Swift.min(y0 + 1, height - 1)
+                    let fy = Int((sy - Double(y0)) * 256)
+                    let a = src.baseAddress! + y0 * width, b = src.baseAddress! + y1 * width
+                    let d = dst.baseAddress! + y * w
+                    for x in 0..<w {
+                        let sx = Swift.max(Double(x) * 0.5 - 0.25, 0)
+                        let x0 = Swift.min(Int(sx), width - 1), x1 = Swift.min(x0 + 1, width - 1)
+                        let fx = Int((sx - Double(x0)) * 256)
+                        let top = Int(a[x0]) * (256 - fx) + Int(a[x1]) * fx
+                        let bottom = Int(b[x0]) * (256 - fx) + Int(b[x1]) * fx
+                        d[x] = UInt8(truncatingIfNeeded: (top * (256 - fy) + bottom * fy + 32768) >> 16)
+                    }
+                }
+            }
+        }
+        return QRLuminance(width: w, height: h, pixels: out)
+    }
 }

@@ -222,7 +222,7 @@ extension RectangleDetector {
                 segments = Array(segments.sorted { $0.length > $1.length }.prefix(10)).sorted { $0.index < $1.index }
             }
             let lines = segments.map { s in
-                _Line(point: s.a, direction: Point(x: (s.b.x - s.a.x) / s.length, y: (s.b.y - s.a.y) / s.length))
+                FittedLine(point: s.a, direction: Point(x: (s.b.x - s.a.x) / s.length, y: (s.b.y - s.a.y) / s.length))
             }
             let n = lines.count
             for i in 0..<n {
@@ -232,7 +232,7 @@ extension RectangleDetector {
                             let ls = [lines[i], lines[j], lines[k], lines[l]]
                             var q: [Point] = []
                             for c in 0..<4 {
-                                guard let p = Self._intersect(ls[(c + 3) % 4], ls[c]),
+                                guard let p = ls[(c + 3) % 4].intersection(ls[c]),
                                       p.x > -margin, p.y > -margin,
                                       p.x < Double(e.width) + margin, p.y < Double(e.height) + margin else { break }
                                 q.append(p)
@@ -265,7 +265,7 @@ extension RectangleDetector {
     /// pixels or the corners move farther than a fifth of the shorter adjacent side. Hull
     /// vertices cut corners that smoothing rounded off; the fitted lines restore them.
     static func _snapped(_ q: [Point], edges e: _EdgeMap) -> [Point]? {
-        var lines: [_Line] = []
+        var lines: [FittedLine] = []
         let w = e.width, h = e.height
         for s in 0..<4 {
             let a = q[s], b = q[(s + 1) % 4]
@@ -299,14 +299,14 @@ extension RectangleDetector {
                     }
                 }
             }
-            guard pts.count >= Swift.max(4, samples / 3), var line = _fitLine(pts) else { return nil }
+            guard pts.count >= Swift.max(4, samples / 3), var line = FittedLine(fitting: pts) else { return nil }
             let near = pts.filter { abs(($0.x - line.point.x) * line.direction.y - ($0.y - line.point.y) * line.direction.x) <= 1.5 }
-            if near.count >= 4, let l2 = _fitLine(near) { line = l2 }
+            if near.count >= 4, let l2 = FittedLine(fitting: near) { line = l2 }
             lines.append(line)
         }
         var out: [Point] = []
         for i in 0..<4 {
-            guard let p = _intersect(lines[(i + 3) % 4], lines[i]) else { return nil }
+            guard let p = lines[(i + 3) % 4].intersection(lines[i]) else { return nil }
             let limit = 0.2 * Swift.min(_distance(q[i], q[(i + 1) % 4]), _distance(q[i], q[(i + 3) % 4]))
             guard _distance(p, q[i]) <= limit else { return nil }
             out.append(p)

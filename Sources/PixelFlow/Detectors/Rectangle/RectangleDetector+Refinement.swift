@@ -27,37 +27,11 @@ extension RectangleDetector {
         return top + (bottom - top) * wy
     }
 
-    /// A line through `point` with unit `direction`.
-    struct _Line { var point: Point; var direction: Point }
-
-    /// The total-least-squares line of `pts`, or nil for fewer than 2 points.
-    static func _fitLine(_ pts: [Point]) -> _Line? {
-        guard pts.count >= 2 else { return nil }
-        let n = Double(pts.count)
-        let mx = pts.reduce(0) { $0 + $1.x } / n, my = pts.reduce(0) { $0 + $1.y } / n
-        var sxx = 0.0, sxy = 0.0, syy = 0.0
-        for p in pts {
-            let dx = p.x - mx, dy = p.y - my
-            sxx += dx * dx; sxy += dx * dy; syy += dy * dy
-        }
-        // Principal axis of the 2x2 covariance.
-        let angle = 0.5 * atan2(2 * sxy, sxx - syy)
-        return _Line(point: Point(x: mx, y: my), direction: Point(x: cos(angle), y: sin(angle)))
-    }
-
-    static func _intersect(_ a: _Line, _ b: _Line) -> Point? {
-        let den = a.direction.x * b.direction.y - a.direction.y * b.direction.x
-        if abs(den) < 1e-6 { return nil }
-        let dx = b.point.x - a.point.x, dy = b.point.y - a.point.y
-        let t = (dx * b.direction.y - dy * b.direction.x) / den
-        return Point(x: a.point.x + a.direction.x * t, y: a.point.y + a.direction.y * t)
-    }
-
     /// The quad `q` (full-resolution pixels, clockwise) with each corner moved to the
     /// intersection of the lines fitted to its two sides; corners whose refinement fails or
     /// moves farther than 3% of the image diagonal keep their coarse position.
     static func _refined(_ q: [Point], in b: PixelBuffer, searchRadius: Double) -> [Point] {
-        var lines: [_Line?] = []
+        var lines: [FittedLine?] = []
         for s in 0..<4 {
             let a = q[s], c = q[(s + 1) % 4]
             let dx = c.x - a.x, dy = c.y - a.y
@@ -92,18 +66,18 @@ extension RectangleDetector {
                 let o = (Double(best - steps) + Swift.max(-0.5, Swift.min(0.5, shift))) * 0.5
                 pts.append(Point(x: cx + nx * o, y: cy + ny * o))
             }
-            guard var line = _fitLine(pts), pts.count >= 4 else { lines.append(nil); continue }
+            guard var line = FittedLine(fitting: pts), pts.count >= 4 else { lines.append(nil); continue }
             // Drop outliers (text or clutter near the side) and refit.
             let res = pts.map { abs(($0.x - line.point.x) * line.direction.y - ($0.y - line.point.y) * line.direction.x) }
             let median = res.sorted()[res.count / 2]
             let keep = zip(pts, res).filter { $0.1 <= Swift.max(1.0, 2.5 * median) }.map(\.0)
-            if keep.count >= 4, let l2 = _fitLine(keep) { line = l2 }
+            if keep.count >= 4, let l2 = FittedLine(fitting: keep) { line = l2 }
             lines.append(line)
         }
         let diag = (Double(b.width * b.width + b.height * b.height)).squareRoot()
         var out = q
         for i in 0..<4 {
-            guard let l1 = lines[(i + 3) % 4], let l2 = lines[i], let p = _intersect(l1, l2) else { continue }
+            guard let l1 = lines[(i + 3) % 4], let l2 = lines[i], let p = l1.intersection(l2) else { continue }
             if _distance(p, q[i]) <= 0.03 * diag { out[i] = p }
         }
         return out
