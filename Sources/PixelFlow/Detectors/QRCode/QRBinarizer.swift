@@ -95,13 +95,28 @@ enum QRBinarizer {
                     for bx in 0..<bw {
                         let x0 = bx * bs, x1 = Swift.min(x0 + bs, w)
                         var sum = 0, lo = 255, hi = 0
-                        for y in y0..<y1 {
-                            let row = px.baseAddress! + y * w
-                            for x in x0..<x1 {
-                                let v = Int(row[x])
-                                sum &+= v
-                                if v < lo { lo = v }
-                                if v > hi { hi = v }
+                        if x1 - x0 == 8 {
+                            // Eight pixels a row as one vector: sum, minimum and maximum.
+                            var vsum = SIMD8<UInt16>(repeating: 0)
+                            var vlo = SIMD8<UInt8>(repeating: 255), vhi = SIMD8<UInt8>(repeating: 0)
+                            for y in y0..<y1 {
+                                let v = UnsafeRawPointer(px.baseAddress! + y * w + x0).loadUnaligned(as: SIMD8<UInt8>.self)
+                                vsum &+= SIMD8<UInt16>(truncatingIfNeeded: v)
+                                vlo.replace(with: v, where: v .< vlo)
+                                vhi.replace(with: v, where: v .> vhi)
+                            }
+                            sum = Int(vsum.wrappedSum())
+                            lo = Int(vlo.min())
+                            hi = Int(vhi.max())
+                        } else {
+                            for y in y0..<y1 {
+                                let row = px.baseAddress! + y * w
+                                for x in x0..<x1 {
+                                    let v = Int(row[x])
+                                    sum &+= v
+                                    if v < lo { lo = v }
+                                    if v > hi { hi = v }
+                                }
                             }
                         }
                         let count = (y1 - y0) * (x1 - x0)
@@ -135,10 +150,20 @@ enum QRBinarizer {
                         let threshold = n > 0 ? sum / n : 127
                         thresholds[by * bw + bx] = UInt8(clamping: threshold)
                         let x0 = bx * bs, x1 = Swift.min(x0 + bs, w)
-                        for y in y0..<y1 {
-                            let row = px.baseAddress! + y * w
-                            let o = out.baseAddress! + y * w
-                            for x in x0..<x1 { o[x] = Int(row[x]) <= threshold ? 1 : 0 }
+                        if x1 - x0 == 8 {
+                            let t = SIMD8<UInt8>(repeating: UInt8(clamping: threshold))
+                            let one = SIMD8<UInt8>(repeating: 1), zero = SIMD8<UInt8>(repeating: 0)
+                            for y in y0..<y1 {
+                                let v = UnsafeRawPointer(px.baseAddress! + y * w + x0).loadUnaligned(as: SIMD8<UInt8>.self)
+                                UnsafeMutableRawPointer(out.baseAddress! + y * w + x0)
+                                    .storeBytes(of: zero.replacing(with: one, where: v .<= t), as: SIMD8<UInt8>.self)
+                            }
+                        } else {
+                            for y in y0..<y1 {
+                                let row = px.baseAddress! + y * w
+                                let o = out.baseAddress! + y * w
+                                for x in x0..<x1 { o[x] = Int(row[x]) <= threshold ? 1 : 0 }
+                            }
                         }
                     }
                 }
