@@ -18,7 +18,7 @@ let usage = """
 
     Reads YUV4MPEG2 frames from standard input (8-bit C420jpeg, C420, C420mpeg2, C420paldv,
     C422, C444 or Cmono, as `ffmpeg -f yuv4mpegpipe` writes), finds QR codes (the default) or
-    the most prominent rectangle in each frame, fills each with a translucent quad, and writes
+    the two most prominent rectangles in each frame, fills each with a translucent quad, and writes
     the frames as YUV4MPEG2 to standard output with the input's header. On standard error it
     prints each frame's findings (QR messages decoded) and, at the end, the frames per second.
 
@@ -58,7 +58,7 @@ struct FrameDetector {
             let detector = QRCodeDetector(options: DetectorOptions(accuracy: accuracy))
             return try detector.features(in: frame).map { Finding(corners: $0.corners, message: $0.message) }
         case .rectangles:
-            let options = RectangleDetector.Options(accuracy: accuracy == .low ? .low : .high)
+            let options = RectangleDetector.Options(accuracy: accuracy == .low ? .low : .high, maximumFeatureCount: 2)
             return RectangleDetector(options: options).features(in: frame).map { Finding(corners: $0.corners) }
         }
     }
@@ -87,9 +87,11 @@ func demoClip(frames: Int, width: Int, height: Int) throws -> [PixelBuffer] {
         let x = (Double(width) * 0.55 - code.extent.width * 0.5) * t + Double(width) * 0.05
         let placed = try code.transformed(by: AffineTransform(translationX: x.rounded(), y: (Double(height) * 0.1).rounded()))
         var canvas = Canvas(buffer: try context.makeBuffer(placed.composited(over: scene).cropped(to: scene.extent), format: .rgba8))
-        // A "card": a dark rectangle that the rectangle detector can find.
-        let card = Rect(x: Double(width) * (0.62 - 0.1 * t), y: Double(height) * 0.55, width: Double(width) * 0.3, height: Double(height) * 0.3)
-        canvas.fillRect(card.integral, color: Color(red: 0.1, green: 0.1, blue: 0.15))
+        // A "card": a dark quad, seen at a slight angle, for the rectangle detector.
+        let (x0, y0, w, h) = (Double(width) * (0.6 - 0.1 * t), Double(height) * 0.55, Double(width) * 0.3, Double(height) * 0.3)
+        let card = [Point(x: x0 + 0.04 * w, y: y0), Point(x: x0 + w, y: y0 + 0.06 * h),
+                    Point(x: x0 + 0.96 * w, y: y0 + h), Point(x: x0, y: y0 + 0.94 * h)]
+        canvas.fillPolygon(card, color: Color(red: 0.1, green: 0.1, blue: 0.15))
         clip.append(canvas.buffer)
     }
     return clip
