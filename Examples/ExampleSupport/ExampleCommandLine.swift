@@ -19,8 +19,10 @@ public struct ExampleCommandLine {
     public let usage: String
 
     /// Parses `CommandLine.arguments` (or `arguments`, without the program name).
-    public init(usage: String, valueOptions: Set<String>, flags knownFlags: Set<String> = [],
-                arguments: [String] = Array(CommandLine.arguments.dropFirst())) {
+    public init(
+        usage: String, valueOptions: Set<String>, flags knownFlags: Set<String> = [],
+        arguments: [String] = Array(CommandLine.arguments.dropFirst())
+    ) {
         self.usage = usage
         var i = 0
         while i < arguments.count {
@@ -70,7 +72,8 @@ public struct ExampleCommandLine {
     public func integer(_ name: String, in range: ClosedRange<Int>, default defaultValue: Int) -> Int {
         guard let text = value(name) else { return defaultValue }
         guard let n = Int(text), range.contains(n) else {
-            ExampleCommandLine.usageError("\(name) needs a whole number in \(range.lowerBound)...\(range.upperBound), got '\(text)'", usage: usage)
+            ExampleCommandLine.usageError(
+                "\(name) needs a whole number in \(range.lowerBound)...\(range.upperBound), got '\(text)'", usage: usage)
         }
         return n
     }
@@ -84,11 +87,15 @@ public struct ExampleCommandLine {
 
     /// The value of `name` as `WxH` with sides in `range`, or `defaultValue` when absent;
     /// exits with a usage error for anything else.
-    public func size(_ name: String, in range: ClosedRange<Int> = 8...8192, default defaultValue: (Int, Int)) -> (width: Int, height: Int) {
+    public func size(_ name: String, in range: ClosedRange<Int> = 8...8192, default defaultValue: (Int, Int)) -> (
+        width: Int, height: Int
+    ) {
         guard let text = value(name) else { return defaultValue }
         let parts = text.split(separator: "x").compactMap { Int($0) }
         guard parts.count == 2, range.contains(parts[0]), range.contains(parts[1]) else {
-            ExampleCommandLine.usageError("\(name) needs WxH with sides in \(range.lowerBound)...\(range.upperBound), such as 480x320; got '\(text)'", usage: usage)
+            ExampleCommandLine.usageError(
+                "\(name) needs WxH with sides in \(range.lowerBound)...\(range.upperBound), such as 480x320; got '\(text)'",
+                usage: usage)
         }
         return (parts[0], parts[1])
     }
@@ -142,7 +149,8 @@ public func outputPath(_ folder: String, _ name: String) -> String {
 /// - Throws: `ExampleError` saying the file does not exist, or the decoder's `PixelFlowError`.
 public func loadImage(_ path: String) throws -> PixelBuffer {
     guard FileManager.default.fileExists(atPath: path) else {
-        throw ExampleError("\(path): no such file; give the path of a PNG, JPEG, PNM or BMP image, or no path for the built-in one")
+        throw ExampleError(
+            "\(path): no such file; give the path of a PNG, JPEG, PNM or BMP image, or no path for the built-in one")
     }
     return try PixelBuffer(contentsOfFile: path)
 }

@@ -18,11 +18,14 @@ public struct FilterSpec {
     ///   a value that does not parse.
     public init(parsing spec: String) throws {
         let words = spec.split(separator: " ").map(String.init)
-        guard let name = words.first else { throw ExampleError("an empty filter; write for example 'CISepiaTone inputIntensity=0.8'") }
+        guard let name = words.first else {
+            throw ExampleError("an empty filter; write for example 'CISepiaTone inputIntensity=0.8'")
+        }
         guard let descriptor = FilterRegistry.descriptor(named: name) else {
             let near = FilterRegistry.all.map(\.name).filter { $0.lowercased().contains(name.lowercased().replacingCIPrefix) }
             let hint = near.isEmpty ? "" : " (did you mean \(near.prefix(3).joined(separator: ", "))?)"
-            throw ExampleError("unknown filter '\(name)'\(hint); `swift run ImagePlayground --list` or `pixelflow filters` lists them")
+            throw ExampleError(
+                "unknown filter '\(name)'\(hint); `swift run ImagePlayground --list` or `pixelflow filters` lists them")
         }
         self.descriptor = descriptor
         values = [:]
@@ -33,7 +36,8 @@ public struct FilterSpec {
             let rawKey = String(word[..<eq]), text = String(word[word.index(after: eq)...])
             let key = descriptor.input(rawKey) != nil ? rawKey : "input" + rawKey.prefix(1).uppercased() + rawKey.dropFirst()
             guard let input = descriptor.input(key) else {
-                throw ExampleError("\(descriptor.name) has no input '\(rawKey)'; its inputs are \(descriptor.inputKeys.joined(separator: ", "))")
+                throw ExampleError(
+                    "\(descriptor.name) has no input '\(rawKey)'; its inputs are \(descriptor.inputKeys.joined(separator: ", "))")
             }
             guard let value = FilterSpec.value(text, for: input) else {
                 throw ExampleError("\(descriptor.name): cannot read '\(text)' as a \(input.valueClass.rawValue) for \(input.key)")
@@ -64,7 +68,8 @@ public struct FilterSpec {
             return .color(Color(red: numbers[0], green: numbers[1], blue: numbers[2], alpha: numbers.count == 4 ? numbers[3] : 1))
         case .transform:
             guard numbers.count == 6 else { return nil }
-            return .transform(AffineTransform(a: numbers[0], b: numbers[1], c: numbers[2], d: numbers[3], tx: numbers[4], ty: numbers[5]))
+            return .transform(
+                AffineTransform(a: numbers[0], b: numbers[1], c: numbers[2], d: numbers[3], tx: numbers[4], ty: numbers[5]))
         case .string:
             return .string(text)
         case .data:

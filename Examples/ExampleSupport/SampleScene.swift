@@ -24,8 +24,9 @@ public enum SampleScene {
         canvas.fillPolygon(hill(from: 180, to: 520, top: 175, base: 330), color: Color(red: 0.20, green: 0.50, blue: 0.25))
         // A house: walls, roof, door, window.
         canvas.fillRect(Rect(x: 90, y: 200, width: 110, height: 80), color: Color(red: 0.93, green: 0.88, blue: 0.78))
-        canvas.fillPolygon([Point(x: 80, y: 202), Point(x: 145, y: 150), Point(x: 210, y: 202)],
-                           color: Color(red: 0.70, green: 0.20, blue: 0.15))
+        canvas.fillPolygon(
+            [Point(x: 80, y: 202), Point(x: 145, y: 150), Point(x: 210, y: 202)],
+            color: Color(red: 0.70, green: 0.20, blue: 0.15))
         canvas.fillRect(Rect(x: 130, y: 235, width: 26, height: 45), color: Color(red: 0.40, green: 0.25, blue: 0.15))
         canvas.fillRect(Rect(x: 167, y: 218, width: 22, height: 20), color: Color(red: 0.55, green: 0.80, blue: 0.95))
         canvas.strokeRect(Rect(x: 167, y: 218, width: 22, height: 20), width: 2, color: .white)
@@ -35,8 +36,9 @@ public enum SampleScene {
         canvas.fillCircle(center: Point(x: 300, y: 215), radius: 20, color: Color(red: 0.18, green: 0.48, blue: 0.20))
         canvas.fillCircle(center: Point(x: 338, y: 215), radius: 20, color: Color(red: 0.18, green: 0.48, blue: 0.20))
         // A path.
-        canvas.fillPolygon([Point(x: 135, y: 280), Point(x: 152, y: 280), Point(x: 200, y: 320), Point(x: 120, y: 320)],
-                           color: Color(red: 0.78, green: 0.70, blue: 0.52))
+        canvas.fillPolygon(
+            [Point(x: 135, y: 280), Point(x: 152, y: 280), Point(x: 200, y: 320), Point(x: 120, y: 320)],
+            color: Color(red: 0.78, green: 0.70, blue: 0.52))
         return canvas.buffer
     }
 

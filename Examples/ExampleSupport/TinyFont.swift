@@ -24,8 +24,10 @@ public enum TinyFont {
             let rows = glyphs[ch] ?? glyphs["?"]!
             for (row, bits) in rows.enumerated() {
                 for (column, bit) in bits.enumerated() where bit == "#" {
-                    canvas.fillRect(Rect(x: x + Double(column) * scale, y: origin.y + Double(row) * scale,
-                                         width: scale, height: scale), color: color)
+                    canvas.fillRect(
+                        Rect(
+                            x: x + Double(column) * scale, y: origin.y + Double(row) * scale,
+                            width: scale, height: scale), color: color)
                 }
             }
             x += Double(width + 1) * scale

@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 import PixelFlow
 
@@ -83,7 +83,9 @@ public struct Y4MHeader: Sendable {
         var words = line.split(separator: " ").map(String.init)
         guard words.first == "YUV4MPEG2" else {
             let start = String(line.prefix(16)).unicodeScalars.map { $0.isASCII && $0.value >= 32 ? String($0) : "?" }.joined()
-            throw Y4MError("not a YUV4MPEG2 stream: it starts with '\(start)', not 'YUV4MPEG2' (make one with `ffmpeg -i in.mp4 -f yuv4mpegpipe -`)")
+            throw Y4MError(
+                "not a YUV4MPEG2 stream: it starts with '\(start)', not 'YUV4MPEG2' (make one with `ffmpeg -i in.mp4 -f yuv4mpegpipe -`)"
+            )
         }
         words.removeFirst()
         parameters = words
@@ -105,7 +107,9 @@ public struct Y4MHeader: Sendable {
                 case "444": chroma = .yuv444
                 case "mono": chroma = .mono
                 default:
-                    throw Y4MError("unsupported chroma layout C\(value): this reader takes 8-bit C420jpeg, C420, C420mpeg2, C420paldv, C422, C444 and Cmono (convert with `ffmpeg ... -pix_fmt yuv420p -f yuv4mpegpipe -`)")
+                    throw Y4MError(
+                        "unsupported chroma layout C\(value): this reader takes 8-bit C420jpeg, C420, C420mpeg2, C420paldv, C422, C444 and Cmono (convert with `ffmpeg ... -pix_fmt yuv420p -f yuv4mpegpipe -`)"
+                    )
                 }
             case "X":
                 if value == "COLORRANGE=FULL" { range = true }
@@ -169,7 +173,8 @@ public final class Y4MReader {
     public init(fileDescriptor: Int32 = 0) throws {
         source = ByteSource(fileDescriptor: fileDescriptor)
         guard let line = try source.line(maximumLength: 1024) else {
-            throw Y4MError("the input is empty: expected a YUV4MPEG2 stream (for example from `ffmpeg -i in.mp4 -f yuv4mpegpipe -`)")
+            throw Y4MError(
+                "the input is empty: expected a YUV4MPEG2 stream (for example from `ffmpeg -i in.mp4 -f yuv4mpegpipe -`)")
         }
         header = try Y4MHeader(line: line)
     }
@@ -181,7 +186,9 @@ public final class Y4MReader {
         guard let line = try source.line(maximumLength: 1024) else { return nil }
         var words = line.split(separator: " ").map(String.init)
         guard words.first == "FRAME" else {
-            throw Y4MError("frame \(frameCount + 1): expected a 'FRAME' line, found '\(line.prefix(20))' (is the header's size right? each frame has \(header.frameByteCount) bytes)")
+            throw Y4MError(
+                "frame \(frameCount + 1): expected a 'FRAME' line, found '\(line.prefix(20))' (is the header's size right? each frame has \(header.frameByteCount) bytes)"
+            )
         }
         words.removeFirst()
         let bytes = try source.bytes(header.frameByteCount)
@@ -237,7 +244,9 @@ private final class ByteSource {
             }
             if try !fill() {
                 if position == buffer.count { return nil }
-                throw Y4MError("the stream ends in the middle of a line: '\(String(decoding: buffer[position...].prefix(20), as: UTF8.self))'")
+                throw Y4MError(
+                    "the stream ends in the middle of a line: '\(String(decoding: buffer[position...].prefix(20), as: UTF8.self))'"
+                )
             }
         }
     }
@@ -270,7 +279,9 @@ public struct Y4MWriter {
 
     /// Writes one frame.
     public func write(_ frame: Y4MFrame) throws {
-        precondition(frame.bytes.count == header.frameByteCount, "a frame of \(header.width)x\(header.height) has \(header.frameByteCount) bytes")
+        precondition(
+            frame.bytes.count == header.frameByteCount,
+            "a frame of \(header.width)x\(header.height) has \(header.frameByteCount) bytes")
         try write(Array(((["FRAME"] + frame.parameters).joined(separator: " ") + "\n").utf8))
         try write(frame.bytes)
     }

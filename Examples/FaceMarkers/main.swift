@@ -44,13 +44,15 @@ func markFaces(_ faces: [FaceFeature], on photo: PixelBuffer) -> PixelBuffer {
         canvas.strokeRect(b, width: line, color: Color(red: 1, green: 0, blue: 0))
         let eye = b.width / 5
         for position in [face.leftEyePosition, face.rightEyePosition].compactMap({ $0 }) {
-            canvas.strokeRect(Rect(x: position.x - eye / 2, y: position.y - eye / 2, width: eye, height: eye),
-                              width: line, color: Color(red: 1, green: 0.9, blue: 0))
+            canvas.strokeRect(
+                Rect(x: position.x - eye / 2, y: position.y - eye / 2, width: eye, height: eye),
+                width: line, color: Color(red: 1, green: 0.9, blue: 0))
         }
         if let mouth = face.mouthPosition {
             let w = b.width * 0.4, h = b.width / 6
-            canvas.fillEllipse(in: Rect(x: mouth.x - w / 2, y: mouth.y - h / 2, width: w, height: h),
-                               color: Color(red: 0.1, green: 0.6, blue: 1, alpha: 0.6))
+            canvas.fillEllipse(
+                in: Rect(x: mouth.x - w / 2, y: mouth.y - h / 2, width: w, height: h),
+                color: Color(red: 0.1, green: 0.6, blue: 1, alpha: 0.6))
         }
     }
     return canvas.buffer
@@ -70,15 +72,21 @@ runExample {
     let clock = ContinuousClock()
     let start = clock.now
     let faces = try detector.features(in: photo)
-    print("\(faces.count) face\(faces.count == 1 ? "" : "s") in \(photo.width)x\(photo.height) (\(milliseconds(clock.now - start)))")
+    print(
+        "\(faces.count) face\(faces.count == 1 ? "" : "s") in \(photo.width)x\(photo.height) (\(milliseconds(clock.now - start)))"
+    )
     for (i, face) in faces.enumerated() {
         let b = face.bounds
-        print("face \(i + 1): bounds x \(Int(b.minX.rounded())) y \(Int(b.minY.rounded())) "
-            + "w \(Int(b.width.rounded())) h \(Int(b.height.rounded()))")
-        print("  left eye \(shown(face.leftEyePosition))\(face.leftEyeClosed ? " closed" : ""), "
-            + "right eye \(shown(face.rightEyePosition))\(face.rightEyeClosed ? " closed" : ""), "
-            + "mouth \(shown(face.mouthPosition))")
-        print("  smile: \(face.hasSmile ? "yes" : "no"), angle: \(face.faceAngle.map { "\(($0 * 10).rounded() / 10) degrees" } ?? "unknown")")
+        print(
+            "face \(i + 1): bounds x \(Int(b.minX.rounded())) y \(Int(b.minY.rounded())) "
+                + "w \(Int(b.width.rounded())) h \(Int(b.height.rounded()))")
+        print(
+            "  left eye \(shown(face.leftEyePosition))\(face.leftEyeClosed ? " closed" : ""), "
+                + "right eye \(shown(face.rightEyePosition))\(face.rightEyeClosed ? " closed" : ""), "
+                + "mouth \(shown(face.mouthPosition))")
+        print(
+            "  smile: \(face.hasSmile ? "yes" : "no"), angle: \(face.faceAngle.map { "\(($0 * 10).rounded() / 10) degrees" } ?? "unknown")"
+        )
     }
     try makeOutputFolder(out)
     let file = outputPath(out, "faces.png")

@@ -40,8 +40,9 @@ func listCatalog(only wanted: String?) {
     var categories = FilterCategory.effects
     if let wanted {
         guard let category = FilterCategory(named: wanted) else {
-            ExampleCommandLine.usageError("unknown category '\(wanted)'; the categories are "
-                + FilterCategory.effects.map(\.shortName).joined(separator: ", "), usage: usage)
+            ExampleCommandLine.usageError(
+                "unknown category '\(wanted)'; the categories are "
+                    + FilterCategory.effects.map(\.shortName).joined(separator: ", "), usage: usage)
         }
         categories = [category]
     }
@@ -81,7 +82,8 @@ func apply(_ step: Step, to image: Image, original: Image) throws -> Image {
 
 /// A contact sheet: each buffer scaled to `thumbHeight` pixels high, side by side on a dark
 /// background, with its label under it.
-func contactSheet(_ steps: [(label: String, buffer: PixelBuffer)], thumbHeight: Int, context: RenderContext) throws -> PixelBuffer {
+func contactSheet(_ steps: [(label: String, buffer: PixelBuffer)], thumbHeight: Int, context: RenderContext) throws -> PixelBuffer
+{
     let pad = 10, labelHeight = 7 + 8
     var x = pad
     var sheet = Image(color: Color(white: 0.12))
@@ -117,9 +119,12 @@ runExample {
     }
     let out = args.value("--out") ?? "example-output/ImagePlayground"
     let thumbHeight = args.integer("--thumb", in: 16...1024, default: 120)
-    let specs = args.values("--filter").isEmpty
-        ? ["CIExposureAdjust inputEV=0.3", "CISepiaTone inputIntensity=0.6", "CIGaussianBlur inputRadius=2",
-           "CIVignette inputIntensity=1.5 inputRadius=1.5"]
+    let specs =
+        args.values("--filter").isEmpty
+        ? [
+            "CIExposureAdjust inputEV=0.3", "CISepiaTone inputIntensity=0.6", "CIGaussianBlur inputRadius=2",
+            "CIVignette inputIntensity=1.5 inputRadius=1.5",
+        ]
         : args.values("--filter")
     // Check the whole chain before doing any work.
     let steps: [Step]
@@ -151,7 +156,8 @@ runExample {
             image = try apply(step, to: image, original: source)
         } catch let error as PixelFlowError {
             // A value the filter rejects is a wrong command line: say which and where to look.
-            ExampleCommandLine.usageError("step \(i + 1): \(error); `pixelflow describe \(name)` shows its inputs and their ranges", usage: usage)
+            ExampleCommandLine.usageError(
+                "step \(i + 1): \(error); `pixelflow describe \(name)` shows its inputs and their ranges", usage: usage)
         }
         if step.spec.descriptor.categories.contains(.geometryAdjustment), !image.extent.isInfinite {
             frame = image.extent.integral
@@ -160,8 +166,10 @@ runExample {
         let buffer = try context.makeBuffer(image, format: .rgba8)
         let file = outputPath(out, (i + 1 < 10 ? "0" : "") + "\(i + 1)-\(name).png")
         try buffer.write(toFile: file)
-        print("\(i + 1 < 10 ? "0" : "")\(i + 1) \(name) (\(step.spec.descriptor.displayName)) \(step.settings)".trimmingTrailingSpace
-              + " \(buffer.width)x\(buffer.height) -> \(file) (\(milliseconds(clock.now - start)))")
+        print(
+            "\(i + 1 < 10 ? "0" : "")\(i + 1) \(name) (\(step.spec.descriptor.displayName)) \(step.settings)"
+                .trimmingTrailingSpace
+                + " \(buffer.width)x\(buffer.height) -> \(file) (\(milliseconds(clock.now - start)))")
         let shortName = name.hasPrefix("CI") ? String(name.dropFirst(2)) : name
         rendered.append(("\(i + 1) \(shortName)", buffer))
     }

@@ -36,8 +36,9 @@ let usage = """
     2 for a wrong command line.
     """
 
-let args = ExampleCommandLine(usage: usage, valueOptions: ["--detect", "--accuracy", "--png", "--out", "--frames", "--size"],
-                              flags: ["--demo"])
+let args = ExampleCommandLine(
+    usage: usage, valueOptions: ["--detect", "--accuracy", "--png", "--out", "--frames", "--size"],
+    flags: ["--demo"])
 
 /// One thing found in a frame: its four corners (top-left, top-right, bottom-right,
 /// bottom-left) and, for a QR code, its message.
@@ -67,7 +68,8 @@ struct FrameDetector {
 /// `frame` with each finding filled by a translucent quad and outlined.
 func annotate(_ frame: PixelBuffer, with findings: [Finding], kind: FrameDetector.Kind) -> PixelBuffer {
     var canvas = Canvas(buffer: frame)
-    let fill = kind == .qr ? Color(red: 0.1, green: 0.9, blue: 0.3, alpha: 0.35) : Color(red: 1, green: 0.3, blue: 0.1, alpha: 0.35)
+    let fill =
+        kind == .qr ? Color(red: 0.1, green: 0.9, blue: 0.3, alpha: 0.35) : Color(red: 1, green: 0.3, blue: 0.1, alpha: 0.35)
     let line = Color(red: fill.red, green: fill.green, blue: fill.blue, alpha: 0.9)
     for f in findings {
         canvas.fillPolygon(f.corners, color: fill)
@@ -86,11 +88,14 @@ func demoClip(frames: Int, width: Int, height: Int) throws -> [PixelBuffer] {
         let t = frames == 1 ? 0 : Double(i) / Double(frames - 1)
         let x = (Double(width) * 0.55 - code.extent.width * 0.5) * t + Double(width) * 0.05
         let placed = try code.transformed(by: AffineTransform(translationX: x.rounded(), y: (Double(height) * 0.1).rounded()))
-        var canvas = Canvas(buffer: try context.makeBuffer(placed.composited(over: scene).cropped(to: scene.extent), format: .rgba8))
+        var canvas = Canvas(
+            buffer: try context.makeBuffer(placed.composited(over: scene).cropped(to: scene.extent), format: .rgba8))
         // A "card": a dark quad, seen at a slight angle, for the rectangle detector.
         let (x0, y0, w, h) = (Double(width) * (0.6 - 0.1 * t), Double(height) * 0.55, Double(width) * 0.3, Double(height) * 0.3)
-        let card = [Point(x: x0 + 0.04 * w, y: y0), Point(x: x0 + w, y: y0 + 0.06 * h),
-                    Point(x: x0 + 0.96 * w, y: y0 + h), Point(x: x0, y: y0 + 0.94 * h)]
+        let card = [
+            Point(x: x0 + 0.04 * w, y: y0), Point(x: x0 + w, y: y0 + 0.06 * h),
+            Point(x: x0 + 0.96 * w, y: y0 + h), Point(x: x0, y: y0 + 0.94 * h),
+        ]
         canvas.fillPolygon(card, color: Color(red: 0.1, green: 0.1, blue: 0.15))
         clip.append(canvas.buffer)
     }
@@ -99,7 +104,8 @@ func demoClip(frames: Int, width: Int, height: Int) throws -> [PixelBuffer] {
 
 runExample {
     guard args.positionals.isEmpty else {
-        ExampleCommandLine.usageError("unexpected argument '\(args.positionals[0])'; the video comes on standard input", usage: usage)
+        ExampleCommandLine.usageError(
+            "unexpected argument '\(args.positionals[0])'; the video comes on standard input", usage: usage)
     }
     guard let kind = FrameDetector.Kind(rawValue: args.value("--detect") ?? "qr") else {
         ExampleCommandLine.usageError("--detect takes qr or rectangles, got '\(args.value("--detect")!)'", usage: usage)
@@ -122,8 +128,10 @@ runExample {
         pngFolder = pngFolder ?? out
         header = Y4MHeader(width: size.width, height: size.height)
         // The demo clip goes through YUV like a real stream, so the detectors see video pixels.
-        var pending = try demoClip(frames: args.integer("--frames", in: 1...500, default: 8), width: size.width, height: size.height)
-            .map { try header.frame(from: $0) }
+        var pending = try demoClip(
+            frames: args.integer("--frames", in: 1...500, default: 8), width: size.width, height: size.height
+        )
+        .map { try header.frame(from: $0) }
         nextFrame = { pending.isEmpty ? nil : pending.removeFirst() }
         let path = outputPath(out, "annotated.y4m")
         // A plain file descriptor, open until the program exits.
@@ -163,6 +171,8 @@ runExample {
     }
     let elapsed = seconds(clock.now - start)
     let fps = elapsed > 0 ? Double(count) / elapsed : 0
-    printError("\(count) frame\(count == 1 ? "" : "s") in \(String(format: "%.2f", elapsed)) s: "
-        + "\(String(format: "%.1f", fps)) frames per second; \(found) \(kind == .qr ? "QR code" : "rectangle")\(found == 1 ? "" : "s") found")
+    printError(
+        "\(count) frame\(count == 1 ? "" : "s") in \(String(format: "%.2f", elapsed)) s: "
+            + "\(String(format: "%.1f", fps)) frames per second; \(found) \(kind == .qr ? "QR code" : "rectangle")\(found == 1 ? "" : "s") found"
+    )
 }

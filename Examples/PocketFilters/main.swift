@@ -37,8 +37,10 @@ let args = ExampleCommandLine(usage: usage, valueOptions: ["--out", "--filter", 
 
 /// The categories random filters are drawn from: effects that change an image in place
 /// (not generators, reductions or transitions, which make or need something else).
-let randomCategories: [FilterCategory] = [.blur, .colorAdjustment, .colorEffect, .distortionEffect,
-                                          .halftoneEffect, .sharpen, .stylize, .tileEffect]
+let randomCategories: [FilterCategory] = [
+    .blur, .colorAdjustment, .colorEffect, .distortionEffect,
+    .halftoneEffect, .sharpen, .stylize, .tileEffect,
+]
 
 /// A random value for `input` from its metadata, or nil to keep the default (an input with no
 /// slider range, or a kind of value that has no natural random choice, such as a transform).
@@ -58,20 +60,26 @@ func randomValue(for input: FilterInput, in extent: Rect, using rng: inout Seede
         guard let low, let high, low < high else { return nil }
         return .number(Double.random(in: low...high, using: &rng))
     case (.vector, .position?):
-        return .vector([Double.random(in: extent.minX...extent.maxX, using: &rng),
-                        Double.random(in: extent.minY...extent.maxY, using: &rng)])
+        return .vector([
+            Double.random(in: extent.minX...extent.maxX, using: &rng),
+            Double.random(in: extent.minY...extent.maxY, using: &rng),
+        ])
     case (.vector, .offset?):
         let reach = min(extent.width, extent.height) / 8
         return .vector([Double.random(in: -reach...reach, using: &rng), Double.random(in: -reach...reach, using: &rng)])
     case (.vector, .rectangle?):
         let w = Double.random(in: 0.3...1, using: &rng) * extent.width
         let h = Double.random(in: 0.3...1, using: &rng) * extent.height
-        return .vector([extent.minX + Double.random(in: 0...(extent.width - w), using: &rng),
-                        extent.minY + Double.random(in: 0...(extent.height - h), using: &rng), w, h])
+        return .vector([
+            extent.minX + Double.random(in: 0...(extent.width - w), using: &rng),
+            extent.minY + Double.random(in: 0...(extent.height - h), using: &rng), w, h,
+        ])
     case (.color, let type):
         let alpha = type == .opaqueColor ? 1 : Double.random(in: 0.5...1, using: &rng)
-        return .color(Color(red: .random(in: 0...1, using: &rng), green: .random(in: 0...1, using: &rng),
-                            blue: .random(in: 0...1, using: &rng), alpha: alpha))
+        return .color(
+            Color(
+                red: .random(in: 0...1, using: &rng), green: .random(in: 0...1, using: &rng),
+                blue: .random(in: 0...1, using: &rng), alpha: alpha))
     default:
         return nil
     }
@@ -91,7 +99,9 @@ func shown(_ value: FilterValue) -> String {
 
 /// What a value's range was, for printing: `slider 0...1`.
 func rangeNote(_ input: FilterInput) -> String {
-    let kind = input.attributeType.map { String($0.rawValue.dropFirst("CIAttributeType".count)).lowercased() } ?? input.valueClass.rawValue
+    let kind =
+        input.attributeType.map { String($0.rawValue.dropFirst("CIAttributeType".count)).lowercased() }
+        ?? input.valueClass.rawValue
     guard let lo = input.sliderMinimum ?? input.minimum, let hi = input.sliderMaximum ?? input.maximum else { return kind }
     return "\(kind), slider \(shown(.number(lo)))...\(shown(.number(hi)))"
 }
@@ -168,5 +178,7 @@ runExample {
         print("   -> \(file)")
     }
     let applied = chosen.count - rejected.count
-    print("applied \(applied) of \(chosen.count) filters" + (rejected.isEmpty ? "" : "; rejected: \(rejected.joined(separator: ", "))"))
+    print(
+        "applied \(applied) of \(chosen.count) filters"
+            + (rejected.isEmpty ? "" : "; rejected: \(rejected.joined(separator: ", "))"))
 }

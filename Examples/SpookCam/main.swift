@@ -49,7 +49,7 @@ func drawGhost(on canvas: inout Canvas, in frame: Rect) {
     // The body: a half circle on top, straight sides, a hem of three scallops.
     var body: [Point] = []
     for i in 0...24 {
-        let angle = Double.pi + Double.pi * Double(i) / 24   // from the left side over the top
+        let angle = Double.pi + Double.pi * Double(i) / 24  // from the left side over the top
         body.append(Point(x: 50 + 45 * cos(angle), y: 50 + 45 * sin(angle)))
     }
     body.append(Point(x: 95, y: 118))
@@ -97,10 +97,11 @@ func spookWithPixels(photo: PixelBuffer, ghost: PixelBuffer, origin: (x: Int, y:
                         let gx = x - origin.x, gy = y - origin.y
                         if gx >= 0, gy >= 0, gx < ghost.width, gy < ghost.height {
                             let q = gy * ghostStride + 16 * gx
-                            let gh = SIMD4<Float>(g.load(fromByteOffset: q, as: Float.self),
-                                                  g.load(fromByteOffset: q + 4, as: Float.self),
-                                                  g.load(fromByteOffset: q + 8, as: Float.self),
-                                                  g.load(fromByteOffset: q + 12, as: Float.self))
+                            let gh = SIMD4<Float>(
+                                g.load(fromByteOffset: q, as: Float.self),
+                                g.load(fromByteOffset: q + 4, as: Float.self),
+                                g.load(fromByteOffset: q + 8, as: Float.self),
+                                g.load(fromByteOffset: q + 12, as: Float.self))
                             let keep = 1 - gh.w
                             r = gh.x + r * keep
                             gr = gh.y + gr * keep
@@ -145,7 +146,9 @@ func spookWithCanvas(photo: PixelBuffer, ghostFrame frame: Rect) -> PixelBuffer 
 /// The ghost moved into place by an affine transform, composited source-over the photo, and
 /// its saturation set to 0 by color controls: a lazy chain that PixelFlow plans and renders
 /// in one pass.
-func spookWithFilters(photo: PixelBuffer, ghost: PixelBuffer, origin: (x: Int, y: Int), context: RenderContext) throws -> PixelBuffer {
+func spookWithFilters(photo: PixelBuffer, ghost: PixelBuffer, origin: (x: Int, y: Int), context: RenderContext) throws
+    -> PixelBuffer
+{
     let placed = try Image(ghost).transformed(by: AffineTransform(translationX: Double(origin.x), y: Double(origin.y)))
     let gray = try placed.composited(over: Image(photo)).colorControls(saturation: 0)
     return try context.makeBuffer(gray.cropped(to: Image(photo).extent), format: .rgba8)
@@ -171,8 +174,9 @@ runExample {
     let context = RenderContext()
     var photo = try args.positionals.first.map(loadImage) ?? SampleScene.make(width: size.width, height: size.height)
     // SpookCam works on opaque 8-bit photos: anything else is flattened over white first.
-    photo = try context.makeBuffer(Image(photo).composited(over: Image(color: .white)).cropped(to: Image(photo).extent),
-                                   format: .rgba8)
+    photo = try context.makeBuffer(
+        Image(photo).composited(over: Image(color: .white)).cropped(to: Image(photo).extent),
+        format: .rgba8)
     try makeOutputFolder(out)
     try photo.write(toFile: outputPath(out, "00-photo.png"))
 
@@ -199,7 +203,9 @@ runExample {
     try measure("canvas", "2-canvas.png") {
         spookWithCanvas(photo: photo, ghostFrame: Rect(x: f.x, y: f.y, width: f.width, height: f.height))
     }
-    try measure("filters", "3-filters.png") { try spookWithFilters(photo: photo, ghost: ghost, origin: (f.x, f.y), context: context) }
+    try measure("filters", "3-filters.png") {
+        try spookWithFilters(photo: photo, ghost: ghost, origin: (f.x, f.y), context: context)
+    }
 
     // The pixel and filter ways round once; the Canvas way stores the gray photo in 8 bits
     // before drawing, which can move a value by one more level.

@@ -46,24 +46,33 @@ struct Extras {
         let e = image.extent
         let center = FilterValue.vector([e.midX, e.midY])
         // A mask dark in the middle, so the middle disintegrates first.
-        mask = try FilterRegistry.apply("CIRadialGradient", [
-            "inputCenter": center, "inputRadius0": .number(0), "inputRadius1": .number(max(e.width, e.height) * 0.6),
-            "inputColor0": .color(.black), "inputColor1": .color(.white),
-        ]).cropped(to: e)
+        mask = try FilterRegistry.apply(
+            "CIRadialGradient",
+            [
+                "inputCenter": center, "inputRadius0": .number(0), "inputRadius1": .number(max(e.width, e.height) * 0.6),
+                "inputColor0": .color(.black), "inputColor1": .color(.white),
+            ]
+        ).cropped(to: e)
         // A shaded sphere in a 100 x 100 square: light upper left, dark rim.
-        shading = try FilterRegistry.apply("CIRadialGradient", [
-            "inputCenter": .vector([35, 35]), "inputRadius0": .number(0), "inputRadius1": .number(70),
-            "inputColor0": .color(Color(white: 1)), "inputColor1": .color(Color(white: 0.2)),
-        ]).cropped(to: Rect(x: 0, y: 0, width: 100, height: 100))
+        shading = try FilterRegistry.apply(
+            "CIRadialGradient",
+            [
+                "inputCenter": .vector([35, 35]), "inputRadius0": .number(0), "inputRadius1": .number(70),
+                "inputColor0": .color(Color(white: 1)), "inputColor1": .color(Color(white: 0.2)),
+            ]
+        ).cropped(to: Rect(x: 0, y: 0, width: 100, height: 100))
         backside = try image.sepiaTone(intensity: 1)
     }
 }
 
 /// The inputs of transition `d` at `time`: the two images, the time, and the adjustments
 /// described in the usage.
-func inputs(for d: FilterDescriptor, from image: Image, to target: Image, time: Double, extras: Extras) -> [String: FilterValue?] {
+func inputs(for d: FilterDescriptor, from image: Image, to target: Image, time: Double, extras: Extras) -> [String: FilterValue?]
+{
     let e = image.extent
-    var values: [String: FilterValue?] = ["inputImage": .image(image), "inputTargetImage": .image(target), "inputTime": .number(time)]
+    var values: [String: FilterValue?] = [
+        "inputImage": .image(image), "inputTargetImage": .image(target), "inputTime": .number(time),
+    ]
     for input in d.inputs {
         switch input.key {
         case "inputExtent", "inputShadowExtent": values[input.key] = .vector([e.minX, e.minY, e.width, e.height])
@@ -95,7 +104,8 @@ runExample {
             ExampleCommandLine.usageError("unknown filter '\(name)'; the transitions are \(names)", usage: usage)
         }
         guard d.input("inputTargetImage") != nil, d.input("inputTime") != nil else {
-            ExampleCommandLine.usageError("\(d.name) is not a transition (it has no inputTargetImage and inputTime)", usage: usage)
+            ExampleCommandLine.usageError(
+                "\(d.name) is not a transition (it has no inputTargetImage and inputTime)", usage: usage)
         }
         transitions.append(d)
     }
@@ -109,15 +119,19 @@ runExample {
         image = Image(try loadImage(args.positionals[0]))
         var t = Image(try loadImage(args.positionals[1]))
         if t.extent != image.extent {
-            t = try t.transformed(by: AffineTransform(scaleX: image.extent.width / t.extent.width,
-                                                      y: image.extent.height / t.extent.height)).cropped(to: image.extent)
+            t = try t.transformed(
+                by: AffineTransform(
+                    scaleX: image.extent.width / t.extent.width,
+                    y: image.extent.height / t.extent.height)
+            ).cropped(to: image.extent)
         }
         target = t
     } else {
         let size = args.size("--size", default: (320, 240))
         image = Image(try SampleScene.make(width: size.width, height: size.height))
         // Night: darker, bluish.
-        target = try image.exposureAdjusted(ev: -1.6).colorMonochrome(color: Color(red: 0.55, green: 0.65, blue: 1), intensity: 0.8)
+        target = try image.exposureAdjusted(ev: -1.6).colorMonochrome(
+            color: Color(red: 0.55, green: 0.65, blue: 1), intensity: 0.8)
     }
     let extras = try Extras(image: image)
 
@@ -150,10 +164,13 @@ runExample {
                 try pixels.write(toFile: outputPath(folder, "frame-" + String(format: "%03d", i) + ".png"))
             }
         }
-        let destination = writer == nil ? folder + "/frame-000.png ... frame-" + String(format: "%03d", frames - 1) + ".png" : y4mPath!
+        let destination =
+            writer == nil ? folder + "/frame-000.png ... frame-" + String(format: "%03d", frames - 1) + ".png" : y4mPath!
         log("\(d.name) (\(d.displayName)): \(frames) frames in \(milliseconds(clock.now - start)) -> \(destination)")
     }
     if writer != nil {
-        log("\(transitions.count * frames) frames of \(header.width)x\(header.height) as YUV4MPEG2 -> \(toStandardOutput ? "standard output" : y4mPath!)")
+        log(
+            "\(transitions.count * frames) frames of \(header.width)x\(header.height) as YUV4MPEG2 -> \(toStandardOutput ? "standard output" : y4mPath!)"
+        )
     }
 }

@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 import Dispatch
 import PixelFlow
@@ -33,7 +33,8 @@ extension ApplyJob {
             if let first = claimed[destination] {
                 task.refusal = "its output '\(destination)' would overwrite the output of '\(first)'; rename one of them"
             } else if !overwrite, let id = Terminal.fileIdentity(destination), protected.contains(id) {
-                task.refusal = "refusing to overwrite the input '\(destination)'; choose another output directory, or pass --overwrite"
+                task.refusal =
+                    "refusing to overwrite the input '\(destination)'; choose another output directory, or pass --overwrite"
             } else {
                 claimed[destination] = input
             }
@@ -59,8 +60,9 @@ extension ApplyJob {
                     try job.process(task.input, to: task.destination, format: task.format)
                     progress.finished(task.input, destination: task.destination, error: nil)
                 } catch {
-                    progress.finished(task.input, destination: task.destination,
-                                      error: ApplyJob.message(error, about: task.input))
+                    progress.finished(
+                        task.input, destination: task.destination,
+                        error: ApplyJob.message(error, about: task.input))
                 }
             }
         }

@@ -73,7 +73,9 @@ final class CLIConventionsTests: TemporaryDirectoryTestCase {
         let names = ["a.png", "b.png", "c.png", "d.png"]
         for (i, n) in names.enumerated() { try writeImage(n, width: 10 + i, height: 8, seed: UInt64(i)) }
         try Data("not an image".utf8).write(to: URL(fileURLWithPath: path("bad.png")))
-        for dir in ["out1", "out3"] { try FileManager.default.createDirectory(atPath: path(dir), withIntermediateDirectories: true) }
+        for dir in ["out1", "out3"] {
+            try FileManager.default.createDirectory(atPath: path(dir), withIntermediateDirectories: true)
+        }
         // An older output of the failing file must survive.
         try Data("keep me".utf8).write(to: URL(fileURLWithPath: path("out3/bad.png")))
 
@@ -98,7 +100,8 @@ final class CLIConventionsTests: TemporaryDirectoryTestCase {
         for n in names {
             let parallel = try Data(contentsOf: URL(fileURLWithPath: path("out3/" + n)))
             XCTAssertEqual(parallel, try Data(contentsOf: URL(fileURLWithPath: path("out1/" + n))), n)
-            let expected = try RenderContext().makeBuffer(Image(try PixelBuffer(contentsOfFile: path(n))).sepiaTone(), format: .rgba8)
+            let expected = try RenderContext().makeBuffer(
+                Image(try PixelBuffer(contentsOfFile: path(n))).sepiaTone(), format: .rgba8)
             XCTAssertEqual(try PixelBuffer(contentsOfFile: path("out3/" + n)), expected, n)
         }
     }
@@ -134,20 +137,23 @@ final class CLIConventionsTests: TemporaryDirectoryTestCase {
         let before = try PixelBuffer(contentsOfFile: path("a.png"))
         let refused = try CLIProcess.run(["apply", "a.png", "b.png", ".", "--filter", "ColorInvert"], in: directory)
         XCTAssertEqual(refused.status, 1)
-        XCTAssertTrue(refused.stderr.contains("refusing to overwrite the input") && refused.stderr.contains("--overwrite"), refused.stderr)
+        XCTAssertTrue(
+            refused.stderr.contains("refusing to overwrite the input") && refused.stderr.contains("--overwrite"), refused.stderr)
         XCTAssertEqual(try PixelBuffer(contentsOfFile: path("a.png")), before)
 
         let r = try CLIProcess.run(["apply", "a.png", "b.png", ".", "--overwrite", "--filter", "ColorInvert"], in: directory)
         XCTAssertEqual(r.status, 0, r.stderr)
-        XCTAssertEqual(try PixelBuffer(contentsOfFile: path("a.png")),
-                       try RenderContext().makeBuffer(Image(before).colorInverted(), format: .rgba8))
+        XCTAssertEqual(
+            try PixelBuffer(contentsOfFile: path("a.png")),
+            try RenderContext().makeBuffer(Image(before).colorInverted(), format: .rgba8))
         let single = try CLIProcess.run(["apply", "b.png", "b.png", "--overwrite", "--filter", "ColorInvert"], in: directory)
         XCTAssertEqual(single.status, 0, single.stderr)
     }
 
     func testExplainPrintsTheOptimizedPlan() throws {
         try writeImage("a.png", width: 8, height: 8, seed: 4)
-        let r = try CLIProcess.run(["apply", "a.png", "out.png", "--explain", "--filter", "ExposureAdjust EV=1", "--filter", "SepiaTone"], in: directory)
+        let r = try CLIProcess.run(
+            ["apply", "a.png", "out.png", "--explain", "--filter", "ExposureAdjust EV=1", "--filter", "SepiaTone"], in: directory)
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stderr.contains("filter chain (2 filters):"), r.stderr)
         XCTAssertTrue(r.stderr.contains("plan for a.png:"), r.stderr)
@@ -159,8 +165,11 @@ final class CLIConventionsTests: TemporaryDirectoryTestCase {
     // MARK: bench
 
     func testBenchRunsTheBenchmarkAndPassesItsExitStatus() throws {
-        let r = try CLIProcess.run(["bench", "--filter", "CIColorInvert", "--size", "16x16", "--runs", "1", "--warmup", "0",
-                                    "--min-time", "0", "--threads", "1", "--no-roofline"], in: directory)
+        let r = try CLIProcess.run(
+            [
+                "bench", "--filter", "CIColorInvert", "--size", "16x16", "--runs", "1", "--warmup", "0",
+                "--min-time", "0", "--threads", "1", "--no-roofline",
+            ], in: directory)
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.text.contains("CIColorInvert") && r.text.contains("MPix/s"), r.text)
 

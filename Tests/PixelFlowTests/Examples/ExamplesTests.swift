@@ -30,10 +30,12 @@ final class ExamplesTests: TemporaryDirectoryTestCase {
     }
 
     func testImagePlaygroundWritesEveryStepAndALabelledContactSheet() throws {
-        let r = try ExampleProcess.run("ImagePlayground", [
-            "--size", "48x32", "--out", "steps", "--thumb", "20",
-            "--filter", "CISepiaTone inputIntensity=0.8", "--filter", "LanczosScaleTransform scale=0.5",
-        ], in: directory)
+        let r = try ExampleProcess.run(
+            "ImagePlayground",
+            [
+                "--size", "48x32", "--out", "steps", "--thumb", "20",
+                "--filter", "CISepiaTone inputIntensity=0.8", "--filter", "LanczosScaleTransform scale=0.5",
+            ], in: directory)
         XCTAssertEqual(r.status, 0, r.stderr)
         let original = try PixelBuffer(contentsOfFile: path("steps/00-original.png"))
         XCTAssertEqual(original.width, 48)
@@ -64,11 +66,14 @@ final class ExamplesTests: TemporaryDirectoryTestCase {
     func testImagePlaygroundErrorsSayWhatToDo() throws {
         let unknown = try ExampleProcess.run("ImagePlayground", ["--filter", "CISepiaToon"], in: directory)
         XCTAssertEqual(unknown.status, 2)
-        XCTAssertTrue(unknown.stderr.contains("unknown filter 'CISepiaToon'") && unknown.stderr.contains("--list"), unknown.stderr)
+        XCTAssertTrue(
+            unknown.stderr.contains("unknown filter 'CISepiaToon'") && unknown.stderr.contains("--list"), unknown.stderr)
 
-        let value = try ExampleProcess.run("ImagePlayground", ["--size", "16x16", "--out", "o", "--filter", "CISepiaTone inputIntensity=5"], in: directory)
+        let value = try ExampleProcess.run(
+            "ImagePlayground", ["--size", "16x16", "--out", "o", "--filter", "CISepiaTone inputIntensity=5"], in: directory)
         XCTAssertEqual(value.status, 2)
-        XCTAssertTrue(value.stderr.contains("inputIntensity") && value.stderr.contains("pixelflow describe CISepiaTone"), value.stderr)
+        XCTAssertTrue(
+            value.stderr.contains("inputIntensity") && value.stderr.contains("pixelflow describe CISepiaTone"), value.stderr)
 
         let missing = try ExampleProcess.run("ImagePlayground", ["no-such-photo.jpg"], in: directory)
         XCTAssertEqual(missing.status, 1)
@@ -83,10 +88,12 @@ final class ExamplesTests: TemporaryDirectoryTestCase {
         var photo = try PixelBuffer(width: 20, height: 10, format: .rgba8)
         for y in 0..<10 { for x in 0..<20 { photo[x, y] = SIMD4(Float(x) / 20, Float(y) / 10, 0.5, 1) } }
         try photo.write(toFile: path("photo.png"))
-        let r = try ExampleProcess.run("ImagePlayground", ["photo.png", "--out", "o", "--filter", "CIColorInvert"], in: directory)
+        let r = try ExampleProcess.run(
+            "ImagePlayground", ["photo.png", "--out", "o", "--filter", "CIColorInvert"], in: directory)
         XCTAssertEqual(r.status, 0, r.stderr)
-        XCTAssertEqual(try PixelBuffer(contentsOfFile: path("o/01-CIColorInvert.png")),
-                       try RenderContext().makeBuffer(Image(photo).colorInverted(), format: .rgba8))
+        XCTAssertEqual(
+            try PixelBuffer(contentsOfFile: path("o/01-CIColorInvert.png")),
+            try RenderContext().makeBuffer(Image(photo).colorInverted(), format: .rgba8))
     }
 
     // MARK: PocketFilters
@@ -102,7 +109,9 @@ final class ExamplesTests: TemporaryDirectoryTestCase {
         XCTAssertEqual(files, try FileManager.default.contentsOfDirectory(atPath: path("b")).sorted())
         XCTAssertGreaterThanOrEqual(files.count, 2)
         for f in files {
-            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path("a/" + f))), try Data(contentsOf: URL(fileURLWithPath: path("b/" + f))), f)
+            XCTAssertEqual(
+                try Data(contentsOf: URL(fileURLWithPath: path("a/" + f))),
+                try Data(contentsOf: URL(fileURLWithPath: path("b/" + f))), f)
         }
         XCTAssertTrue(a.text.hasPrefix("seed 5: 4 filters on 40x30"), a.text)
         XCTAssertEqual(a.lines.filter { $0.range(of: #"^\d+\. CI"#, options: .regularExpression) != nil }.count, 4, a.text)
@@ -111,31 +120,38 @@ final class ExamplesTests: TemporaryDirectoryTestCase {
         var checked = 0
         for line in a.lines where line.contains("(random, ") && line.contains(", slider ") {
             let value = try XCTUnwrap(Double(line.split(separator: "=")[1].split(separator: " ")[0]), line)
-            let range = try XCTUnwrap(line.split(separator: "slider ").last?.dropLast())   // "lo...hi"
+            let range = try XCTUnwrap(line.split(separator: "slider ").last?.dropLast())  // "lo...hi"
             let bounds = range.components(separatedBy: "...").compactMap(Double.init)
             XCTAssertEqual(bounds.count, 2, line)
             XCTAssertTrue(value >= bounds[0] - 0.001 && value <= bounds[1] + 0.001, line)
             checked += 1
         }
-        let other = try ExampleProcess.run("PocketFilters", ["--size", "40x30", "--random", "4", "--seed", "6", "--out", "c"], in: directory)
+        let other = try ExampleProcess.run(
+            "PocketFilters", ["--size", "40x30", "--random", "4", "--seed", "6", "--out", "c"], in: directory)
         XCTAssertEqual(other.status, 0, other.stderr)
-        XCTAssertNotEqual(other.text.replacingOccurrences(of: "-> c/", with: "-> a/").replacingOccurrences(of: "seed 6", with: "seed 5"), a.text)
+        XCTAssertNotEqual(
+            other.text.replacingOccurrences(of: "-> c/", with: "-> a/").replacingOccurrences(of: "seed 6", with: "seed 5"), a.text
+        )
         // Over two seeds, some numeric inputs were drawn.
         XCTAssertGreaterThan(checked + other.lines.filter { $0.contains("(random, ") }.count, 0)
     }
 
     func testPocketFiltersReportsARejectedFilterAndGoesOn() throws {
-        let r = try ExampleProcess.run("PocketFilters", [
-            "--size", "24x16", "--out", "o", "--filter", "LanczosScaleTransform inputScale=0", "--filter", "CIColorInvert",
-        ], in: directory)
+        let r = try ExampleProcess.run(
+            "PocketFilters",
+            [
+                "--size", "24x16", "--out", "o", "--filter", "LanczosScaleTransform inputScale=0", "--filter", "CIColorInvert",
+            ], in: directory)
         XCTAssertEqual(r.status, 0, r.stderr)
-        XCTAssertTrue(r.text.contains("! CILanczosScaleTransform rejected its parameters") && r.text.contains("inputScale"), r.text)
+        XCTAssertTrue(
+            r.text.contains("! CILanczosScaleTransform rejected its parameters") && r.text.contains("inputScale"), r.text)
         XCTAssertTrue(r.text.contains("applied 1 of 2 filters; rejected: CILanczosScaleTransform"), r.text)
         XCTAssertFalse(FileManager.default.fileExists(atPath: path("o/01-CILanczosScaleTransform.png")))
         // The chain went on from the original.
         let original = try PixelBuffer(contentsOfFile: path("o/00-original.png"))
         let inverted = try PixelBuffer(contentsOfFile: path("o/02-CIColorInvert.png"))
-        XCTAssertLessThanOrEqual(maxLevelDifference(inverted, try RenderContext().makeBuffer(Image(original).colorInverted(), format: .rgba8)), 1)
+        XCTAssertLessThanOrEqual(
+            maxLevelDifference(inverted, try RenderContext().makeBuffer(Image(original).colorInverted(), format: .rgba8)), 1)
 
         let unknown = try ExampleProcess.run("PocketFilters", ["--filter", "CINoSuchFilter"], in: directory)
         XCTAssertEqual(unknown.status, 2)
@@ -167,7 +183,8 @@ final class ExamplesTests: TemporaryDirectoryTestCase {
         let gray = try RenderContext().makeBuffer(Image(photo).grayscale(), format: .rgba8)
         for (x, y) in [(5, 5), (60, 40), (31, 30)] {
             XCTAssertEqual(filters[x, y].x, filters[x, y].y)
-            XCTAssertEqual(Double(filters[x, y].x), Double(gray[x, y].x), accuracy: 1.5 / 255, "(\(x), \(y)) is outside the ghost")
+            XCTAssertEqual(
+                Double(filters[x, y].x), Double(gray[x, y].x), accuracy: 1.5 / 255, "(\(x), \(y)) is outside the ghost")
         }
         // The ghost's head, between the eyes and the top: 70% white over the photo.
         XCTAssertGreaterThan(filters[40, 11].x, gray[40, 11].x + 0.1)
@@ -181,7 +198,8 @@ final class ExamplesTests: TemporaryDirectoryTestCase {
         for i in 1...3 {
             let code = try Image.qrCode(message: "LIVE \(i)", scale: 2)
             let placed = try code.transformed(by: AffineTransform(translationX: Double(10 * i), y: 10))
-            let scene = placed.composited(over: Image(color: Color(white: 0.85))).cropped(to: Rect(x: 0, y: 0, width: 120, height: 96))
+            let scene = placed.composited(over: Image(color: Color(white: 0.85))).cropped(
+                to: Rect(x: 0, y: 0, width: 120, height: 96))
             frames.append(try RenderContext().makeBuffer(scene, format: .rgba8))
         }
         let input = y4m.stream(frames, frameParameters: "Ip")
@@ -204,7 +222,7 @@ final class ExamplesTests: TemporaryDirectoryTestCase {
             // and keeps its luma; the symbol's middle is under the translucent quad.
             let quiet = (10 + 3) * 120 + (10 * (i + 1) + 3)
             XCTAssertLessThanOrEqual(abs(Int(frame.planes[quiet]) - Int(inFrames[i].planes[quiet])), 2)
-            let inside = (10 + 8 + 21) * 120 + (10 * (i + 1) + 8 + 21)   // the symbol's middle
+            let inside = (10 + 8 + 21) * 120 + (10 * (i + 1) + 8 + 21)  // the symbol's middle
             let changed = (0..<y4m.width * y4m.height).filter { frame.planes[$0] != inFrames[i].planes[$0] }.count
             XCTAssertGreaterThan(changed, 400, "the quad covers the symbol")
             XCTAssertNotEqual(frame.planes[inside], inFrames[i].planes[inside])
@@ -220,7 +238,8 @@ final class ExamplesTests: TemporaryDirectoryTestCase {
         let card = [Point(x: 45, y: 28), Point(x: 122, y: 36), Point(x: 115, y: 92), Point(x: 38, y: 84)]
         canvas.fillPolygon(card, color: Color(red: 0.1, green: 0.1, blue: 0.2))
         let frame = canvas.buffer
-        let r = try ExampleProcess.run("LiveDetection", ["--detect", "rectangles"], in: directory, stdin: y4m.stream([frame, frame]))
+        let r = try ExampleProcess.run(
+            "LiveDetection", ["--detect", "rectangles"], in: directory, stdin: y4m.stream([frame, frame]))
         XCTAssertEqual(r.status, 0, r.stderr)
         let line = try XCTUnwrap(r.stderr.split(separator: "\n").first { $0.hasPrefix("frame 1: rectangle at") }, r.stderr)
         // The corners, each within 2.5 pixels of the drawn card's.
@@ -240,7 +259,10 @@ final class ExamplesTests: TemporaryDirectoryTestCase {
             ([], "the input is empty"),
             (Array("YUV4MPEG2 H10 C420jpeg\n".utf8), "no valid width"),
             (Array("YUV4MPEG2 W8 H8 C420p10\n".utf8), "unsupported chroma layout C420p10"),
-            (Array("YUV4MPEG2 W8 H8 C420jpeg\nFRAME\n".utf8) + [UInt8](repeating: 0, count: 50), "frame 1 is truncated: 50 of 96 bytes"),
+            (
+                Array("YUV4MPEG2 W8 H8 C420jpeg\nFRAME\n".utf8) + [UInt8](repeating: 0, count: 50),
+                "frame 1 is truncated: 50 of 96 bytes"
+            ),
             (Array("YUV4MPEG2 W4 H4 C444\nFRAMX\n".utf8), "expected a 'FRAME' line"),
         ]
         for c in cases {
@@ -254,7 +276,8 @@ final class ExamplesTests: TemporaryDirectoryTestCase {
     }
 
     func testLiveDetectionDemoWritesAStreamAndFrames() throws {
-        let r = try ExampleProcess.run("LiveDetection", ["--demo", "--frames", "2", "--size", "240x180", "--out", "live"], in: directory)
+        let r = try ExampleProcess.run(
+            "LiveDetection", ["--demo", "--frames", "2", "--size", "240x180", "--out", "live"], in: directory)
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stderr.contains("frame 2: qr \"PixelFlow LiveDetection\""), r.stderr)
         let stream = Array(try Data(contentsOf: URL(fileURLWithPath: path("live/annotated.y4m"))))
@@ -267,8 +290,12 @@ final class ExamplesTests: TemporaryDirectoryTestCase {
     // MARK: Transitions
 
     func testTransitionsWritesNumberedFramesOfADissolve() throws {
-        let r = try ExampleProcess.run("Transitions", ["--size", "40x30", "--frames", "3", "--out", "t",
-                                                       "--filter", "CIDissolveTransition", "--filter", "SwipeTransition"], in: directory)
+        let r = try ExampleProcess.run(
+            "Transitions",
+            [
+                "--size", "40x30", "--frames", "3", "--out", "t",
+                "--filter", "CIDissolveTransition", "--filter", "SwipeTransition",
+            ], in: directory)
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.text.contains("CIDissolveTransition (Dissolve): 3 frames"), r.text)
         let f = try (0..<3).map { try PixelBuffer(contentsOfFile: path("t/DissolveTransition/frame-00\($0).png")) }
@@ -277,7 +304,9 @@ final class ExamplesTests: TemporaryDirectoryTestCase {
         // A dissolve is a cross-fade in linear light: the middle frame is the mean of the ends.
         let linear = f.map { $0.converted(to: .rgbaF32, colorEncoding: .linear) }
         var worst: Float = 0
-        for y in 0..<30 { for x in 0..<40 { worst = max(worst, abs(linear[1][x, y] - (linear[0][x, y] + linear[2][x, y]) / 2).max()) } }
+        for y in 0..<30 {
+            for x in 0..<40 { worst = max(worst, abs(linear[1][x, y] - (linear[0][x, y] + linear[2][x, y]) / 2).max()) }
+        }
         XCTAssertLessThan(worst, 0.01)
         for i in 0..<3 { XCTAssertTrue(FileManager.default.fileExists(atPath: path("t/SwipeTransition/frame-00\(i).png"))) }
     }
@@ -289,10 +318,12 @@ final class ExamplesTests: TemporaryDirectoryTestCase {
         XCTAssertGreaterThanOrEqual(names.count, 2)
         for name in names {
             let folder = path("all/" + name.dropFirst(2))
-            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder).sorted(), ["frame-000.png", "frame-001.png"], name)
+            XCTAssertEqual(
+                try FileManager.default.contentsOfDirectory(atPath: folder).sorted(), ["frame-000.png", "frame-001.png"], name)
         }
 
-        let y4m = try ExampleProcess.run("Transitions", ["--size", "24x16", "--frames", "2", "--y4m", "-", "--filter", "CIDissolveTransition"], in: directory)
+        let y4m = try ExampleProcess.run(
+            "Transitions", ["--size", "24x16", "--frames", "2", "--y4m", "-", "--filter", "CIDissolveTransition"], in: directory)
         XCTAssertEqual(y4m.status, 0, y4m.stderr)
         let (header, frames) = try TestY4M.parse(y4m.stdout, frameBytes: TestY4M(width: 24, height: 16).frameBytes)
         XCTAssertEqual(header, "YUV4MPEG2 W24 H16 F25:1 Ip A1:1 C420jpeg XCOLORRANGE=FULL")
