@@ -73,8 +73,9 @@ final class CLIConventionsTests: TemporaryDirectoryTestCase {
             var help = try CLIProcess.run([command, "--help"], in: directory).text
             // bench appends the benchmark's own options; the page shows the command's part.
             if let end = help.range(of: "\n\nThe benchmark's options") { help = String(help[..<end.lowerBound]) + "\n" }
-            XCTAssertTrue(doc.contains("### pixelflow \(command)\n\n```text\n" + help + "```"),
-                          "Docs/CLI.md shows the current `pixelflow \(command) --help`; regenerate it with `bash scripts/make_cli_doc.sh`")
+            XCTAssertTrue(
+                doc.contains("### pixelflow \(command)\n\n```text\n" + help + "```"),
+                "Docs/CLI.md shows the current `pixelflow \(command) --help`; regenerate it with `bash scripts/make_cli_doc.sh`")
         }
     }
 
