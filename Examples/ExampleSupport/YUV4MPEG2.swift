@@ -53,7 +53,7 @@ public struct Y4MHeader: Sendable {
     public var width: Int
     public var height: Int
     public var chroma: Y4MChroma
-    /// True for full-range samples (0...255; C420jpeg or XCOLORRANGE=FULL); false for
+    /// True for full-range samples (0...255; C420jpeg, Cmono or XCOLORRANGE=FULL); false for
     /// video range (Y 16...235, Cb/Cr 16...240), ffmpeg's default for the other layouts.
     public var fullRange: Bool
     /// The header's parameters after `YUV4MPEG2`, in order (`W640`, `H480`, `F30:1`, ...).
@@ -126,7 +126,8 @@ public struct Y4MHeader: Sendable {
         self.width = width
         self.height = height
         self.chroma = chroma
-        fullRange = range ?? (chromaName == "420jpeg")
+        // ffmpeg writes C420jpeg for full-range 4:2:0 and Cmono for gray, which it keeps full range.
+        fullRange = range ?? (chromaName == "420jpeg" || chromaName == "mono")
     }
 
     /// The header line, without its newline.

@@ -59,7 +59,13 @@ struct TestY4M {
 
     var header: String { "YUV4MPEG2 W\(width) H\(height) F25:1 Ip A1:1 C\(chroma)" }
 
-    var chromaSize: (Int, Int) { chroma == "444" ? (width, height) : ((width + 1) / 2, (height + 1) / 2) }
+    var chromaSize: (Int, Int) {
+        switch chroma {
+        case "444": return (width, height)
+        case "mono": return (0, 0)
+        default: return ((width + 1) / 2, (height + 1) / 2)
+        }
+    }
     var frameBytes: Int { width * height + 2 * chromaSize.0 * chromaSize.1 }
 
     /// The stream of `frames` (8-bit sRGB buffers of this size).
@@ -86,6 +92,10 @@ struct TestY4M {
             }
         }
         let (cw, ch) = chromaSize
+        if chroma.hasPrefix("420") && chroma != "420jpeg" {
+            // Video range: Y in 16...235, Cb and Cr in 16...240.
+            y8 = y8.map { byte(16 + Float($0) * 219 / 255) }
+        }
         let step = chroma == "444" ? 1 : 2
         for cy in 0..<ch {
             for cx in 0..<cw {
@@ -98,8 +108,9 @@ struct TestY4M {
                         n += 1
                     }
                 }
-                cb.append(byte(u / n + 128))
-                cr.append(byte(v / n + 128))
+                let scale: Float = chroma.hasPrefix("420") && chroma != "420jpeg" ? 224 / 255 : 1
+                cb.append(byte(u / n * scale + 128))
+                cr.append(byte(v / n * scale + 128))
             }
         }
         return y8 + cb + cr

@@ -229,6 +229,23 @@ final class ExamplesTests: TemporaryDirectoryTestCase {
         }
     }
 
+    func testLiveDetectionReadsMonoAndVideoRangeStreams() throws {
+        let code = try Image.qrCode(message: "range", scale: 2)
+        let frame = try RenderContext().makeBuffer(code, format: .rgba8)
+        for chroma in ["mono", "420mpeg2", "420"] {
+            let y4m = TestY4M(width: frame.width, height: frame.height, chroma: chroma)
+            let r = try ExampleProcess.run("LiveDetection", [], in: directory, stdin: y4m.stream([frame]))
+            XCTAssertEqual(r.status, 0, "\(chroma): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains("frame 1: qr \"range\""), "\(chroma): \(r.stderr)")
+            let (header, out) = try TestY4M.parse(r.stdout, frameBytes: y4m.frameBytes)
+            XCTAssertEqual(header, y4m.header)
+            XCTAssertEqual(out.count, 1)
+            // The white corner (outside the quad) keeps its luma in the stream's own range:
+            // 255 in full range (mono), 235 in video range (C420, C420mpeg2).
+            XCTAssertEqual(Int(out[0].planes[0]), chroma == "mono" ? 255 : 235, accuracy: 1, chroma)
+        }
+    }
+
     func testLiveDetectionFindsARectangleIn444Frames() throws {
         let y4m = TestY4M(width: 160, height: 120, chroma: "444")
         var canvas = Canvas(buffer: try PixelBuffer(width: 160, height: 120, format: .rgba8))
