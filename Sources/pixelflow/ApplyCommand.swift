@@ -149,7 +149,6 @@ struct ApplyJob {
             }
             format = parsed
         }
-        explain = args.flag("--explain")
         steps = try args.values("--filter").map(FilterStep.init(parsing:))
         for step in steps { try step.validate() }
         if !isBatch && format == nil && output != "-" {
