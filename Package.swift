@@ -20,6 +20,17 @@ let package = Package(
         .executableTarget(name: "pixelflow", dependencies: ["PixelFlow"], path: "Sources/pixelflow"),
         .executableTarget(name: "pixelflow-demo", dependencies: ["PixelFlow"], path: "Sources/pixelflow-demo"),
         .executableTarget(name: "pixelflow-bench", dependencies: ["PixelFlow"], path: "Benchmarks/pixelflow-bench"),
+        // Examples (Examples/README.md): small programs that a newcomer copies from, each run
+        // with `swift run <Name>`. ExampleSupport holds what they share (command line, the
+        // built-in scene, YUV4MPEG2 streams, a tiny font); it is not a product.
+        .target(name: "ExampleSupport", dependencies: ["PixelFlow"], path: "Examples/ExampleSupport"),
+        .executableTarget(name: "ImagePlayground", dependencies: ["PixelFlow", "ExampleSupport"], path: "Examples/ImagePlayground"),
+        .executableTarget(name: "PocketFilters", dependencies: ["PixelFlow", "ExampleSupport"], path: "Examples/PocketFilters"),
+        .executableTarget(name: "SpookCam", dependencies: ["PixelFlow", "ExampleSupport"], path: "Examples/SpookCam"),
+        .executableTarget(name: "LiveDetection", dependencies: ["PixelFlow", "ExampleSupport"], path: "Examples/LiveDetection"),
+        .executableTarget(name: "Transitions", dependencies: ["PixelFlow", "ExampleSupport"], path: "Examples/Transitions"),
+        // FaceMarkers (Examples/FaceMarkers) joins when the face detector lands:
+        // .executableTarget(name: "FaceMarkers", dependencies: ["PixelFlow", "ExampleSupport"], path: "Examples/FaceMarkers"),
         .testTarget(name: "PixelFlowTests", dependencies: ["PixelFlow"], path: "Tests/PixelFlowTests",
                     exclude: ["Fixtures"]),
     ],

@@ -17,7 +17,7 @@ enum ApplyCommand: Subcommand {
 
     static let options: [Arguments.Option] = [
         .value("--filter", "-f"), .value("--threads", "-j"), .value("--quality", "-q"),
-        .value("--format"), .flag("--explain"), .flag("--help", "-h"),
+        .value("--format"), .flag("--explain"), .value("--jobs"), .flag("--overwrite"), .flag("--help", "-h"),
     ]
 
     static var help: String {
@@ -26,11 +26,18 @@ enum ApplyCommand: Subcommand {
                pixelflow apply IN1 IN2 ... OUTDIR [options]
 
         Applies the filters given with --filter, in order, to IN and writes the result to OUT.
-        IN and OUT may be `-` for standard input and output. With more than two paths, or when
-        the last one ends in `/` or is an existing directory, every input is filtered into
-        OUTDIR/<input file name>; OUTDIR must exist. A file that fails is named on standard
-        error, the others are still written, and the exit status is 1. An input is never
-        overwritten.
+        IN and OUT may be `-` for standard input and output. Outputs are written atomically (a
+        temporary file renamed into place), so a failure never leaves half a file.
+
+        Batch mode: with more than two paths, or when the last one ends in `/` or is an
+        existing directory, every input is filtered into OUTDIR/<input file name>; OUTDIR must
+        exist. Files are processed in parallel (--jobs). On a terminal a progress bar is
+        drawn on standard error; otherwise one line per finished file. A file that fails is
+        named on standard error with the reason and skipped, its output is not touched, the
+        others are still written, and the exit status is 1. A summary ends the run:
+        processed, failed, time.
+
+        An input file is never overwritten (in either mode) unless --overwrite is given.
 
         Options:
           -f, --filter 'NAME key=value ...'
@@ -39,8 +46,12 @@ enum ApplyCommand: Subcommand {
                             its `input` prefix (intensity=0.8). Inputs not given take their
                             defaults. `pixelflow filters` lists the filters and
                             `pixelflow describe NAME` their inputs.
-          -j, --threads N   Render with N threads (default: one per processor). The pixels do
-                            not depend on N.
+          -j, --threads N   Render each image with N threads (default: one per processor,
+                            shared among the batch's jobs). The pixels do not depend on N.
+              --jobs N      Batch mode: process N files at once (default: one per processor,
+                            at most one per file).
+              --overwrite   Allow an output to replace an input file (for example filtering
+                            a folder in place: pixelflow apply photos/*.png photos/ --overwrite).
           -q, --quality Q   JPEG quality 1...100 (default 90).
               --format F    Output format: png, jpeg, pnm or bmp. Default: from OUT's extension,
                             png when OUT is `-`. In batch mode the output names take F's
@@ -72,6 +83,7 @@ enum ApplyCommand: Subcommand {
           pixelflow apply in.png out.png --filter 'SourceOverCompositing inputBackgroundImage=bg.png'
           pixelflow apply in.png out.png --filter 'AffineTransform inputTransform=[0.5 0 0 0.5 0 0]'
           pixelflow apply a.png b.jpg c.bmp thumbs/ --filter 'LanczosScaleTransform inputScale=0.25'
+          pixelflow apply in.png out.png --explain --filter SepiaTone --filter 'ExposureAdjust EV=1'
           curl -s https://example.com/x.png | pixelflow apply - - --format jpeg --filter ColorInvert > x.jpg
 
         Exit status: 0 on success, 1 when a file could not be read, decoded, rendered or
@@ -102,6 +114,10 @@ struct ApplyJob {
     var quality: Int
     var explain: Bool
     var context: RenderContext
+    /// True when outputs may replace input files (`--overwrite`).
+    var overwrite: Bool
+    /// Files processed at once in batch mode.
+    var jobs: Int
 
     /// Checks the whole command line; reads no image.
     ///
@@ -120,6 +136,12 @@ struct ApplyJob {
             }
         }
         let threads = try args.integer("--threads", in: 1...4096)
+        overwrite = args.flag("--overwrite")
+        let cores = RenderContext.activeProcessorCount
+        let requestedJobs = try args.integer("--jobs", in: 1...1024)
+        explain = args.flag("--explain")
+        // --explain prints each file's plan: one file at a time keeps them readable.
+        jobs = isBatch && !explain ? max(1, min(requestedJobs ?? cores, inputs.count)) : 1
         quality = try args.integer("--quality", in: 1...100) ?? 90
         if let f = try args.value("--format") {
             guard let parsed = ImageFileFormat(rawValue: f.lowercased()) ?? ImageFileFormat(pathExtension: f) else {
@@ -127,7 +149,6 @@ struct ApplyJob {
             }
             format = parsed
         }
-        explain = args.flag("--explain")
         steps = try args.values("--filter").map(FilterStep.init(parsing:))
         for step in steps { try step.validate() }
         if !isBatch && format == nil && output != "-" {
@@ -135,7 +156,8 @@ struct ApplyJob {
                 throw CLIError.usage("cannot tell the output format from '\(output)'; name it .png, .jpg, .pnm or .bmp, or pass --format png|jpeg|pnm|bmp")
             }
         }
-        context = RenderContext(threadCount: threads)
+        // Jobs share the processors unless --threads says otherwise; the pixels do not depend on it.
+        context = RenderContext(threadCount: threads ?? max(1, cores / jobs))
     }
 
     /// Loads the second images of composite filters (the same for every input).
@@ -154,8 +176,8 @@ struct ApplyJob {
         let inputFiles = Set((inputs + steps.flatMap { $0.imagePaths.values }).compactMap(Terminal.fileIdentity))
         guard isBatch else {
             let fmt = format ?? (output == "-" ? .png : ImageFileFormat(pathExtension: pathExtension(output) ?? "") ?? .png)
-            if output != "-", let id = Terminal.fileIdentity(output), inputFiles.contains(id) {
-                throw CLIError.runtime("refusing to overwrite the input '\(output)'; write to another file")
+            if !overwrite, output != "-", let id = Terminal.fileIdentity(output), inputFiles.contains(id) {
+                throw CLIError.runtime("refusing to overwrite the input '\(output)'; write to another file, or pass --overwrite")
             }
             try process(inputs[0], to: output, format: fmt)
             return ExitCode.success
@@ -163,30 +185,7 @@ struct ApplyJob {
         guard Terminal.isDirectory(output) else {
             throw CLIError.runtime("the output directory '\(output)' does not exist; create it first (mkdir -p '\(output)')")
         }
-        var written: [String: String] = [:]   // output path -> input that produced it
-        var failures = 0
-        for input in inputs {
-            let (name, fmt) = batchOutput(for: input)
-            let destination = joinPath(output, name)
-            do {
-                if let first = written[destination] {
-                    throw CLIError.runtime("its output '\(destination)' would overwrite the output of '\(first)'; rename one of them")
-                }
-                if let id = Terminal.fileIdentity(destination), inputFiles.contains(id) {
-                    throw CLIError.runtime("refusing to overwrite the input '\(destination)'; choose another output directory")
-                }
-                written[destination] = input
-                try process(input, to: destination, format: fmt)
-            } catch {
-                failures += 1
-                Terminal.error("pixelflow apply: \(ApplyJob.message(error, about: input))")
-            }
-        }
-        if failures > 0 {
-            Terminal.error("pixelflow apply: \(failures) of \(inputs.count) file\(inputs.count == 1 ? "" : "s") failed; the others were written to \(output)")
-            return ExitCode.failure
-        }
-        return ExitCode.success
+        return runBatch(tasks: planBatch(protecting: inputFiles))
     }
 
     /// The output file name and format for `input` in batch mode.

@@ -62,7 +62,11 @@ struct Arguments {
                     continue
                 }
                 let known = options.map(\.canonicalName).joined(separator: ", ")
-                throw CLIError.usage("unknown option '\(name)'; the options are \(known)")
+                let near = options.flatMap(\.names).filter { $0.count > 2 }
+                    .map { ($0, editDistance($0, name)) }.filter { $0.1 <= 2 }
+                    .min { ($0.1, $0.0) < ($1.1, $1.0) }?.0
+                let guess = near.map { "did you mean \($0)? " } ?? ""
+                throw CLIError.usage("unknown option '\(name)'; \(guess)the options are \(known)")
             }
             if option.takesValue {
                 let value: String

@@ -30,9 +30,12 @@ enum FilterValueParser {
             } else if let v = number(text) {
                 n = v
             } else {
-                throw fail(input.attributeType == .boolean ? "must be true or false" : "must be a number")
+                throw fail(input.attributeType == .boolean ? "must be true or false" : "must be a number" + rangeNote(input))
             }
-            guard n.isFinite else { throw fail("must be a finite number") }
+            guard n.isFinite else { throw fail("must be a finite number" + rangeNote(input)) }
+            if let lo = input.minimum, let hi = input.maximum, n < lo || n > hi {
+                throw fail("must be in \(format(lo))...\(format(hi))")
+            }
             if let lo = input.minimum, n < lo { throw fail("must be at least \(format(lo))") }
             if let hi = input.maximum, n > hi { throw fail("must be at most \(format(hi))") }
             if input.attributeType == .integer || input.attributeType == .count, n != n.rounded() {
@@ -68,6 +71,17 @@ enum FilterValueParser {
             return .data(Array(text.utf8))
         case .image:
             throw fail("is an image; give the path of an image file")
+        }
+    }
+
+    /// ` in MIN...MAX` (or ` of at least MIN`, ` of at most MAX`) from the input's metadata,
+    /// for messages about a value that is not a usable number; empty when it is unbounded.
+    static func rangeNote(_ input: FilterInput) -> String {
+        switch (input.minimum, input.maximum) {
+        case let (lo?, hi?): return " in \(format(lo))...\(format(hi))"
+        case let (lo?, nil): return " of at least \(format(lo))"
+        case let (nil, hi?): return " of at most \(format(hi))"
+        case (nil, nil): return ""
         }
     }
 

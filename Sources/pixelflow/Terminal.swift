@@ -14,6 +14,11 @@ enum Terminal {
         writeAll(fd: 2, Array((text + "\n").utf8))
     }
 
+    /// Writes `text` as it is (no newline added) to standard error, for progress bars.
+    static func errorWithoutNewline(_ text: String) {
+        writeAll(fd: 2, Array(text.utf8))
+    }
+
     /// Writes `text` and a newline to standard output.
     static func output(_ text: String) {
         writeAll(fd: 1, Array((text + "\n").utf8))

@@ -27,7 +27,7 @@ enum PixelFlowTool {
     /// The command table.
     static var commands: [any Subcommand.Type] {
         [FiltersCommand.self, DescribeCommand.self, ApplyCommand.self, DocsCommand.self,
-         DetectCommand.self, QRCommand.self]
+         DetectCommand.self, QRCommand.self, BenchCommand.self]
     }
 
     static var help: String {
@@ -41,7 +41,8 @@ enum PixelFlowTool {
             Commands:
             \(list.joined(separator: "\n"))
 
-            Run `pixelflow <command> --help` for a command's options and examples.
+            Run `pixelflow <command> --help` (or `pixelflow help <command>`) for a command's
+            options and examples.
 
             Examples:
               pixelflow filters --category ColorEffect
@@ -49,6 +50,9 @@ enum PixelFlowTool {
               pixelflow apply photo.jpg sepia.png --filter 'CISepiaTone inputIntensity=0.8'
               pixelflow apply in.png out.jpg --filter 'ExposureAdjust inputEV=0.5' --filter 'GaussianBlur inputRadius=2'
               cat in.png | pixelflow apply - - --format jpeg --filter 'ColorInvert' > out.jpg
+              pixelflow apply *.jpg thumbs/ --filter 'LanczosScaleTransform inputScale=0.25'
+              pixelflow detect qr code.png --json
+              pixelflow bench --smoke
 
             Exit status: 0 on success, 1 when a file could not be read, decoded, rendered or
             written, 2 for a usage error (unknown command, option, filter or key, bad value).
@@ -76,12 +80,23 @@ enum PixelFlowTool {
         do {
             return try command.run(Array(arguments.dropFirst()))
         } catch let error as CLIError {
-            Terminal.error("pixelflow \(command.name): \(error)")
+            Terminal.error("pixelflow \(command.name): \(withHint(error, command: command.name))")
             return error.exitCode
         } catch {
             Terminal.error("pixelflow \(command.name): \(error)")
             return ExitCode.failure
         }
+    }
+}
+
+extension PixelFlowTool {
+    /// The error's message, with a pointer to the command's help appended to a usage error
+    /// that does not already say what to run, so every usage error ends with a next step.
+    static func withHint(_ error: CLIError, command: String) -> String {
+        let message = error.description
+        guard case .usage = error, !message.contains("`pixelflow") else { return message }
+        let end = message.hasSuffix(".") ? "" : "."
+        return message + end + " Run `pixelflow \(command) --help` for its usage."
     }
 }
 
