@@ -31,4 +31,34 @@ PF_INLINE void pf_stream4(pf_float4 *p, pf_float4 v) { __builtin_nontemporal_sto
 /* Orders earlier non-temporal stores before later memory operations. */
 PF_INLINE void pf_store_fence(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 
+/* 8-bit block statistics for local thresholding (the QR binarizer): the sum, minimum and
+ * maximum of an 8-pixel-wide block of `rows` rows, `stride` bytes apart. Unaligned loads. */
+typedef unsigned char pf_u8x8 __attribute__((ext_vector_type(8)));
+typedef unsigned short pf_u16x8 __attribute__((ext_vector_type(8)));
+PF_INLINE void pf_block8_stats(const unsigned char *p, long stride, int rows,
+                               unsigned int *sum, unsigned char *lo, unsigned char *hi) {
+    pf_u16x8 s = 0;
+    pf_u8x8 mn = 255, mx = 0;
+    for (int y = 0; y < rows; y++) {
+        pf_u8x8 v;
+        __builtin_memcpy(&v, p + y * stride, 8);
+        s += __builtin_convertvector(v, pf_u16x8);
+        mn = __builtin_elementwise_min(mn, v);
+        mx = __builtin_elementwise_max(mx, v);
+    }
+    *sum = __builtin_reduce_add(__builtin_convertvector(s, unsigned int __attribute__((ext_vector_type(8)))));
+    *lo = __builtin_reduce_min(mn);
+    *hi = __builtin_reduce_max(mx);
+}
+/* dst[i] = src[i] <= threshold ? 1 : 0 for 8 pixels in each of `rows` rows. */
+PF_INLINE void pf_threshold8(const unsigned char *src, unsigned char *dst, long stride, int rows,
+                             unsigned char threshold) {
+    for (int y = 0; y < rows; y++) {
+        pf_u8x8 v;
+        __builtin_memcpy(&v, src + y * stride, 8);
+        pf_u8x8 r = (pf_u8x8)(v <= threshold) & (pf_u8x8)1;
+        __builtin_memcpy(dst + y * stride, &r, 8);
+    }
+}
+
 #endif

@@ -1,3 +1,5 @@
+import CSIMD
+
 /// A thresholded image: 1 for dark, 0 for light, one byte per pixel.
 struct QRBinaryImage: Sendable {
     let width: Int
@@ -96,18 +98,14 @@ enum QRBinarizer {
                         let x0 = bx * bs, x1 = Swift.min(x0 + bs, w)
                         var sum = 0, lo = 255, hi = 0
                         if x1 - x0 == 8 {
-                            // Eight pixels a row as one vector: sum, minimum and maximum.
-                            var vsum = SIMD8<UInt16>(repeating: 0)
-                            var vlo = SIMD8<UInt8>(repeating: 255), vhi = SIMD8<UInt8>(repeating: 0)
-                            for y in y0..<y1 {
-                                let v = UnsafeRawPointer(px.baseAddress! + y * w + x0).loadUnaligned(as: SIMD8<UInt8>.self)
-                                vsum &+= SIMD8<UInt16>(truncatingIfNeeded: v)
-                                vlo.replace(with: v, where: v .< vlo)
-                                vhi.replace(with: v, where: v .> vhi)
-                            }
-                            sum = Int(vsum.wrappedSum())
-                            lo = Int(vlo.min())
-                            hi = Int(vhi.max())
+                            // Eight pixels a row as one vector (CSIMD: Swift's generic
+                            // SIMD8<UInt8> widening and reductions lower to scalar code).
+                            var vsum: UInt32 = 0
+                            var vlo: UInt8 = 0, vhi: UInt8 = 0
+                            pf_block8_stats(px.baseAddress! + y0 * w + x0, w, Int32(y1 - y0), &vsum, &vlo, &vhi)
+                            sum = Int(vsum)
+                            lo = Int(vlo)
+                            hi = Int(vhi)
                         } else {
                             for y in y0..<y1 {
                                 let row = px.baseAddress! + y * w
@@ -134,30 +132,36 @@ enum QRBinarizer {
                     }
                 }
             }
+            // Each block's threshold: the mean black point of the 5 x 5 blocks around it
+            // (shifted inwards at the borders).
+            blackPoints.withUnsafeBufferPointer { bp in
+                thresholds.withUnsafeMutableBufferPointer { tp in
+                    for by in 0..<bh {
+                        let cy = Swift.min(Swift.max(by, 2), Swift.max(bh - 3, 2))
+                        let ylo = Swift.max(cy - 2, 0), yhi = Swift.min(cy + 2, bh - 1)
+                        for bx in 0..<bw {
+                            let cx = Swift.min(Swift.max(bx, 2), Swift.max(bw - 3, 2))
+                            let xlo = Swift.max(cx - 2, 0), xhi = Swift.min(cx + 2, bw - 1)
+                            var sum = 0
+                            for yy in ylo...yhi {
+                                let r = bp.baseAddress! + yy &* bw
+                                for xx in xlo...xhi { sum &+= r[xx] }
+                            }
+                            let n = (yhi - ylo + 1) * (xhi - xlo + 1)
+                            tp[by * bw + bx] = UInt8(clamping: sum / n)
+                        }
+                    }
+                }
+            }
             bits.withUnsafeMutableBufferPointer { out in
                 for by in 0..<bh {
-                    let cy = Swift.min(Swift.max(by, 2), Swift.max(bh - 3, 2))
                     let y0 = by * bs, y1 = Swift.min(y0 + bs, h)
                     for bx in 0..<bw {
-                        let cx = Swift.min(Swift.max(bx, 2), Swift.max(bw - 3, 2))
-                        var sum = 0, n = 0
-                        for yy in Swift.max(cy - 2, 0)...Swift.min(cy + 2, bh - 1) {
-                            for xx in Swift.max(cx - 2, 0)...Swift.min(cx + 2, bw - 1) {
-                                sum += blackPoints[yy * bw + xx]
-                                n += 1
-                            }
-                        }
-                        let threshold = n > 0 ? sum / n : 127
-                        thresholds[by * bw + bx] = UInt8(clamping: threshold)
+                        let threshold = Int(thresholds[by * bw + bx])
                         let x0 = bx * bs, x1 = Swift.min(x0 + bs, w)
                         if x1 - x0 == 8 {
-                            let t = SIMD8<UInt8>(repeating: UInt8(clamping: threshold))
-                            let one = SIMD8<UInt8>(repeating: 1), zero = SIMD8<UInt8>(repeating: 0)
-                            for y in y0..<y1 {
-                                let v = UnsafeRawPointer(px.baseAddress! + y * w + x0).loadUnaligned(as: SIMD8<UInt8>.self)
-                                UnsafeMutableRawPointer(out.baseAddress! + y * w + x0)
-                                    .storeBytes(of: zero.replacing(with: one, where: v .<= t), as: SIMD8<UInt8>.self)
-                            }
+                            pf_threshold8(px.baseAddress! + y0 * w + x0, out.baseAddress! + y0 * w + x0, w,
+                                          Int32(y1 - y0), UInt8(truncatingIfNeeded: threshold))
                         } else {
                             for y in y0..<y1 {
                                 let row = px.baseAddress! + y * w
