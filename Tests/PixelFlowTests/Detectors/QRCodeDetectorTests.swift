@@ -40,10 +40,10 @@ final class QRCodeDetectorTests: XCTestCase {
     /// rotated by `angle` (radians) about its centre, on a white canvas, then optionally
     /// blurred, warped in perspective, lit unevenly, noised and inverted.
     static func scene(_ message: String, level: QRErrorCorrectionLevel = .medium, version: Int? = nil,
-                      scale: Int = 4, angle: Double = 0, canvas: Int? = nil, offset: Point = .zero,
+                      mask: Int? = nil, scale: Int = 4, angle: Double = 0, canvas: Int? = nil, offset: Point = .zero,
                       blur: Double? = nil, perspective: Double = 0, gradient: Bool = false,
                       noise: Int = 0, inverted: Bool = false, seed: UInt64 = 1) throws -> QRScene {
-        let symbol = try QRCodeEncoder(correctionLevel: level, version: version.flatMap { QRVersion($0) }).encode(message)
+        let symbol = try QRCodeEncoder(correctionLevel: level, version: version.flatMap { QRVersion($0) }, mask: mask).encode(message)
         let n = symbol.matrix.size
         let code = try Image.qrCode(symbol, scale: scale, quietZone: 4)
         let side = Double((n + 8) * scale)
@@ -125,6 +125,40 @@ final class QRCodeDetectorTests: XCTestCase {
             let s = try Self.scene("large \(v)", version: v, scale: 3, canvas: (25 + 4 * v) * 3 + 24)
             try assertFinds(s, "version \(v) scale 3")
         }
+    }
+
+    /// Generator -> pixels -> detector for every version, level and mask (1280 symbols), each
+    /// turned by one of 0, 90, 180, 270 and 30 degrees in turn, with noise; 2 pixels a module
+    /// from version 15 up, 3 below, so that the scenes stay small.
+    func testEveryVersionLevelAndMaskThroughPixels() throws {
+        var rng = QRTestRandom(seed: 18004)
+        var failures: [String] = []
+        var total = 0
+        for version in 1...40 {
+            for level in QRErrorCorrectionLevel.allCases {
+                for mask in 0..<8 {
+                    let degrees = [0.0, 90, 180, 270, 30][(version + mask + level.rawValue) % 5]
+                    let scale = version >= 15 ? 2 : 3
+                    let side = (17 + 4 * version + 8) * scale
+                    let canvas = degrees == 30 ? Int(Double(side) * 1.37) + 6 : side + 6
+                    // Numeric, to fit version 1-H (17 digits): version, level, mask, then random digits.
+                    let message = "\(version * 100 + level.rawValue * 10 + mask)\(rng.next() % 100_000)"
+                    let s = try Self.scene(message, level: level, version: version, mask: mask, scale: scale,
+                                           angle: degrees * .pi / 180, canvas: canvas, noise: 12, seed: rng.next())
+                    total += 1
+                    let found = try QRCodeDetector().features(in: s.buffer)
+                    guard let f = found.first(where: { $0.message == message }) else {
+                        failures.append("v\(version) \(level.letter) mask \(mask) \(degrees)°")
+                        continue
+                    }
+                    XCTAssertEqual(f.version.number, version)
+                    XCTAssertEqual(f.correctionLevel, level)
+                    XCTAssertEqual(f.decoded.mask, mask)
+                }
+            }
+        }
+        XCTAssertEqual(total, 1280)
+        XCTAssertTrue(failures.isEmpty, "\(failures.count) of \(total) not read:\n" + failures.joined(separator: "\n"))
     }
 
     func testAllLevels() throws {
