@@ -31,6 +31,30 @@ PF_INLINE void pf_stream4(pf_float4 *p, pf_float4 v) { __builtin_nontemporal_sto
 /* Orders earlier non-temporal stores before later memory operations. */
 PF_INLINE void pf_store_fence(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 
+/* Core Image's gamma for powers that are multiples of 1/4 (|power| = whole + rest / 4):
+ * rgb = sign(rgb) * |rgb|^power through square roots and multiplies, alpha unchanged, in
+ * place over `count` pixels. Bit operations keep sign and alpha (Swift's lane assignment and
+ * replace(with:where:) became scalar code here). */
+PF_INLINE void pf_gamma_quarters(pf_float4 *p, long count, int whole, int rest, int invert) {
+    const pf_int4 sign = (pf_int4)(int)0x80000000;
+    const pf_int4 color = {-1, -1, -1, 0};
+    for (long i = 0; i < count; i++) {
+        pf_float4 v = p[i];
+        pf_int4 vb = (pf_int4)v;
+        pf_float4 a = (pf_float4)(vb & 0x7FFFFFFF);
+        pf_float4 r = 1.0f;
+        for (int k = 0; k < whole; k++) r = r * a;
+        if (rest) {
+            pf_float4 s = __builtin_elementwise_sqrt(a);
+            if (rest >= 2) r = r * s;
+            if (rest & 1) r = r * __builtin_elementwise_sqrt(s);
+        }
+        if (invert) r = 1.0f / r;
+        pf_int4 rb = (((pf_int4)r | (vb & sign)) & color) | (vb & ~color);
+        p[i] = (pf_float4)rb;
+    }
+}
+
 /* 8-bit block statistics for local thresholding (the QR binarizer): the sum, minimum and
  * maximum of an 8-pixel-wide block of `rows` rows, `stride` bytes apart. Unaligned loads. */
 typedef unsigned char pf_u8x8 __attribute__((ext_vector_type(8)));

@@ -37,22 +37,9 @@ func gammaRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, power: Float)
     let quarters = power * 4
     if quarters == quarters.rounded(), abs(power) <= 16, power != 0 {
         let n = Int(abs(quarters))
-        let whole = n / 4, rest = n % 4, invert = power < 0
-        for i in 0..<count {
-            let v = p[i]
-            let a = _abs4(v)
-            var r = SIMD4<Float>(repeating: 1)
-            for _ in 0..<whole { r = r * a }
-            if rest != 0 {
-                let s = pf_sqrt4(a)
-                if rest >= 2 { r = r * s }
-                if rest & 1 == 1 { r = r * pf_sqrt4(s) }
-            }
-            if invert { r = 1 / r }
-            r.replace(with: -r, where: v .< 0)
-            r.w = v.w
-            p[i] = r
-        }
+        // In C (CSIMD): sign and alpha go back in with bit operations, which Swift's lane
+        // assignment and `replace(with:where:)` did not keep as vector instructions.
+        pf_gamma_quarters(p, count, Int32(n / 4), Int32(n % 4), power < 0 ? 1 : 0)
         return
     }
     for i in 0..<count {
