@@ -133,7 +133,7 @@ final class RenderPlan {
         case .source, .generator: return .empty
         case .color, .colorMatrix, .blend, .crop: return rect
         case let .warp(w): return Evaluator.warpROI(w, for: rect, input: node.inputs[k])
-        case let .stencil(s): return Evaluator.stencilROI(s, for: rect)
+        case let .stencil(s): return Evaluator.stencilInputROI(s, input: k, for: rect)
         case let .reduction(r): return r.regions[k]
         }
     }
@@ -161,7 +161,16 @@ final class RenderPlan {
                                                       evaluator: evaluator, options: options)
                 m = Materialized(rect: region)
                 let arena = Arena()
-                withExtendedLifetime(input) { k.apply(input.tile, m.tile, options.threadCount, arena) }
+                if let body = k.applyToInputs {
+                    let extras = (1..<n.inputs.count).map { j in
+                        RenderPlan.renderToBuffer(n.inputs[j], rect: k.inputRegion(j, for: region), evaluator: evaluator, options: options)
+                    }
+                    withExtendedLifetime((input, extras)) {
+                        body([input.tile] + extras.map(\.tile), m.tile, options.threadCount, arena)
+                    }
+                } else {
+                    withExtendedLifetime(input) { k.apply(input.tile, m.tile, options.threadCount, arena) }
+                }
             } else {
                 m = RenderPlan.renderToBuffer(n, rect: region, evaluator: evaluator, options: options)
             }
