@@ -273,6 +273,11 @@ final class Evaluator: @unchecked Sendable {
             var tiles = [src]
             for j in 1..<inputs.count {
                 let r = k.inputRegion(j, for: out.rect)
+                // An input computed in advance is read in place (it is only read during tiles).
+                if !r.isEmpty, let m = materialized[ObjectIdentifier(inputs[j])], m.tile.rect.contains(r) {
+                    tiles.append(m.tile.view(r))
+                    continue
+                }
                 let t = arena.tile(r.isEmpty ? IntRect(x: out.rect.x, y: out.rect.y, width: 0, height: 0) : r)
                 if !r.isEmpty { evaluate(inputs[j], into: t, arena: arena) }
                 tiles.append(t)

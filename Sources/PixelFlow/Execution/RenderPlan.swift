@@ -63,6 +63,13 @@ final class RenderPlan {
         var reasons: [ObjectIdentifier: String] = [:]
         var cost: [ObjectIdentifier: Int] = [:]
         var depth: [ObjectIdentifier: Int] = [:]
+        // Further inputs that a two-input stencil reads whole in every tile.
+        var readWhole: [ObjectIdentifier: String] = [:]
+        for n in order {
+            if case let .stencil(.custom(k)) = n.op, k.materializesExtraInputs {
+                for input in n.inputs.dropFirst() { readWhole[ObjectIdentifier(input)] = k.name }
+            }
+        }
         for n in order {
             let id = ObjectIdentifier(n)
             let live = n.inputs.filter { reasons[ObjectIdentifier($0)] == nil }
@@ -71,6 +78,8 @@ final class RenderPlan {
             var reason: String?
             if case .reduction = n.op, regions[id] != nil {
                 reason = "reduction"
+            } else if regions[id] != nil, let reader = readWhole[id] {
+                reason = "read whole by every tile of \(reader)"
             } else if regions[id] != nil && n !== root {
                 if case let .stencil(.gaussian(sigma)) = n.op, GaussianPlan.mode(sigma: sigma) != .tileLocal {
                     reason = "whole-region blur passes"

@@ -59,7 +59,7 @@ extension FilterDescriptor {
         let origin = (x: Int((c.x - Double(te.width) / 2).rounded()), y: Int((c.y - Double(te.height) / 2).rounded()))
         let reach = _displacementReach(scale), whole = reach > 32, s = Float(scale)
         let k = StencilKernel.reading([{ _ in te }], name: "glass \(te) at \(origin.x),\(origin.y) s\(scale)", haloX: reach, haloY: reach,
-                                      wholeRegion: whole, cost: 12) { inputs, out, threads, _ in
+                                      wholeRegion: whole, cost: 12, materializesExtraInputs: true) { inputs, out, threads, _ in
             if whole {
                 BoxPlan.runPieces(out, size: 64, threads: threads) { piece, _ in glassTile(inputs[0], inputs[1], piece, scale: s, origin: origin) }
             } else {

@@ -81,7 +81,8 @@ extension FilterDescriptor {
             throw a.fail("inputShadingImage", "must have a finite extent (the sphere fills it); crop it first")
         }
         let se = IntRect(covering: shading.extent)
-        let k = StencilKernel.reading([{ _ in se }], name: "shadedMaterial s\(scale) \(se)", haloX: 1, haloY: 1, cost: 20) { inputs, out, _, _ in
+        let k = StencilKernel.reading([{ _ in se }], name: "shadedMaterial s\(scale) \(se)", haloX: 1, haloY: 1, cost: 20,
+                                      materializesExtraInputs: true) { inputs, out, _, _ in
             shadedMaterialTile(inputs[0], inputs[1], out, scale: scale)
         }
         if image.extent.isInfinite { return image.applyingStencil(k, reading: [shading], extent: .infinite) }

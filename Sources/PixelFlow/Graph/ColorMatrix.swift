@@ -168,6 +168,9 @@ struct StencilKernel: Sendable {
     /// displacement map, a guide, a shading image): for an output rect, the rect of each input
     /// the kernel reads. Empty for single-input kernels.
     var extraInputRegions: [@Sendable (IntRect) -> IntRect] = []
+    /// True when every tile reads the further inputs whole (a repeated texture, a shading
+    /// sphere): the planner then computes them once into buffers, which tiles read in place.
+    var materializesExtraInputs: Bool = false
     /// For kernels with further inputs, called instead of `apply`: `inputs[0]` covers the output
     /// grown by the halo, `inputs[k]` covers `extraInputRegions[k - 1](output.rect)`; both are
     /// transparent outside their image's extent.
@@ -180,10 +183,11 @@ extension StencilKernel {
     /// `k` over `extraInputRegions[k - 1](output rect)`. The same schedule rules hold: every
     /// output pixel must be computed the same way whatever tile or region it falls in.
     static func reading(_ extraInputRegions: [@Sendable (IntRect) -> IntRect], name: String, haloX: Int, haloY: Int,
-                        wholeRegion: Bool = false, cost: Int = 4,
+                        wholeRegion: Bool = false, cost: Int = 4, materializesExtraInputs: Bool = false,
                         _ body: @escaping @Sendable (_ inputs: [Tile], _ output: Tile, _ threads: Int, _ arena: Arena) -> Void) -> StencilKernel {
         StencilKernel(name: name, haloX: haloX, haloY: haloY, wholeRegion: wholeRegion, cost: cost,
-                      extraInputRegions: extraInputRegions, applyToInputs: body) { _, output, _, _ in
+                      extraInputRegions: extraInputRegions, materializesExtraInputs: materializesExtraInputs,
+                      applyToInputs: body) { _, output, _, _ in
             // The evaluator calls `applyToInputs` for kernels with further inputs; a kernel is
             // never run with its primary input alone.
             assertionFailure("multi-input stencil run with one input")

@@ -51,4 +51,31 @@ final class MultiInputStencilTests: XCTestCase {
             try WarpTestSupport.assertScheduleIndependent(image, window: image.extent, "whole region \(whole)")
         }
     }
+
+    func testInputsReadWholeAreComputedOnceAndReadInPlace() throws {
+        // Every output pixel adds the mean of the whole second image (constant region).
+        let whole = IntRect(x: 0, y: 0, width: 30, height: 20)
+        let k = StencilKernel.reading([{ _ in whole }], name: "plus mean", haloX: 0, haloY: 0,
+                                      materializesExtraInputs: true) { inputs, out, _, _ in
+            var mean = SIMD4<Float>.zero
+            for y in whole.y..<whole.maxY { for x in whole.x..<whole.maxX { mean += inputs[1].pointer(x: x, y: y).pointee } }
+            mean /= Float(whole.width * whole.height)
+            for y in out.rect.y..<out.rect.maxY {
+                for x in out.rect.x..<out.rect.maxX { out.pointer(x: x, y: y).pointee = inputs[0].pointer(x: x, y: y).pointee + mean }
+            }
+        }
+        let second = try Image(b).exposureAdjusted(ev: 0.5)
+        let image = Image(a).applyingStencil(k, reading: [second], extent: Image(a).extent)
+        let plan = RenderPlan(root: image.node, rect: whole, options: RenderContext(colorManagement: .none).options)
+        XCTAssertTrue(plan.materializedNodes.contains { $0 === image.node.inputs[1] }, "the second input is computed once")
+        let secondPixels = try RenderContext(colorManagement: .none).makeBuffer(second, rect: second.extent, format: .rgbaF32)
+        var mean = SIMD4<Float>.zero
+        for y in 0..<20 { for x in 0..<30 { mean += secondPixels[x, y] } }
+        mean /= 600
+        let got = try RenderContext(colorManagement: .none).makeBuffer(image, rect: image.extent, format: .rgbaF32)
+        var worst: Float = 0
+        for y in 0..<20 { for x in 0..<30 { worst = max(worst, abs(got[x, y] - (a[x, y] + mean)).max()) } }
+        XCTAssertLessThanOrEqual(worst, 1e-6)
+        try WarpTestSupport.assertScheduleIndependent(image, window: image.extent, "read whole")
+    }
 }
