@@ -14,22 +14,33 @@ extension FilterDescriptor {
 
     static let displacementDistortion = FilterDescriptor(
         name: "CIDisplacementDistortion", displayName: "Displacement Distortion",
-        summary: "Shifts each pixel by the displacement image: it samples the image at p + scale (r - 0.5, g - 0.5), r and g the map's premultiplied red and green at p, clamped to [0, 1].",
+        summary:
+            "Shifts each pixel by the displacement image: it samples the image at p + scale (r - 0.5, g - 0.5), r and g the map's premultiplied red and green at p, clamped to [0, 1].",
         categories: [.distortionEffect],
-        inputs: [.image(),
-                 .image("inputDisplacementImage",
-                        summary: "The map: red shifts right (above 0.5) or left, green down or up; transparent reads as (0, 0), a shift of -scale / 2."),
-                 .number("inputScale", .distance, default: 50, identity: 0, min: 0, max: 1000, sliderMin: 0, sliderMax: 200,
-                         summary: "The shift, in pixels, between map values 0 and 1.")]
+        inputs: [
+            .image(),
+            .image(
+                "inputDisplacementImage",
+                summary:
+                    "The map: red shifts right (above 0.5) or left, green down or up; transparent reads as (0, 0), a shift of -scale / 2."
+            ),
+            .number(
+                "inputScale", .distance, default: 50, identity: 0, min: 0, max: 1000, sliderMin: 0, sliderMax: 200,
+                summary: "The shift, in pixels, between map values 0 and 1."),
+        ]
     ) { a in
         let image = try a.image(), map = try a.image("inputDisplacementImage")
         let scale = try a.number("inputScale")
         if scale == 0 { return image }
         let reach = _displacementReach(scale), whole = reach > 32, s = Float(scale)
-        let k = StencilKernel.reading([{ $0 }], name: "displacement s\(scale)", haloX: reach, haloY: reach,
-                                      wholeRegion: whole, cost: 8) { inputs, out, threads, _ in
+        let k = StencilKernel.reading(
+            [{ $0 }], name: "displacement s\(scale)", haloX: reach, haloY: reach,
+            wholeRegion: whole, cost: 8
+        ) { inputs, out, threads, _ in
             if whole {
-                BoxPlan.runPieces(out, size: 64, threads: threads) { piece, _ in displacementTile(inputs[0], inputs[1], piece, scale: s) }
+                BoxPlan.runPieces(out, size: 64, threads: threads) { piece, _ in
+                    displacementTile(inputs[0], inputs[1], piece, scale: s)
+                }
             } else {
                 displacementTile(inputs[0], inputs[1], out, scale: s)
             }
@@ -41,13 +52,18 @@ extension FilterDescriptor {
 
     static let glassDistortion = FilterDescriptor(
         name: "CIGlassDistortion", displayName: "Glass Distortion",
-        summary: "Shows the image through glass shaped by a texture repeated over the plane: each pixel samples the image at p + scale * grad(L), L the texture's luma clamped to [0, 1], by central differences.",
+        summary:
+            "Shows the image through glass shaped by a texture repeated over the plane: each pixel samples the image at p + scale * grad(L), L the texture's luma clamped to [0, 1], by central differences.",
         categories: [.distortionEffect],
-        inputs: [.image(),
-                 .image("inputTexture", summary: "The glass's thickness (its luma), repeated over the plane; it needs a finite extent."),
-                 _center(),
-                 .number("inputScale", .distance, default: 200, identity: 0, min: 0, max: 1000, sliderMin: 0.001, sliderMax: 500,
-                         summary: "The shift, in pixels, per unit of luma gradient per pixel (at most scale / 2).")]
+        inputs: [
+            .image(),
+            .image(
+                "inputTexture", summary: "The glass's thickness (its luma), repeated over the plane; it needs a finite extent."),
+            _center(),
+            .number(
+                "inputScale", .distance, default: 200, identity: 0, min: 0, max: 1000, sliderMin: 0.001, sliderMax: 500,
+                summary: "The shift, in pixels, per unit of luma gradient per pixel (at most scale / 2)."),
+        ]
     ) { a in
         let image = try a.image(), texture = try a.image("inputTexture")
         let c = try a._point("inputCenter"), scale = try a.number("inputScale")
@@ -58,10 +74,14 @@ extension FilterDescriptor {
         if scale == 0 || te.isEmpty { return image }
         let origin = (x: Int((c.x - Double(te.width) / 2).rounded()), y: Int((c.y - Double(te.height) / 2).rounded()))
         let reach = _displacementReach(scale), whole = reach > 32, s = Float(scale)
-        let k = StencilKernel.reading([{ _ in te }], name: "glass \(te) at \(origin.x),\(origin.y) s\(scale)", haloX: reach, haloY: reach,
-                                      wholeRegion: whole, cost: 12, materializesExtraInputs: true) { inputs, out, threads, _ in
+        let k = StencilKernel.reading(
+            [{ _ in te }], name: "glass \(te) at \(origin.x),\(origin.y) s\(scale)", haloX: reach, haloY: reach,
+            wholeRegion: whole, cost: 12, materializesExtraInputs: true
+        ) { inputs, out, threads, _ in
             if whole {
-                BoxPlan.runPieces(out, size: 64, threads: threads) { piece, _ in glassTile(inputs[0], inputs[1], piece, scale: s, origin: origin) }
+                BoxPlan.runPieces(out, size: 64, threads: threads) { piece, _ in
+                    glassTile(inputs[0], inputs[1], piece, scale: s, origin: origin)
+                }
             } else {
                 glassTile(inputs[0], inputs[1], out, scale: s, origin: origin)
             }
@@ -82,8 +102,10 @@ extension Image {
     /// - Complexity: one bilinear sample per pixel; the image is read over the output grown by
     ///   `scale / 2` (a whole-region pass above a 32-pixel reach).
     public func displacementDistorted(by map: Image, scale: Double? = nil) throws -> Image {
-        try FilterDescriptor.displacementDistortion.apply(["inputImage": .image(self), "inputDisplacementImage": .image(map),
-                                                           "inputScale": scale.map(FilterValue.number)])
+        try FilterDescriptor.displacementDistortion.apply([
+            "inputImage": .image(self), "inputDisplacementImage": .image(map),
+            "inputScale": scale.map(FilterValue.number),
+        ])
     }
 
     /// The image seen through glass shaped like `texture` (`CIGlassDistortion`): the texture is
@@ -95,8 +117,10 @@ extension Image {
     /// - Complexity: four texture reads and one bilinear sample per pixel; every tile reads the
     ///   whole texture, so keep it small (a few hundred pixels on a side).
     public func glassDistorted(texture: Image, center: Point? = nil, scale: Double? = nil) throws -> Image {
-        try FilterDescriptor.glassDistortion.apply(["inputImage": .image(self), "inputTexture": .image(texture),
-                                                    "inputCenter": center.map(FilterValue.point),
-                                                    "inputScale": scale.map(FilterValue.number)])
+        try FilterDescriptor.glassDistortion.apply([
+            "inputImage": .image(self), "inputTexture": .image(texture),
+            "inputCenter": center.map(FilterValue.point),
+            "inputScale": scale.map(FilterValue.number),
+        ])
     }
 }

@@ -4,11 +4,11 @@
 // absolute position of the pixel it computes, so any tiling gives the same pixels.
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// `v` clamped to [0, 1]; NaN gives 0.

@@ -11,11 +11,15 @@ final class MultiInputStencilTests: XCTestCase {
     /// out(x, y) = a(x - 1, y) + b(x + 5, y - 3): input 0 has a 1-pixel halo, input 1 a
     /// shifted region.
     func shiftedSum(wholeRegion: Bool) -> Image {
-        let k = StencilKernel.reading([{ IntRect(x: $0.x + 5, y: $0.y - 3, width: $0.width, height: $0.height) }], name: "shifted sum \(wholeRegion)", haloX: 1, haloY: 1,
-                                      wholeRegion: wholeRegion) { inputs, out, _, _ in
+        let k = StencilKernel.reading(
+            [{ IntRect(x: $0.x + 5, y: $0.y - 3, width: $0.width, height: $0.height) }], name: "shifted sum \(wholeRegion)",
+            haloX: 1, haloY: 1,
+            wholeRegion: wholeRegion
+        ) { inputs, out, _, _ in
             for y in out.rect.y..<out.rect.maxY {
                 for x in out.rect.x..<out.rect.maxX {
-                    out.pointer(x: x, y: y).pointee = inputs[0].pointer(x: x - 1, y: y).pointee + inputs[1].pointer(x: x + 5, y: y - 3).pointee
+                    out.pointer(x: x, y: y).pointee =
+                        inputs[0].pointer(x: x - 1, y: y).pointee + inputs[1].pointer(x: x + 5, y: y - 3).pointee
                 }
             }
         }
@@ -55,13 +59,17 @@ final class MultiInputStencilTests: XCTestCase {
     func testInputsReadWholeAreComputedOnceAndReadInPlace() throws {
         // Every output pixel adds the mean of the whole second image (constant region).
         let whole = IntRect(x: 0, y: 0, width: 30, height: 20)
-        let k = StencilKernel.reading([{ _ in whole }], name: "plus mean", haloX: 0, haloY: 0,
-                                      materializesExtraInputs: true) { inputs, out, _, _ in
+        let k = StencilKernel.reading(
+            [{ _ in whole }], name: "plus mean", haloX: 0, haloY: 0,
+            materializesExtraInputs: true
+        ) { inputs, out, _, _ in
             var mean = SIMD4<Float>.zero
             for y in whole.y..<whole.maxY { for x in whole.x..<whole.maxX { mean += inputs[1].pointer(x: x, y: y).pointee } }
             mean /= Float(whole.width * whole.height)
             for y in out.rect.y..<out.rect.maxY {
-                for x in out.rect.x..<out.rect.maxX { out.pointer(x: x, y: y).pointee = inputs[0].pointer(x: x, y: y).pointee + mean }
+                for x in out.rect.x..<out.rect.maxX {
+                    out.pointer(x: x, y: y).pointee = inputs[0].pointer(x: x, y: y).pointee + mean
+                }
             }
         }
         let second = try Image(b).exposureAdjusted(ev: 0.5)

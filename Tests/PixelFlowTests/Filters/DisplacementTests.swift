@@ -37,7 +37,8 @@ final class DisplacementTests: XCTestCase {
             XCTAssertEqual(out.extent, Rect(x: -scale / 2, y: -scale / 2, width: 40 + scale, height: 30 + scale))
             let rect = Rect(x: -3, y: -3, width: 46, height: 36)
             let got = try renderPremultiplied(out, rect: rect)
-            XCTAssertLessThanOrEqual(maxDifference(got, displacementReference(map: mapBuffer, scale: scale, rect: rect)), 2e-5, "scale \(scale)")
+            XCTAssertLessThanOrEqual(
+                maxDifference(got, displacementReference(map: mapBuffer, scale: scale, rect: rect)), 2e-5, "scale \(scale)")
             try WarpTestSupport.assertScheduleIndependent(out, window: rect, "displacement \(scale)")
         }
     }
@@ -86,8 +87,9 @@ final class DisplacementTests: XCTestCase {
             // One copy's top-left at (round(20.2 - 6.5), round(14.7 - 4.5)) = (14, 10).
             let rect = Rect(x: -2, y: -2, width: 44, height: 34)
             let got = try renderPremultiplied(out, rect: rect)
-            XCTAssertLessThanOrEqual(maxDifference(got, glassReference(texture: texture, origin: (14, 10), scale: scale, rect: rect)), 2e-5,
-                                     "scale \(scale)")
+            XCTAssertLessThanOrEqual(
+                maxDifference(got, glassReference(texture: texture, origin: (14, 10), scale: scale, rect: rect)), 2e-5,
+                "scale \(scale)")
             try WarpTestSupport.assertScheduleIndependent(out, window: rect, "glass \(scale)")
         }
     }

@@ -85,7 +85,8 @@ final class GuidedFilterTests: XCTestCase {
         let url = URL(fileURLWithPath: packageRoot + "/Tests/PixelFlowTests/Fixtures/Filters/guided.json")
         let f = try JSONDecoder().decode(Fixture.self, from: Data(contentsOf: url))
         func buffer(_ v: [Float]) throws -> PixelBuffer {
-            var b = try PixelBuffer(width: f.width, height: f.height, format: .rgbaF32, colorEncoding: .sRGB, alphaMode: .straight)
+            var b = try PixelBuffer(
+                width: f.width, height: f.height, format: .rgbaF32, colorEncoding: .sRGB, alphaMode: .straight)
             for y in 0..<f.height {
                 for x in 0..<f.width {
                     let i = 4 * (y * f.width + x)
@@ -97,7 +98,8 @@ final class GuidedFilterTests: XCTestCase {
         let input = try buffer(f.input), guide = try buffer(f.guide)
         XCTAssertEqual(f.cases.count, 3)
         for c in f.cases {
-            let got = try renderPremultiplied(try Image(input).guidedFiltered(guide: Image(guide), radius: Double(c.radius), epsilon: c.epsilon))
+            let got = try renderPremultiplied(
+                try Image(input).guidedFiltered(guide: Image(guide), radius: Double(c.radius), epsilon: c.epsilon))
             let want = try buffer(c.pixels)
             XCTAssertLessThanOrEqual(maxDifference(got, want), 1e-4, "radius \(c.radius) eps \(c.epsilon)")
         }
@@ -112,7 +114,8 @@ final class GuidedFilterTests: XCTestCase {
         // var(I) = 0: a = 0, b = mean(p), q = mean(mean(p)): two box means of radius 2.
         let flat = Image(color: Color(red: 0.3, green: 0.3, blue: 0.3, alpha: 1)).cropped(to: p.bounds)
         let got = try renderPremultiplied(try Image(p).guidedFiltered(guide: flat, radius: 2, epsilon: 0.01))
-        let box = try renderPremultiplied(try Image(p).clampedToExtent().boxBlurred(radius: 2).boxBlurred(radius: 2).cropped(to: p.bounds))
+        let box = try renderPremultiplied(
+            try Image(p).clampedToExtent().boxBlurred(radius: 2).boxBlurred(radius: 2).cropped(to: p.bounds))
         XCTAssertLessThanOrEqual(maxDifference(got, box), 1e-5)
     }
 
@@ -156,7 +159,8 @@ final class GuidedFilterTests: XCTestCase {
                 small[x, y] = sum / 16
             }
         }
-        let guided = try renderPremultiplied(try Image(small).edgePreservingUpsampled(guide: Image(large), spatialSigma: 1, lumaSigma: 0.05))
+        let guided = try renderPremultiplied(
+            try Image(small).edgePreservingUpsampled(guide: Image(large), spatialSigma: 1, lumaSigma: 0.05))
         let plain = try renderPremultiplied(try Image(small).edgePreservingUpsampled(guide: Image(large), spatialSigma: 0))
         // Bilinear upsampling spreads the step over 8 pixels (0.15 per pixel at most); the guided
         // result jumps where the guide does, between x = 14 and 15, in every row.

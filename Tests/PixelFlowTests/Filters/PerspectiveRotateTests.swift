@@ -23,13 +23,13 @@ final class PerspectiveRotateTests: XCTestCase {
     func reference(focal: Double, pitch: Double, yaw: Double, roll: Double, rect: Rect) -> PixelBuffer {
         let r = Self.rotation(pitch: pitch, yaw: yaw, roll: roll)
         let f = focal / 36 * 48, cx = 24.0, cy = 18.0
-        let n = [r[0][2], r[1][2], r[2][2]]           // the plane's normal, R (0, 0, 1)
+        let n = [r[0][2], r[1][2], r[2][2]]  // the plane's normal, R (0, 0, 1)
         var out = try! PixelBuffer(width: Int(rect.width), height: Int(rect.height), format: .rgbaF32)
         for j in 0..<out.height {
             for i in 0..<out.width {
                 let d = [Double(Int(rect.x) + i) + 0.5 - cx, Double(Int(rect.y) + j) + 0.5 - cy, f]
                 let nd = n[0] * d[0] + n[1] * d[1] + n[2] * d[2]
-                let t = n[2] * f / nd                    // the plane passes through (0, 0, f)
+                let t = n[2] * f / nd  // the plane passes through (0, 0, f)
                 guard nd != 0, t > 0 else { out[i, j] = .zero; continue }
                 let hx = t * d[0], hy = t * d[1], hz = t * d[2] - f
                 // Local plane coordinates: R^T (H - C).
@@ -43,12 +43,16 @@ final class PerspectiveRotateTests: XCTestCase {
 
     func testMatchesTheRayPlaneReference() throws {
         let window = Rect(x: -20, y: -20, width: 88, height: 76)
-        for (focal, pitch, yaw, roll) in [(28.0, 0.3, 0.0, 0.0), (50.0, -0.2, 0.45, 0.1), (35.0, 0.0, 0.0, 0.7),
-                                          (20.0, 1.2, 0.0, 0.0)] {   // the last reaches the horizon
+        for (focal, pitch, yaw, roll) in [
+            (28.0, 0.3, 0.0, 0.0), (50.0, -0.2, 0.45, 0.1), (35.0, 0.0, 0.0, 0.7),
+            (20.0, 1.2, 0.0, 0.0),
+        ] {  // the last reaches the horizon
             let out = try image.perspectiveRotated(pitch: pitch, yaw: yaw, roll: roll, focalLength: focal)
             let rect = out.extent.intersection(window)
-            let r = Rect(x: rect.minX.rounded(.down), y: rect.minY.rounded(.down),
-                         width: rect.maxX.rounded(.up) - rect.minX.rounded(.down), height: rect.maxY.rounded(.up) - rect.minY.rounded(.down))
+            let r = Rect(
+                x: rect.minX.rounded(.down), y: rect.minY.rounded(.down),
+                width: rect.maxX.rounded(.up) - rect.minX.rounded(.down),
+                height: rect.maxY.rounded(.up) - rect.minY.rounded(.down))
             let got = try renderPremultiplied(out, rect: r)
             let want = reference(focal: focal, pitch: pitch, yaw: yaw, roll: roll, rect: r)
             XCTAssertLessThanOrEqual(maxDifference(got, want), 1e-4, "f \(focal) pitch \(pitch) yaw \(yaw) roll \(roll)")

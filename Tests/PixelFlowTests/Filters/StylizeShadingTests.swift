@@ -68,8 +68,9 @@ final class StylizeShadingTests: XCTestCase {
 
     func testDepthOfFieldMixesSharpAndBlurredByTheBand() throws {
         let p0 = Point(x: 0, y: 12), p1 = Point(x: 24, y: 14)
-        let out = try image.depthOfField(point0: p0, point1: p1, saturation: 1.3, unsharpMaskRadius: 1.5,
-                                         unsharpMaskIntensity: 0.8, radius: 3)
+        let out = try image.depthOfField(
+            point0: p0, point1: p1, saturation: 1.3, unsharpMaskRadius: 1.5,
+            unsharpMaskIntensity: 0.8, radius: 3)
         let base = try image.colorControls(saturation: 1.3)
         let sharp = try renderPremultiplied(try base.unsharpMasked(radius: 1.5, intensity: 0.8), rect: buffer.bounds)
         let blurred = try renderPremultiplied(try base.clampedToExtent().gaussianBlurred(radius: 3).cropped(to: buffer.bounds))
@@ -121,8 +122,9 @@ final class StylizeShadingTests: XCTestCase {
             XCTAssertEqual(out.extent, buffer.bounds)
             let got = try renderPremultiplied(out)
             // Float gradients against Double; bilinear weights from Float positions.
-            XCTAssertLessThanOrEqual(maxDifference(got, shadingReference(height: buffer, shading: shading, scale: scale)), 1e-4,
-                                     "scale \(scale)")
+            XCTAssertLessThanOrEqual(
+                maxDifference(got, shadingReference(height: buffer, shading: shading, scale: scale)), 1e-4,
+                "scale \(scale)")
             try WarpTestSupport.assertScheduleIndependent(out, window: buffer.bounds, "shaded material \(scale)")
         }
     }
@@ -130,7 +132,8 @@ final class StylizeShadingTests: XCTestCase {
     func testAFlatHeightFieldShowsTheSpheresCenter() throws {
         var sphere = try PixelBuffer(width: 9, height: 9, format: .rgbaF32, colorEncoding: .sRGB, alphaMode: .straight)
         for y in 0..<9 { for x in 0..<9 { sphere[x, y] = SIMD4(Float(x) / 8, Float(y) / 8, 0.5, 1) } }
-        let flat = Image(color: Color(red: 0.4, green: 0.4, blue: 0.4, alpha: 1)).cropped(to: Rect(x: 0, y: 0, width: 5, height: 4))
+        let flat = Image(color: Color(red: 0.4, green: 0.4, blue: 0.4, alpha: 1)).cropped(
+            to: Rect(x: 0, y: 0, width: 5, height: 4))
         let got = try renderPremultiplied(try flat.shadedMaterial(shading: Image(sphere), scale: 50))
         XCTAssertLessThanOrEqual(abs(got[2, 2] - SIMD4(0.5, 0.5, 0.5, 1)).max(), 1e-6)
     }
