@@ -38,7 +38,7 @@ extension FilterDescriptor {
         inputs: [
             .image(),
             .number(
-                "inputFocalLength", .distance, default: 28, min: 1, max: 2000, sliderMin: 10, sliderMax: 200,
+                "inputFocalLength", default: 28, min: 1, max: 2000, sliderMin: 10, sliderMax: 200,
                 summary: "The 35 mm equivalent focal length of the camera, in millimetres (36 mm spans the image's longer side)."),
             _angleInput(
                 "inputPitch", "Rotation about the horizontal axis, in radians; positive brings the top edge toward the viewer."),
