@@ -100,11 +100,13 @@ extension FilterDescriptor {
 
 extension Image {
     /// The image scaled (bilinear, edge pixels repeated) so that its extent becomes `target`;
-    /// the image itself when it already has that extent.
+    /// the image itself when it already has that extent, cropped to it when it is infinite.
     func _resampled(onto target: Rect, key: String, arguments a: FilterArguments) throws -> Image {
         let e = extent
         if e == target { return self }
-        guard !e.isInfinite, e.width > 0, e.height > 0 else {
+        // An image defined everywhere (a constant color, a clamped image) is used as it is.
+        if e.isInfinite { return cropped(to: target) }
+        guard e.width > 0, e.height > 0 else {
             throw a.fail(key, "must have a finite, non-empty extent to be resampled onto \(target), got \(e)")
         }
         let sx = target.width / e.width, sy = target.height / e.height

@@ -174,6 +174,17 @@ final class GuidedFilterTests: XCTestCase {
         }
     }
 
+    func testAnInfiniteInputIsReadOverTheGuide() throws {
+        // A constant image is its own box mean: a = 0, b = the color, whatever the guide.
+        let color = Color(red: 0.25, green: 0.5, blue: 0.75, alpha: 1)
+        let out = try Image(color: color).guidedFiltered(guide: Image(guide), radius: 3, epsilon: 0.01)
+        XCTAssertEqual(out.extent, guide.bounds)
+        let got = try renderPremultiplied(out)
+        for y in 0..<got.height {
+            for x in 0..<got.width { XCTAssertLessThanOrEqual(abs(got[x, y] - SIMD4(0.25, 0.5, 0.75, 1)).max(), 1e-5) }
+        }
+    }
+
     func testAGuideWithAnInfiniteExtentThrows() {
         XCTAssertThrowsError(try Image(p).guidedFiltered(guide: Image(color: .white))) { error in
             guard case let PixelFlowError.invalidParameter(_, key, _) = error else { return XCTFail("\(error)") }
