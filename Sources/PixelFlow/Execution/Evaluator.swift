@@ -69,7 +69,7 @@ final class Evaluator: @unchecked Sendable {
         case let .warp(w):
             evaluateWarp(w, node.inputs[0], into: out, arena: arena)
         case let .stencil(s):
-            evaluateStencil(s, node.inputs[0], into: out, arena: arena)
+            evaluateStencil(s, node.inputs, into: out, arena: arena)
         case .reduction:
             // The planner always computes reductions in advance; nothing reaches here.
             assertionFailure("reduction evaluated per tile")
@@ -259,10 +259,32 @@ final class Evaluator: @unchecked Sendable {
         return rect.outset(h.x, h.y)
     }
 
-    private func evaluateStencil(_ s: Stencil, _ input: Node, into out: Tile, arena: Arena) {
+    /// The rect of input `k` of a stencil that its outputs in `rect` read.
+    static func stencilInputROI(_ s: Stencil, input k: Int, for rect: IntRect) -> IntRect {
+        if k > 0, case let .custom(kernel) = s { return kernel.inputRegion(k, for: rect) }
+        return stencilROI(s, for: rect)
+    }
+
+    private func evaluateStencil(_ s: Stencil, _ inputs: [Node], into out: Tile, arena: Arena) {
         let roi = Evaluator.stencilROI(s, for: out.rect)
         let src = arena.tile(roi)
-        evaluate(input, into: src, arena: arena)
+        evaluate(inputs[0], into: src, arena: arena)
+        if case let .custom(k) = s, let body = k.applyToInputs {
+            var tiles = [src]
+            for j in 1..<inputs.count {
+                let r = k.inputRegion(j, for: out.rect)
+                // An input computed in advance is read in place (it is only read during tiles).
+                if !r.isEmpty, let m = materialized[ObjectIdentifier(inputs[j])], m.tile.rect.contains(r) {
+                    tiles.append(m.tile.view(r))
+                    continue
+                }
+                let t = arena.tile(r.isEmpty ? IntRect(x: out.rect.x, y: out.rect.y, width: 0, height: 0) : r)
+                if !r.isEmpty { evaluate(inputs[j], into: t, arena: arena) }
+                tiles.append(t)
+            }
+            body(tiles, out, 1, arena)
+            return
+        }
         switch s {
         case let .convolution(kw, kh, weights, bias, rgbOnly):
             let rows = arena.allocate(kh, of: UnsafePointer<SIMD4<Float>>.self)

@@ -63,6 +63,13 @@ final class RenderPlan {
         var reasons: [ObjectIdentifier: String] = [:]
         var cost: [ObjectIdentifier: Int] = [:]
         var depth: [ObjectIdentifier: Int] = [:]
+        // Further inputs that a two-input stencil reads whole in every tile.
+        var readWhole: [ObjectIdentifier: String] = [:]
+        for n in order {
+            if case let .stencil(.custom(k)) = n.op, k.materializesExtraInputs {
+                for input in n.inputs.dropFirst() { readWhole[ObjectIdentifier(input)] = k.name }
+            }
+        }
         for n in order {
             let id = ObjectIdentifier(n)
             let live = n.inputs.filter { reasons[ObjectIdentifier($0)] == nil }
@@ -71,6 +78,8 @@ final class RenderPlan {
             var reason: String?
             if case .reduction = n.op, regions[id] != nil {
                 reason = "reduction"
+            } else if regions[id] != nil, let reader = readWhole[id] {
+                reason = "read whole by every tile of \(reader)"
             } else if regions[id] != nil && n !== root {
                 if case let .stencil(.gaussian(sigma)) = n.op, GaussianPlan.mode(sigma: sigma) != .tileLocal {
                     reason = "whole-region blur passes"
@@ -133,7 +142,7 @@ final class RenderPlan {
         case .source, .generator: return .empty
         case .color, .colorMatrix, .blend, .crop: return rect
         case let .warp(w): return Evaluator.warpROI(w, for: rect, input: node.inputs[k])
-        case let .stencil(s): return Evaluator.stencilROI(s, for: rect)
+        case let .stencil(s): return Evaluator.stencilInputROI(s, input: k, for: rect)
         case let .reduction(r): return r.regions[k]
         }
     }
@@ -161,7 +170,16 @@ final class RenderPlan {
                                                       evaluator: evaluator, options: options)
                 m = Materialized(rect: region)
                 let arena = Arena()
-                withExtendedLifetime(input) { k.apply(input.tile, m.tile, options.threadCount, arena) }
+                if let body = k.applyToInputs {
+                    let extras = (1..<n.inputs.count).map { j in
+                        RenderPlan.renderToBuffer(n.inputs[j], rect: k.inputRegion(j, for: region), evaluator: evaluator, options: options)
+                    }
+                    withExtendedLifetime((input, extras)) {
+                        body([input.tile] + extras.map(\.tile), m.tile, options.threadCount, arena)
+                    }
+                } else {
+                    withExtendedLifetime(input) { k.apply(input.tile, m.tile, options.threadCount, arena) }
+                }
             } else {
                 m = RenderPlan.renderToBuffer(n, rect: region, evaluator: evaluator, options: options)
             }

@@ -46,5 +46,6 @@ extension FilterDescriptor {
              + boxBlurFilters + motionBlurFilters + morphologyFilters + medianFilters + sharpenFilters + convolutionSizeFilters
              + stylizeEdgeFilters + stylizeToneFilters
              + stylizeMaskFilters + stylizeCellFilters + stylizeGlowFilters
+             + displacementFilters + guidedFilters + perspectiveRotateFilters + stylizeShadingFilters
     }
 }

@@ -164,5 +164,39 @@ struct StencilKernel: Sendable {
     var wholeRegion: Bool = false
     /// Rough cost per output pixel in point operations (the planner's estimate).
     var cost: Int = 4
+    /// The further inputs of a kernel that reads several images (node inputs 1, 2, ...: a
+    /// displacement map, a guide, a shading image): for an output rect, the rect of each input
+    /// the kernel reads. Empty for single-input kernels.
+    var extraInputRegions: [@Sendable (IntRect) -> IntRect] = []
+    /// True when every tile reads the further inputs whole (a repeated texture, a shading
+    /// sphere): the planner then computes them once into buffers, which tiles read in place.
+    var materializesExtraInputs: Bool = false
+    /// For kernels with further inputs, called instead of `apply`: `inputs[0]` covers the output
+    /// grown by the halo, `inputs[k]` covers `extraInputRegions[k - 1](output.rect)`; both are
+    /// transparent outside their image's extent.
+    var applyToInputs: (@Sendable (_ inputs: [Tile], _ output: Tile, _ threads: Int, _ arena: Arena) -> Void)? = nil
     var apply: @Sendable (_ input: Tile, _ output: Tile, _ threads: Int, _ arena: Arena) -> Void
+}
+
+extension StencilKernel {
+    /// A stencil over several images: input 0 is read over the output grown by the halo, input
+    /// `k` over `extraInputRegions[k - 1](output rect)`. The same schedule rules hold: every
+    /// output pixel must be computed the same way whatever tile or region it falls in.
+    static func reading(_ extraInputRegions: [@Sendable (IntRect) -> IntRect], name: String, haloX: Int, haloY: Int,
+                        wholeRegion: Bool = false, cost: Int = 4, materializesExtraInputs: Bool = false,
+                        _ body: @escaping @Sendable (_ inputs: [Tile], _ output: Tile, _ threads: Int, _ arena: Arena) -> Void) -> StencilKernel {
+        StencilKernel(name: name, haloX: haloX, haloY: haloY, wholeRegion: wholeRegion, cost: cost,
+                      extraInputRegions: extraInputRegions, materializesExtraInputs: materializesExtraInputs,
+                      applyToInputs: body) { _, output, _, _ in
+            // The evaluator calls `applyToInputs` for kernels with further inputs; a kernel is
+            // never run with its primary input alone.
+            assertionFailure("multi-input stencil run with one input")
+            output.clear()
+        }
+    }
+
+    /// The rect of input `k` (0: the primary) that outputs in `rect` read.
+    func inputRegion(_ k: Int, for rect: IntRect) -> IntRect {
+        k == 0 ? rect.outset(haloX, haloY) : extraInputRegions[k - 1](rect)
+    }
 }

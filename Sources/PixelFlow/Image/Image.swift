@@ -116,6 +116,12 @@ public struct Image: Sendable, Hashable, CustomStringConvertible {
         return Image(node: Node(.stencil(s), inputs: [node], extent: e))
     }
 
+    /// Applies a stencil that also reads `others` (its inputs 1, 2, ...; see
+    /// `StencilKernel.reading`), with the output extent `extent`.
+    func applyingStencil(_ k: StencilKernel, reading others: [Image], extent: Rect) -> Image {
+        Image(node: Node(.stencil(.custom(k)), inputs: [node] + others.map(\.node), extent: extent))
+    }
+
     public static func == (l: Image, r: Image) -> Bool { l.node === r.node }
     public func hash(into h: inout Hasher) { h.combine(ObjectIdentifier(node)) }
     public var description: String { "Image(\(node), extent \(extent))" }
