@@ -515,3 +515,34 @@ extension RectangleDetectorTests {
         }
     }
 }
+
+extension RectangleDetectorTests {
+    /// The rgba8 downscale (16 bytes at a time) against the definition, bit for bit, for
+    /// several factors, odd widths and thread counts.
+    func testDownscaledLumaMatchesTheScalarDefinition() {
+        for (w, h, f) in [(97, 41, 1), (97, 41, 2), (130, 64, 3), (333, 90, 5), (64, 40, 7)] {
+            let b = TestImages.random(width: w, height: h, format: .rgba8, seed: UInt64(w * f), opaque: true)
+            let ow = w / f, oh = h / f
+            var expected = [Float](repeating: 0, count: ow * oh)
+            b.withUnsafeBytes { raw in
+                for oy in 0..<oh {
+                    for ox in 0..<ow {
+                        var s: UInt32 = 0
+                        for y in (oy * f)..<(oy * f + f) {
+                            for x in (ox * f)..<(ox * f + f) {
+                                let o = y * b.bytesPerRow + 4 * x
+                                s += 54 * UInt32(raw[o]) + 183 * UInt32(raw[o + 1]) + 19 * UInt32(raw[o + 2])
+                            }
+                        }
+                        expected[oy * ow + ox] = Float(s) * (1 / (Float(f * f) * 256 * 255))
+                    }
+                }
+            }
+            for threads in [1, 2] {
+                let g = RectangleDetector._downscaledLuma(b, factor: f, threads: threads)
+                XCTAssertEqual(g.width, ow)
+                XCTAssertEqual(g.pixels, expected, "\(w)x\(h) factor \(f), \(threads) threads")
+            }
+        }
+    }
+}

@@ -96,6 +96,38 @@ extension RectangleDetector {
         let acc = UnsafeMutablePointer<UInt32>.allocate(capacity: w)
         defer { acc.deallocate() }
         let scale = 1 / (Float(f * f) * 256 * 255)
+        if f > 1 && f <= 257 {
+            // The f rows' bytes summed first, 16 at a time (f x 255 fits 16 bits), then each
+            // block's channels and the weights: the same integers as the loop below, in
+            // fewer instructions.
+            let n = w * f * 4, vectors = n / 16
+            let sums = UnsafeMutableRawPointer.allocate(byteCount: 2 * n, alignment: 64)
+            defer { sums.deallocate() }
+            let s16 = sums.assumingMemoryBound(to: UInt16.self)
+            for oy in rows {
+                sums.initializeMemory(as: UInt8.self, repeating: 0, count: 2 * n)
+                for sy in (oy * f)..<(oy * f + f) {
+                    let p = UnsafeRawPointer(base + sy * stride)
+                    for v in 0..<vectors {
+                        let bytes = p.loadUnaligned(fromByteOffset: 16 &* v, as: SIMD16<UInt8>.self)
+                        let old = sums.loadUnaligned(fromByteOffset: 32 &* v, as: SIMD16<UInt16>.self)
+                        sums.storeBytes(of: old &+ SIMD16<UInt16>(truncatingIfNeeded: bytes), toByteOffset: 32 &* v, as: SIMD16<UInt16>.self)
+                    }
+                    for i in (16 * vectors)..<n { s16[i] &+= UInt16(p.load(fromByteOffset: i, as: UInt8.self)) }
+                }
+                let o = dst + oy * w
+                for ox in 0..<w {
+                    var r: UInt32 = 0, g: UInt32 = 0, b: UInt32 = 0
+                    var q = s16 + 4 &* f &* ox
+                    for _ in 0..<f {
+                        r &+= UInt32(q[0]); g &+= UInt32(q[1]); b &+= UInt32(q[2])
+                        q += 4
+                    }
+                    o[ox] = Float(54 &* r &+ 183 &* g &+ 19 &* b) * scale
+                }
+            }
+            return
+        }
         for oy in rows {
             acc.update(repeating: 0, count: w)
             for sy in (oy * f)..<(oy * f + f) {

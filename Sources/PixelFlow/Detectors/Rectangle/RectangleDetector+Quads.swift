@@ -175,6 +175,16 @@ extension RectangleDetector {
         return Array(first.dropLast()) + Array(second.dropLast())
     }
 
+    /// `v` rounded to the nearest integer, halves up (`floor(v + 0.5)` without a libm call:
+    /// the baseline x86-64 target has no rounding instruction); values beyond +-1e9, and NaN,
+    /// give -1, which every caller treats as outside the image.
+    @inline(__always) static func _nearest(_ v: Double) -> Int {
+        guard Swift.abs(v) < 1e9 else { return -1 }
+        let t = v + 0.5
+        let i = Int(t)
+        return Double(i) > t ? i - 1 : i
+    }
+
     @inline(__always) static func _distance(_ a: Point, _ b: Point) -> Double {
         ((a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y)).squareRoot()
     }
@@ -207,7 +217,7 @@ extension RectangleDetector {
                     e.magnitude.withUnsafeBufferPointer { mp in
                         for s in 0..<samples {
                             let t = 0.04 + 0.92 * (Double(s) + 0.5) / Double(samples)
-                            let px = Int((a.x + dx * t).rounded()), py = Int((a.y + dy * t).rounded())
+                            let px = _nearest(a.x + dx * t), py = _nearest(a.y + dy * t)
                             if px < 0 || py < 0 || px >= w || py >= h { continue }
                             var hit = false
                             search: for yy in Swift.max(py - 1, 0)...Swift.min(py + 1, h - 1) {
@@ -408,17 +418,18 @@ extension RectangleDetector {
                             for i in 0..<samples {
                                 let t = 0.1 + 0.8 * (Double(i) + 0.5) / Double(samples)
                                 let cx = a.x + dx * t, cy = a.y + dy * t
-                                var best: Point? = nil, bestD = Double.infinity
-                                for o in -band...band {
-                                    let px = Int((cx + nx * Double(o)).rounded()), py = Int((cy + ny * Double(o)).rounded())
+                                // The nearest matching edge pixel: offsets 0, -1, +1, -2, +2, ...
+                                probe: for step in 0...(2 * band) {
+                                    let o = step & 1 == 0 ? step / 2 : -(step + 1) / 2
+                                    let px = _nearest(cx + nx * Double(o)), py = _nearest(cy + ny * Double(o))
                                     if px < 0 || py < 0 || px >= w || py >= h { continue }
                                     let k = py * w + px
                                     if ep[k] == 0 { continue }
                                     let c = abs(Double(gxp[k]) * nx + Double(gyp[k]) * ny)
                                     if c < 0.9 * Double(mp[k]) { continue }
-                                    if abs(Double(o)) < bestD { bestD = abs(Double(o)); best = Point(x: Double(px), y: Double(py)) }
+                                    pts.append(Point(x: Double(px), y: Double(py)))
+                                    break probe
                                 }
-                                if let p = best { pts.append(p) }
                             }
                         }
                     }

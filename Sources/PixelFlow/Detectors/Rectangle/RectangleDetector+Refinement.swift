@@ -67,9 +67,11 @@ struct _LumaSampler {
     @inline(__always) func at(_ x: Double, _ y: Double) -> SIMD2<Float> {
         guard Swift.abs(x) < 1e9, Swift.abs(y) < 1e9 else { return .zero }   // also false for NaN
         let fx = x - 0.5, fy = y - 0.5
-        let x0 = fx.rounded(.down), y0 = fy.rounded(.down)
-        let wx = Float(fx - x0), wy = Float(fy - y0)
-        let ix = Int(x0), iy = Int(y0)
+        // floor without a libm call (no rounding instruction on baseline x86-64).
+        var ix = Int(fx), iy = Int(fy)
+        if Double(ix) > fx { ix -= 1 }
+        if Double(iy) > fy { iy -= 1 }
+        let wx = Float(fx - Double(ix)), wy = Float(fy - Double(iy))
         let a = pixel(ix, iy), c = pixel(ix + 1, iy), d = pixel(ix, iy + 1), e = pixel(ix + 1, iy + 1)
         let top = a + (c - a) * wx, bottom = d + (e - d) * wx
         return top + (bottom - top) * wy

@@ -17,19 +17,22 @@ import Darwin
 /// let flat = try Image(buffer).perspectiveCorrected(feature)   // CIPerspectiveCorrection
 /// ```
 ///
-/// **Method.** A luma copy box-downscaled so its longer side is at most 640 pixels (320 for
-/// `.low`) is smoothed (binomial, sigma about 1), differentiated (Sobel), thinned by
-/// non-maximum suppression and thresholded with hysteresis (Canny 1986; the high threshold
-/// is the 85th percentile of the thinned gradient magnitudes, the low one 40% of it). Edge
-/// pixels are grouped into components (bridging one-pixel gaps); each component's convex
-/// hull is simplified with Douglas-Peucker to at most 9 vertices, and every convex
-/// quadrilateral of those vertices is scored by its area, its *edge support* (the fraction
-/// of each side lying within 1.5 pixels of an edge pixel whose gradient is perpendicular to
-/// the side; every side needs at least 50%, the mean at least 70%) and, when given, its
-/// closeness to `aspectRatio`. The best quads are then refined on the full-resolution
+/// **Method** (details in Docs/RectangleDetection.md). A luma copy box-downscaled so its
+/// longer side is at most 640 pixels (320 for `.low`) is smoothed (binomial, sigma about 1),
+/// differentiated (Sobel), thinned by non-maximum suppression and thresholded with hysteresis
+/// (Canny 1986), with thresholds relative to the noise level (4 and 2 times the median
+/// gradient magnitude, at least 0.02 and 0.01 luma units per pixel). Quads are sought in two
+/// kinds of shapes: connected groups of edge pixels (bridging one-pixel gaps), and the regions
+/// that edges enclose. Each shape's convex hull and outer boundary are simplified with
+/// Douglas-Peucker; quads bounded by four of the longest simplified segments are snapped to
+/// the edges and scored by their *edge support* (the fraction of each side lying within 1.5
+/// pixels of an edge pixel whose gradient is perpendicular to the side; every side needs at
+/// least 50%, each end quarter 35%, the mean 70%), their area, the calm of their interior
+/// (a square full of edges, such as a QR code, ranks below a plain card) and, when given,
+/// their closeness to `aspectRatio`. The best quads are then refined on the full-resolution
 /// image: along each side, the strongest luma step across it is located to a fraction of a
-/// pixel, a line is fitted to those points (total least squares, with outliers dropped),
-/// and each corner is the intersection of its two sides' lines.
+/// pixel (centroid of the linear-light step), a line is fitted to those points (total least
+/// squares, outliers dropped), and each corner is the intersection of its two sides' lines.
 ///
 /// **Results.** Most prominent first; corners in top-left, top-right, bottom-right,
 /// bottom-left order (clockwise on screen, starting from the corner with the smallest
@@ -37,9 +40,12 @@ import Darwin
 /// side, uniform images and images without a well-supported convex quad give `[]`. The
 /// detector never traps on any input.
 ///
+/// **Threads.** The edge stage runs on fixed bands of rows and the shapes are scored in
+/// parallel (`Options.threadCount`); the result is the same, bit for bit, for any count.
+///
 /// - Complexity: O(pixels) for the downscale (one read of the input), O(working pixels) for
-///   the edge stage, plus O(components x 126 x perimeter) for scoring; a few working-size
-///   float planes of scratch.
+///   the edge stage and region labelling, plus O(shapes x 210 x perimeter) for scoring; a few
+///   working-size float planes of scratch. About 9 ms for a 1920x1080 frame on one core here.
 public struct RectangleDetector: Sendable {
     /// Speed against precision, as `CIDetectorAccuracy`.
     public enum Accuracy: String, Sendable, CaseIterable {
