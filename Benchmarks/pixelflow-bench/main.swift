@@ -7,6 +7,7 @@
 //   swift run -c release pixelflow-bench --smoke         # CI: 256x144, 1 run, a handful of checked ops
 //   swift run -c release pixelflow-bench --task vips --input in.jpg --output out.jpg
 //   swift run -c release pixelflow-bench --task qr --input FOLDER        # see scripts/bench_qr.py
+//   swift run -c release pixelflow-bench --task rectangles --threads 1,2   # ms per 1920x1080 frame
 //
 // Sections: `peer` (the operations of ../shared/peers/bench_peers.py, same definitions, each
 // checked against a scalar reference on a 64x64 crop), `registry` (every registered filter at
@@ -39,6 +40,7 @@ struct Options {
     var childEngine: String?
     var task: String?
     var taskInput: String?, taskOutput: String?
+    var sizeGiven = false
 }
 
 func parseOptions() -> Options {
@@ -52,7 +54,7 @@ func parseOptions() -> Options {
     while !args.isEmpty {
         let a = args.removeFirst()
         switch a {
-        case "--quick": o.width = 1920; o.height = 1080
+        case "--quick": o.width = 1920; o.height = 1080; o.sizeGiven = true
         case "--smoke":
             o.smoke = true; o.width = 256; o.height = 144; o.runs = 1; o.warmup = 0; o.minTime = 0
             o.ops = ["u8_to_f32", "color_matrix", "chain5", "gaussian_s2", "resize_half_lanczos3", "rotate15_f32",
@@ -61,7 +63,7 @@ func parseOptions() -> Options {
         case "--size":
             let v = value(a).split(separator: "x").compactMap { Int($0) }
             guard v.count == 2, v[0] > 0, v[1] > 0 else { fail("--size takes WxH") }
-            o.width = v[0]; o.height = v[1]
+            o.width = v[0]; o.height = v[1]; o.sizeGiven = true
         case "--threads":
             o.threads = value(a).split(separator: ",").compactMap { Int($0) }.filter { $0 > 0 }
             if o.threads.isEmpty { fail("--threads takes a comma list of positive counts") }
@@ -101,6 +103,7 @@ func parseOptions() -> Options {
                                    [--image A.png --image-b B.png --png FILE.png --jpeg FILE.jpg]
                    pixelflow-bench --task vips --input IN.jpg --output OUT.jpg [--threads N]
                    pixelflow-bench --task qr --input FOLDER [--output FILE.json] [--runs N]
+                   pixelflow-bench --task rectangles [--size WxH] [--threads 1,2] [--runs N] [--output FILE.json]
 
             Sections (all by default; --ops, --filter/--category and --engine select):
               peer      the operations of ../shared/peers/bench_peers.py with the same definitions,
@@ -117,6 +120,9 @@ func parseOptions() -> Options {
             sharpen 3x3, save JPEG q90); prints one JSON line.
             --task qr: QR detection timed per image over a folder made by scripts/bench_qr.py
             (manifest.json + images); JSON to --output or standard output.
+            --task rectangles: RectangleDetector timed on a generated 1920x1080 frame (a card in
+            perspective on a cluttered background; --size changes it), ms per frame per thread count;
+            --png FILE also writes the frame.
             """)
             exit(0)
         default: fail("unknown argument \(a); see --help")
@@ -356,7 +362,15 @@ if let task = options.task {
         do { try runQRTask(folder: i, runs: options.runs, output: options.taskOutput) } catch { fail("\(error)") }
         exit(0)
     }
-    guard task == "vips" else { fail("unknown task \(task); use vips or qr") }
+    if task == "rectangles" {
+        let (w, h) = options.sizeGiven ? (options.width, options.height) : (1920, 1080)
+        do {
+            try runRectangleTask(width: w, height: h, threads: options.threads, runs: options.runs, warmup: options.warmup,
+                                 output: options.taskOutput, scenePNG: options.pngPath)
+        } catch { fail("\(error)") }
+        exit(0)
+    }
+    guard task == "vips" else { fail("unknown task \(task); use vips, qr or rectangles") }
     guard let i = options.taskInput, let o = options.taskOutput else { fail("--task vips needs --input and --output") }
     do { try runVipsTask(input: i, output: o, threads: options.threads.max() ?? 1) } catch { fail("\(error)") }
     exit(0)

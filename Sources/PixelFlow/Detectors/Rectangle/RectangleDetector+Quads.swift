@@ -11,9 +11,12 @@ import Darwin
 // among the simplified hull's vertices by how well their sides lie on edges.
 
 /// A candidate quadrilateral in working-image pixel coordinates, clockwise on screen.
-struct _QuadCandidate {
+struct _QuadCandidate: Sendable {
     var corners: [Point]
+    /// The mean fraction of the sides lying on edges of matching direction, 0...1.
     var support: Double
+    /// The fraction of edge pixels inside the quad (away from its sides), 0...1.
+    var clutter: Double
     var score: Double
 }
 
@@ -49,6 +52,82 @@ extension RectangleDetector {
             }
         }
         return comps.sorted { $0.count > $1.count }
+    }
+
+    /// The regions that edges enclose: 4-connected areas of pixels farther than one pixel
+    /// from any edge pixel (the edge map dilated by 3 x 3 closes gaps of up to two pixels),
+    /// not touching the image border, with bounds at least `minimumSide - 4` on both axes and
+    /// an area of at least 0.4 `minimumSide`^2; each as the list of its pixels that touch the
+    /// dilated edges (its outline, holes included), largest area first, at most `limit`.
+    ///
+    /// A card's interior is such a region even when a background line runs into one of its
+    /// sides, which joins the card's edges and the line into one edge component whose outline
+    /// then follows the line, not the card. (These are the hole contours that OpenCV's
+    /// `findContours` reports on a dilated Canny map, as in its squares sample.)
+    ///
+    /// - Complexity: O(working pixels); an `Int32` label plane of scratch.
+    static func _regions(_ e: _EdgeMap, minimumSide: Double, limit: Int) -> [[Point]] {
+        let w = e.width, h = e.height, n = w * h
+        // -1: dilated edge; 0: not yet labelled; k > 0: region k.
+        var label = [Int32](repeating: 0, count: n)
+        e.edges.withUnsafeBufferPointer { ep in
+            label.withUnsafeMutableBufferPointer { lp in
+                for y in 0..<h {
+                    for x in 0..<w where ep[y * w + x] != 0 {
+                        for yy in Swift.max(y - 1, 0)...Swift.min(y + 1, h - 1) {
+                            for xx in Swift.max(x - 1, 0)...Swift.min(x + 1, w - 1) { lp[yy * w + xx] = -1 }
+                        }
+                    }
+                }
+            }
+        }
+        struct Stats { var area = 0, x0 = Int.max, x1 = Int.min, y0 = Int.max, y1 = Int.min, border = false }
+        var stats: [Stats] = [Stats()]   // index 0 unused
+        var stack: [Int] = []
+        label.withUnsafeMutableBufferPointer { lp in
+            for start in 0..<n where lp[start] == 0 {
+                let k = Int32(stats.count)
+                var st = Stats()
+                lp[start] = k
+                stack.append(start)
+                while let j = stack.popLast() {
+                    let y = j / w, x = j - y * w
+                    st.area += 1
+                    st.x0 = Swift.min(st.x0, x); st.x1 = Swift.max(st.x1, x)
+                    st.y0 = Swift.min(st.y0, y); st.y1 = Swift.max(st.y1, y)
+                    if x == 0 || y == 0 || x == w - 1 || y == h - 1 { st.border = true }
+                    if x > 0 && lp[j - 1] == 0 { lp[j - 1] = k; stack.append(j - 1) }
+                    if x < w - 1 && lp[j + 1] == 0 { lp[j + 1] = k; stack.append(j + 1) }
+                    if y > 0 && lp[j - w] == 0 { lp[j - w] = k; stack.append(j - w) }
+                    if y < h - 1 && lp[j + w] == 0 { lp[j + w] = k; stack.append(j + w) }
+                }
+                stats.append(st)
+            }
+        }
+        let side = minimumSide - 4, minArea = 0.4 * minimumSide * minimumSide
+        var chosen = (1..<stats.count).filter { k in
+            let s = stats[k]
+            return !s.border && Double(s.x1 - s.x0 + 1) >= side && Double(s.y1 - s.y0 + 1) >= side && Double(s.area) >= minArea
+        }
+        chosen.sort { stats[$0].area != stats[$1].area ? stats[$0].area > stats[$1].area : $0 < $1 }
+        chosen = Array(chosen.prefix(limit))
+        guard !chosen.isEmpty else { return [] }
+        var slot = [Int](repeating: -1, count: stats.count)
+        for (i, k) in chosen.enumerated() { slot[k] = i }
+        var outlines = [[Point]](repeating: [], count: chosen.count)
+        label.withUnsafeBufferPointer { lp in
+            for y in 1..<(h - 1) {
+                for x in 1..<(w - 1) {
+                    let k = Int(lp[y * w + x])
+                    guard k > 0, slot[k] >= 0 else { continue }
+                    let i = y * w + x
+                    if lp[i - 1] < 0 || lp[i + 1] < 0 || lp[i - w] < 0 || lp[i + w] < 0 {
+                        outlines[slot[k]].append(Point(x: Double(x), y: Double(y)))
+                    }
+                }
+            }
+        }
+        return outlines
     }
 
     /// The convex hull, clockwise on screen (y down), by Andrew's monotone chain.
@@ -96,6 +175,16 @@ extension RectangleDetector {
         return Array(first.dropLast()) + Array(second.dropLast())
     }
 
+    /// `v` rounded to the nearest integer, halves up (`floor(v + 0.5)` without a libm call:
+    /// the baseline x86-64 target has no rounding instruction); values beyond +-1e9, and NaN,
+    /// give -1, which every caller treats as outside the image.
+    @inline(__always) static func _nearest(_ v: Double) -> Int {
+        guard Swift.abs(v) < 1e9 else { return -1 }
+        let t = v + 0.5
+        let i = Int(t)
+        return Double(i) > t ? i - 1 : i
+    }
+
     @inline(__always) static func _distance(_ a: Point, _ b: Point) -> Double {
         ((a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y)).squareRoot()
     }
@@ -109,14 +198,18 @@ extension RectangleDetector {
     }
 
     /// The fraction of `a -> b` lying on edge pixels (within 1.5 pixels) whose gradient is
-    /// within about 25 degrees of the side's normal.
-    static func _sideSupport(_ e: _EdgeMap, _ a: Point, _ b: Point) -> Double {
+    /// within about 25 degrees of the side's normal (`whole`), and the smaller of the same
+    /// fractions over the side's first and last quarters (`ends`). A line tangent to a curve
+    /// (an ellipse, a disc) can lie on its edge for most of its length, but not at both ends.
+    static func _sideSupport(_ e: _EdgeMap, _ a: Point, _ b: Point) -> (whole: Double, ends: Double) {
         let dx = b.x - a.x, dy = b.y - a.y
         let len = (dx * dx + dy * dy).squareRoot()
-        if len < 2 { return 0 }
+        if len < 2 { return (0, 0) }
         let nx = -dy / len, ny = dx / len
-        let samples = Swift.max(8, Int(len))
-        var hits = 0
+        // One sample a pixel, at most 96 (evenly spread: a fraction needs no more).
+        let samples = Swift.min(96, Swift.max(8, Int(len)))
+        var hits = 0, first = 0, last = 0
+        let quarter = samples / 4
         let w = e.width, h = e.height
         e.edges.withUnsafeBufferPointer { ep in
             e.gx.withUnsafeBufferPointer { gxp in
@@ -124,7 +217,7 @@ extension RectangleDetector {
                     e.magnitude.withUnsafeBufferPointer { mp in
                         for s in 0..<samples {
                             let t = 0.04 + 0.92 * (Double(s) + 0.5) / Double(samples)
-                            let px = Int((a.x + dx * t).rounded()), py = Int((a.y + dy * t).rounded())
+                            let px = _nearest(a.x + dx * t), py = _nearest(a.y + dy * t)
                             if px < 0 || py < 0 || px >= w || py >= h { continue }
                             var hit = false
                             search: for yy in Swift.max(py - 1, 0)...Swift.min(py + 1, h - 1) {
@@ -136,13 +229,16 @@ extension RectangleDetector {
                                     if c >= 0.9 * m { hit = true; break search }
                                 }
                             }
-                            if hit { hits += 1 }
+                            if hit {
+                                hits += 1
+                                if s < quarter { first += 1 } else if s >= samples - quarter { last += 1 }
+                            }
                         }
                     }
                 }
             }
         }
-        return Double(hits) / Double(samples)
+        return (Double(hits) / Double(samples), Double(Swift.min(first, last)) / Double(Swift.max(quarter, 1)))
     }
 
     /// The outer boundary of a component, traced clockwise (Moore-neighbor tracing) around
@@ -250,6 +346,43 @@ extension RectangleDetector {
         return out
     }
 
+    /// The fraction of the pixels inside `q` shrunk by 10% towards its centroid (so the band
+    /// along its sides, where its own edges lie, is left out) that are edge pixels.
+    ///
+    /// - Complexity: O(rows of `q`), with the edge map's row prefix counts.
+    static func _interiorEdgeDensity(_ e: _EdgeMap, _ quad: [Point]) -> Double {
+        let cx = (quad[0].x + quad[1].x + quad[2].x + quad[3].x) / 4
+        let cy = (quad[0].y + quad[1].y + quad[2].y + quad[3].y) / 4
+        let q = quad.map { Point(x: cx + 0.9 * ($0.x - cx), y: cy + 0.9 * ($0.y - cy)) }
+        let w = e.width, h = e.height
+        var top = q[0].y, bottom = q[0].y
+        for p in q.dropFirst() { top = Swift.min(top, p.y); bottom = Swift.max(bottom, p.y) }
+        let y0 = Swift.max(0, Int(Swift.max(top, -1).rounded(.up))), y1 = Swift.min(h - 1, Int(Swift.min(bottom, Double(h)).rounded(.down)))
+        guard y0 <= y1 else { return 0 }
+        var count = 0, total = 0
+        e.rowEdgePrefix.withUnsafeBufferPointer { pp in
+            for y in y0...y1 {
+                let yc = Double(y)
+                var lo = Double.infinity, hi = -Double.infinity
+                for i in 0..<4 {
+                    let a = q[i], b = q[(i + 1) % 4]
+                    guard (a.y <= yc && yc <= b.y) || (b.y <= yc && yc <= a.y) else { continue }
+                    let x = a.y == b.y ? a.x : a.x + (yc - a.y) / (b.y - a.y) * (b.x - a.x)
+                    let x2 = a.y == b.y ? b.x : x
+                    lo = Swift.min(lo, x, x2); hi = Swift.max(hi, x, x2)
+                }
+                guard lo <= hi else { continue }
+                let x0 = Swift.max(0, Int(Swift.max(lo, -1).rounded(.up)))
+                let x1 = Swift.min(w - 1, Int(Swift.min(hi, Double(w)).rounded(.down)))
+                if x0 > x1 { continue }
+                let row = pp.baseAddress! + y * (w + 1)
+                count += Int(row[x1 + 1] - row[x0])
+                total += x1 - x0 + 1
+            }
+        }
+        return total > 0 ? Double(count) / Double(total) : 0
+    }
+
     /// True when `q` turns clockwise on screen at every corner.
     static func _isConvex(_ q: [Point]) -> Bool {
         for i in 0..<4 {
@@ -274,7 +407,9 @@ extension RectangleDetector {
             guard len >= 4 else { return nil }
             let nx = -dy / len, ny = dx / len
             let band = Int(Swift.max(3, 0.05 * len).rounded(.up))
-            let samples = Int(len)
+            // One sample a pixel, at most 64: the refinement on the full-resolution image
+            // places the sides precisely; this only has to find their lines.
+            let samples = Swift.min(64, Int(len))
             var pts: [Point] = []
             e.edges.withUnsafeBufferPointer { ep in
                 e.gx.withUnsafeBufferPointer { gxp in
@@ -283,17 +418,18 @@ extension RectangleDetector {
                             for i in 0..<samples {
                                 let t = 0.1 + 0.8 * (Double(i) + 0.5) / Double(samples)
                                 let cx = a.x + dx * t, cy = a.y + dy * t
-                                var best: Point? = nil, bestD = Double.infinity
-                                for o in -band...band {
-                                    let px = Int((cx + nx * Double(o)).rounded()), py = Int((cy + ny * Double(o)).rounded())
+                                // The nearest matching edge pixel: offsets 0, -1, +1, -2, +2, ...
+                                probe: for step in 0...(2 * band) {
+                                    let o = step & 1 == 0 ? step / 2 : -(step + 1) / 2
+                                    let px = _nearest(cx + nx * Double(o)), py = _nearest(cy + ny * Double(o))
                                     if px < 0 || py < 0 || px >= w || py >= h { continue }
                                     let k = py * w + px
                                     if ep[k] == 0 { continue }
                                     let c = abs(Double(gxp[k]) * nx + Double(gyp[k]) * ny)
                                     if c < 0.9 * Double(mp[k]) { continue }
-                                    if abs(Double(o)) < bestD { bestD = abs(Double(o)); best = Point(x: Double(px), y: Double(py)) }
+                                    pts.append(Point(x: Double(px), y: Double(py)))
+                                    break probe
                                 }
-                                if let p = best { pts.append(p) }
                             }
                         }
                     }
@@ -329,13 +465,18 @@ extension RectangleDetector {
         var supports: [Double] = []
         for s in 0..<4 {
             let sup = Self._sideSupport(e, q[s], q[(s + 1) % 4])
-            if sup < 0.5 { return nil }
-            supports.append(sup)
+            if sup.whole < 0.5 || sup.ends < 0.35 { return nil }
+            supports.append(sup.whole)
         }
         let support = supports.reduce(0, +) / 4
         guard support >= 0.7 else { return nil }
         let area = abs(_Flatten.signedArea2(q)) / 2
-        var score = support * support * (area / imageArea).squareRoot()
+        // Prominence: well-supported sides, size, and a calm interior. A quad full of edges
+        // (a QR code, a window grid, a patch of texture) ranks below a plain card or a
+        // document with a few lines of text (clutter about 0.04-0.11 in the tests; a QR
+        // code's is 0.2-0.3).
+        let clutter = Self._interiorEdgeDensity(e, q)
+        var score = support * support * (area / imageArea).squareRoot() / (1 + 3 * clutter)
         if let hint = options.aspectRatio, hint > 0, hint.isFinite {
             let width = (sides[0] + sides[2]) / 2, height = (sides[1] + sides[3]) / 2
             let r = width / Swift.max(height, 1e-9)
@@ -345,6 +486,6 @@ extension RectangleDetector {
             score *= 0.5 + 0.5 * Swift.max(0, 1 - off / (2 * tol))
             if off > 2 * tol { score *= 0.5 }
         }
-        return _QuadCandidate(corners: q, support: support, score: score)
+        return _QuadCandidate(corners: q, support: support, clutter: clutter, score: score)
     }
 }
