@@ -52,6 +52,34 @@ final class KernelReferenceTests: XCTestCase {
       }
     }
 
+    /// Quarter powers go through a reciprocal-square-root estimate and a Newton step: check
+    /// relative accuracy across magnitudes (subnormals to 1e30), and zeros, infinities, NaN.
+    func testGammaRowQuarterPowersAcrossMagnitudes() {
+        let magnitudes: [Float] = [1e-44, 3e-39, 1.2e-38, 1e-30, 1e-12, 1e-5, 0.003, 0.25, 0.5, 0.9999, 1, 1.5, 7, 1e6, 1e30]
+        for power in [0.25, 0.5, 0.75, 1.25, 2.75, -0.5, -1.75] as [Float] {
+            var row = magnitudes.flatMap { [SIMD4<Float>($0, -$0, $0 * 0.7, 0.5)] }
+            let input = row
+            row.withUnsafeMutableBufferPointer { gammaRow($0.baseAddress!, count: $0.count, power: power) }
+            for (i, v) in input.enumerated() {
+                for c in 0..<3 {
+                    let x = Double(v[c])
+                    let ref = x < 0 ? -pow(-x, Double(power)) : pow(x, Double(power))
+                    guard abs(ref) < Double(Float.greatestFiniteMagnitude), abs(ref) > Double(Float.leastNormalMagnitude) else { continue }
+                    XCTAssertEqual(Double(row[i][c]), ref, accuracy: 2e-6 * abs(ref), "x \(x) power \(power)") // tolerance: 2e-6 relative
+                }
+                XCTAssertEqual(row[i].w, v.w)
+            }
+            var special = [SIMD4<Float>(0, -0.0, .infinity, 1), SIMD4<Float>(.nan, -.infinity, 1, 0)]
+            special.withUnsafeMutableBufferPointer { gammaRow($0.baseAddress!, count: $0.count, power: power) }
+            XCTAssertEqual(special[0].x, power > 0 ? 0 : .infinity)
+            XCTAssertEqual(special[0].z, power > 0 ? .infinity : 0)
+            XCTAssertTrue(special[1].x.isNaN)
+            XCTAssertEqual(special[1].y, power > 0 ? -.infinity : -0.0)
+            XCTAssertEqual(special[1].z, 1)
+            XCTAssertEqual(special[1].w, 0)
+        }
+    }
+
     func testBlendRows() {
         let fg = randomRow(64, seed: 4).map { $0 * SIMD4($0.w, $0.w, $0.w, 1) }
         let bg = randomRow(64, seed: 5).map { $0 * SIMD4($0.w, $0.w, $0.w, 1) }
