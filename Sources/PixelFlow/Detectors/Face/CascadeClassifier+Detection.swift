@@ -86,8 +86,13 @@ extension CascadeClassifier {
 
     /// Detection on a gray image: raw windows, then grouping.
     func _detect(_ gray: _Gray8, options: CascadeSearchOptions) -> [_IntRect] {
+        _detectCounting(gray, options: options).map(\.rect)
+    }
+
+    /// `_detect`, with the number of raw windows behind each result.
+    func _detectCounting(_ gray: _Gray8, options: CascadeSearchOptions) -> [(rect: _IntRect, count: Int)] {
         let raw = _candidates(gray, options: options)
-        return _RectangleGrouping.group(raw, threshold: options.minimumNeighbors, eps: 0.2)
+        return _RectangleGrouping.groupCounting(raw, threshold: options.minimumNeighbors, eps: 0.2)
     }
 
     /// The scale factors OpenCV's `detectMultiScaleNoGrouping` tries for an image of this size.
@@ -107,6 +112,16 @@ extension CascadeClassifier {
         return scales
     }
 
+    /// The cascade compiled for `layout`, from a one-entry cache (a detector usually sees
+    /// frames of one size, and landmark searches always use the same crop size).
+    func _compiled(for layout: _PlaneLayout, plan: _EvaluationPlan) -> _CompiledCascade {
+        let key = _LayoutKey(stride: layout.stride, planeSize: layout.planeSize)
+        if let hit = _compiledCache.withLock({ $0?.key == key ? $0?.value : nil }) { return hit }
+        let compiled = plan.compile(layout)
+        _compiledCache.withLock { $0 = (key, compiled) }
+        return compiled
+    }
+
     /// Every window the cascade accepts, before grouping, in (scale, y, x) order.
     func _candidates(_ gray: _Gray8, options: CascadeSearchOptions) -> [_IntRect] {
         let scales = _scales(imageWidth: gray.width, imageHeight: gray.height, options: options)
@@ -123,7 +138,7 @@ extension CascadeClassifier {
         let planeSize = rowStride * (h0 + 1)
         let layout = _PlaneLayout(stride: rowStride, planeSize: planeSize, tilted: hasTiltedFeatures,
                                   squares: featureKind == .haar)
-        let compiled = plan.compile(layout)
+        let compiled = _compiled(for: layout, plan: plan)
         var planes = [Int32](repeating: 0, count: planeSize * layout.planeCount)
         var scaled = [UInt8](repeating: 0, count: w0 * h0)
         var result: [_IntRect] = []
@@ -173,6 +188,8 @@ extension CascadeClassifier {
         return result
     }
 }
+
+struct _LayoutKey: Equatable, Sendable { var stride: Int; var planeSize: Int }
 
 /// Where the integral planes of one scale live in the shared buffer.
 struct _PlaneLayout {

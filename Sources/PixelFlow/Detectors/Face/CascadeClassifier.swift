@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A boosted cascade of weak classifiers over Haar-like or LBP features, as trained by
 /// OpenCV's `opencv_traincascade` and stored in its cascade XML files (the files Debian's
@@ -54,6 +55,8 @@ public final class CascadeClassifier: Sendable {
     let isStumpBased: Bool
     /// True when some Haar feature is tilted, so the tilted integral is needed.
     let hasTiltedFeatures: Bool
+    /// The last compiled form (see `_compiled(for:plan:)`).
+    let _compiledCache = Mutex<(key: _LayoutKey, value: _CompiledCascade)?>(nil)
 
     struct _Stage: Sendable { var firstTree: Int; var treeCount: Int; var threshold: Float }
     struct _Tree: Sendable { var firstNode: Int; var nodeCount: Int; var firstLeaf: Int }

@@ -13,7 +13,13 @@
 /// - Complexity: O(n²) similarity tests for n rectangles, O(n) memory.
 enum _RectangleGrouping {
     static func group(_ rects: [_IntRect], threshold: Int, eps: Double) -> [_IntRect] {
-        guard threshold > 0, !rects.isEmpty else { return rects }
+        groupCounting(rects, threshold: threshold, eps: eps).map(\.rect)
+    }
+
+    /// `group`, with the number of raw rectangles in each kept group (1 each when
+    /// `threshold <= 0`).
+    static func groupCounting(_ rects: [_IntRect], threshold: Int, eps: Double) -> [(rect: _IntRect, count: Int)] {
+        guard threshold > 0, !rects.isEmpty else { return rects.map { ($0, 1) } }
         let n = rects.count
         // Union-find over the similarity graph. Sorting by x lets the inner loop stop once x
         // differences exceed the largest possible delta; components do not depend on order.
@@ -69,7 +75,7 @@ enum _RectangleGrouping {
             @inline(__always) func avg(_ v: Int) -> Int { Int((Float(v) * s).rounded(.toNearestOrEven)) }
             means.append(_IntRect(x: avg(sums[c].x), y: avg(sums[c].y), width: avg(sums[c].w), height: avg(sums[c].h)))
         }
-        var out: [_IntRect] = []
+        var out: [(rect: _IntRect, count: Int)] = []
         for i in 0..<classes {
             let r1 = means[i], n1 = counts[i]
             if n1 <= threshold { continue }
@@ -86,7 +92,7 @@ enum _RectangleGrouping {
                     break
                 }
             }
-            if !swallowed { out.append(r1) }
+            if !swallowed { out.append((r1, n1)) }
         }
         return out
     }
