@@ -41,7 +41,7 @@ images = {}
 images["astronaut.png"] = resize(astro, 256, 256)[0:200, 40:240]
 # 2. A group: four copies of the astronaut's head at different sizes, one mirrored, one darker,
 #    pasted on the brick texture.
-bg = np.stack([brick[:240, :360]] * 3, axis=-1).astype(np.float32) * 0.6 + 60
+bg = np.stack([brick[:230, :340]] * 3, axis=-1).astype(np.float32) * 0.6 + 60
 head = astro[20:260, 120:340]                  # 240x220 around the face
 for (x, y, s, flip, gain) in [(10, 20, 0.45, False, 1.0), (120, 10, 0.6, True, 1.0),
                               (250, 60, 0.4, False, 0.7), (60, 150, 0.3, False, 1.15)]:
@@ -49,7 +49,7 @@ for (x, y, s, flip, gain) in [(10, 20, 0.45, False, 1.0), (120, 10, 0.6, True, 1
     patch = resize(head, w, h).astype(np.float32) * gain
     if flip:
         patch = patch[:, ::-1]
-    hh, ww = min(h, 240 - y), min(w, 360 - x)
+    hh, ww = min(h, 230 - y), min(w, 340 - x)
     bg[y:y + hh, x:x + ww] = patch[:hh, :ww]
 images["group.png"] = np.clip(bg, 0, 255).astype(np.uint8)
 # 3. The cameraman, downscaled to 256x256 (gray saved as RGB).
@@ -81,6 +81,17 @@ for name in images:
         entry[key] = {"cascade": rel,
                       "faces": sorted([list(map(int, r)) for r in grouped]),
                       "raw": sorted([list(map(int, r)) for r in raw])}
+    # Eye cascades over the whole image (the eyeglasses and 2-split ones have tilted features).
+    for key in ["haarcascade_eye.xml", "haarcascade_eye_tree_eyeglasses.xml", "haarcascade_lefteye_2splits.xml"]:
+        c = cv2.CascadeClassifier(os.path.join(CASCADES, "haarcascades", key))
+        entry[key] = {"cascade": "haarcascades/" + key,
+                      "faces": sorted([list(map(int, r)) for r in c.detectMultiScale(gray, 1.1, 3)]),
+                      "raw": sorted([list(map(int, r)) for r in c.detectMultiScale(gray, 1.1, 0)])}
+    # A minimum size (OpenCV's minSize) changes the scales tried, hence the grouping.
+    c = cv2.CascadeClassifier(os.path.join(CASCADES, cascades["haar_default"]))
+    entry["haar_default_min46"] = {"cascade": cascades["haar_default"], "minSize": 46,
+                                   "faces": sorted([list(map(int, r)) for r in c.detectMultiScale(gray, 1.1, 3, minSize=(46, 46))]),
+                                   "raw": sorted([list(map(int, r)) for r in c.detectMultiScale(gray, 1.1, 0, minSize=(46, 46))])}
     expected["images"][name] = entry
 
 # Eyes inside the astronaut's face: raw windows of the eye cascades (tilted features in the
