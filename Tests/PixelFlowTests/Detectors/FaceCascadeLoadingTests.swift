@@ -172,6 +172,26 @@ final class FaceKernelTests: XCTestCase {
             XCTAssertEqual(sum, reference.sum, "\(w)x\(h) sum")
             XCTAssertEqual(sq, reference.squares, "\(w)x\(h) squares")
         }
+        // The parallel version (row bands, then column blocks) on planes big enough to split,
+        // with a wider row stride than the image.
+        for (w, h) in [(64, 64), (300, 97), (513, 200)] {
+            let src = randomPlane(w, h, seed: UInt64(w + h))
+            let stride = w + 9
+            var sum = [Int32](repeating: -7, count: stride * (h + 1)), sq = sum
+            src.withUnsafeBufferPointer { s in
+                sum.withUnsafeMutableBufferPointer { p in
+                    sq.withUnsafeMutableBufferPointer { q in
+                        _CascadeKernels.integralParallel(s.baseAddress!, width: w, height: h, sum: p.baseAddress!,
+                                                         squares: q.baseAddress!, stride: stride, threads: 3)
+                    }
+                }
+            }
+            let reference = _CascadeKernels.integralScalar(src, width: w, height: h)
+            for y in 0...h {
+                XCTAssertEqual(Array(sum[(y * stride)..<(y * stride + w + 1)]), Array(reference.sum[(y * (w + 1))..<((y + 1) * (w + 1))]), "\(w)x\(h) row \(y)")
+                XCTAssertEqual(Array(sq[(y * stride)..<(y * stride + w + 1)]), Array(reference.squares[(y * (w + 1))..<((y + 1) * (w + 1))]), "\(w)x\(h) squares row \(y)")
+            }
+        }
     }
 
     /// The tilted integral's diagonal recurrences against its definition (OpenCV's documented
@@ -198,6 +218,18 @@ final class FaceKernelTests: XCTestCase {
             }
         }
         XCTAssertEqual(out, src)
+        // Banded (threaded) resizing gives the same bytes as one band.
+        let big = randomPlane(640, 480, seed: 11)
+        var one = [UInt8](repeating: 0, count: 407 * 305), many = one
+        big.withUnsafeBufferPointer { s in
+            one.withUnsafeMutableBufferPointer { d in
+                _CascadeKernels.resizeLinearExact(s.baseAddress!, width: 640, height: 480, into: d.baseAddress!, width: 407, height: 305)
+            }
+            many.withUnsafeMutableBufferPointer { d in
+                _CascadeKernels.resizeLinearExact(s.baseAddress!, width: 640, height: 480, into: d.baseAddress!, width: 407, height: 305, threads: 4)
+            }
+        }
+        XCTAssertEqual(one, many)
         let flat = [UInt8](repeating: 173, count: 50 * 40)
         var small = [UInt8](repeating: 0, count: 17 * 13)
         flat.withUnsafeBufferPointer { s in

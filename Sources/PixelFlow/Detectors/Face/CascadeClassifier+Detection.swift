@@ -160,14 +160,15 @@ extension CascadeClassifier {
             scaled.withUnsafeMutableBufferPointer { dst in
                 gray.pixels.withUnsafeBufferPointer { src in
                     _CascadeKernels.resizeLinearExact(src.baseAddress!, width: gray.width, height: gray.height,
-                                                      into: dst.baseAddress!, width: sw, height: sh)
+                                                      into: dst.baseAddress!, width: sw, height: sh, threads: threads)
                 }
             }
             planes.withUnsafeMutableBufferPointer { p in
                 scaled.withUnsafeBufferPointer { s in
                     let base = p.baseAddress!
-                    _CascadeKernels.integral(s.baseAddress!, width: sw, height: sh, sum: base,
-                                             squares: layout.squares ? base + layout.squaresOffset : nil, stride: rowStride)
+                    _CascadeKernels.integralParallel(s.baseAddress!, width: sw, height: sh, sum: base,
+                                                     squares: layout.squares ? base + layout.squaresOffset : nil,
+                                                     stride: rowStride, threads: threads)
                     if layout.tilted {
                         _CascadeKernels.tiltedIntegral(s.baseAddress!, width: sw, height: sh,
                                                        tilted: base + layout.tiltedOffset, stride: rowStride)
@@ -382,9 +383,7 @@ struct _CompiledCascade: @unchecked Sendable {
         let body: @Sendable (Int) -> Void = { chunk in
             var hits: [(Int, Int)] = []
             let r0 = chunk * chunkRows, r1 = min(rows, r0 + chunkRows)
-            for r in r0..<r1 {
-                self.scanRow(shared.base, y: r * step, step: step, workWidth: workWidth, into: &hits)
-            }
+            self.scanRows(shared.base, rows: r0..<r1, step: step, workWidth: workWidth, into: &hits)
             results.store(chunk, hits)
         }
         let workers = min(threads, chunks)
@@ -403,16 +402,113 @@ struct _CompiledCascade: @unchecked Sendable {
         return results.joined()
     }
 
-    @inline(__always)
-    func scanRow(_ planes: UnsafePointer<Int32>, y: Int, step: Int, workWidth: Int, into hits: inout [(Int, Int)]) {
-        var x = 0
-        let rowBase = planes + y * rowStride
-        while x < workWidth {
-            let result = evaluate(rowBase + x)
-            if result > 0 { hits.append((x, y)) }
-            if result == 0 { x += step }
-            x += step
+    /// Scans the window origins of `rows` (row r is y = r x step). The stump cascades (all of
+    /// OpenCV's face cascades) take a loop with every array pointer fetched once per call;
+    /// tree cascades go through `evaluate`.
+    func scanRows(_ planes: UnsafePointer<Int32>, rows: Range<Int>, step: Int, workWidth: Int, into hits: inout [(Int, Int)]) {
+        let stride = rowStride
+        if kind == .haar && stumpBased {
+            haarStumps.withUnsafeBufferPointer { st in
+                stageCounts.withUnsafeBufferPointer { counts in
+                    stageThresholds.withUnsafeBufferPointer { thresholds in
+                        let stumps = st.baseAddress!
+                        let n0 = Int(norm.0), n1 = Int(norm.1), n2 = Int(norm.2), n3 = Int(norm.3)
+                        let area = normArea, sqOffset = squaresOffset
+                        for r in rows {
+                            let y = r * step
+                            let rowBase = planes + y * stride
+                            var x = 0
+                            while x < workWidth {
+                                let p = rowBase + x
+                                // OpenCV's HaarEvaluator::setWindow: reject flat windows.
+                                let q = p + sqOffset
+                                let valsum = p[n0] &- p[n1] &- p[n2] &+ p[n3]
+                                let valsq = UInt32(bitPattern: q[n0] &- q[n1] &- q[n2] &+ q[n3])
+                                let nf = area * Double(valsq) - Double(valsum) * Double(valsum)
+                                var result = -1
+                                if nf > 0 {
+                                    let factor = Float(1 / nf.squareRoot())
+                                    if area * Double(factor) < 0.1 {
+                                        result = Self.haarStumpCascade(p, factor, stumps, counts, thresholds)
+                                    }
+                                }
+                                if result > 0 { hits.append((x, y)) }
+                                if result == 0 { x += step }
+                                x += step
+                            }
+                        }
+                    }
+                }
+            }
+        } else if kind == .lbp && stumpBased {
+            lbpStumps.withUnsafeBufferPointer { st in
+                stageCounts.withUnsafeBufferPointer { counts in
+                    stageThresholds.withUnsafeBufferPointer { thresholds in
+                        let stumps = st.baseAddress!
+                        for r in rows {
+                            let y = r * step
+                            let rowBase = planes + y * stride
+                            var x = 0
+                            while x < workWidth {
+                                let result = Self.lbpStumpCascade(rowBase + x, stumps, counts, thresholds)
+                                if result > 0 { hits.append((x, y)) }
+                                if result == 0 { x += step }
+                                x += step
+                            }
+                        }
+                    }
+                }
+            }
+        } else {
+            for r in rows {
+                let y = r * step
+                let rowBase = planes + y * stride
+                var x = 0
+                while x < workWidth {
+                    let result = evaluate(rowBase + x)
+                    if result > 0 { hits.append((x, y)) }
+                    if result == 0 { x += step }
+                    x += step
+                }
+            }
         }
+    }
+
+    /// The stages of a Haar stump cascade at window `p` (variance factor already known):
+    /// OpenCV's `predictOrderedStump`. 1 when accepted, `-stage` when rejected.
+    @inline(__always)
+    static func haarStumpCascade(_ p: UnsafePointer<Int32>, _ factor: Float, _ stumps: UnsafePointer<_HaarStump>,
+                                 _ counts: UnsafeBufferPointer<Int32>, _ thresholds: UnsafeBufferPointer<Float>) -> Int {
+        var s = stumps
+        for si in 0..<counts.count {
+            var sum = 0.0
+            let end = s + Int(counts[si])
+            while s < end {
+                let v = s.pointee.feature.value(p) * factor
+                sum += Double(v < s.pointee.threshold ? s.pointee.left : s.pointee.right)
+                s += 1
+            }
+            if sum < Double(thresholds[si]) { return -si }
+        }
+        return 1
+    }
+
+    /// OpenCV's `predictCategoricalStump` for an LBP stump cascade at window `p`.
+    @inline(__always)
+    static func lbpStumpCascade(_ p: UnsafePointer<Int32>, _ stumps: UnsafePointer<_LBPStump>,
+                                _ counts: UnsafeBufferPointer<Int32>, _ thresholds: UnsafeBufferPointer<Float>) -> Int {
+        var s = stumps
+        for si in 0..<counts.count {
+            var sum = 0.0
+            let end = s + Int(counts[si])
+            while s < end {
+                let c = s.pointee.feature.code(p)
+                sum += Double(s.pointee.contains(c) ? s.pointee.left : s.pointee.right)
+                s += 1
+            }
+            if sum < Double(thresholds[si]) { return -si }
+        }
+        return 1
     }
 
 

@@ -1,3 +1,6 @@
+import Dispatch
+import Synchronization
+
 /// The pixel kernels the cascade detector runs before evaluating windows: OpenCV-compatible
 /// grayscale conversion, bit-exact bilinear downscaling, and integral images (sum, squared sum,
 /// tilted sum). Each matches the OpenCV function named in its comment bit for bit, which is
@@ -105,13 +108,28 @@ enum _CascadeKernels {
     ///
     /// - Complexity: O(destination pixels), one row of UInt16 scratch per source row used.
     static func resizeLinearExact(_ src: UnsafePointer<UInt8>, width sw: Int, height sh: Int,
-                                  into dst: UnsafeMutablePointer<UInt8>, width dw: Int, height dh: Int) {
+                                  into dst: UnsafeMutablePointer<UInt8>, width dw: Int, height dh: Int, threads: Int = 1) {
         if sw == dw && sh == dh {
             dst.update(from: src, count: sw * sh)
             return
         }
-        let (xi, xw) = linearExactTaps(source: sw, destination: dw)
-        let (yi, yw) = linearExactTaps(source: sh, destination: dh)
+        let x = linearExactTaps(source: sw, destination: dw)
+        let y = linearExactTaps(source: sh, destination: dh)
+        let bands = threads > 1 && dh >= 64 ? min(dh / 16, threads * 4) : 1
+        let shared = _SharedGray(source: src, destination: dst)
+        _parallelFor(bands, threads: threads) { band in
+            let r0 = band * dh / bands, r1 = (band + 1) * dh / bands
+            resizeLinearExactRows(shared.source, width: sw, height: sh, into: shared.destination, width: dw,
+                                  rows: r0..<r1, x: x, y: y)
+        }
+    }
+
+    /// Destination rows `rows` of `resizeLinearExact`, with the taps precomputed.
+    static func resizeLinearExactRows(_ src: UnsafePointer<UInt8>, width sw: Int, height sh: Int,
+                                      into dst: UnsafeMutablePointer<UInt8>, width dw: Int, rows: Range<Int>,
+                                      x: (index: [Int32], weight: [UInt16]), y: (index: [Int32], weight: [UInt16])) {
+        let (xi, xw) = x
+        let (yi, yw) = y
         // Horizontal pass results for two source rows, cached by row index.
         var rowA = [UInt32](repeating: 0, count: dw), rowB = [UInt32](repeating: 0, count: dw)
         var rowAIndex = -1, rowBIndex = -1
@@ -125,7 +143,7 @@ enum _CascadeKernels {
                         out[d] = w0 &* UInt32(s[i]) &+ (256 &- w0) &* UInt32(s[i1])
                     }
                 }
-                for dy in 0..<dh {
+                for dy in rows {
                     let sy = Int(yi[dy])
                     let sy1 = sy + 1 < sh ? sy + 1 : sy
                     // Reuse cached rows (consecutive destination rows share source rows).
@@ -190,6 +208,47 @@ enum _CascadeKernels {
                     qr[x + 1] = Int32(bitPattern: q)
                 }
                 addRow(qr + 1, qa + 1, count: w)
+            }
+        }
+    }
+
+    /// `integral`, on several threads: each row's prefix sums in parallel over bands of rows,
+    /// then the running sums down the columns in parallel over blocks of columns (SIMD8 adds).
+    /// Integer arithmetic, so the result is identical to `integral` (tests compare them).
+    static func integralParallel(_ src: UnsafePointer<UInt8>, width w: Int, height h: Int,
+                                 sum: UnsafeMutablePointer<Int32>, squares: UnsafeMutablePointer<Int32>?, stride: Int,
+                                 threads: Int) {
+        guard threads > 1, h >= 64, w >= 64 else {
+            integral(src, width: w, height: h, sum: sum, squares: squares, stride: stride)
+            return
+        }
+        sum.update(repeating: 0, count: w + 1)
+        squares?.update(repeating: 0, count: w + 1)
+        let shared = _SharedIntegral(source: src, sum: sum, squares: squares)
+        let bands = min(h / 8, threads * 4)
+        _parallelFor(bands, threads: threads) { band in
+            let y0 = band * h / bands, y1 = (band + 1) * h / bands
+            for y in y0..<y1 {
+                let s = shared.source + y * w
+                let row = shared.sum + (y + 1) * stride
+                row[0] = 0
+                var acc: Int32 = 0
+                for x in 0..<w { acc &+= Int32(s[x]); row[x + 1] = acc }
+                if let sq = shared.squares {
+                    let qr = sq + (y + 1) * stride
+                    qr[0] = 0
+                    var q: UInt32 = 0
+                    for x in 0..<w { let v = UInt32(s[x]); q &+= v &* v; qr[x + 1] = Int32(bitPattern: q) }
+                }
+            }
+        }
+        let block = 256
+        let blocks = (w + block - 1) / block
+        _parallelFor(blocks * (squares == nil ? 1 : 2), threads: threads) { job in
+            let plane = job < blocks ? shared.sum : shared.squares!
+            let x0 = 1 + (job % blocks) * block, n = min(block, w + 1 - x0)
+            for y in 1..<h {
+                addRow(plane + (y + 1) * stride + x0, plane + y * stride + x0, count: n)
             }
         }
     }
@@ -273,4 +332,43 @@ enum _CascadeKernels {
         }
         return out
     }
+}
+
+/// Runs `body(0..<count)` on up to `threads` workers (`DispatchQueue.concurrentPerform`), items
+/// taken in increasing order from a shared counter; inline when one thread or one item.
+func _parallelFor(_ count: Int, threads: Int, _ body: @Sendable (Int) -> Void) {
+    guard count > 0 else { return }
+    let workers = min(threads, count)
+    if workers <= 1 {
+        for i in 0..<count { body(i) }
+        return
+    }
+    let next = Atomic<Int>(0)
+    DispatchQueue.concurrentPerform(iterations: workers) { _ in
+        while true {
+            let i = next.wrappingAdd(1, ordering: .relaxed).oldValue
+            if i >= count { break }
+            body(i)
+        }
+    }
+}
+
+/// Source and destination planes of a banded resize.
+///
+/// `@unchecked Sendable`: raw pointers; invariant: every band writes only its own destination
+/// rows and reads the source, which nobody writes during the call; both outlive it.
+struct _SharedGray: @unchecked Sendable {
+    let source: UnsafePointer<UInt8>
+    let destination: UnsafeMutablePointer<UInt8>
+}
+
+/// The planes of a parallel integral.
+///
+/// `@unchecked Sendable`: raw pointers; invariant: in the first phase each band writes only its
+/// own rows, in the second each job only its own columns of one plane; the memory outlives the
+/// call.
+struct _SharedIntegral: @unchecked Sendable {
+    let source: UnsafePointer<UInt8>
+    let sum: UnsafeMutablePointer<Int32>
+    let squares: UnsafeMutablePointer<Int32>?
 }
