@@ -360,7 +360,9 @@ if let task = options.task {
 
 let startDate = Date()
 do {
-    let inputs = try makeInputs(options)
+    // The faces section makes its own 1920x1080 image; skip the large shared inputs when it runs alone.
+    let onlyFaces = options.sections == [.faces]
+    let inputs = try makeInputs(onlyFaces ? { var o = options; o.width = 64; o.height = 64; return o }() : options)
     let W = inputs.W, H = inputs.H
     benchSize = (W, H)
     print("pixelflow-bench [\(options.label)]: \(W)x\(H), threads \(options.threads.map(String.init).joined(separator: ",")), "

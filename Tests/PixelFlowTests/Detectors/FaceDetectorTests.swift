@@ -83,6 +83,27 @@ final class FaceDetectorTests: XCTestCase {
         }
     }
 
+    /// The astronaut with her left eye (on the image's left) painted over with skin and a
+    /// dark lid line: the open-eye cascade no longer finds it, so it is reported closed, at
+    /// about the painted place; the other eye stays open.
+    func testPaintedOutEyeIsReportedClosed() throws {
+        var buffer = try image("astronaut.png").converted(to: .rgbaF32)
+        let face = try XCTUnwrap(try detector(landmarks: true).features(in: buffer).first)
+        let eye = try XCTUnwrap(face.leftEyePosition)
+        var skin = SIMD4<Float>(repeating: 0)
+        for y in 58..<62 { for x in 52..<58 { skin += buffer[x, y] } }
+        skin /= 24
+        let cx = Int(eye.x), cy = Int(eye.y)
+        for y in (cy - 5)..<(cy + 5) { for x in (cx - 7)..<(cx + 7) { buffer[x, y] = skin } }
+        for x in (cx - 6)..<(cx + 6) { buffer[x, cy] = SIMD4(skin.x * 0.35, skin.y * 0.35, skin.z * 0.35, 1) }
+        let winking = try XCTUnwrap(try detector(landmarks: true).features(in: buffer).first)
+        XCTAssertTrue(winking.leftEyeClosed, "\(winking)")
+        XCTAssertFalse(winking.rightEyeClosed, "\(winking)")
+        let closed = try XCTUnwrap(winking.leftEyePosition)
+        XCTAssertEqual(closed.x, eye.x, accuracy: 0.12 * face.bounds.width)
+        XCTAssertEqual(closed.y, eye.y, accuracy: 0.12 * face.bounds.width)
+    }
+
     func testNoFacesInTexturesAndGeneratedPatterns() throws {
         let d = try detector(landmarks: true)
         var patterns: [(String, PixelBuffer)] = []

@@ -59,8 +59,13 @@ struct _LandmarkCascades: Sendable {
             }
             return best(hits, dx: x0, dy: bandTop, where: { _ in true }, target: leftHalf ? leftTarget : rightTarget)
         }
-        if left == nil, let p = closedEye(leftHalf: true) { left = p; feature.leftEyeClosed = true }
-        if right == nil, let p = closedEye(leftHalf: false) { right = p; feature.rightEyeClosed = true }
+        let leftOpen = left != nil, rightOpen = right != nil
+        if !leftOpen, let p = closedEye(leftHalf: true) { left = p; feature.leftEyeClosed = true }
+        if !rightOpen, let p = closedEye(leftHalf: false) { right = p; feature.rightEyeClosed = true }
+        // A wink: one open eye and nothing at all on the other side. The closed eye is placed by
+        // mirroring the open one across the face's vertical centre line.
+        if leftOpen, right == nil, let l = left { right = (Double(n) - l.0, l.1); feature.rightEyeClosed = true }
+        if rightOpen, left == nil, let r = right { left = (Double(n) - r.0, r.1); feature.leftEyeClosed = true }
         feature.leftEyePosition = left.map { toImage($0.0, $0.1) }
         feature.rightEyePosition = right.map { toImage($0.0, $0.1) }
 

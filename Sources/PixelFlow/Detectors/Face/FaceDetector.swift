@@ -31,7 +31,10 @@ import Foundation
 /// - Closed eyes: for a half where the open-eye cascade finds nothing, the 2-split eye
 ///   cascades (`haarcascade_lefteye_2splits.xml` and `haarcascade_righteye_2splits.xml`,
 ///   trained on eyes in all states, open or closed) are run; if one of them finds the eye, its
-///   position is reported and the eye is flagged closed. This is a heuristic: an open eye the
+///   position is reported and the eye is flagged closed. When neither finds anything on that
+///   side but the other eye is open (a wink), the closed eye is placed by mirroring the open
+///   one across the face's vertical centre line and flagged closed. When no eye is found on
+///   either side, no eye positions are reported. These are heuristics: an open eye the
 ///   open-eye cascade misses (glare, glasses, a side glance) is also reported as closed.
 /// - Smile and mouth: `haarcascade_smile.xml` on the lowest 45% of the face. OpenCV's data has
 ///   no mouth cascade, so the mouth is the centre of the smile cascade's best box found with
