@@ -31,6 +31,7 @@ public struct CascadeSearchOptions: Sendable, Hashable {
     var minimumWidth = 0, minimumHeight = 0
     var maximumWidth: Int?, maximumHeight: Int?
 
+    /// OpenCV's `detectMultiScale` defaults (1.1, 3, no size limits), OpenCV's stride, all processors.
     public init(scaleFactor: Double = 1.1, minimumNeighbors: Int = 3, minimumSize: (width: Int, height: Int) = (0, 0),
                 maximumSize: (width: Int, height: Int)? = nil, strideMultiplier: Int = 1, threadCount: Int? = nil) {
         self.scaleFactor = scaleFactor
@@ -512,9 +513,9 @@ struct _CompiledCascade: @unchecked Sendable {
     }
 
 
-    /// OpenCV's `runAt`: -1 when the window is rejected by the variance test, `-stage` when
-    /// stage `stage` rejects it, 1 when every stage accepts it.
-    @inline(__always)
+    /// OpenCV's `runAt` for tree cascades (the stump cascades take `scanRows`' own loops): -1
+    /// when the window is rejected by the variance test, `-stage` when stage `stage` rejects
+    /// it, 1 when every stage accepts it.
     func evaluate(_ p: UnsafePointer<Int32>) -> Int {
         switch kind {
         case .haar:
@@ -526,30 +527,9 @@ struct _CompiledCascade: @unchecked Sendable {
             nf = nf.squareRoot()
             let factor = Float(1 / nf)
             guard normArea * Double(factor) < 0.1 else { return -1 }
-            return stumpBased ? haarStumps(p, factor) : haarTrees(p, factor)
+            return haarTrees(p, factor)
         case .lbp:
-            return stumpBased ? lbpStumps(p) : lbpTrees(p)
-        }
-    }
-
-    @inline(__always)
-    func haarStumps(_ p: UnsafePointer<Int32>, _ factor: Float) -> Int {
-        haarStumps.withUnsafeBufferPointer { stumps in
-            stageCounts.withUnsafeBufferPointer { counts in
-                stageThresholds.withUnsafeBufferPointer { thresholds in
-                    var s = stumps.baseAddress!
-                    for si in 0..<counts.count {
-                        var sum = 0.0
-                        for _ in 0..<Int(counts[si]) {
-                            let v = s.pointee.feature.value(p) * factor
-                            sum += Double(v < s.pointee.threshold ? s.pointee.left : s.pointee.right)
-                            s += 1
-                        }
-                        if sum < Double(thresholds[si]) { return -si }
-                    }
-                    return 1
-                }
-            }
+            return lbpTrees(p)
         }
     }
 
@@ -571,27 +551,6 @@ struct _CompiledCascade: @unchecked Sendable {
             if sum < Double(stageThresholds[si]) { return -si }
         }
         return 1
-    }
-
-    @inline(__always)
-    func lbpStumps(_ p: UnsafePointer<Int32>) -> Int {
-        lbpStumps.withUnsafeBufferPointer { stumps in
-            stageCounts.withUnsafeBufferPointer { counts in
-                stageThresholds.withUnsafeBufferPointer { thresholds in
-                    var s = stumps.baseAddress!
-                    for si in 0..<counts.count {
-                        var sum = 0.0
-                        for _ in 0..<Int(counts[si]) {
-                            let c = s.pointee.feature.code(p)
-                            sum += Double(s.pointee.contains(c) ? s.pointee.left : s.pointee.right)
-                            s += 1
-                        }
-                        if sum < Double(thresholds[si]) { return -si }
-                    }
-                    return 1
-                }
-            }
-        }
     }
 
     func lbpTrees(_ p: UnsafePointer<Int32>) -> Int {

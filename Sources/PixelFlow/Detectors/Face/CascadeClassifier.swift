@@ -7,7 +7,7 @@ import Synchronization
 ///
 /// ```swift
 /// let cascade = try CascadeClassifier(contentsOf: CascadeClassifier.locate("haarcascade_frontalface_default.xml"))
-/// let faces = cascade.detectMultiScale(gray, scaleFactor: 1.1, minimumNeighbors: 3)
+/// let faces = cascade.detectObjects(in: buffer, options: CascadeSearchOptions(scaleFactor: 1.1, minimumNeighbors: 3))
 /// ```
 ///
 /// Reads the format `opencv_traincascade` writes (`<cascade><stageType>BOOST</stageType>

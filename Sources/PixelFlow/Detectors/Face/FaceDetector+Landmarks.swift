@@ -115,11 +115,16 @@ enum _FaceGeometry {
     /// The face box (turned by `angle`) resampled to `side` x `side` pixels, upright.
     static func crop(_ gray: _Gray8, face: Rect, angle: Double, side: Int) -> _Gray8 {
         var out = [UInt8](repeating: 0, count: side * side)
+        guard gray.width > 0, gray.height > 0 else { return _Gray8(width: side, height: side, pixels: out) }
+        let t = angle * .pi / 180
+        let c = cos(t), s = sin(t)
         gray.pixels.withUnsafeBufferPointer { g in
             for v in 0..<side {
+                let fy = ((Double(v) + 0.5) / Double(side) - 0.5) * face.height
                 for u in 0..<side {
-                    let p = facePoint(face: face, angle: angle, u: (Double(u) + 0.5) / Double(side), v: (Double(v) + 0.5) / Double(side))
-                    out[v * side + u] = sample(g.baseAddress!, gray.width, gray.height, p.x, p.y)
+                    let fx = ((Double(u) + 0.5) / Double(side) - 0.5) * face.width
+                    out[v * side + u] = sample(g.baseAddress!, gray.width, gray.height,
+                                               face.midX + c * fx - s * fy, face.midY + s * fx + c * fy)
                 }
             }
         }

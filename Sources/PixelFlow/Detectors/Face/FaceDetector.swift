@@ -95,6 +95,7 @@ public struct FaceDetector: Detector {
         /// Worker threads (nil: one per processor); never changes the result.
         public var threadCount: Int?
 
+        /// Settings with OpenCV's defaults for faces; see each property.
         public init(cascade: Cascade = .default, minimumNeighbors: Int = 3, scaleFactor: Double? = nil,
                     minimumFaceSize: Int = 0, rotationAngles: [Double] = [], findsLandmarks: Bool = true,
                     smileNeighbors: Int = 20, threadCount: Int? = nil) {
@@ -109,7 +110,10 @@ public struct FaceDetector: Detector {
         }
     }
 
+    /// The shared detector settings: accuracy, minimum face size (fraction of the shorter
+    /// side), maximum number of faces.
     public var options: DetectorOptions
+    /// The face-specific settings.
     public var configuration: Configuration
     /// The face cascade in use.
     public let cascade: CascadeClassifier
