@@ -77,6 +77,10 @@ extension CascadeClassifier {
     /// double precision and rejects below its threshold (less 1e-5). Accepted windows, mapped
     /// back to the image, are grouped as `cv::groupRectangles(rects, minNeighbors, 0.2)` does.
     ///
+    /// Images above 33.5 million pixels (`maximumLevelPixels`) are searched from the first
+    /// pyramid level that is not larger (smaller faces are not looked for), which caps the
+    /// scratch memory at about 440 MB; below that size nothing differs from OpenCV.
+    ///
     /// - Complexity: O(pixels x (1 + 1/scaleFactor² + …)) for the pyramid and integrals, plus
     ///   O(windows x features evaluated), parallel over rows; scratch of about 13 bytes per
     ///   pixel of the image (three 32-bit integral planes and the scaled image).
@@ -95,6 +99,9 @@ extension CascadeClassifier {
         let raw = _candidates(gray, options: options)
         return _RectangleGrouping.groupCounting(raw, threshold: options.minimumNeighbors, eps: 0.2)
     }
+
+    /// The most pixels a searched pyramid level may have (2^25, 33.5 million); see `_candidates`.
+    static let maximumLevelPixels = 1 << 25
 
     /// The scale factors OpenCV's `detectMultiScaleNoGrouping` tries for an image of this size.
     func _scales(imageWidth: Int, imageHeight: Int, options: CascadeSearchOptions) -> [Float] {
@@ -125,7 +132,14 @@ extension CascadeClassifier {
 
     /// Every window the cascade accepts, before grouping, in (scale, y, x) order.
     func _candidates(_ gray: _Gray8, options: CascadeSearchOptions) -> [_IntRect] {
-        let scales = _scales(imageWidth: gray.width, imageHeight: gray.height, options: options)
+        var scales = _scales(imageWidth: gray.width, imageHeight: gray.height, options: options)
+        // Memory cap: the planes take 13 bytes per pixel of the largest level searched, so
+        // levels above `maximumLevelPixels` (about 8K x 4K) are skipped: on larger images the
+        // smallest faces looked for grow accordingly.
+        while let first = scales.first,
+              Double(gray.width) * Double(gray.height) / (Double(first) * Double(first)) > Double(Self.maximumLevelPixels) {
+            scales.removeFirst()
+        }
         guard !scales.isEmpty else { return [] }
         let plan = _EvaluationPlan(self)
         let threads = max(1, options.threadCount ?? ProcessInfo.processInfo.activeProcessorCount)

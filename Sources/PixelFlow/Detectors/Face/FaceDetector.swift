@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Finds faces, with eye and mouth positions, smiles and closed eyes, like Core Image's
 /// `CIDetectorTypeFace` — with OpenCV's cascade classifiers (the XML files of Debian's
@@ -189,14 +190,28 @@ public struct FaceDetector: Detector {
             || (found[$0].rect.width * found[$0].rect.height == found[$1].rect.width * found[$1].rect.height && $0 < $1) }
         if let cap = options.maximumFeatureCount { order = Array(order.prefix(max(0, cap))) }
         let searchesRotations = !configuration.rotationAngles.isEmpty
-        return order.map { i in
-            let f = found[i]
-            var feature = FaceFeature(bounds: f.rect, faceAngle: searchesRotations ? f.angle : nil, detectionCount: f.count)
-            if let landmarks {
-                landmarks.locate(in: gray, face: f.rect, angle: f.angle, smileNeighbors: configuration.smileNeighbors,
-                                 into: &feature)
-            }
-            return feature
+        let faces = order.map { i in
+            FaceFeature(bounds: found[i].rect, faceAngle: searchesRotations ? found[i].angle : nil, detectionCount: found[i].count)
         }
+        guard let landmarks, !faces.isEmpty else { return faces }
+        // Landmarks: one face per work item, on all threads (each face's result is its own).
+        let angles = order.map { found[$0].angle }
+        let results = _FaceSlots(faces)
+        let smileNeighbors = configuration.smileNeighbors
+        let threads = max(1, configuration.threadCount ?? ProcessInfo.processInfo.activeProcessorCount)
+        _parallelFor(faces.count, threads: threads) { i in
+            var feature = faces[i]
+            landmarks.locate(in: gray, face: feature.bounds, angle: angles[i], smileNeighbors: smileNeighbors, into: &feature)
+            results.set(i, feature)
+        }
+        return results.values
     }
+}
+
+/// One slot per face for the parallel landmark search; each work item writes only its own.
+final class _FaceSlots: Sendable {
+    private let slots: Mutex<[FaceFeature]>
+    init(_ faces: [FaceFeature]) { slots = Mutex(faces) }
+    func set(_ i: Int, _ f: FaceFeature) { slots.withLock { $0[i] = f } }
+    var values: [FaceFeature] { slots.withLock { $0 } }
 }
