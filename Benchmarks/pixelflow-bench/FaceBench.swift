@@ -34,10 +34,13 @@ func runFaceSection() throws {
     print("== faces: \(W)x\(H), haarcascade_frontalface_default.xml, scaleFactor 1.1, minNeighbors 3, \(threads) thread(s)")
     var ours: [String: Double] = [:]
     for accuracy in [DetectorAccuracy.high, .low] {
-        let detector = try FaceDetector(options: DetectorOptions(accuracy: accuracy),
-                                        configuration: .init(findsLandmarks: false, threadCount: threads))
+        let detector = try FaceDetector(
+            options: DetectorOptions(accuracy: accuracy),
+            configuration: .init(findsLandmarks: false, threadCount: threads))
         var faces: [FaceFeature] = []
-        let m = try Measurement.run(warmup: 1, runs: options.runs, minTime: options.minTime) { faces = try detector.features(in: gray) }
+        let m = try Measurement.run(warmup: 1, runs: options.runs, minTime: options.minTime) {
+            faces = try detector.features(in: gray)
+        }
         var r = record("faces_\(accuracy.rawValue)", section: .faces, dtype: "gray8", threads: threads, pixels: W * H, m)
         r.note = "\(faces.count) faces"
         emit(r)
@@ -47,7 +50,9 @@ func runFaceSection() throws {
     do {
         let detector = try FaceDetector(options: DetectorOptions(accuracy: .high), configuration: .init(threadCount: threads))
         var faces: [FaceFeature] = []
-        let m = try Measurement.run(warmup: 1, runs: options.runs, minTime: options.minTime) { faces = try detector.features(in: gray) }
+        let m = try Measurement.run(warmup: 1, runs: options.runs, minTime: options.minTime) {
+            faces = try detector.features(in: gray)
+        }
         var r = record("faces_high_landmarks", section: .faces, dtype: "gray8", threads: threads, pixels: W * H, m)
         r.note = "\(faces.count) faces with eyes/mouth/smile"
         emit(r)
@@ -59,8 +64,10 @@ func runFaceSection() throws {
     let python = ProcessInfo.processInfo.environment["PIXELFLOW_PYTHON"] ?? "python3"
     let p = Process()
     p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    p.arguments = [python, script, png.path, "--cascade", cascadePath, "--scale", "1.1", "--neighbors", "3",
-                   "--runs", "\(max(3, options.runs))", "--threads", "\(threads)"]
+    p.arguments = [
+        python, script, png.path, "--cascade", cascadePath, "--scale", "1.1", "--neighbors", "3",
+        "--runs", "\(max(3, options.runs))", "--threads", "\(threads)",
+    ]
     let pipe = Pipe()
     p.standardOutput = pipe
     p.standardError = FileHandle.nullDevice
@@ -68,23 +75,29 @@ func runFaceSection() throws {
     let data = pipe.fileHandleForReading.readDataToEndOfFile()
     p.waitUntilExit()
     guard p.terminationStatus == 0,
-          let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-          let median = json["median_ms"] as? Double else {
-        print("  opencv: not measured (\(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))); "
-              + "set PIXELFLOW_PYTHON to a Python with opencv-python-headless<5")
+        let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+        let median = json["median_ms"] as? Double
+    else {
+        print(
+            "  opencv: not measured (\(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))); "
+                + "set PIXELFLOW_PYTHON to a Python with opencv-python-headless<5")
         return
     }
     let version = json["version"] as? String ?? "?"
     let count = (json["faces"] as? [[Int]])?.count ?? 0
-    var r = Result(variant: "faces_opencv", op: "faces_opencv", peer: "opencv", threads: threads, dtype: "gray8",
-                   median_ms: median, min_ms: json["min_ms"] as? Double ?? median, mpix_s_median: Double(W * H) / 1e6 / (median / 1e3),
-                   mpix_s_best: Double(W * H) / 1e6 / ((json["min_ms"] as? Double ?? median) / 1e3), n: max(3, options.runs),
-                   out_pixels: W * H, section: Section.faces.rawValue, build: options.label)
+    var r = Result(
+        variant: "faces_opencv", op: "faces_opencv", peer: "opencv", threads: threads, dtype: "gray8",
+        median_ms: median, min_ms: json["min_ms"] as? Double ?? median, mpix_s_median: Double(W * H) / 1e6 / (median / 1e3),
+        mpix_s_best: Double(W * H) / 1e6 / ((json["min_ms"] as? Double ?? median) / 1e3), n: max(3, options.runs),
+        out_pixels: W * H, section: Section.faces.rawValue, build: options.label)
     r.note = "OpenCV \(version), \(count) faces"
     emit(r)
     print("  " + (r.note ?? ""))
     for (mode, ms) in ours.sorted(by: { $0.key < $1.key }) {
-        print(String(format: "  ratio OpenCV / PixelFlow (%@): %.2fx (%@)", mode, median / ms, median / ms >= 1 ? "PixelFlow faster" : "OpenCV faster"))
+        print(
+            String(
+                format: "  ratio OpenCV / PixelFlow (%@): %.2fx (%@)", mode, median / ms,
+                median / ms >= 1 ? "PixelFlow faster" : "OpenCV faster"))
     }
 }
 
@@ -97,7 +110,9 @@ func makeFaceBenchImage(width: Int, height: Int) throws -> PixelBuffer {
         .converted(to: .rgba8, colorEncoding: .sRGB, alphaMode: .straight)
     let astronaut = try PixelBuffer(contentsOfFile: fixtures.appendingPathComponent("astronaut.png").path)
         .converted(to: .rgba8, colorEncoding: .sRGB, alphaMode: .straight)
-    for (src, x, y, scale) in [(group, 60, 60, 2.0), (astronaut, 1000, 80, 2.5), (group, 900, 650, 1.2), (astronaut, 1500, 600, 1.0)] {
+    for (src, x, y, scale) in [
+        (group, 60, 60, 2.0), (astronaut, 1000, 80, 2.5), (group, 900, 650, 1.2), (astronaut, 1500, 600, 1.0),
+    ] {
         paste(src, into: &canvas, x: x, y: y, scale: scale)
     }
     return canvas

@@ -22,8 +22,12 @@ final class FaceCLITests: TemporaryDirectoryTestCase {
         XCTAssertEqual(features.count, 4)
         var boxes: [[Int]] = []
         for f in features {
-            XCTAssertEqual(Set(f.keys), ["type", "bounds", "left_eye", "right_eye", "mouth", "has_smile",
-                                         "left_eye_closed", "right_eye_closed"])
+            XCTAssertEqual(
+                Set(f.keys),
+                [
+                    "type", "bounds", "left_eye", "right_eye", "mouth", "has_smile",
+                    "left_eye_closed", "right_eye_closed",
+                ])
             XCTAssertEqual(f["type"] as? String, "face")
             let b = try XCTUnwrap(f["bounds"] as? [Double])
             XCTAssertEqual(b.count, 4)
@@ -38,8 +42,9 @@ final class FaceCLITests: TemporaryDirectoryTestCase {
             XCTAssertEqual(f["right_eye_closed"] as? Bool, false)
         }
         // The boxes are OpenCV's detectMultiScale(gray, 1.1, 3) ones (expected.json).
-        let expected = try XCTUnwrap(JSONSerialization.jsonObject(
-            with: Data(contentsOf: fixtures.appendingPathComponent("expected.json"))) as? [String: Any])
+        let expected = try XCTUnwrap(
+            JSONSerialization.jsonObject(
+                with: Data(contentsOf: fixtures.appendingPathComponent("expected.json"))) as? [String: Any])
         let images = try XCTUnwrap(expected["images"] as? [String: [String: Any]])
         let opencv = try XCTUnwrap((images["group.png"]?["haar_default"] as? [String: Any])?["faces"] as? [[Int]])
         XCTAssertEqual(boxes.sorted { $0.lexicographicallyPrecedes($1) }, opencv)
@@ -65,9 +70,11 @@ final class FaceCLITests: TemporaryDirectoryTestCase {
 
     func testAnnotateDrawsTheMarkers() throws {
         try copyFixture("astronaut.png")
-        let r = try CLIProcess.run(["detect", "faces", "astronaut.png", "--annotate", "marked.png", "--accuracy", "high"], in: directory)
+        let r = try CLIProcess.run(
+            ["detect", "faces", "astronaut.png", "--annotate", "marked.png", "--accuracy", "high"], in: directory)
         XCTAssertEqual(r.status, 0, r.stderr)
-        let original = try PixelBuffer(contentsOfFile: fixtures.appendingPathComponent("astronaut.png").path).converted(to: .rgba8)
+        let original = try PixelBuffer(contentsOfFile: fixtures.appendingPathComponent("astronaut.png").path).converted(
+            to: .rgba8)
         let marked = try PixelBuffer(contentsOfFile: directory.appendingPathComponent("marked.png").path).converted(to: .rgba8)
         XCTAssertEqual(marked.width, original.width)
         XCTAssertEqual(marked.height, original.height)
@@ -85,8 +92,11 @@ final class FaceCLITests: TemporaryDirectoryTestCase {
 
     func testCascadeOptionAndErrors() throws {
         try copyFixture("group.png")
-        let lbp = try CLIProcess.run(["detect", "faces", "group.png", "--json", "--no-landmarks",
-                                      "--cascade", "/usr/share/opencv4/lbpcascades/lbpcascade_frontalface.xml"], in: directory)
+        let lbp = try CLIProcess.run(
+            [
+                "detect", "faces", "group.png", "--json", "--no-landmarks",
+                "--cascade", "/usr/share/opencv4/lbpcascades/lbpcascade_frontalface.xml",
+            ], in: directory)
         XCTAssertEqual(lbp.status, 0, lbp.stderr)
         let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(lbp.stdout)) as? [String: Any])
         let features = try XCTUnwrap(object["features"] as? [[String: Any]])
@@ -97,7 +107,8 @@ final class FaceCLITests: TemporaryDirectoryTestCase {
         XCTAssertEqual(missing.status, 1)
         XCTAssertTrue(missing.stderr.contains("nope.xml"), missing.stderr)
 
-        try Data("<opencv_storage><cascade><stageType>BOOST</stageType>".utf8).write(to: directory.appendingPathComponent("bad.xml"))
+        try Data("<opencv_storage><cascade><stageType>BOOST</stageType>".utf8).write(
+            to: directory.appendingPathComponent("bad.xml"))
         let bad = try CLIProcess.run(["detect", "faces", "group.png", "--cascade", "bad.xml"], in: directory)
         XCTAssertEqual(bad.status, 1)
         XCTAssertTrue(bad.stderr.contains("bad.xml") && bad.stderr.contains("truncated"), bad.stderr)

@@ -7,35 +7,37 @@ import XCTest
 final class FaceCascadeLoadingTests: XCTestCase {
     /// A tiny valid Haar cascade (one stage, one stump, one upright and one tilted feature).
     static let tinyHaar = """
-    <?xml version="1.0"?>
-    <opencv_storage>
-    <cascade type_id="opencv-cascade-classifier"><stageType>BOOST</stageType>
-      <featureType>HAAR</featureType>
-      <height>8</height>
-      <width>8</width>
-      <stageParams><maxWeakCount>2</maxWeakCount></stageParams>
-      <featureParams><maxCatCount>0</maxCatCount></featureParams>
-      <stageNum>1</stageNum>
-      <stages>
-        <_>
-          <maxWeakCount>2</maxWeakCount>
-          <stageThreshold>-1.5</stageThreshold>
-          <weakClassifiers>
-            <_><internalNodes>0 -1 0 1.0e-02</internalNodes><leafValues>-1. 1.</leafValues></_>
-            <_><internalNodes>0 -1 1 -2.0e-02</internalNodes><leafValues>1. -1.</leafValues></_>
-          </weakClassifiers></_></stages>
-      <features>
-        <_><rects><_>0 0 8 4 -1.</_><_>0 4 8 4 1.</_></rects><tilted>0</tilted></_>
-        <_><rects><_>4 0 3 3 -1.</_><_>4 1 2 2 2.</_></rects><tilted>1</tilted></_>
-      </features></cascade>
-    </opencv_storage>
-    """
+        <?xml version="1.0"?>
+        <opencv_storage>
+        <cascade type_id="opencv-cascade-classifier"><stageType>BOOST</stageType>
+          <featureType>HAAR</featureType>
+          <height>8</height>
+          <width>8</width>
+          <stageParams><maxWeakCount>2</maxWeakCount></stageParams>
+          <featureParams><maxCatCount>0</maxCatCount></featureParams>
+          <stageNum>1</stageNum>
+          <stages>
+            <_>
+              <maxWeakCount>2</maxWeakCount>
+              <stageThreshold>-1.5</stageThreshold>
+              <weakClassifiers>
+                <_><internalNodes>0 -1 0 1.0e-02</internalNodes><leafValues>-1. 1.</leafValues></_>
+                <_><internalNodes>0 -1 1 -2.0e-02</internalNodes><leafValues>1. -1.</leafValues></_>
+              </weakClassifiers></_></stages>
+          <features>
+            <_><rects><_>0 0 8 4 -1.</_><_>0 4 8 4 1.</_></rects><tilted>0</tilted></_>
+            <_><rects><_>4 0 3 3 -1.</_><_>4 1 2 2 2.</_></rects><tilted>1</tilted></_>
+          </features></cascade>
+        </opencv_storage>
+        """
 
     func load(_ text: String) throws -> CascadeClassifier { try CascadeClassifier(xmlData: Data(text.utf8), source: "test.xml") }
 
     func assertDecodingError(_ text: String, mentions: String, file: StaticString = #filePath, line: UInt = #line) {
         XCTAssertThrowsError(try load(text), file: file, line: line) { error in
-            guard let e = error as? PixelFlowError else { return XCTFail("not a PixelFlowError: \(error)", file: file, line: line) }
+            guard let e = error as? PixelFlowError else {
+                return XCTFail("not a PixelFlowError: \(error)", file: file, line: line)
+            }
             XCTAssertTrue("\(e)".contains(mentions), "\(e) should mention '\(mentions)'", file: file, line: line)
             XCTAssertTrue("\(e)".contains("test.xml"), "\(e) should name the file", file: file, line: line)
         }
@@ -85,20 +87,26 @@ final class FaceCascadeLoadingTests: XCTestCase {
         assertDecodingError("<a><b></a>", mentions: "does not match")
         assertDecodingError("<svg></svg>", mentions: "not <opencv_storage>")
         assertDecodingError("<opencv_storage></opencv_storage>", mentions: "empty")
-        assertDecodingError(t.replacingOccurrences(of: "<featureType>HAAR</featureType>", with: ""), mentions: "missing <featureType>")
+        assertDecodingError(
+            t.replacingOccurrences(of: "<featureType>HAAR</featureType>", with: ""), mentions: "missing <featureType>")
         assertDecodingError(t.replacingOccurrences(of: "0 -1 1 -2.0e-02", with: "0 -1 7 -2.0e-02"), mentions: "uses feature 7")
         assertDecodingError(t.replacingOccurrences(of: "0 4 8 4 1.", with: "0 5 8 4 1."), mentions: "outside the 8x8 window")
         assertDecodingError(t.replacingOccurrences(of: "4 0 3 3 -1.", with: "2 0 3 3 -1."), mentions: "outside the 8x8 window")
-        assertDecodingError(t.replacingOccurrences(of: "<leafValues>-1. 1.</leafValues>", with: "<leafValues>-1.</leafValues>"),
-                            mentions: "1 leaves for 1 nodes")
+        assertDecodingError(
+            t.replacingOccurrences(of: "<leafValues>-1. 1.</leafValues>", with: "<leafValues>-1.</leafValues>"),
+            mentions: "1 leaves for 1 nodes")
         assertDecodingError(t.replacingOccurrences(of: "0 -1 0 1.0e-02", with: "1 -1 0 1.0e-02"), mentions: "links to 1")
-        assertDecodingError(t.replacingOccurrences(of: "<stageThreshold>-1.5", with: "<stageThreshold>nan"), mentions: "not a finite number")
-        assertDecodingError(t.replacingOccurrences(of: "<width>8</width>", with: "<width>100000</width>"), mentions: "window size")
-        assertDecodingError(t.replacingOccurrences(of: "<stageNum>1</stageNum>", with: "<stageNum>2</stageNum>"), mentions: "truncated")
+        assertDecodingError(
+            t.replacingOccurrences(of: "<stageThreshold>-1.5", with: "<stageThreshold>nan"), mentions: "not a finite number")
+        assertDecodingError(
+            t.replacingOccurrences(of: "<width>8</width>", with: "<width>100000</width>"), mentions: "window size")
+        assertDecodingError(
+            t.replacingOccurrences(of: "<stageNum>1</stageNum>", with: "<stageNum>2</stageNum>"), mentions: "truncated")
         XCTAssertThrowsError(try load(t.replacingOccurrences(of: "<featureType>HAAR", with: "<featureType>HOG"))) { error in
             guard case PixelFlowError.unsupportedFormat = error else { return XCTFail("\(error)") }
         }
-        let old = "<opencv_storage><haarcascade_x type_id=\"opencv-haar-classifier\"><size>20 20</size><stages><_/></stages></haarcascade_x></opencv_storage>"
+        let old =
+            "<opencv_storage><haarcascade_x type_id=\"opencv-haar-classifier\"><size>20 20</size><stages><_/></stages></haarcascade_x></opencv_storage>"
         XCTAssertThrowsError(try load(old)) { error in
             guard case let PixelFlowError.unsupportedFormat(_, reason) = error else { return XCTFail("\(error)") }
             XCTAssertTrue(reason.contains("haartraining"), reason)
@@ -164,7 +172,8 @@ final class FaceKernelTests: XCTestCase {
             src.withUnsafeBufferPointer { s in
                 sum.withUnsafeMutableBufferPointer { p in
                     sq.withUnsafeMutableBufferPointer { q in
-                        _CascadeKernels.integral(s.baseAddress!, width: w, height: h, sum: p.baseAddress!, squares: q.baseAddress!, stride: stride)
+                        _CascadeKernels.integral(
+                            s.baseAddress!, width: w, height: h, sum: p.baseAddress!, squares: q.baseAddress!, stride: stride)
                     }
                 }
             }
@@ -181,15 +190,20 @@ final class FaceKernelTests: XCTestCase {
             src.withUnsafeBufferPointer { s in
                 sum.withUnsafeMutableBufferPointer { p in
                     sq.withUnsafeMutableBufferPointer { q in
-                        _CascadeKernels.integralParallel(s.baseAddress!, width: w, height: h, sum: p.baseAddress!,
-                                                         squares: q.baseAddress!, stride: stride, threads: 3)
+                        _CascadeKernels.integralParallel(
+                            s.baseAddress!, width: w, height: h, sum: p.baseAddress!,
+                            squares: q.baseAddress!, stride: stride, threads: 3)
                     }
                 }
             }
             let reference = _CascadeKernels.integralScalar(src, width: w, height: h)
             for y in 0...h {
-                XCTAssertEqual(Array(sum[(y * stride)..<(y * stride + w + 1)]), Array(reference.sum[(y * (w + 1))..<((y + 1) * (w + 1))]), "\(w)x\(h) row \(y)")
-                XCTAssertEqual(Array(sq[(y * stride)..<(y * stride + w + 1)]), Array(reference.squares[(y * (w + 1))..<((y + 1) * (w + 1))]), "\(w)x\(h) squares row \(y)")
+                XCTAssertEqual(
+                    Array(sum[(y * stride)..<(y * stride + w + 1)]), Array(reference.sum[(y * (w + 1))..<((y + 1) * (w + 1))]),
+                    "\(w)x\(h) row \(y)")
+                XCTAssertEqual(
+                    Array(sq[(y * stride)..<(y * stride + w + 1)]), Array(reference.squares[(y * (w + 1))..<((y + 1) * (w + 1))]),
+                    "\(w)x\(h) squares row \(y)")
             }
         }
     }
@@ -214,7 +228,8 @@ final class FaceKernelTests: XCTestCase {
         var out = [UInt8](repeating: 0, count: 37 * 23)
         src.withUnsafeBufferPointer { s in
             out.withUnsafeMutableBufferPointer { d in
-                _CascadeKernels.resizeLinearExact(s.baseAddress!, width: 37, height: 23, into: d.baseAddress!, width: 37, height: 23)
+                _CascadeKernels.resizeLinearExact(
+                    s.baseAddress!, width: 37, height: 23, into: d.baseAddress!, width: 37, height: 23)
             }
         }
         XCTAssertEqual(out, src)
@@ -223,10 +238,12 @@ final class FaceKernelTests: XCTestCase {
         var one = [UInt8](repeating: 0, count: 407 * 305), many = one
         big.withUnsafeBufferPointer { s in
             one.withUnsafeMutableBufferPointer { d in
-                _CascadeKernels.resizeLinearExact(s.baseAddress!, width: 640, height: 480, into: d.baseAddress!, width: 407, height: 305)
+                _CascadeKernels.resizeLinearExact(
+                    s.baseAddress!, width: 640, height: 480, into: d.baseAddress!, width: 407, height: 305)
             }
             many.withUnsafeMutableBufferPointer { d in
-                _CascadeKernels.resizeLinearExact(s.baseAddress!, width: 640, height: 480, into: d.baseAddress!, width: 407, height: 305, threads: 4)
+                _CascadeKernels.resizeLinearExact(
+                    s.baseAddress!, width: 640, height: 480, into: d.baseAddress!, width: 407, height: 305, threads: 4)
             }
         }
         XCTAssertEqual(one, many)
@@ -234,7 +251,8 @@ final class FaceKernelTests: XCTestCase {
         var small = [UInt8](repeating: 0, count: 17 * 13)
         flat.withUnsafeBufferPointer { s in
             small.withUnsafeMutableBufferPointer { d in
-                _CascadeKernels.resizeLinearExact(s.baseAddress!, width: 50, height: 40, into: d.baseAddress!, width: 17, height: 13)
+                _CascadeKernels.resizeLinearExact(
+                    s.baseAddress!, width: 50, height: 40, into: d.baseAddress!, width: 17, height: 13)
             }
         }
         XCTAssertEqual(Set(small), [173])

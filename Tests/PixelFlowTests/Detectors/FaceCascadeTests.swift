@@ -39,14 +39,18 @@ final class FaceCascadeTests: XCTestCase {
         let images = try XCTUnwrap(expected["images"] as? [String: [String: Any]])
         for (name, entry) in images.sorted(by: { $0.key < $1.key }) {
             let gray = try Self.gray(name)
-            for key in ["haar_default", "haar_alt2", "lbp", "lbp_old", "haarcascade_eye.xml", "haarcascade_eye_tree_eyeglasses.xml",
-                        "haarcascade_lefteye_2splits.xml", "haar_default_min46"] {
+            for key in [
+                "haar_default", "haar_alt2", "lbp", "lbp_old", "haarcascade_eye.xml", "haarcascade_eye_tree_eyeglasses.xml",
+                "haarcascade_lefteye_2splits.xml", "haar_default_min46",
+            ] {
                 let e = try XCTUnwrap(entry[key] as? [String: Any], "\(name) \(key)")
                 let cascade = try Self.cascade(try XCTUnwrap(e["cascade"] as? String))
                 let m = e["minSize"] as? Int ?? 0
-                let raw = cascade._detect(gray, options: CascadeSearchOptions(scaleFactor: 1.1, minimumNeighbors: 0, minimumSize: (m, m)))
+                let raw = cascade._detect(
+                    gray, options: CascadeSearchOptions(scaleFactor: 1.1, minimumNeighbors: 0, minimumSize: (m, m)))
                 XCTAssertEqual(Self.sorted(raw), Self.rects(e["raw"]), "\(name) \(key) raw windows")
-                let grouped = cascade._detect(gray, options: CascadeSearchOptions(scaleFactor: 1.1, minimumNeighbors: 3, minimumSize: (m, m)))
+                let grouped = cascade._detect(
+                    gray, options: CascadeSearchOptions(scaleFactor: 1.1, minimumNeighbors: 3, minimumSize: (m, m)))
                 XCTAssertEqual(Self.sorted(grouped), Self.rects(e["faces"]), "\(name) \(key) grouped")
             }
         }
@@ -66,10 +70,12 @@ final class FaceCascadeTests: XCTestCase {
         for (name, value) in eyes where name.hasSuffix(".xml") {
             let e = try XCTUnwrap(value as? [String: Any])
             let cascade = try Self.cascade(name)
-            XCTAssertEqual(Self.sorted(cascade._detect(region, options: .init(scaleFactor: 1.1, minimumNeighbors: 0))),
-                           Self.rects(e["raw"]), "\(name) raw")
-            XCTAssertEqual(Self.sorted(cascade._detect(region, options: .init(scaleFactor: 1.1, minimumNeighbors: 3))),
-                           Self.rects(e["grouped"]), "\(name) grouped")
+            XCTAssertEqual(
+                Self.sorted(cascade._detect(region, options: .init(scaleFactor: 1.1, minimumNeighbors: 0))),
+                Self.rects(e["raw"]), "\(name) raw")
+            XCTAssertEqual(
+                Self.sorted(cascade._detect(region, options: .init(scaleFactor: 1.1, minimumNeighbors: 3))),
+                Self.rects(e["grouped"]), "\(name) grouped")
         }
     }
 }

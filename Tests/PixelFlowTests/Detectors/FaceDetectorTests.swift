@@ -13,12 +13,16 @@ final class FaceDetectorTests: XCTestCase {
         try PixelBuffer(contentsOfFile: Self.fixtures.appendingPathComponent(name).path)
     }
 
-    func detector(_ cascade: FaceDetector.Cascade = .default, accuracy: DetectorAccuracy = .high,
-                  landmarks: Bool = false, threads: Int? = nil, angles: [Double] = []) throws -> FaceDetector {
+    func detector(
+        _ cascade: FaceDetector.Cascade = .default, accuracy: DetectorAccuracy = .high,
+        landmarks: Bool = false, threads: Int? = nil, angles: [Double] = []
+    ) throws -> FaceDetector {
         do {
-            return try FaceDetector(options: DetectorOptions(accuracy: accuracy),
-                                    configuration: .init(cascade: cascade, rotationAngles: angles, findsLandmarks: landmarks,
-                                                         threadCount: threads))
+            return try FaceDetector(
+                options: DetectorOptions(accuracy: accuracy),
+                configuration: .init(
+                    cascade: cascade, rotationAngles: angles, findsLandmarks: landmarks,
+                    threadCount: threads))
         } catch {
             XCTFail("\(error) — run scripts/setup.sh, which installs opencv-data")
             throw error
@@ -42,7 +46,11 @@ final class FaceDetectorTests: XCTestCase {
                 XCTAssertEqual(got.count, want.count, "\(name) with \(file): \(got) vs OpenCV \(want)")
                 var unmatched = got
                 for w in want {
-                    guard let best = unmatched.indices.max(by: { _FaceGeometry.iou(unmatched[$0], w) < _FaceGeometry.iou(unmatched[$1], w) }) else {
+                    guard
+                        let best = unmatched.indices.max(by: {
+                            _FaceGeometry.iou(unmatched[$0], w) < _FaceGeometry.iou(unmatched[$1], w)
+                        })
+                    else {
                         XCTFail("\(name) with \(file): OpenCV's face \(w) not found"); continue
                     }
                     let iou = _FaceGeometry.iou(unmatched[best], w)
@@ -117,16 +125,21 @@ final class FaceDetectorTests: XCTestCase {
         }
         var gradient = try PixelBuffer(width: 320, height: 240, format: .gray8)
         var radial = try PixelBuffer(width: 320, height: 240, format: .gray8)
-        gradient.withUnsafeMutableBytes { p in for y in 0..<240 { for x in 0..<320 { p[y * 320 + x] = UInt8((x + y) * 255 / 558) } } }
+        gradient.withUnsafeMutableBytes { p in
+            for y in 0..<240 { for x in 0..<320 { p[y * 320 + x] = UInt8((x + y) * 255 / 558) } }
+        }
         radial.withUnsafeMutableBytes { p in
-            for y in 0..<240 { for x in 0..<320 {
-                let r = ((Double(x) - 160) * (Double(x) - 160) + (Double(y) - 120) * (Double(y) - 120)).squareRoot()
-                p[y * 320 + x] = UInt8(127.5 + 127 * sin(r / 6))
-            } }
+            for y in 0..<240 {
+                for x in 0..<320 {
+                    let r = ((Double(x) - 160) * (Double(x) - 160) + (Double(y) - 120) * (Double(y) - 120)).squareRoot()
+                    p[y * 320 + x] = UInt8(127.5 + 127 * sin(r / 6))
+                }
+            }
         }
         patterns.append(("gradient", gradient))
         patterns.append(("rings", radial))
-        let qr = try RenderContext().makeBuffer(try Image.qrCode(message: "https://example.com/pixelflow faces", scale: 6), format: .rgba8)
+        let qr = try RenderContext().makeBuffer(
+            try Image.qrCode(message: "https://example.com/pixelflow faces", scale: 6), format: .rgba8)
         patterns.append(("QR code", qr))
         for name in ["grass.png", "coffee.png", "camera.png"] { patterns.append((name, try image(name))) }
         let low = try detector(accuracy: .low, landmarks: true)
@@ -142,8 +155,9 @@ final class FaceDetectorTests: XCTestCase {
         let reference = cascade._candidates(gray, options: .init(minimumNeighbors: 0, threadCount: 1))
         XCTAssertGreaterThan(reference.count, 50)
         for threads in [2, 3, 8] {
-            XCTAssertEqual(cascade._candidates(gray, options: .init(minimumNeighbors: 0, threadCount: threads)), reference,
-                           "\(threads) threads")
+            XCTAssertEqual(
+                cascade._candidates(gray, options: .init(minimumNeighbors: 0, threadCount: threads)), reference,
+                "\(threads) threads")
         }
         let one = try detector(landmarks: true, threads: 1).features(in: try image("group.png"))
         let many = try detector(landmarks: true, threads: 4).features(in: try image("group.png"))
@@ -215,18 +229,24 @@ final class FaceDetectorTests: XCTestCase {
         // Largest first.
         XCTAssertEqual(all.map(\.bounds.width), all.map(\.bounds.width).sorted(by: >))
         var options = DetectorOptions(maximumFeatureCount: 2)
-        XCTAssertEqual(try FaceDetector(options: options, configuration: .init(findsLandmarks: false)).features(in: buffer).map(\.bounds),
-                       Array(all.prefix(2)).map(\.bounds))
+        XCTAssertEqual(
+            try FaceDetector(options: options, configuration: .init(findsLandmarks: false)).features(in: buffer).map(\.bounds),
+            Array(all.prefix(2)).map(\.bounds))
         // 0.2 x 230 = 46 px: OpenCV's minSize (46, 46), which changes the scales tried and so
         // the grouping (expected.json has OpenCV's result).
         options = DetectorOptions(minimumFeatureSize: 0.2)
         let big = try FaceDetector(options: options, configuration: .init(findsLandmarks: false)).features(in: buffer)
         let images = try XCTUnwrap(try FaceCascadeTests.expected()["images"] as? [String: [String: Any]])
         let min46 = try XCTUnwrap(images["group.png"]?["haar_default_min46"] as? [String: Any])
-        XCTAssertEqual(FaceCascadeTests.sorted(big.map { _IntRect(x: Int($0.bounds.x), y: Int($0.bounds.y), width: Int($0.bounds.width), height: Int($0.bounds.height)) }),
-                       FaceCascadeTests.rects(min46["faces"]))
+        XCTAssertEqual(
+            FaceCascadeTests.sorted(
+                big.map {
+                    _IntRect(x: Int($0.bounds.x), y: Int($0.bounds.y), width: Int($0.bounds.width), height: Int($0.bounds.height))
+                }),
+            FaceCascadeTests.rects(min46["faces"]))
         XCTAssertTrue(big.allSatisfy { $0.bounds.width >= 46 })
-        XCTAssertEqual(try FaceDetector(configuration: .init(minimumFaceSize: 46, findsLandmarks: false)).features(in: buffer), big)
+        XCTAssertEqual(
+            try FaceDetector(configuration: .init(minimumFaceSize: 46, findsLandmarks: false)).features(in: buffer), big)
         XCTAssertThrowsError(try FaceDetector(configuration: .init(scaleFactor: 1)))
         XCTAssertThrowsError(try FaceDetector(configuration: .init(minimumNeighbors: -1)))
     }

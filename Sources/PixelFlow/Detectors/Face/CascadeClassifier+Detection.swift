@@ -32,8 +32,10 @@ public struct CascadeSearchOptions: Sendable, Hashable {
     var maximumWidth: Int?, maximumHeight: Int?
 
     /// OpenCV's `detectMultiScale` defaults (1.1, 3, no size limits), OpenCV's stride, all processors.
-    public init(scaleFactor: Double = 1.1, minimumNeighbors: Int = 3, minimumSize: (width: Int, height: Int) = (0, 0),
-                maximumSize: (width: Int, height: Int)? = nil, strideMultiplier: Int = 1, threadCount: Int? = nil) {
+    public init(
+        scaleFactor: Double = 1.1, minimumNeighbors: Int = 3, minimumSize: (width: Int, height: Int) = (0, 0),
+        maximumSize: (width: Int, height: Int)? = nil, strideMultiplier: Int = 1, threadCount: Int? = nil
+    ) {
         self.scaleFactor = scaleFactor
         self.minimumNeighbors = minimumNeighbors
         self.strideMultiplier = strideMultiplier
@@ -137,7 +139,8 @@ extension CascadeClassifier {
         // levels above `maximumLevelPixels` (about 8K x 4K) are skipped: on larger images the
         // smallest faces looked for grow accordingly.
         while let first = scales.first,
-              Double(gray.width) * Double(gray.height) / (Double(first) * Double(first)) > Double(Self.maximumLevelPixels) {
+            Double(gray.width) * Double(gray.height) / (Double(first) * Double(first)) > Double(Self.maximumLevelPixels)
+        {
             scales.removeFirst()
         }
         guard !scales.isEmpty else { return [] }
@@ -151,8 +154,9 @@ extension CascadeClassifier {
         let h0 = Int((Float(gray.height) / scales[0]).rounded(.toNearestOrEven))
         let rowStride = w0 + 1
         let planeSize = rowStride * (h0 + 1)
-        let layout = _PlaneLayout(stride: rowStride, planeSize: planeSize, tilted: hasTiltedFeatures,
-                                  squares: featureKind == .haar)
+        let layout = _PlaneLayout(
+            stride: rowStride, planeSize: planeSize, tilted: hasTiltedFeatures,
+            squares: featureKind == .haar)
         let compiled = _compiled(for: layout, plan: plan)
         var planes = [Int32](repeating: 0, count: planeSize * layout.planeCount)
         var scaled = [UInt8](repeating: 0, count: w0 * h0)
@@ -174,19 +178,22 @@ extension CascadeClassifier {
             let step = openCVStep * stride
             scaled.withUnsafeMutableBufferPointer { dst in
                 gray.pixels.withUnsafeBufferPointer { src in
-                    _CascadeKernels.resizeLinearExact(src.baseAddress!, width: gray.width, height: gray.height,
-                                                      into: dst.baseAddress!, width: sw, height: sh, threads: threads)
+                    _CascadeKernels.resizeLinearExact(
+                        src.baseAddress!, width: gray.width, height: gray.height,
+                        into: dst.baseAddress!, width: sw, height: sh, threads: threads)
                 }
             }
             planes.withUnsafeMutableBufferPointer { p in
                 scaled.withUnsafeBufferPointer { s in
                     let base = p.baseAddress!
-                    _CascadeKernels.integralParallel(s.baseAddress!, width: sw, height: sh, sum: base,
-                                                     squares: layout.squares ? base + layout.squaresOffset : nil,
-                                                     stride: rowStride, threads: threads)
+                    _CascadeKernels.integralParallel(
+                        s.baseAddress!, width: sw, height: sh, sum: base,
+                        squares: layout.squares ? base + layout.squaresOffset : nil,
+                        stride: rowStride, threads: threads)
                     if layout.tilted {
-                        _CascadeKernels.tiltedIntegral(s.baseAddress!, width: sw, height: sh,
-                                                       tilted: base + layout.tiltedOffset, stride: rowStride)
+                        _CascadeKernels.tiltedIntegral(
+                            s.baseAddress!, width: sw, height: sh,
+                            tilted: base + layout.tiltedOffset, stride: rowStride)
                     }
                 }
             }
@@ -197,8 +204,10 @@ extension CascadeClassifier {
                 compiled.scan(planes: p.baseAddress!, rows: rows, step: step, workWidth: workW, threads: threads)
             }
             for (x, y) in hits {
-                result.append(_IntRect(x: Int((Float(x) * sc).rounded(.toNearestOrEven)),
-                                       y: Int((Float(y) * sc).rounded(.toNearestOrEven)), width: winW, height: winH))
+                result.append(
+                    _IntRect(
+                        x: Int((Float(x) * sc).rounded(.toNearestOrEven)),
+                        y: Int((Float(y) * sc).rounded(.toNearestOrEven)), width: winW, height: winH))
             }
         }
         return result
@@ -236,20 +245,26 @@ struct _EvaluationPlan {
                 let p: [Int]
                 if f.tilted {
                     let t = layout.tiltedOffset
-                    p = [t + r.x + s * r.y, t + r.x - r.height + s * (r.y + r.height),
-                         t + r.x + r.width + s * (r.y + r.width), t + r.x + r.width - r.height + s * (r.y + r.width + r.height)]
+                    p = [
+                        t + r.x + s * r.y, t + r.x - r.height + s * (r.y + r.height),
+                        t + r.x + r.width + s * (r.y + r.width), t + r.x + r.width - r.height + s * (r.y + r.width + r.height),
+                    ]
                 } else {
-                    p = [r.x + s * r.y, r.x + r.width + s * r.y, r.x + s * (r.y + r.height), r.x + r.width + s * (r.y + r.height)]
+                    p = [
+                        r.x + s * r.y, r.x + r.width + s * r.y, r.x + s * (r.y + r.height), r.x + r.width + s * (r.y + r.height),
+                    ]
                 }
                 for j in 0..<4 { o[4 * k + j] = Int32(p[j]) }
             }
-            return _HaarOpt(o0: o[0], o1: o[1], o2: o[2], o3: o[3], o4: o[4], o5: o[5], o6: o[6], o7: o[7],
-                            o8: o[8], o9: o[9], o10: o[10], o11: o[11], w0: w[0], w1: w[1], w2: w[2])
+            return _HaarOpt(
+                o0: o[0], o1: o[1], o2: o[2], o3: o[3], o4: o[4], o5: o[5], o6: o[6], o7: o[7],
+                o8: o[8], o9: o[9], o10: o[10], o11: o[11], w0: w[0], w1: w[1], w2: w[2])
         }
         func lbpOpt(_ f: CascadeClassifier._LBPFeature) -> _LBPOpt {
             var o = [Int32](repeating: 0, count: 16)
             for j in 0..<4 { for i in 0..<4 { o[j * 4 + i] = Int32((f.y + j * f.height) * s + f.x + i * f.width) } }
-            return _LBPOpt(o: (o[0], o[1], o[2], o[3], o[4], o[5], o[6], o[7], o[8], o[9], o[10], o[11], o[12], o[13], o[14], o[15]))
+            return _LBPOpt(
+                o: (o[0], o[1], o[2], o[3], o[4], o[5], o[6], o[7], o[8], o[9], o[10], o[11], o[12], o[13], o[14], o[15]))
         }
         var compiled = _CompiledCascade(kind: c.featureKind, stumpBased: c.isStumpBased)
         compiled.stageCounts = c.stages.map { Int32($0.treeCount) }
@@ -266,8 +281,9 @@ struct _EvaluationPlan {
             if c.isStumpBased {
                 compiled.haarStumps = c.trees.map { t in
                     let n = c.nodes[t.firstNode]
-                    return _HaarStump(feature: compiled.haarFeatures[n.featureIndex], threshold: n.threshold,
-                                      left: c.leaves[t.firstLeaf], right: c.leaves[t.firstLeaf + 1])
+                    return _HaarStump(
+                        feature: compiled.haarFeatures[n.featureIndex], threshold: n.threshold,
+                        left: c.leaves[t.firstLeaf], right: c.leaves[t.firstLeaf + 1])
                 }
             }
         case .lbp:
@@ -277,15 +293,19 @@ struct _EvaluationPlan {
                     let n = c.nodes[t.firstNode]
                     let b = t.firstNode * 8
                     let sub = c.subsets
-                    return _LBPStump(feature: compiled.lbpFeatures[n.featureIndex],
-                                     subset: (sub[b], sub[b + 1], sub[b + 2], sub[b + 3], sub[b + 4], sub[b + 5], sub[b + 6], sub[b + 7]),
-                                     left: c.leaves[t.firstLeaf], right: c.leaves[t.firstLeaf + 1])
+                    return _LBPStump(
+                        feature: compiled.lbpFeatures[n.featureIndex],
+                        subset: (sub[b], sub[b + 1], sub[b + 2], sub[b + 3], sub[b + 4], sub[b + 5], sub[b + 6], sub[b + 7]),
+                        left: c.leaves[t.firstLeaf], right: c.leaves[t.firstLeaf + 1])
                 }
             }
         }
         compiled.trees = c.trees.map { _CompiledTree(firstNode: Int32($0.firstNode), firstLeaf: Int32($0.firstLeaf)) }
-        compiled.nodes = c.nodes.map { _CompiledNode(feature: Int32($0.featureIndex), threshold: $0.threshold,
-                                                      left: Int32($0.left), right: Int32($0.right)) }
+        compiled.nodes = c.nodes.map {
+            _CompiledNode(
+                feature: Int32($0.featureIndex), threshold: $0.threshold,
+                left: Int32($0.left), right: Int32($0.right))
+        }
         compiled.leaves = c.leaves
         compiled.subsets = c.subsets
         return compiled
@@ -492,8 +512,10 @@ struct _CompiledCascade: @unchecked Sendable {
     /// The stages of a Haar stump cascade at window `p` (variance factor already known):
     /// OpenCV's `predictOrderedStump`. 1 when accepted, `-stage` when rejected.
     @inline(__always)
-    static func haarStumpCascade(_ p: UnsafePointer<Int32>, _ factor: Float, _ stumps: UnsafePointer<_HaarStump>,
-                                 _ counts: UnsafeBufferPointer<Int32>, _ thresholds: UnsafeBufferPointer<Float>) -> Int {
+    static func haarStumpCascade(
+        _ p: UnsafePointer<Int32>, _ factor: Float, _ stumps: UnsafePointer<_HaarStump>,
+        _ counts: UnsafeBufferPointer<Int32>, _ thresholds: UnsafeBufferPointer<Float>
+    ) -> Int {
         var s = stumps
         for si in 0..<counts.count {
             var sum = 0.0
@@ -510,8 +532,10 @@ struct _CompiledCascade: @unchecked Sendable {
 
     /// OpenCV's `predictCategoricalStump` for an LBP stump cascade at window `p`.
     @inline(__always)
-    static func lbpStumpCascade(_ p: UnsafePointer<Int32>, _ stumps: UnsafePointer<_LBPStump>,
-                                _ counts: UnsafeBufferPointer<Int32>, _ thresholds: UnsafeBufferPointer<Float>) -> Int {
+    static func lbpStumpCascade(
+        _ p: UnsafePointer<Int32>, _ stumps: UnsafePointer<_LBPStump>,
+        _ counts: UnsafeBufferPointer<Int32>, _ thresholds: UnsafeBufferPointer<Float>
+    ) -> Int {
         var s = stumps
         for si in 0..<counts.count {
             var sum = 0.0
@@ -525,7 +549,6 @@ struct _CompiledCascade: @unchecked Sendable {
         }
         return 1
     }
-
 
     /// OpenCV's `runAt` for tree cascades (the stump cascades take `scanRows`' own loops): -1
     /// when the window is rejected by the variance test, `-stage` when stage `stage` rejects

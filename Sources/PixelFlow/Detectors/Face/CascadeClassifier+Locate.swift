@@ -9,8 +9,10 @@ extension CascadeClassifier {
     public static var searchDirectories: [String] {
         var roots: [String] = []
         if let env = ProcessInfo.processInfo.environment["PIXELFLOW_CASCADE_DIR"], !env.isEmpty { roots.append(env) }
-        roots += ["/usr/share/opencv4", "/usr/local/share/opencv4", "/usr/share/opencv", "/usr/local/share/opencv",
-                  "/opt/homebrew/share/opencv4"]
+        roots += [
+            "/usr/share/opencv4", "/usr/local/share/opencv4", "/usr/share/opencv", "/usr/local/share/opencv",
+            "/opt/homebrew/share/opencv4",
+        ]
         return roots.flatMap { [$0, $0 + "/haarcascades", $0 + "/lbpcascades"] }
     }
 
@@ -30,7 +32,9 @@ extension CascadeClassifier {
         }
         throw PixelFlowError.io(
             file: name,
-            reason: "OpenCV cascade file not found in \(searchDirectories.joined(separator: ", ")); install the Debian package opencv-data (apt-get install opencv-data), or set PIXELFLOW_CASCADE_DIR to the folder that holds it")
+            reason:
+                "OpenCV cascade file not found in \(searchDirectories.joined(separator: ", ")); install the Debian package opencv-data (apt-get install opencv-data), or set PIXELFLOW_CASCADE_DIR to the folder that holds it"
+        )
     }
 
     /// Loads the installed cascade file `name` (see `locate(_:)`), caching it: repeated calls

@@ -98,7 +98,10 @@ public final class CascadeClassifier: Sendable {
         if cascade.child("stageType") == nil {
             if cascade.child("stages") != nil || cascade.attributes["type_id"] == "opencv-haar-classifier" {
                 throw PixelFlowError.unsupportedFormat(
-                    file: source, reason: "old-style haartraining cascade (<\(cascade.name)> without <stageType>); only the opencv_traincascade format is read")
+                    file: source,
+                    reason:
+                        "old-style haartraining cascade (<\(cascade.name)> without <stageType>); only the opencv_traincascade format is read"
+                )
             }
             throw bad("<\(cascade.name)> has no <stageType>: not a cascade classifier")
         }
@@ -174,14 +177,16 @@ struct _CascadeReader {
         let ctx = "<\(cascade.name)>"
         let stageType = try required(cascade, "stageType", in: ctx).text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard stageType == "BOOST" else {
-            throw PixelFlowError.unsupportedFormat(file: source, reason: "stage type '\(stageType)'; only BOOST cascades are read")
+            throw PixelFlowError.unsupportedFormat(
+                file: source, reason: "stage type '\(stageType)'; only BOOST cascades are read")
         }
         let featureType = try required(cascade, "featureType", in: ctx).text.trimmingCharacters(in: .whitespacesAndNewlines)
         switch featureType {
         case "HAAR": p.kind = .haar
         case "LBP": p.kind = .lbp
         default:
-            throw PixelFlowError.unsupportedFormat(file: source, reason: "feature type '\(featureType)'; only HAAR and LBP cascades are read")
+            throw PixelFlowError.unsupportedFormat(
+                file: source, reason: "feature type '\(featureType)'; only HAAR and LBP cascades are read")
         }
         p.width = try integer(cascade, "width", in: ctx)
         p.height = try integer(cascade, "height", in: ctx)
@@ -214,7 +219,9 @@ struct _CascadeReader {
                 var rects: [(x: Int, y: Int, width: Int, height: Int, weight: Float)] = []
                 for r in rectsElement.children {
                     let v = try numbers(r.text, what: "\(what) rectangle")
-                    guard v.count == 5 else { throw bad("\(what) has a rectangle with \(v.count) numbers (expected x y width height weight)") }
+                    guard v.count == 5 else {
+                        throw bad("\(what) has a rectangle with \(v.count) numbers (expected x y width height weight)")
+                    }
                     let x = try asInt(v[0], what: what), y = try asInt(v[1], what: what)
                     let w = try asInt(v[2], what: what), h = try asInt(v[3], what: what)
                     guard w >= 0, h >= 0 else { throw bad("\(what) has a rectangle of negative size") }
@@ -225,7 +232,9 @@ struct _CascadeReader {
                     } else {
                         inside = x >= 0 && y >= 0 && x + w <= p.width && y + h <= p.height
                     }
-                    guard inside else { throw bad("\(what) has a rectangle (\(x), \(y), \(w), \(h)) outside the \(p.width)x\(p.height) window") }
+                    guard inside else {
+                        throw bad("\(what) has a rectangle (\(x), \(y), \(w), \(h)) outside the \(p.width)x\(p.height) window")
+                    }
                     rects.append((x, y, w, h, Float(v[4])))
                 }
                 p.haar.append(.init(rects: rects, tilted: tilted))

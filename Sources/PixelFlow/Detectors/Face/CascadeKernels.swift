@@ -32,7 +32,7 @@ enum _CascadeKernels {
     /// NaN as 0, rounded to nearest.
     @inline(__always)
     static func byteFromUnit(_ v: Float) -> UInt8 {
-        guard v > 0 else { return 0 }          // also NaN
+        guard v > 0 else { return 0 }  // also NaN
         guard v < 1 else { return 255 }
         return UInt8(v * 255 + 0.5)
     }
@@ -107,8 +107,10 @@ enum _CascadeKernels {
     /// vertical taps in 8-bit fixed point, `(sum + 2^15) >> 16`.
     ///
     /// - Complexity: O(destination pixels), one row of UInt16 scratch per source row used.
-    static func resizeLinearExact(_ src: UnsafePointer<UInt8>, width sw: Int, height sh: Int,
-                                  into dst: UnsafeMutablePointer<UInt8>, width dw: Int, height dh: Int, threads: Int = 1) {
+    static func resizeLinearExact(
+        _ src: UnsafePointer<UInt8>, width sw: Int, height sh: Int,
+        into dst: UnsafeMutablePointer<UInt8>, width dw: Int, height dh: Int, threads: Int = 1
+    ) {
         if sw == dw && sh == dh {
             dst.update(from: src, count: sw * sh)
             return
@@ -119,15 +121,18 @@ enum _CascadeKernels {
         let shared = _SharedGray(source: src, destination: dst)
         _parallelFor(bands, threads: threads) { band in
             let r0 = band * dh / bands, r1 = (band + 1) * dh / bands
-            resizeLinearExactRows(shared.source, width: sw, height: sh, into: shared.destination, width: dw,
-                                  rows: r0..<r1, x: x, y: y)
+            resizeLinearExactRows(
+                shared.source, width: sw, height: sh, into: shared.destination, width: dw,
+                rows: r0..<r1, x: x, y: y)
         }
     }
 
     /// Destination rows `rows` of `resizeLinearExact`, with the taps precomputed.
-    static func resizeLinearExactRows(_ src: UnsafePointer<UInt8>, width sw: Int, height sh: Int,
-                                      into dst: UnsafeMutablePointer<UInt8>, width dw: Int, rows: Range<Int>,
-                                      x: (index: [Int32], weight: [UInt16]), y: (index: [Int32], weight: [UInt16])) {
+    static func resizeLinearExactRows(
+        _ src: UnsafePointer<UInt8>, width sw: Int, height sh: Int,
+        into dst: UnsafeMutablePointer<UInt8>, width dw: Int, rows: Range<Int>,
+        x: (index: [Int32], weight: [UInt16]), y: (index: [Int32], weight: [UInt16])
+    ) {
         let (xi, xw) = x
         let (yi, yw) = y
         // Horizontal pass results for two source rows, cached by row index.
@@ -148,7 +153,9 @@ enum _CascadeKernels {
                     let sy1 = sy + 1 < sh ? sy + 1 : sy
                     // Reuse cached rows (consecutive destination rows share source rows).
                     if rowAIndex != sy {
-                        if rowBIndex == sy { swap(&rowA, &rowB); swap(&rowAIndex, &rowBIndex) } else {
+                        if rowBIndex == sy {
+                            swap(&rowA, &rowB); swap(&rowAIndex, &rowBIndex)
+                        } else {
                             rowA.withUnsafeMutableBufferPointer { horizontal(sy, $0.baseAddress!) }
                             rowAIndex = sy
                         }
@@ -184,8 +191,10 @@ enum _CascadeKernels {
     /// above; `integralScalar` is the plain reference the tests compare it with (tolerance 0).
     ///
     /// - Complexity: O(pixels), no scratch.
-    static func integral(_ src: UnsafePointer<UInt8>, width w: Int, height h: Int,
-                         sum: UnsafeMutablePointer<Int32>, squares: UnsafeMutablePointer<Int32>?, stride: Int) {
+    static func integral(
+        _ src: UnsafePointer<UInt8>, width w: Int, height h: Int,
+        sum: UnsafeMutablePointer<Int32>, squares: UnsafeMutablePointer<Int32>?, stride: Int
+    ) {
         sum.update(repeating: 0, count: w + 1)
         squares?.update(repeating: 0, count: w + 1)
         for y in 0..<h {
@@ -215,9 +224,11 @@ enum _CascadeKernels {
     /// `integral`, on several threads: each row's prefix sums in parallel over bands of rows,
     /// then the running sums down the columns in parallel over blocks of columns (SIMD8 adds).
     /// Integer arithmetic, so the result is identical to `integral` (tests compare them).
-    static func integralParallel(_ src: UnsafePointer<UInt8>, width w: Int, height h: Int,
-                                 sum: UnsafeMutablePointer<Int32>, squares: UnsafeMutablePointer<Int32>?, stride: Int,
-                                 threads: Int) {
+    static func integralParallel(
+        _ src: UnsafePointer<UInt8>, width w: Int, height h: Int,
+        sum: UnsafeMutablePointer<Int32>, squares: UnsafeMutablePointer<Int32>?, stride: Int,
+        threads: Int
+    ) {
         guard threads > 1, h >= 64, w >= 64 else {
             integral(src, width: w, height: h, sum: sum, squares: squares, stride: stride)
             return
@@ -259,7 +270,8 @@ enum _CascadeKernels {
         var x = 0
         let r = UnsafeMutableRawPointer(row), a = UnsafeRawPointer(above)
         while x + 8 <= count {
-            let v = r.loadUnaligned(fromByteOffset: 4 * x, as: SIMD8<Int32>.self)
+            let v =
+                r.loadUnaligned(fromByteOffset: 4 * x, as: SIMD8<Int32>.self)
                 &+ a.loadUnaligned(fromByteOffset: 4 * x, as: SIMD8<Int32>.self)
             r.storeBytes(of: v, toByteOffset: 4 * x, as: SIMD8<Int32>.self)
             x += 8
@@ -292,8 +304,10 @@ enum _CascadeKernels {
     /// `tilted = A - B` (exact in wrapping Int32 arithmetic).
     ///
     /// - Complexity: O(pixels); three rows of scratch.
-    static func tiltedIntegral(_ src: UnsafePointer<UInt8>, width w: Int, height h: Int,
-                               tilted: UnsafeMutablePointer<Int32>, stride: Int) {
+    static func tiltedIntegral(
+        _ src: UnsafePointer<UInt8>, width w: Int, height h: Int,
+        tilted: UnsafeMutablePointer<Int32>, stride: Int
+    ) {
         tilted.update(repeating: 0, count: w + 1)
         var prefix = [Int32](repeating: 0, count: w + 1)
         var a = [Int32](repeating: 0, count: w + 2), aNext = a

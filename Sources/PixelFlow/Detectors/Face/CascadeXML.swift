@@ -93,7 +93,9 @@ struct _XMLParser {
                 let name = try readName()
                 var element = _XMLElement(name: name)
                 elementCount += 1
-                guard elementCount <= Self.maximumElementCount else { throw fail("more than \(Self.maximumElementCount) elements") }
+                guard elementCount <= Self.maximumElementCount else {
+                    throw fail("more than \(Self.maximumElementCount) elements")
+                }
                 // Attributes.
                 var selfClosing = false
                 while true {
@@ -103,7 +105,9 @@ struct _XMLParser {
                     if hasPrefix("/>") { i += 2; selfClosing = true; break }
                     let key = try readName()
                     skipSpace()
-                    guard i < bytes.count, bytes[i] == UInt8(ascii: "=") else { throw fail("expected '=' after attribute \(key)") }
+                    guard i < bytes.count, bytes[i] == UInt8(ascii: "=") else {
+                        throw fail("expected '=' after attribute \(key)")
+                    }
                     i += 1
                     skipSpace()
                     guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") || bytes[i] == UInt8(ascii: "'") else {
@@ -166,7 +170,8 @@ struct _XMLParser {
         let start = i
         while i < bytes.count {
             let b = bytes[i]
-            let ok = (b >= 0x61 && b <= 0x7A) || (b >= 0x41 && b <= 0x5A) || (b >= 0x30 && b <= 0x39)
+            let ok =
+                (b >= 0x61 && b <= 0x7A) || (b >= 0x41 && b <= 0x5A) || (b >= 0x30 && b <= 0x39)
                 || b == UInt8(ascii: "_") || b == UInt8(ascii: "-") || b == UInt8(ascii: ".")
                 || b == UInt8(ascii: ":") || b >= 0x80
             if !ok { break }

@@ -8,13 +8,14 @@ struct _LandmarkCascades: Sendable {
     let smile: CascadeClassifier
 
     /// Side of the square crop the landmark cascades run on.
-    static let cropSide = 160
+    static let cropSide = 120
 
     static func load() throws -> _LandmarkCascades {
-        _LandmarkCascades(eye: try CascadeClassifier.installed("haarcascade_eye.xml"),
-                          leftEyeSplit: try CascadeClassifier.installed("haarcascade_lefteye_2splits.xml"),
-                          rightEyeSplit: try CascadeClassifier.installed("haarcascade_righteye_2splits.xml"),
-                          smile: try CascadeClassifier.installed("haarcascade_smile.xml"))
+        _LandmarkCascades(
+            eye: try CascadeClassifier.installed("haarcascade_eye.xml"),
+            leftEyeSplit: try CascadeClassifier.installed("haarcascade_lefteye_2splits.xml"),
+            rightEyeSplit: try CascadeClassifier.installed("haarcascade_righteye_2splits.xml"),
+            smile: try CascadeClassifier.installed("haarcascade_smile.xml"))
     }
 
     /// Fills the eye, mouth, smile and closed-eye fields of `feature` (see `FaceDetector`).
@@ -25,15 +26,20 @@ struct _LandmarkCascades: Sendable {
         let toImage: (Double, Double) -> Point = { u, v in
             _FaceGeometry.facePoint(face: face, angle: angle, u: u / Double(n), v: v / Double(n))
         }
-        let single = CascadeSearchOptions(scaleFactor: 1.1, minimumNeighbors: 3, threadCount: 1)
+        let single = CascadeSearchOptions(
+            scaleFactor: 1.1, minimumNeighbors: 3, maximumSize: (n * 3 / 4, n * 3 / 8), threadCount: 1)
 
         // Eyes: the band 15%...60% of the height.
         let bandTop = Int(0.15 * Double(n)), bandBottom = Int(0.60 * Double(n))
         let band = _FaceGeometry.subimage(crop, x: 0, y: bandTop, width: n, height: bandBottom - bandTop)
-        let eyes = eye._detectCounting(band, options: CascadeSearchOptions(
-            scaleFactor: 1.1, minimumNeighbors: 3, maximumSize: (n / 2, n / 2), threadCount: 1))
-        func best(_ hits: [(rect: _IntRect, count: Int)], dx: Int, dy: Int, where keep: (Double) -> Bool,
-                  target: (Double, Double)) -> (Double, Double)? {
+        let eyes = eye._detectCounting(
+            band,
+            options: CascadeSearchOptions(
+                scaleFactor: 1.1, minimumNeighbors: 3, maximumSize: (n * 2 / 5, n * 2 / 5), threadCount: 1))
+        func best(
+            _ hits: [(rect: _IntRect, count: Int)], dx: Int, dy: Int, where keep: (Double) -> Bool,
+            target: (Double, Double)
+        ) -> (Double, Double)? {
             var bestPoint: (Double, Double)?
             var bestDistance = Double.infinity
             for h in hits {
@@ -55,7 +61,8 @@ struct _LandmarkCascades: Sendable {
             let sub = _FaceGeometry.subimage(band, x: x0, y: 0, width: n / 2, height: band.height)
             var hits: [(rect: _IntRect, count: Int)] = []
             for c in [leftEyeSplit, rightEyeSplit] {
-                hits += c._detectCounting(sub, options: CascadeSearchOptions(scaleFactor: 1.1, minimumNeighbors: 2, threadCount: 1))
+                hits += c._detectCounting(
+                    sub, options: CascadeSearchOptions(scaleFactor: 1.1, minimumNeighbors: 2, threadCount: 1))
             }
             return best(hits, dx: x0, dy: bandTop, where: { _ in true }, target: leftHalf ? leftTarget : rightTarget)
         }
@@ -123,8 +130,9 @@ enum _FaceGeometry {
                 let fy = ((Double(v) + 0.5) / Double(side) - 0.5) * face.height
                 for u in 0..<side {
                     let fx = ((Double(u) + 0.5) / Double(side) - 0.5) * face.width
-                    out[v * side + u] = sample(g.baseAddress!, gray.width, gray.height,
-                                               face.midX + c * fx - s * fy, face.midY + s * fx + c * fy)
+                    out[v * side + u] = sample(
+                        g.baseAddress!, gray.width, gray.height,
+                        face.midX + c * fx - s * fy, face.midY + s * fx + c * fy)
                 }
             }
         }

@@ -23,7 +23,7 @@ import Synchronization
 /// a doubled stride, which OpenCV has no parameter for).
 ///
 /// **Landmarks** (when `Configuration.findsLandmarks`). The face box is cut out of the gray
-/// image and resized (bilinear) to 160 pixels square, so the landmark cascades see the same
+/// image and resized (bilinear) to 120 pixels square, so the landmark cascades see the same
 /// scale whatever the face size; positions are mapped back to the image.
 /// - Eyes: `haarcascade_eye.xml` (open eyes) on the band 15%...60% of the face height, minimum
 ///   neighbours 3; detections whose centre is in the left half go to the left eye, the others
@@ -58,7 +58,7 @@ import Synchronization
 /// with NaNs (read as 0) give no faces; nothing traps.
 ///
 /// - Complexity: see `CascadeClassifier.detectObjects`; landmarks add a constant cost per face
-///   (three to five cascades on a 160x160 crop). Rotated search multiplies the face search by
+///   (three to five cascades on a 120x120 crop). Rotated search multiplies the face search by
 ///   `1 + rotationAngles.count`.
 public struct FaceDetector: Detector {
     /// Which cascade file to use for faces.
@@ -97,9 +97,11 @@ public struct FaceDetector: Detector {
         public var threadCount: Int?
 
         /// Settings with OpenCV's defaults for faces; see each property.
-        public init(cascade: Cascade = .default, minimumNeighbors: Int = 3, scaleFactor: Double? = nil,
-                    minimumFaceSize: Int = 0, rotationAngles: [Double] = [], findsLandmarks: Bool = true,
-                    smileNeighbors: Int = 20, threadCount: Int? = nil) {
+        public init(
+            cascade: Cascade = .default, minimumNeighbors: Int = 3, scaleFactor: Double? = nil,
+            minimumFaceSize: Int = 0, rotationAngles: [Double] = [], findsLandmarks: Bool = true,
+            smileNeighbors: Int = 20, threadCount: Int? = nil
+        ) {
             self.cascade = cascade
             self.minimumNeighbors = minimumNeighbors
             self.scaleFactor = scaleFactor
@@ -128,13 +130,16 @@ public struct FaceDetector: Detector {
     ///   `.invalidParameter` for a scale factor not above 1 or negative sizes.
     public init(options: DetectorOptions = DetectorOptions(), configuration: Configuration = Configuration()) throws {
         if let f = configuration.scaleFactor, !(f > 1 && f.isFinite && f <= 4) {
-            throw PixelFlowError.invalidParameter(filter: "FaceDetector", key: "scaleFactor", reason: "must be in (1, 4], got \(f)")
+            throw PixelFlowError.invalidParameter(
+                filter: "FaceDetector", key: "scaleFactor", reason: "must be in (1, 4], got \(f)")
         }
         guard configuration.minimumNeighbors >= 0, configuration.minimumFaceSize >= 0 else {
-            throw PixelFlowError.invalidParameter(filter: "FaceDetector", key: "minimumNeighbors/minimumFaceSize", reason: "must not be negative")
+            throw PixelFlowError.invalidParameter(
+                filter: "FaceDetector", key: "minimumNeighbors/minimumFaceSize", reason: "must not be negative")
         }
         guard configuration.rotationAngles.allSatisfy({ $0.isFinite && abs($0) <= 180 }) else {
-            throw PixelFlowError.invalidParameter(filter: "FaceDetector", key: "rotationAngles", reason: "must be finite angles within ±180°")
+            throw PixelFlowError.invalidParameter(
+                filter: "FaceDetector", key: "rotationAngles", reason: "must be finite angles within ±180°")
         }
         self.options = options
         self.configuration = configuration
@@ -157,10 +162,11 @@ public struct FaceDetector: Detector {
         // stride), so a face gathers about a quarter as many raw windows: the neighbour
         // threshold is divided by 3 (at least 1) to keep the same faces.
         let neighbors = low ? max(1, configuration.minimumNeighbors / 3) : configuration.minimumNeighbors
-        return CascadeSearchOptions(scaleFactor: configuration.scaleFactor ?? (low ? 1.2 : 1.1),
-                                    minimumNeighbors: configuration.minimumNeighbors == 0 ? 0 : neighbors,
-                                    minimumSize: (minSide, minSide), strideMultiplier: low ? 2 : 1,
-                                    threadCount: configuration.threadCount)
+        return CascadeSearchOptions(
+            scaleFactor: configuration.scaleFactor ?? (low ? 1.2 : 1.1),
+            minimumNeighbors: configuration.minimumNeighbors == 0 ? 0 : neighbors,
+            minimumSize: (minSide, minSide), strideMultiplier: low ? 2 : 1,
+            threadCount: configuration.threadCount)
     }
 
     /// The faces in `buffer`, largest first. See the type's documentation.
@@ -186,12 +192,15 @@ public struct FaceDetector: Detector {
         }
         // Largest first; the sort is stable, so equal sizes keep scan order.
         var order = Array(found.indices)
-        order.sort { found[$0].rect.width * found[$0].rect.height > found[$1].rect.width * found[$1].rect.height
-            || (found[$0].rect.width * found[$0].rect.height == found[$1].rect.width * found[$1].rect.height && $0 < $1) }
+        order.sort {
+            found[$0].rect.width * found[$0].rect.height > found[$1].rect.width * found[$1].rect.height
+                || (found[$0].rect.width * found[$0].rect.height == found[$1].rect.width * found[$1].rect.height && $0 < $1)
+        }
         if let cap = options.maximumFeatureCount { order = Array(order.prefix(max(0, cap))) }
         let searchesRotations = !configuration.rotationAngles.isEmpty
         let faces = order.map { i in
-            FaceFeature(bounds: found[i].rect, faceAngle: searchesRotations ? found[i].angle : nil, detectionCount: found[i].count)
+            FaceFeature(
+                bounds: found[i].rect, faceAngle: searchesRotations ? found[i].angle : nil, detectionCount: found[i].count)
         }
         guard let landmarks, !faces.isEmpty else { return faces }
         // Landmarks: one face per work item, on all threads (each face's result is its own).

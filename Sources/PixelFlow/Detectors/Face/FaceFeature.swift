@@ -38,9 +38,11 @@ public struct FaceFeature: Sendable, Hashable, CustomStringConvertible {
     /// a rough confidence.
     public var detectionCount: Int
 
-    public init(bounds: Rect, leftEyePosition: Point? = nil, rightEyePosition: Point? = nil, mouthPosition: Point? = nil,
-                hasSmile: Bool = false, leftEyeClosed: Bool = false, rightEyeClosed: Bool = false,
-                faceAngle: Double? = nil, detectionCount: Int = 0) {
+    public init(
+        bounds: Rect, leftEyePosition: Point? = nil, rightEyePosition: Point? = nil, mouthPosition: Point? = nil,
+        hasSmile: Bool = false, leftEyeClosed: Bool = false, rightEyeClosed: Bool = false,
+        faceAngle: Double? = nil, detectionCount: Int = 0
+    ) {
         self.bounds = bounds
         self.leftEyePosition = leftEyePosition
         self.rightEyePosition = rightEyePosition
@@ -63,7 +65,8 @@ public struct FaceFeature: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         func p(_ q: Point?) -> String { q.map { "(\(Int($0.x.rounded())), \(Int($0.y.rounded())))" } ?? "-" }
-        return "face \(Int(bounds.x)),\(Int(bounds.y)) \(Int(bounds.width))x\(Int(bounds.height)) eyes \(p(leftEyePosition)) \(p(rightEyePosition)) mouth \(p(mouthPosition))"
+        return
+            "face \(Int(bounds.x)),\(Int(bounds.y)) \(Int(bounds.width))x\(Int(bounds.height)) eyes \(p(leftEyePosition)) \(p(rightEyePosition)) mouth \(p(mouthPosition))"
             + (hasSmile ? " smile" : "") + (leftEyeClosed ? " left-eye-closed" : "") + (rightEyeClosed ? " right-eye-closed" : "")
             + (faceAngle.map { " angle \($0)" } ?? "")
     }

@@ -54,7 +54,9 @@ enum _RectangleGrouping {
         var classOfRoot = [Int: Int]()
         for i in 0..<n {
             let r = find(i)
-            if let c = classOfRoot[r] { label[i] = c } else {
+            if let c = classOfRoot[r] {
+                label[i] = c
+            } else {
                 classOfRoot[r] = classOfRoot.count
                 label[i] = classOfRoot.count - 1
             }
@@ -87,7 +89,8 @@ enum _RectangleGrouping {
                 let dx = Int((Double(r2.width) * eps).rounded(.toNearestOrEven))
                 let dy = Int((Double(r2.height) * eps).rounded(.toNearestOrEven))
                 if r1.x >= r2.x - dx && r1.y >= r2.y - dy && r1.x + r1.width <= r2.x + r2.width + dx
-                    && r1.y + r1.height <= r2.y + r2.height + dy && (n2 > max(3, n1) || n1 < 3) {
+                    && r1.y + r1.height <= r2.y + r2.height + dy && (n2 > max(3, n1) || n1 < 3)
+                {
                     swallowed = true
                     break
                 }
