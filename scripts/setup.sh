@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs what PixelFlow needs from the system, if it is missing:
-#   - always: pkg-config, libpng and libjpeg-turbo headers (zlib comes with libpng-dev);
+#   - always: pkg-config, libpng and libjpeg-turbo headers (zlib comes with libpng-dev),
+#     and OpenCV's cascade XML files (Debian package opencv-data, under /usr/share/opencv4)
+#     that the face detector and its tests load;
 #   - with --reference-tools: the Python packages that regenerate test fixtures and run the
 #     peer benchmark (OpenCV, Pillow, numpy), from scripts/requirements-reference.txt.
 # Safe to run again: it does nothing when everything is present.
@@ -11,6 +13,7 @@ need_apt=()
 command -v pkg-config >/dev/null 2>&1 || need_apt+=(pkg-config)
 pkg-config --exists libpng 2>/dev/null || need_apt+=(libpng-dev)
 pkg-config --exists libjpeg 2>/dev/null || need_apt+=(libjpeg62-turbo-dev)
+[ -f /usr/share/opencv4/haarcascades/haarcascade_frontalface_default.xml ] || need_apt+=(opencv-data)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "setup: installing ${need_apt[*]}"
   sudo_cmd=""

@@ -11,14 +11,15 @@
 //
 // Sections: `peer` (the operations of ../shared/peers/bench_peers.py, same definitions, each
 // checked against a scalar reference on a 64x64 crop), `registry` (every registered filter at
-// its defaults, rgba8 and rgbaF32), `engine` (fusion, folding, region of interest, memory).
+// its defaults, rgba8 and rgbaF32), `engine` (fusion, folding, region of interest, memory),
+// `faces` (face detection at 1920x1080 against OpenCV's detectMultiScale, FaceBench.swift).
 // Figures are megapixels of output per second (median and best of the timed runs), with the
 // memory-copy roofline measured in the same run, because shared machines drift.
 // Docs/Performance.md explains the figures; scripts/bench-compare.sh runs the peers too.
 import Foundation
 import PixelFlow
 
-enum Section: String, CaseIterable { case peer, registry, engine }
+enum Section: String, CaseIterable { case peer, registry, engine, faces }
 
 struct Options {
     var width = 3840, height = 2160
@@ -74,9 +75,10 @@ func parseOptions() -> Options {
             o.category = c; explicitSections.insert(.registry)
         case "--ops": o.ops += value(a).split(separator: ",").map(String.init); explicitSections.insert(.peer)
         case "--engine": explicitSections.insert(.engine)
+        case "--faces": explicitSections.insert(.faces)
         case "--sections":
             for s in value(a).split(separator: ",") {
-                guard let v = Section(rawValue: String(s)) else { fail("unknown section \(s); use peer, registry, engine") }
+                guard let v = Section(rawValue: String(s)) else { fail("unknown section \(s); use peer, registry, engine, faces") }
                 explicitSections.insert(v)
             }
         case "--json": o.jsonPath = value(a)
@@ -99,7 +101,7 @@ func parseOptions() -> Options {
             print("""
             usage: pixelflow-bench [--quick | --size WxH | --smoke] [--threads 1,2] [--runs N] [--json FILE]
                                    [--ops ID[,ID]] [--filter NAME[,NAME]] [--category NAME] [--engine]
-                                   [--sections peer,registry,engine] [--rss] [--label NAME] [--no-roofline]
+                                   [--sections peer,registry,engine,faces] [--faces] [--rss] [--label NAME] [--no-roofline]
                                    [--image A.png --image-b B.png --png FILE.png --jpeg FILE.jpg]
                    pixelflow-bench --task vips --input IN.jpg --output OUT.jpg [--threads N]
                    pixelflow-bench --task qr --input FOLDER [--output FILE.json] [--runs N]
@@ -112,6 +114,9 @@ func parseOptions() -> Options {
               registry  every registered filter at its defaults: rgba8 -> rgba8 (sRGB) and
                         rgbaF32 -> rgbaF32 (linear premultiplied)
               engine    fusion and folding gains, region of interest, peak memory
+              faces     face detection at 1920x1080 (accuracy high and low) against OpenCV's
+                        detectMultiScale, same cascade and parameters, in the same run
+                        (scripts/bench_faces_opencv.py; Python from $PIXELFLOW_PYTHON)
             --quick: 1920x1080 (default 3840x2160). --smoke: 256x144, 1 run, a few peer ops and
             the registry; exits 1 when a check fails (for CI).
             --rss: peak resident memory of each peer op in a child process (one per op).
@@ -378,7 +383,9 @@ if let task = options.task {
 
 let startDate = Date()
 do {
-    let inputs = try makeInputs(options)
+    // The faces section makes its own 1920x1080 image; skip the large shared inputs when it runs alone.
+    let onlyFaces = options.sections == [.faces]
+    let inputs = try makeInputs(onlyFaces ? { var o = options; o.width = 64; o.height = 64; return o }() : options)
     let W = inputs.W, H = inputs.H
     benchSize = (W, H)
     print("pixelflow-bench [\(options.label)]: \(W)x\(H), threads \(options.threads.map(String.init).joined(separator: ",")), "
@@ -397,6 +404,7 @@ do {
         try runEngineCases(input8: inputs.u8, inputF: inputF, out8: &out8, outF: &outF)
     }
     if options.sections.contains(.registry) { try runRegistrySection(inputs.u8) }
+    if options.sections.contains(.faces) { try runFaceSection() }
 } catch {
     fail("\(error)")
 }

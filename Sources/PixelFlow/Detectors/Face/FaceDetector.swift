@@ -1,0 +1,226 @@
+import Foundation
+import Synchronization
+
+/// Finds faces, with eye and mouth positions, smiles and closed eyes, like Core Image's
+/// `CIDetectorTypeFace` — with OpenCV's cascade classifiers (the XML files of Debian's
+/// `opencv-data`, found by `CascadeClassifier.locate(_:)`).
+///
+/// ```swift
+/// let detector = try FaceDetector(options: DetectorOptions(accuracy: .high))
+/// for face in try detector.features(in: buffer) {
+///     print(face.bounds, face.leftEyePosition ?? "no eye", face.hasSmile)
+/// }
+/// ```
+///
+/// **Faces.** `CascadeClassifier.detectObjects` with the face cascade
+/// (`haarcascade_frontalface_default.xml` unless `Configuration.cascade` says otherwise).
+/// With `.high` accuracy and the default configuration the boxes are those of OpenCV's
+/// `detectMultiScale(gray, scaleFactor: 1.1, minNeighbors: 3, minSize)` on the same image —
+/// same windows, same grouping (see `CascadeClassifier.detectObjects`). `.low` accuracy uses
+/// a scale step of 1.2 and twice the window stride (about 8x fewer windows, for video) and a
+/// third of the neighbour threshold (at least 1); its boxes are no longer OpenCV's
+/// `detectMultiScale` defaults (they are OpenCV's with `scaleFactor` 1.2, that threshold, and
+/// a doubled stride, which OpenCV has no parameter for).
+///
+/// **Landmarks** (when `Configuration.findsLandmarks`). The face box is cut out of the gray
+/// image and resized (bilinear) to 120 pixels square, so the landmark cascades see the same
+/// scale whatever the face size; positions are mapped back to the image.
+/// - Eyes: `haarcascade_eye.xml` (open eyes) on the band 15%...60% of the face height, minimum
+///   neighbours 3; detections whose centre is in the left half go to the left eye, the others
+///   to the right one, the one nearest the usual eye position (30% or 70% of the width, 38% of
+///   the height) winning.
+/// - Closed eyes: for a half where the open-eye cascade finds nothing, the 2-split eye
+///   cascades (`haarcascade_lefteye_2splits.xml` and `haarcascade_righteye_2splits.xml`,
+///   trained on eyes in all states, open or closed) are run; if one of them finds the eye, its
+///   position is reported and the eye is flagged closed. When neither finds anything on that
+///   side but the other eye is open (a wink), the closed eye is placed by mirroring the open
+///   one across the face's vertical centre line and flagged closed. When no eye is found on
+///   either side, no eye positions are reported. These are heuristics: an open eye the
+///   open-eye cascade misses (glare, glasses, a side glance) is also reported as closed.
+/// - Smile and mouth: `haarcascade_smile.xml` on the lowest 45% of the face. OpenCV's data has
+///   no mouth cascade, so the mouth is the centre of the smile cascade's best box found with
+///   a low neighbour threshold (3); `hasSmile` needs a box with many neighbours
+///   (`Configuration.smileNeighbors`, 20 by default: the smile cascade fires on most mouths at
+///   low thresholds). When no box is found at all and both eyes are, the mouth is placed
+///   below the eyes' midpoint, at 1.1 times the distance between the eyes, perpendicular to
+///   the eye line (a typical adult proportion).
+///
+/// **Rotated faces** (`Configuration.rotationAngles`). The frontal cascades accept faces
+/// turned up to about 15° in the image plane. For each extra angle the image is rotated
+/// (bilinear, about its centre) by minus that angle and searched again; faces found there are
+/// mapped back (the box keeps its size, centred on the mapped centre), and kept unless they
+/// overlap (intersection over union > 0.3) a face found upright or at an earlier angle.
+/// `faceAngle` is then set on every face (0 for upright ones).
+///
+/// **Results.** Largest faces first (ties in scan order); at most
+/// `DetectorOptions.maximumFeatureCount`. Images smaller than the cascade's window (24x24),
+/// uniform images (black, white: the window variance test rejects them) and float images
+/// with NaNs (read as 0) give no faces; nothing traps.
+///
+/// - Complexity: see `CascadeClassifier.detectObjects`; landmarks add a constant cost per face
+///   (three to five cascades on a 120x120 crop). Rotated search multiplies the face search by
+///   `1 + rotationAngles.count`.
+public struct FaceDetector: Detector {
+    /// Which cascade file to use for faces.
+    public enum Cascade: Sendable {
+        /// `haarcascade_frontalface_default.xml`, the usual choice.
+        case `default`
+        /// An installed cascade file by name, e.g. `"lbpcascade_frontalface_improved.xml"`
+        /// (looked up with `CascadeClassifier.locate(_:)`).
+        case named(String)
+        /// A cascade XML file at this path.
+        case file(URL)
+        /// A cascade already loaded.
+        case classifier(CascadeClassifier)
+    }
+
+    /// Face-specific settings, beside the shared `DetectorOptions`.
+    public struct Configuration: Sendable {
+        /// The face cascade.
+        public var cascade: Cascade
+        /// OpenCV's `minNeighbors` (default 3): a face needs more than this many overlapping raw
+        /// windows (with `.low` accuracy, more than a third of it; 0 reports raw windows).
+        public var minimumNeighbors: Int
+        /// OpenCV's `scaleFactor`; nil for the accuracy's (1.1 for `.high`, 1.2 for `.low`).
+        public var scaleFactor: Double?
+        /// The smallest face side to look for, in pixels (OpenCV's `minSize`); the larger of this
+        /// and `DetectorOptions.minimumFeatureSize` x the image's shorter side applies.
+        public var minimumFaceSize: Int
+        /// Extra in-plane rotations to search, in degrees (for example `[-30, 30]`); empty
+        /// searches upright faces only and leaves `faceAngle` nil.
+        public var rotationAngles: [Double]
+        /// Look for eyes, mouth, smile and closed eyes inside each face.
+        public var findsLandmarks: Bool
+        /// The neighbour count a smile needs (see the type's documentation).
+        public var smileNeighbors: Int
+        /// Worker threads (nil: one per processor); never changes the result.
+        public var threadCount: Int?
+
+        /// Settings with OpenCV's defaults for faces; see each property.
+        public init(
+            cascade: Cascade = .default, minimumNeighbors: Int = 3, scaleFactor: Double? = nil,
+            minimumFaceSize: Int = 0, rotationAngles: [Double] = [], findsLandmarks: Bool = true,
+            smileNeighbors: Int = 20, threadCount: Int? = nil
+        ) {
+            self.cascade = cascade
+            self.minimumNeighbors = minimumNeighbors
+            self.scaleFactor = scaleFactor
+            self.minimumFaceSize = minimumFaceSize
+            self.rotationAngles = rotationAngles
+            self.findsLandmarks = findsLandmarks
+            self.smileNeighbors = smileNeighbors
+            self.threadCount = threadCount
+        }
+    }
+
+    /// The shared detector settings: accuracy, minimum face size (fraction of the shorter
+    /// side), maximum number of faces.
+    public var options: DetectorOptions
+    /// The face-specific settings.
+    public var configuration: Configuration
+    /// The face cascade in use.
+    public let cascade: CascadeClassifier
+    let landmarks: _LandmarkCascades?
+
+    /// Loads the cascades (the face cascade, and the eye and smile ones when
+    /// `configuration.findsLandmarks`).
+    ///
+    /// - Throws: `PixelFlowError.io` when a cascade file is not installed (the message names the
+    ///   Debian package `opencv-data`), `.decodingFailed`/`.unsupportedFormat` for a bad file,
+    ///   `.invalidParameter` for a scale factor not above 1 or negative sizes.
+    public init(options: DetectorOptions = DetectorOptions(), configuration: Configuration = Configuration()) throws {
+        if let f = configuration.scaleFactor, !(f > 1 && f.isFinite && f <= 4) {
+            throw PixelFlowError.invalidParameter(
+                filter: "FaceDetector", key: "scaleFactor", reason: "must be in (1, 4], got \(f)")
+        }
+        guard configuration.minimumNeighbors >= 0, configuration.minimumFaceSize >= 0 else {
+            throw PixelFlowError.invalidParameter(
+                filter: "FaceDetector", key: "minimumNeighbors/minimumFaceSize", reason: "must not be negative")
+        }
+        guard configuration.rotationAngles.allSatisfy({ $0.isFinite && abs($0) <= 180 }) else {
+            throw PixelFlowError.invalidParameter(
+                filter: "FaceDetector", key: "rotationAngles", reason: "must be finite angles within ±180°")
+        }
+        self.options = options
+        self.configuration = configuration
+        switch configuration.cascade {
+        case .default: cascade = try CascadeClassifier.installed("haarcascade_frontalface_default.xml")
+        case let .named(name): cascade = try CascadeClassifier.installed(name)
+        case let .file(url): cascade = try CascadeClassifier(contentsOf: url)
+        case let .classifier(c): cascade = c
+        }
+        landmarks = configuration.findsLandmarks ? try _LandmarkCascades.load() : nil
+    }
+
+    /// The search parameters this detector uses for an image of the given size.
+    public func searchOptions(imageWidth: Int, imageHeight: Int) -> CascadeSearchOptions {
+        let low = options.accuracy == .low
+        let fraction = options.minimumFeatureSize.isFinite ? min(max(options.minimumFeatureSize, 0), 1) : 0
+        let fromFraction = Int((fraction * Double(min(imageWidth, imageHeight))).rounded())
+        let minSide = max(configuration.minimumFaceSize, fromFraction)
+        // Low accuracy visits about 1/8 of the windows (scale step 1.2 instead of 1.1, twice the
+        // stride), so a face gathers about a quarter as many raw windows: the neighbour
+        // threshold is divided by 3 (at least 1) to keep the same faces.
+        let neighbors = low ? max(1, configuration.minimumNeighbors / 3) : configuration.minimumNeighbors
+        return CascadeSearchOptions(
+            scaleFactor: configuration.scaleFactor ?? (low ? 1.2 : 1.1),
+            minimumNeighbors: configuration.minimumNeighbors == 0 ? 0 : neighbors,
+            minimumSize: (minSide, minSide), strideMultiplier: low ? 2 : 1,
+            threadCount: configuration.threadCount)
+    }
+
+    /// The faces in `buffer`, largest first. See the type's documentation.
+    public func features(in buffer: PixelBuffer) throws -> [FaceFeature] {
+        let gray = _CascadeKernels.gray(from: buffer)
+        return features(gray: gray)
+    }
+
+    func features(gray: _Gray8) -> [FaceFeature] {
+        guard gray.width > 0, gray.height > 0 else { return [] }
+        let search = searchOptions(imageWidth: gray.width, imageHeight: gray.height)
+        var found: [(rect: Rect, count: Int, angle: Double)] = cascade._detectCounting(gray, options: search)
+            .map { ($0.rect.rect, $0.count, 0) }
+        for angle in configuration.rotationAngles where angle != 0 {
+            let (rotated, back) = _FaceGeometry.rotate(gray, degrees: -angle)
+            for hit in cascade._detectCounting(rotated, options: search) {
+                let r = hit.rect.rect
+                let c = back(Point(x: r.midX, y: r.midY))
+                let mapped = Rect(x: c.x - r.width / 2, y: c.y - r.height / 2, width: r.width, height: r.height)
+                if found.contains(where: { _FaceGeometry.iou($0.rect, mapped) > 0.3 }) { continue }
+                found.append((mapped, hit.count, angle))
+            }
+        }
+        // Largest first; the sort is stable, so equal sizes keep scan order.
+        var order = Array(found.indices)
+        order.sort {
+            found[$0].rect.width * found[$0].rect.height > found[$1].rect.width * found[$1].rect.height
+                || (found[$0].rect.width * found[$0].rect.height == found[$1].rect.width * found[$1].rect.height && $0 < $1)
+        }
+        if let cap = options.maximumFeatureCount { order = Array(order.prefix(max(0, cap))) }
+        let searchesRotations = !configuration.rotationAngles.isEmpty
+        let faces = order.map { i in
+            FaceFeature(
+                bounds: found[i].rect, faceAngle: searchesRotations ? found[i].angle : nil, detectionCount: found[i].count)
+        }
+        guard let landmarks, !faces.isEmpty else { return faces }
+        // Landmarks: one face per work item, on all threads (each face's result is its own).
+        let angles = order.map { found[$0].angle }
+        let results = _FaceSlots(faces)
+        let smileNeighbors = configuration.smileNeighbors
+        let threads = max(1, configuration.threadCount ?? ProcessInfo.processInfo.activeProcessorCount)
+        _parallelFor(faces.count, threads: threads) { i in
+            var feature = faces[i]
+            landmarks.locate(in: gray, face: feature.bounds, angle: angles[i], smileNeighbors: smileNeighbors, into: &feature)
+            results.set(i, feature)
+        }
+        return results.values
+    }
+}
+
+/// One slot per face for the parallel landmark search; each work item writes only its own.
+final class _FaceSlots: Sendable {
+    private let slots: Mutex<[FaceFeature]>
+    init(_ faces: [FaceFeature]) { slots = Mutex(faces) }
+    func set(_ i: Int, _ f: FaceFeature) { slots.withLock { $0[i] = f } }
+    var values: [FaceFeature] { slots.withLock { $0 } }
+}
