@@ -29,8 +29,7 @@ let package = Package(
         .executableTarget(name: "SpookCam", dependencies: ["PixelFlow", "ExampleSupport"], path: "Examples/SpookCam"),
         .executableTarget(name: "LiveDetection", dependencies: ["PixelFlow", "ExampleSupport"], path: "Examples/LiveDetection"),
         .executableTarget(name: "Transitions", dependencies: ["PixelFlow", "ExampleSupport"], path: "Examples/Transitions"),
-        // FaceMarkers (Examples/FaceMarkers) joins when the face detector lands:
-        // .executableTarget(name: "FaceMarkers", dependencies: ["PixelFlow", "ExampleSupport"], path: "Examples/FaceMarkers"),
+        .executableTarget(name: "FaceMarkers", dependencies: ["PixelFlow", "ExampleSupport"], path: "Examples/FaceMarkers"),
         .testTarget(name: "PixelFlowTests", dependencies: ["PixelFlow"], path: "Tests/PixelFlowTests",
                     exclude: ["Fixtures"]),
     ],

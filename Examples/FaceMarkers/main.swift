@@ -1,4 +1,5 @@
 import ExampleSupport
+import Foundation
 import PixelFlow
 
 // FaceMarkers: find the faces in a photo and mark them as Apple's face-detection samples
@@ -6,14 +7,17 @@ import PixelFlow
 // mouth. Each face's features are printed. PixelFlow's detectors report positions in image
 // coordinates (origin at the top-left, y down), so nothing needs flipping, unlike Core Image.
 //
+//     swift run FaceMarkers                 # the NASA astronaut portrait from the test fixtures
 //     swift run FaceMarkers photo.jpg
 //     swift run FaceMarkers photo.jpg --out /tmp/faces --accuracy low
+//
+// The cascades come from Debian's opencv-data package (scripts/setup.sh installs it).
 
 let usage = """
     Usage: FaceMarkers [IMAGE] [--out DIR] [--accuracy low|high]
 
-    Detects the faces in IMAGE (default: the built-in landscape, which has none: give a
-    photo), prints each face's bounds, eye and mouth positions, smile and closed eyes, and
+    Detects the faces in IMAGE (default: the public-domain astronaut portrait among the test
+    fixtures, Tests/PixelFlowTests/Fixtures/Faces/astronaut.png), prints each face's bounds, eye and mouth positions, smile and closed eyes, and
     writes DIR/faces.png (DIR: example-output/FaceMarkers) with the faces marked: red squares
     around faces, yellow squares on eyes, a filled ellipse on the mouth.
 
@@ -24,6 +28,11 @@ let usage = """
     """
 
 let args = ExampleCommandLine(usage: usage, valueOptions: ["--out", "--accuracy"])
+
+/// The default photo: NASA's astronaut portrait (public domain, via scikit-image), kept
+/// small among the test fixtures of this source tree.
+let defaultPhoto = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .appendingPathComponent("../../Tests/PixelFlowTests/Fixtures/Faces/astronaut.png").standardized.path
 
 /// A point as `(x, y)` with one decimal, or `none`.
 func shown(_ p: Point?) -> String {
@@ -66,9 +75,9 @@ runExample {
         ExampleCommandLine.usageError("--accuracy takes low or high, got '\(args.value("--accuracy")!)'", usage: usage)
     }
     let out = args.value("--out") ?? "example-output/FaceMarkers"
-    let photo = try args.positionals.first.map(loadImage) ?? SampleScene.make()
+    let photo = try args.positionals.first.map(loadImage) ?? loadImage(defaultPhoto)
 
-    let detector = FaceDetector(options: DetectorOptions(accuracy: accuracy))
+    let detector = try FaceDetector(options: DetectorOptions(accuracy: accuracy))
     let clock = ContinuousClock()
     let start = clock.now
     let faces = try detector.features(in: photo)

@@ -41,7 +41,7 @@ final class CLIConventionsTests: TemporaryDirectoryTestCase {
             (["describe"], "`pixelflow filters` lists them"),
             (["describe", "GausianBlur"], "did you mean CIGaussianBlur"),
             (["qr", "encode", "only-text"], "`pixelflow qr encode 'hello' code.png`"),
-            (["detect", "squares", "x.png"], "use qr or rectangles"),
+            (["detect", "squares", "x.png"], "use qr, rectangles or faces"),
             (["apply", "in.png"], "`pixelflow apply --help`"),
             (["apply", "in.png", "out.png", "--filter", "CISepiaTone inputIntensity=5"], "must be in 0...1"),
             (["apply", "in.png", "out.png", "--filter", "GaussianBlur inputRadius=-1"], "must be in 0...1000"),
