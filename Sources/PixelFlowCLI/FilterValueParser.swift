@@ -13,12 +13,12 @@ import PixelFlow
 ///
 /// Numbers must be finite and within the input's minimum and maximum; vectors must have the
 /// input's component count.
-enum FilterValueParser {
+public enum FilterValueParser {
     /// Parses `text` for `input` of `filter`.
     ///
     /// - Throws: `CLIError.usage` naming the filter and key, saying what was expected, and
     ///   ending with `hint`.
-    static func parse(_ text: String, for input: FilterInput, filter: String, hint: String) throws -> FilterValue {
+    public static func parse(_ text: String, for input: FilterInput, filter: String, hint: String) throws -> FilterValue {
         func fail(_ reason: String) -> CLIError {
             .usage("\(filter): \(input.key) \(reason), got '\(text)'. \(hint)")
         }
@@ -72,7 +72,7 @@ enum FilterValueParser {
     }
 
     /// `true`/`yes`/`false`/`no` (case-insensitive), or nil.
-    static func boolean(_ text: String) -> Bool? {
+    public static func boolean(_ text: String) -> Bool? {
         switch text.lowercased() {
         case "true", "yes": return true
         case "false", "no": return false
@@ -81,7 +81,7 @@ enum FilterValueParser {
     }
 
     /// A decimal number (`nan` and `inf` parse, to be rejected by the caller), or nil.
-    static func number(_ text: String) -> Double? {
+    public static func number(_ text: String) -> Double? {
         let t = text.trimmingWhitespace
         guard !t.isEmpty, let v = Double(t) else { return nil }
         return v
@@ -89,7 +89,7 @@ enum FilterValueParser {
 
     /// The numbers of `[x y z]`, `(x, y)` or `x,y,z`, or nil when a part is not a number or
     /// there is none.
-    static func numbers(_ text: String) -> [Double]? {
+    public static func numbers(_ text: String) -> [Double]? {
         var t = Substring(text.trimmingWhitespace)
         if (t.hasPrefix("[") && t.hasSuffix("]")) || (t.hasPrefix("(") && t.hasSuffix(")")) {
             t = t.dropFirst().dropLast()
@@ -105,7 +105,7 @@ enum FilterValueParser {
     }
 
     /// `#rgb`, `#rgba`, `#rrggbb` or `#rrggbbaa` as a color, or nil.
-    static func hexColor(_ text: String) -> Color? {
+    public static func hexColor(_ text: String) -> Color? {
         let digits = Array(text.dropFirst())
         guard [3, 4, 6, 8].contains(digits.count), digits.allSatisfy(\.isHexDigit) else { return nil }
         let short = digits.count <= 4
@@ -122,14 +122,14 @@ enum FilterValueParser {
     }
 
     /// A number as short as it can be written: `1`, `0.5`.
-    static func format(_ v: Double) -> String {
+    public static func format(_ v: Double) -> String {
         v == v.rounded() && abs(v) < 1e15 ? String(Int(v)) : String(v)
     }
 }
 
 extension String {
     /// The string without leading and trailing whitespace.
-    var trimmingWhitespace: String {
+    public var trimmingWhitespace: String {
         var s = Substring(self)
         while let f = s.first, f.isWhitespace { s = s.dropFirst() }
         while let l = s.last, l.isWhitespace { s = s.dropLast() }

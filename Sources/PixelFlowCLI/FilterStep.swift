@@ -12,21 +12,21 @@ import PixelFlow
 /// `SepiaTone` both work; a key may omit its `input` prefix (`intensity=0.8`). Each value is
 /// parsed according to the input's value class (see `FilterValueParser`). Image inputs other
 /// than `inputImage` (the background of a composite) name a file, loaded by `loadImages`.
-struct FilterStep {
+public struct FilterStep: Sendable {
     /// The filter.
-    let descriptor: FilterDescriptor
+    public let descriptor: FilterDescriptor
     /// The values given on the command line, by key; image inputs appear once loaded.
-    private(set) var values: [String: FilterValue] = [:]
+    public private(set) var values: [String: FilterValue] = [:]
     /// The files named by image inputs, by key.
-    private(set) var imagePaths: [String: String] = [:]
+    public private(set) var imagePaths: [String: String] = [:]
     /// The text this step was parsed from, for messages.
-    let spec: String
+    public let spec: String
 
     /// Parses one `--filter` value.
     ///
     /// - Throws: `CLIError.usage` for an empty spec, an unknown filter or key, a word that is
     ///   not `key=value`, or a value that does not parse or is out of the input's range.
-    init(parsing spec: String) throws {
+    public init(parsing spec: String) throws {
         self.spec = spec
         let words = try FilterStep.words(of: spec)
         guard let name = words.first else {
@@ -67,7 +67,7 @@ struct FilterStep {
     }
 
     /// The advice appended to usage errors about this filter.
-    var hint: String {
+    public var hint: String {
         "Run `pixelflow describe \(descriptor.name)` for its inputs, or `pixelflow filters` for the filter names."
     }
 
@@ -93,7 +93,7 @@ struct FilterStep {
     ///
     /// - Throws: `CLIError.usage` for an `invalidParameter` error; other errors (which
     ///   depend on the real image) are left for the real run.
-    func validate() throws {
+    public func validate() throws {
         let placeholder = Image(color: .clear).cropped(to: Rect(x: 0, y: 0, width: 1, height: 1))
         var inputs: [String: FilterValue?] = values.mapValues { $0 }
         for key in imagePaths.keys { inputs[key] = .image(placeholder) }
@@ -108,7 +108,7 @@ struct FilterStep {
     /// Loads the files named by image inputs.
     ///
     /// - Throws: `CLIError.runtime` naming the file that could not be read or decoded.
-    mutating func loadImages(with load: (String) throws -> PixelBuffer) throws {
+    public mutating func loadImages(with load: (String) throws -> PixelBuffer) throws {
         for (key, path) in imagePaths.sorted(by: { $0.key < $1.key }) {
             values[key] = .image(Image(try load(path)))
         }
@@ -117,7 +117,7 @@ struct FilterStep {
     /// The filter applied to `image`, with the given values and defaults for the rest.
     ///
     /// - Throws: `PixelFlowError` from the filter.
-    func apply(to image: Image) throws -> Image {
+    public func apply(to image: Image) throws -> Image {
         var inputs: [String: FilterValue?] = values.mapValues { $0 }
         if descriptor.input("inputImage") != nil { inputs["inputImage"] = .image(image) }
         return try descriptor.apply(inputs)
@@ -126,7 +126,7 @@ struct FilterStep {
     /// One line naming the filter and every input as key=value, defaults marked, for `--explain`.
     ///
     /// - Parameter source: what `inputImage` is (the input file or the previous step).
-    func explanation(source: String) -> String {
+    public func explanation(source: String) -> String {
         var parts = [descriptor.name]
         for input in descriptor.inputs {
             if input.key == "inputImage" {
@@ -145,7 +145,7 @@ struct FilterStep {
     }
 
     /// Splits a spec into words at whitespace, keeping `[...]`, `(...)` and quoted text together.
-    static func words(of spec: String) throws -> [String] {
+    public static func words(of spec: String) throws -> [String] {
         var words: [String] = []
         var current = ""
         var depth = 0
@@ -184,7 +184,7 @@ struct FilterStep {
     }
 
     /// Filter names close to `name` (case-insensitive edit distance), at most three.
-    static func suggestions(for name: String) -> [String] {
+    public static func suggestions(for name: String) -> [String] {
         func bare(_ s: String) -> String {
             let l = s.lowercased()
             return l.hasPrefix("ci") || l.hasPrefix("pf") ? String(l.dropFirst(2)) : l
@@ -204,14 +204,14 @@ struct FilterStep {
     }
 
     /// An example `key=value` for the filter's first settable input.
-    static func exampleAssignment(_ d: FilterDescriptor) -> String {
+    public static func exampleAssignment(_ d: FilterDescriptor) -> String {
         guard let input = d.inputs.first(where: { $0.valueClass != .image }) else { return "" }
         return "\(input.key)=\(input.defaultValue.map { "\($0)" } ?? "VALUE")"
     }
 }
 
 /// The Levenshtein distance between two strings.
-func editDistance(_ a: String, _ b: String) -> Int {
+public func editDistance(_ a: String, _ b: String) -> Int {
     let a = Array(a), b = Array(b)
     if a.isEmpty { return b.count }
     if b.isEmpty { return a.count }
