@@ -31,7 +31,8 @@ enum CLIFilterTarget {
             }
         }
         do {
-            _ = try RenderContext(threadCount: 1).makeBuffer(image, rect: Rect(x: 0, y: 0, width: 24, height: 24))
+            let options = RenderContext.Options(threadCount: 1, maximumRenderPixelCount: FilterProgram.renderBudget)
+            _ = try RenderContext(options: options).makeBuffer(image, rect: Rect(x: 0, y: 0, width: 24, height: 24))
         } catch {
             expectPixelFlowError(error, "render")
         }

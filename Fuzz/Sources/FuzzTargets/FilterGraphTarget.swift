@@ -24,7 +24,9 @@ enum FilterGraphTarget {
             }
             do {
                 image = try descriptor.apply(values)
+                trace("\(descriptor.name) \(values.keys.sorted()) -> extent \(image.extent)")
             } catch {
+                trace("\(descriptor.name) threw \(error)")
                 expectPixelFlowError(error, "\(descriptor.name).apply")
             }
         }
@@ -79,18 +81,26 @@ struct FilterProgram {
         return Image(buffer)
     }
 
-    /// Renders `image` on the 40 x 40 rect at (-8, -8) with one thread and a tile size,
-    /// working space and optimizer setting from `settings`.
+    /// The render limit of the fuzz targets: 4 megapixels for any region of a 40 x 40 render.
+    /// The default (100 megapixels, 1.6 GB of working pixels) is checked the same way, but
+    /// reaching it would trip libFuzzer's allocation limit without being a bug.
+    static let renderBudget = 1 << 22
+
+    /// Renders `image` on the 40 x 40 rect at (-8, -8) with one thread, `renderBudget`, and a
+    /// tile size, working space and optimizer setting from `settings`.
     func render(_ image: Image) {
         let tile = [16, 7, 64, 256][Int(settings) % 4]
         let context = RenderContext(options: .init(
             threadCount: 1, tileWidth: tile, tileHeight: tile,
-            colorManagement: settings & 4 == 0 ? .linear : .none, optimizes: settings & 8 == 0))
+            colorManagement: settings & 4 == 0 ? .linear : .none,
+            maximumRenderPixelCount: FilterProgram.renderBudget, optimizes: settings & 8 == 0))
         let format: PixelFormat = settings & 16 == 0 ? .rgba8 : .rgbaF32
         do {
             let buffer = try context.makeBuffer(image, rect: Rect(x: -8, y: -8, width: 40, height: 40), format: format)
             precondition(buffer.width == 40 && buffer.height == 40, "rendered \(buffer.width)x\(buffer.height)")
+            trace("rendered")
         } catch {
+            trace("render threw \(error)")
             expectPixelFlowError(error, "render")
         }
     }

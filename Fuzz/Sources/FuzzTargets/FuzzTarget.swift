@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import PixelFlow
 
 /// The entry points of the fuzz targets: each takes the bytes libFuzzer (or a corpus file)
@@ -55,6 +60,13 @@ func expectPixelFlowError(_ error: any Error, _ what: @autoclosure () -> String)
     if error is PixelFlowError { return }
     preconditionFailure("\(what()): unexpected error type \(type(of: error)): \(error)")
 }
+
+/// Prints `message` when `PIXELFLOW_FUZZ_TRACE` is set: what a replayed input did.
+func trace(_ message: @autoclosure () -> String) {
+    if tracing { print(message()) }
+}
+
+private let tracing = getenv("PIXELFLOW_FUZZ_TRACE") != nil
 
 /// Reads numbers from fuzz bytes; past the end it reads zeros.
 struct ByteReader {

@@ -145,6 +145,24 @@ final class RenderPlan {
         return c.isEmpty ? nil : c
     }
 
+    /// Throws `limitExceeded` when a node must be computed over more pixels than
+    /// `options.maximumRenderPixelCount`. A stage buffer holds its node's whole region and a
+    /// tile's scratch part of it, so no allocation of a render exceeds the limit (times the
+    /// 16 bytes of a working pixel).
+    ///
+    /// - Complexity: O(nodes).
+    func checkRegionSizes() throws {
+        for n in order {
+            guard let r = region(of: n) else { continue }
+            let (area, overflow) = r.width.multipliedReportingOverflow(by: r.height)
+            if overflow || area > options.maximumRenderPixelCount {
+                throw PixelFlowError.limitExceeded(
+                    what: "pixels of \(n) over \(r.width)x\(r.height), needed for a \(rect.width)x\(rect.height) render",
+                    value: overflow ? Int.max : area, limit: options.maximumRenderPixelCount)
+            }
+        }
+    }
+
     /// Computes every materialized node, inputs first, into `evaluator.materialized`.
     func materialize(with evaluator: Evaluator) throws {
         let control = RenderControl.current
