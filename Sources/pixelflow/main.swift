@@ -85,4 +85,6 @@ enum PixelFlowTool {
     }
 }
 
-exit(PixelFlowTool.dispatch(Array(CommandLine.arguments.dropFirst())))
+let status = PixelFlowTool.dispatch(Array(CommandLine.arguments.dropFirst()))
+PeakMemory.reportIfAsked()
+exit(status)
