@@ -36,6 +36,18 @@ final class RenderLimitTests: XCTestCase {
         XCTAssertNoThrow(try RenderContext(options: options).makeBuffer(half))
     }
 
+    /// Found by the filter-graph fuzzer (a timeout): a distance gradient of a 24 x 24 mask
+    /// with maximumDistance 1000 computes a 2026 x 2026 field, whatever part the render reads.
+    func testReductionOutputCountsAgainstTheLimit() throws {
+        let mask = Image(TestImages.random(width: 24, height: 24, format: .rgba8, seed: 10))
+        let gradient = try mask.distanceGradientFromRedMask(maximumDistance: 1000)
+        var options = RenderContext.Options(threadCount: 1)
+        options.maximumRenderPixelCount = 1 << 20
+        assertLimitExceeded(try RenderContext(options: options).makeBuffer(gradient, rect: small), mentions: "2026x2026")
+        let near = try mask.distanceGradientFromRedMask(maximumDistance: 10)
+        XCTAssertNoThrow(try RenderContext(options: options).makeBuffer(near, rect: small))
+    }
+
     func assertLimitExceeded<T>(_ body: @autoclosure () throws -> T, mentions text: String,
                                 file: StaticString = #filePath, line: UInt = #line) {
         XCTAssertThrowsError(try body(), file: file, line: line) { error in
