@@ -2,8 +2,9 @@ import XCTest
 @testable import PixelFlow
 
 /// The per-render limit covers every region a render computes, not only its output: a small
-/// output can need a huge input region (found by the filter-graph fuzzer: a 40 x 40 render
-/// of an infinite blurred image scaled down 1000 times asked for 26 GB and stopped the process).
+/// output can need a huge input region (a 40 x 40 render of an infinite blurred image scaled
+/// down 1000 times asked for 26 GB and stopped the process; seen while writing the
+/// filter-graph fuzz target, whose corpus keeps the input).
 final class RenderLimitTests: XCTestCase {
     let photo = Image(TestImages.random(width: 32, height: 24, format: .rgba8, seed: 8))
     let shrink = AffineTransform(a: 1e-3, b: 0, c: 0, d: 1e-3, tx: 0, ty: 0)
