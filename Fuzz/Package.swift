@@ -19,16 +19,21 @@ let package = Package(
     name: "PixelFlowFuzz",
     dependencies: [.package(name: "PixelFlow", path: "..")],
     targets: [
-        .target(name: "FuzzTargets", dependencies: [
-            .product(name: "PixelFlow", package: "PixelFlow"),
-            .product(name: "PixelFlowCLI", package: "PixelFlow"),
-        ]),
+        .target(
+            name: "FuzzTargets",
+            dependencies: [
+                .product(name: "PixelFlow", package: "PixelFlow"),
+                .product(name: "PixelFlowCLI", package: "PixelFlow"),
+            ]),
         .executableTarget(name: "fuzz-replay", dependencies: ["FuzzTargets"]),
-        .executableTarget(name: "fuzz-seeds", dependencies: [
-            "FuzzTargets", .product(name: "PixelFlow", package: "PixelFlow"),
-        ]),
-    ] + fuzzers.map { name in
-        .executableTarget(name: "fuzz-\(name)", dependencies: ["FuzzTargets"])
-    },
+        .executableTarget(
+            name: "fuzz-seeds",
+            dependencies: [
+                "FuzzTargets", .product(name: "PixelFlow", package: "PixelFlow"),
+            ]),
+    ]
+        + fuzzers.map { name in
+            .executableTarget(name: "fuzz-\(name)", dependencies: ["FuzzTargets"])
+        },
     swiftLanguageModes: [.v6]
 )

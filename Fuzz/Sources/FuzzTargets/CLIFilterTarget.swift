@@ -48,7 +48,8 @@ enum PixelFlowPlaceholder {
         b.withUnsafeMutableRows { y, row in
             for x in 0..<16 {
                 for c in 0..<4 {
-                    row.storeBytes(of: UInt8(truncatingIfNeeded: x * 16 + y * 20 + c * 60), toByteOffset: 4 * x + c, as: UInt8.self)
+                    row.storeBytes(
+                        of: UInt8(truncatingIfNeeded: x * 16 + y * 20 + c * 60), toByteOffset: 4 * x + c, as: UInt8.self)
                 }
             }
         }

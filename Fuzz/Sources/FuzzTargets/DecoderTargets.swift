@@ -23,9 +23,10 @@ enum DecoderTargets {
         do {
             let buffer = try PixelBuffer(encoded: file, name: "fuzz")
             let limits = DecodeOptions.default
-            precondition(buffer.width >= 1 && buffer.height >= 1
-                && buffer.width <= limits.maximumWidth && buffer.height <= limits.maximumHeight
-                && buffer.width * buffer.height <= limits.maximumPixelCount,
+            precondition(
+                buffer.width >= 1 && buffer.height >= 1
+                    && buffer.width <= limits.maximumWidth && buffer.height <= limits.maximumHeight
+                    && buffer.width * buffer.height <= limits.maximumPixelCount,
                 "decoded \(buffer.width)x\(buffer.height), outside the limits")
         } catch {
             expectPixelFlowError(error, "decode")

@@ -17,7 +17,8 @@ enum FilterGraphTarget {
             var values: [String: FilterValue?] = [:]
             if descriptor.input("inputImage") != nil { values["inputImage"] = .image(image) }
             for (keySelector, value) in step.parameters {
-                let key = keySelector < 240 && !descriptor.inputs.isEmpty
+                let key =
+                    keySelector < 240 && !descriptor.inputs.isEmpty
                     ? descriptor.inputs[Int(keySelector) % descriptor.inputs.count].key
                     : ["inputNotAKey", "", "inputimage"][Int(keySelector) % 3]
                 values[key] = value.filterValue(current: image, source: source)
@@ -92,10 +93,11 @@ struct FilterProgram {
     /// tile size, working space and optimizer setting from `settings`.
     func render(_ image: Image) {
         let tile = [16, 7, 64, 256][Int(settings) % 4]
-        let context = RenderContext(options: .init(
-            threadCount: 1, tileWidth: tile, tileHeight: tile,
-            colorManagement: settings & 4 == 0 ? .linear : .none,
-            maximumRenderPixelCount: FilterProgram.renderBudget, optimizes: settings & 8 == 0))
+        let context = RenderContext(
+            options: .init(
+                threadCount: 1, tileWidth: tile, tileHeight: tile,
+                colorManagement: settings & 4 == 0 ? .linear : .none,
+                maximumRenderPixelCount: FilterProgram.renderBudget, optimizes: settings & 8 == 0))
         let format: PixelFormat = settings & 16 == 0 ? .rgba8 : .rgbaF32
         do {
             let buffer = try context.makeBuffer(image, rect: Rect(x: -8, y: -8, width: 40, height: 40), format: format)

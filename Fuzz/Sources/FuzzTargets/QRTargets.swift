@@ -45,8 +45,9 @@ enum QRTargets {
         options.accuracy = flags & 2 != 0 ? .high : .low
         do {
             for feature in try QRCodeDetector(options: options).features(in: buffer) {
-                precondition(feature.bounds.width.isFinite && feature.bounds.height.isFinite,
-                             "a feature with non-finite bounds: \(feature.bounds)")
+                precondition(
+                    feature.bounds.width.isFinite && feature.bounds.height.isFinite,
+                    "a feature with non-finite bounds: \(feature.bounds)")
             }
         } catch {
             expectPixelFlowError(error, "QR detect")

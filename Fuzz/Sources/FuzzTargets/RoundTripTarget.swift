@@ -27,10 +27,11 @@ enum RoundTripTarget {
                 row.storeBytes(of: v, toByteOffset: i, as: UInt8.self)
             }
         }
-        let options = EncodeOptions(compressionLevel: Int(flags & 7) + 1, interlaced: flags & 8 != 0,
-                                    progressive: flags & 16 != 0,
-                                    chromaSubsampling: EncodeOptions.ChromaSubsampling.allCases[
-                                        Int(flags >> 5) % EncodeOptions.ChromaSubsampling.allCases.count])
+        let options = EncodeOptions(
+            compressionLevel: Int(flags & 7) + 1, interlaced: flags & 8 != 0,
+            progressive: flags & 16 != 0,
+            chromaSubsampling: EncodeOptions.ChromaSubsampling.allCases[
+                Int(flags >> 5) % EncodeOptions.ChromaSubsampling.allCases.count])
         let quality = 1 + Int(flags) % 100
         for file in ImageFileFormat.allCases {
             let encoded: [UInt8]
@@ -45,8 +46,9 @@ enum RoundTripTarget {
             } catch {
                 preconditionFailure("decoding PixelFlow's own \(file) of a \(width)x\(height) \(format) buffer failed: \(error)")
             }
-            precondition(decoded.width == width && decoded.height == height,
-                         "\(file) changed the size \(width)x\(height) to \(decoded.width)x\(decoded.height)")
+            precondition(
+                decoded.width == width && decoded.height == height,
+                "\(file) changed the size \(width)x\(height) to \(decoded.width)x\(decoded.height)")
             guard !format.isFloat else { continue }
             switch file {
             case .png, .pnm:

@@ -30,7 +30,8 @@ func replay(_ target: FuzzTarget, _ paths: [String]) -> Int {
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-let usage = "usage: fuzz-replay TARGET PATH... | fuzz-replay --all CORPUS_ROOT\ntargets: "
+let usage =
+    "usage: fuzz-replay TARGET PATH... | fuzz-replay --all CORPUS_ROOT\ntargets: "
     + FuzzTarget.allCases.map(\.rawValue).joined(separator: " ")
 if arguments.count == 2, arguments[0] == "--all" {
     var total = 0

@@ -36,8 +36,10 @@ func picture(_ width: Int, _ height: Int, _ format: PixelFormat) throws -> Pixel
     var b = try PixelBuffer(width: width, height: height, format: .rgba8)
     b.withUnsafeMutableRows { y, row in
         for x in 0..<width {
-            let v: [Int] = [x * 255 / max(1, width - 1), y * 255 / max(1, height - 1), x < width / 2 ? 40 : 220,
-                            (x + y) % 3 == 0 ? 255 : 128 + 10 * x]
+            let v: [Int] = [
+                x * 255 / max(1, width - 1), y * 255 / max(1, height - 1), x < width / 2 ? 40 : 220,
+                (x + y) % 3 == 0 ? 255 : 128 + 10 * x,
+            ]
             for c in 0..<4 { row.storeBytes(of: UInt8(truncatingIfNeeded: v[c]), toByteOffset: 4 * x + c, as: UInt8.self) }
         }
     }
@@ -58,11 +60,16 @@ for format in [PixelFormat.rgba8, .gray8, .rgba16] {
 }
 let photo = try picture(17, 13, .rgba8)
 try write(.jpeg, "baseline.jpg", try photo.encoded(as: .jpeg, quality: 75))
-try write(.jpeg, "progressive-444.jpg", try photo.encoded(as: .jpeg, quality: 90,
-    options: EncodeOptions(progressive: true, chromaSubsampling: .yuv444)))
+try write(
+    .jpeg, "progressive-444.jpg",
+    try photo.encoded(
+        as: .jpeg, quality: 90,
+        options: EncodeOptions(progressive: true, chromaSubsampling: .yuv444)))
 try write(.jpeg, "gray.jpg", try picture(8, 8, .gray8).encoded(as: .jpeg, quality: 50))
-for (magic, body) in [("P1", "4 2\n0 1 0 1\n1 0 1 0\n"), ("P2", "3 2\n255\n0 128 255\n255 128 0\n"),
-                      ("P3", "2 2\n65535\n0 0 0 65535 1 2\n3 4 5 6 7 8\n"), ("P4", "8 1\n\u{55}")] {
+for (magic, body) in [
+    ("P1", "4 2\n0 1 0 1\n1 0 1 0\n"), ("P2", "3 2\n255\n0 128 255\n255 128 0\n"),
+    ("P3", "2 2\n65535\n0 0 0 65535 1 2\n3 4 5 6 7 8\n"), ("P4", "8 1\n\u{55}"),
+] {
     try write(.pnm, "\(magic)-ascii.pnm", Array((magic + "\n# comment\n" + body).utf8))
 }
 
@@ -88,8 +95,10 @@ for (name, bytes) in try fixtureFiles("QR", ["txt"]) {
     guard let matrix = QRBitMatrix(rows: rows) else { continue }
     try write(.qrMatrix, name.replacingOccurrences(of: ".txt", with: ""), packed(matrix))
 }
-for (text, level, scale) in [("PixelFlow", QRErrorCorrectionLevel.medium, 4), ("https://example.com/a?b=1", .low, 3),
-                             ("01234567", .high, 6), ("HELLO WORLD 42", .quartile, 2)] {
+for (text, level, scale) in [
+    ("PixelFlow", QRErrorCorrectionLevel.medium, 4), ("https://example.com/a?b=1", .low, 3),
+    ("01234567", .high, 6), ("HELLO WORLD 42", .quartile, 2),
+] {
     let symbol = try QRCodeEncoder(correctionLevel: level).encode(text)
     try write(.qrMatrix, "encoded-" + text.filter(\.isLetter).prefix(12), packed(symbol.matrix))
     let side = (symbol.size + 8) * scale
@@ -114,8 +123,10 @@ func index(_ name: String) -> [UInt8] {
     let i = FilterRegistry.all.firstIndex { $0.name == name } ?? 0
     return [UInt8(i & 0xFF), UInt8(i >> 8)]
 }
-try write(.filterGraph, "chain-blur-sepia-crop", [14, 10, 1, 2] + index("CIGaussianBlur") + [1, 0, 0, 12]
-          + index("CISepiaTone") + [0] + gradient)
+try write(
+    .filterGraph, "chain-blur-sepia-crop",
+    [14, 10, 1, 2] + index("CIGaussianBlur") + [1, 0, 0, 12]
+        + index("CISepiaTone") + [0] + gradient)
 try write(.filterGraph, "chain-nan-radius", [14, 10, 2, 1] + index("CIGaussianBlur") + [1, 1, 0, 0] + gradient)
 
 // Command-line specs: one per filter with every settable input at its default, and chains.
@@ -132,15 +143,18 @@ for d in FilterRegistry.all {
     }
     try write(.cliFilter, d.name, Array(words.joined(separator: " ").utf8))
 }
-try write(.cliFilter, "chain", Array("""
-    CISepiaTone inputIntensity=0.8
-    CIGaussianBlur radius=2
-    ExposureAdjust EV=1
-    CIConstantColorGenerator inputColor=#ff8000
-    CICrop inputRectangle=[1 1 10 10]
-    CIColorMatrix inputRVector=(1,0,0,0) inputBiasVector=0,0,0,0
-    CIAffineTransform inputTransform=[1 0 0 1 2 3]
-    """.utf8))
+try write(
+    .cliFilter, "chain",
+    Array(
+        """
+        CISepiaTone inputIntensity=0.8
+        CIGaussianBlur radius=2
+        ExposureAdjust EV=1
+        CIConstantColorGenerator inputColor=#ff8000
+        CICrop inputRectangle=[1 1 10 10]
+        CIColorMatrix inputRVector=(1,0,0,0) inputBiasVector=0,0,0,0
+        CIAffineTransform inputTransform=[1 0 0 1 2 3]
+        """.utf8))
 try write(.cliFilter, "bad-words", Array("CISepia intensity\n'unbalanced\nCIGaussianBlur [1 2\n#fff".utf8))
 
 print("fuzz-seeds: \(written) files under \(root)")

@@ -2,11 +2,11 @@ import Foundation
 import XCTest
 @testable import PixelFlow
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Decompression bombs: small files that declare or expand to huge images, or that make a
@@ -25,8 +25,10 @@ final class DecompressionBombTests: TemporaryDirectoryTestCase {
     // MARK: In process: the error each bomb gets
 
     func testHeaderLiesAreRefusedBeforeAllocating() throws {
-        for (name, bytes) in [("png", Bombs.headerLiePNG()), ("jpeg", try Bombs.headerLieJPEG()),
-                              ("pnm", Bombs.headerLiePNM()), ("bmp", Bombs.headerLieBMP())] {
+        for (name, bytes) in [
+            ("png", Bombs.headerLiePNG()), ("jpeg", try Bombs.headerLieJPEG()),
+            ("pnm", Bombs.headerLiePNM()), ("bmp", Bombs.headerLieBMP()),
+        ] {
             let error = S.assertThrows(.limitExceeded) { try PixelBuffer(encoded: bytes, name: "bomb.\(name)") }
             XCTAssertTrue("\(String(describing: error))".contains("bomb.\(name)"), "\(name): \(String(describing: error))")
         }
@@ -78,8 +80,10 @@ final class DecompressionBombTests: TemporaryDirectoryTestCase {
     func testJPEGWhoseScanIsCutShortIsRefused() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent()
-        let found = [UInt8](try Data(contentsOf: root.appendingPathComponent(
-            "Fuzz/corpus/jpeg/regression-scan-cut-short-99mp.jpg")))
+        let found = [UInt8](
+            try Data(
+                contentsOf: root.appendingPathComponent(
+                    "Fuzz/corpus/jpeg/regression-scan-cut-short-99mp.jpg")))
         let error = S.assertThrows(.decodingFailed) { try PixelBuffer(encoded: found, name: "cut.jpg") }
         XCTAssertTrue("\(String(describing: error))".contains("truncated"), String(describing: error))
         // The same for PixelFlow's own files cut in the middle of their scan data and closed
@@ -101,9 +105,15 @@ final class DecompressionBombTests: TemporaryDirectoryTestCase {
             ("inflate-20000.png", Bombs.inflatingPNG(width: 20_000, height: 20_000)),
             ("scans-4000.jpg", try Bombs.manyScansJPEG(scans: 4000)),
             ("text-5000.png", try Bombs.manyTextChunksPNG(chunks: 5000)),
-            ("scan-cut-short-99mp.jpg", [UInt8](try Data(contentsOf: URL(fileURLWithPath: #filePath)
-                .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-                .deletingLastPathComponent().appendingPathComponent("Fuzz/corpus/jpeg/regression-scan-cut-short-99mp.jpg")))),
+            (
+                "scan-cut-short-99mp.jpg",
+                [UInt8](
+                    try Data(
+                        contentsOf: URL(fileURLWithPath: #filePath)
+                            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+                            .deletingLastPathComponent().appendingPathComponent(
+                                "Fuzz/corpus/jpeg/regression-scan-cut-short-99mp.jpg")))
+            ),
             ("size-lie-9000.pgm", Bombs.headerLiePNM(width: 9000, height: 9000)),
             ("size-lie-9000.bmp", Bombs.headerLieBMP(width: 9000, height: 9000)),
         ]
@@ -114,18 +124,23 @@ final class DecompressionBombTests: TemporaryDirectoryTestCase {
         // 64 MiB in an ordinary build; under a sanitizer, whose runtime alone may pass 64 MiB,
         // the bomb may add no more than an ordinary build's 64 MiB leaves above its baseline.
         let limit = Swift.max(Self.maximumResidentBytes, baseline + Self.maximumResidentBytes - (24 << 20))
-        print(String(format: "pixelflow --help: peak RSS %.1f MiB; bombs must stay under %.1f MiB",
-                     Double(baseline) / 1_048_576, Double(limit) / 1_048_576))
+        print(
+            String(
+                format: "pixelflow --help: peak RSS %.1f MiB; bombs must stay under %.1f MiB",
+                Double(baseline) / 1_048_576, Double(limit) / 1_048_576))
         for (name, bytes) in bombs {
             let input = directory.appendingPathComponent(name).path
             let output = directory.appendingPathComponent(name + ".out.png").path
             try Data(bytes).write(to: URL(fileURLWithPath: input))
-            let child = try ChildProcess.run(pixelflow.path, ["apply", input, output],
-                                             stderrPath: directory.appendingPathComponent(name + ".err").path)
+            let child = try ChildProcess.run(
+                pixelflow.path, ["apply", input, output],
+                stderrPath: directory.appendingPathComponent(name + ".err").path)
             let peak = child.reportedPeakBytes ?? child.maximumResidentBytes
-            print(String(format: "bomb %@ (%d bytes): exit %d in %.3f s, peak RSS %.1f MiB (wait4: %.1f MiB)", name,
-                         bytes.count, child.exitStatus, child.seconds, Double(peak) / 1_048_576,
-                         Double(child.maximumResidentBytes) / 1_048_576))
+            print(
+                String(
+                    format: "bomb %@ (%d bytes): exit %d in %.3f s, peak RSS %.1f MiB (wait4: %.1f MiB)", name,
+                    bytes.count, child.exitStatus, child.seconds, Double(peak) / 1_048_576,
+                    Double(child.maximumResidentBytes) / 1_048_576))
             XCTAssertEqual(child.exitStatus, 1, "\(name): \(child.stderr)")
             XCTAssertTrue(child.stderr.contains(name), "\(name): the error names the file: \(child.stderr)")
             let expected = name.hasPrefix("size-lie") || name.hasPrefix("scan-cut") ? "truncated" : "exceeds the limit"
@@ -187,13 +202,14 @@ struct ChildProcess {
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
         let signalled = status & 0x7F != 0
         #if canImport(Darwin)
-        let rssBytes = Int(usage.ru_maxrss)            // bytes on Darwin
+            let rssBytes = Int(usage.ru_maxrss)  // bytes on Darwin
         #else
-        let rssBytes = Int(usage.ru_maxrss) * 1024     // kilobytes on Linux
+            let rssBytes = Int(usage.ru_maxrss) * 1024  // kilobytes on Linux
         #endif
         let text = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
-        return ChildProcess(exitStatus: signalled ? -(status & 0x7F) : (status >> 8) & 0xFF, seconds: seconds,
-                            maximumResidentBytes: rssBytes, stderr: text)
+        return ChildProcess(
+            exitStatus: signalled ? -(status & 0x7F) : (status >> 8) & 0xFF, seconds: seconds,
+            maximumResidentBytes: rssBytes, stderr: text)
     }
 }
 
@@ -223,13 +239,13 @@ enum DecompressionBombs {
     /// Huffman deflate block of 258-byte matches: about 1/160 of the pixel count in bytes
     /// (20000 x 20000 inflates 2.5 MB to 400 MB).
     static func inflatingPNG(width: Int, height: Int) -> [UInt8] {
-        let raw = (width + 1) * height                        // a filter byte (0) per row
+        let raw = (width + 1) * height  // a filter byte (0) per row
         var bits = BitWriter()
-        bits.write(1, count: 1)                               // BFINAL
-        bits.write(1, count: 2)                               // BTYPE = fixed Huffman
-        bits.writeHuffman(0b0011_0000, length: 8)             // literal 0
+        bits.write(1, count: 1)  // BFINAL
+        bits.write(1, count: 2)  // BTYPE = fixed Huffman
+        bits.writeHuffman(0b0011_0000, length: 8)  // literal 0
         var left = raw - 1
-        var longest = BitWriter()                             // a 258-byte match, written once
+        var longest = BitWriter()  // a 258-byte match, written once
         writeMatch(&longest, length: 258)
         let (pattern, patternBits) = longest.pending
         while left >= 3 {
@@ -238,9 +254,9 @@ enum DecompressionBombs {
             left -= n
         }
         for _ in 0..<left { bits.writeHuffman(0b0011_0000, length: 8) }
-        bits.writeHuffman(0, length: 7)                       // end of block (256)
+        bits.writeHuffman(0, length: 7)  // end of block (256)
         var zlib: [UInt8] = [0x78, 0x01] + bits.finished
-        let adler = UInt32((raw % 65_521) << 16 | 1)          // Adler-32 of zeros: a = 1, b = n
+        let adler = UInt32((raw % 65_521) << 16 | 1)  // Adler-32 of zeros: a = 1, b = n
         zlib += be32(Int(adler))
         return pngSignature + ihdr(width: width, height: height, bitDepth: 8, colorType: 0)
             + chunk("IDAT", zlib) + chunk("IEND", [])
@@ -248,8 +264,10 @@ enum DecompressionBombs {
 
     /// A length-`length` match at distance 1 in the fixed Huffman code (RFC 1951 3.2.6).
     private static func writeMatch(_ bits: inout BitWriter, length: Int) {
-        let bases = [3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115,
-                     131, 163, 195, 227, 258]
+        let bases = [
+            3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115,
+            131, 163, 195, 227, 258,
+        ]
         let extra = [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0]
         let i = bases.lastIndex { $0 <= length }!
         let code = 257 + i
@@ -259,13 +277,13 @@ enum DecompressionBombs {
             bits.writeHuffman(UInt32(0b1100_0000 + code - 280), length: 8)
         }
         bits.write(UInt64(length - bases[i]), count: extra[i])
-        bits.writeHuffman(0, length: 5)                       // distance code 0: distance 1
+        bits.writeHuffman(0, length: 5)  // distance code 0: distance 1
     }
 
     /// A 4 x 4 PNG with `chunks` tEXt chunks between its header and its image data.
     static func manyTextChunksPNG(chunks: Int) throws -> [UInt8] {
         let png = try CodecTestSupport.rgba8(width: 4, height: 4, alpha: true).encoded(as: .png)
-        let afterHeader = 8 + 25                              // signature, IHDR
+        let afterHeader = 8 + 25  // signature, IHDR
         var out = Array(png[..<afterHeader])
         let text = chunk("tEXt", Array("Comment".utf8) + [0] + Array(repeating: UInt8(ascii: "x"), count: 100))
         for _ in 0..<chunks { out += text }
@@ -281,7 +299,7 @@ enum DecompressionBombs {
         guard let sof = (2..<(jpeg.count - 9)).first(where: { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xC0 }) else {
             throw PixelFlowError.mismatch("no SOF0 in PixelFlow's own JPEG")
         }
-        for i in (sof + 5)...(sof + 8) { jpeg[i] = 0xFF }     // height, width
+        for i in (sof + 5)...(sof + 8) { jpeg[i] = 0xFF }  // height, width
         return jpeg
     }
 

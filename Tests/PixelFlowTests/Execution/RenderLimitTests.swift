@@ -17,13 +17,15 @@ final class RenderLimitTests: XCTestCase {
 
     func testHugeStageBufferIsRefusedBeforeAllocating() throws {
         let image = try photo.clampedToExtent().gaussianBlurred(radius: 50).transformed(by: shrink)
-        assertLimitExceeded(try RenderContext(threadCount: 2).makeBuffer(image, rect: small), mentions: "needed for a 40x40 render")
+        assertLimitExceeded(
+            try RenderContext(threadCount: 2).makeBuffer(image, rect: small), mentions: "needed for a 40x40 render")
     }
 
     func testHugeTileScratchIsRefusedBeforeAllocating() throws {
         // No stage buffer here: each tile would evaluate its million-fold input region in scratch.
         let image = try photo.clampedToExtent().transformed(by: shrink)
-        assertLimitExceeded(try RenderContext(threadCount: 1).makeBuffer(image, rect: small), mentions: "needed for a 40x40 render")
+        assertLimitExceeded(
+            try RenderContext(threadCount: 1).makeBuffer(image, rect: small), mentions: "needed for a 40x40 render")
     }
 
     func testLimitIsPerContextAndCountsIntermediateRegions() throws {
@@ -49,8 +51,10 @@ final class RenderLimitTests: XCTestCase {
         XCTAssertNoThrow(try RenderContext(options: options).makeBuffer(near, rect: small))
     }
 
-    func assertLimitExceeded<T>(_ body: @autoclosure () throws -> T, mentions text: String,
-                                file: StaticString = #filePath, line: UInt = #line) {
+    func assertLimitExceeded<T>(
+        _ body: @autoclosure () throws -> T, mentions text: String,
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
         XCTAssertThrowsError(try body(), file: file, line: line) { error in
             guard case let PixelFlowError.limitExceeded(what, value, limit) = error else {
                 return XCTFail("expected limitExceeded, got \(error)", file: file, line: line)
