@@ -1,5 +1,6 @@
 /* libjpeg-turbo shims: every entry point owns its setjmp, so error_exit's longjmp never
-   leaves C. Messages are silenced; a premature end of data is an error, not a warning. */
+   leaves C. Messages are silenced; a premature end of data (of the file or of a scan's
+   entropy-coded segment) is an error, not a warning. */
 #include "CCodecShims.h"
 
 #include <setjmp.h>
@@ -39,6 +40,11 @@ static void pf_jpeg_emit_message(j_common_ptr cinfo, int level) {
         /* jpeg_mem_src pads a truncated file with a fake EOI and warns; refuse instead. */
         if (cinfo->err->msg_code == JWRN_JPEG_EOF)
             pf_jpeg_fail(cinfo, PF_ERROR, "the file is truncated (premature end of JPEG data)");
+        /* A marker inside the entropy-coded data means the scan was cut short; libjpeg would
+           fill the rest of the image with zeros, so a few hundred bytes declaring 100
+           megapixels would cost a full decode. Refuse it like a truncated file. */
+        if (cinfo->err->msg_code == JWRN_HIT_MARKER)
+            pf_jpeg_fail(cinfo, PF_ERROR, "the scan data is truncated (premature end of data segment)");
         cinfo->err->num_warnings++;
     }
 }

@@ -100,4 +100,6 @@ extension PixelFlowTool {
     }
 }
 
-exit(PixelFlowTool.dispatch(Array(CommandLine.arguments.dropFirst())))
+let status = PixelFlowTool.dispatch(Array(CommandLine.arguments.dropFirst()))
+PeakMemory.reportIfAsked()
+exit(status)

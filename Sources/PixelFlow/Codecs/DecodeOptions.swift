@@ -22,6 +22,11 @@ public struct DecodeOptions: Sendable, Equatable {
     /// The most scans a progressive JPEG may have before decoding stops with
     /// `limitExceeded`. Default 1000 (real files have about 10).
     public var maximumJPEGScans: Int
+    /// The most chunks other than image data (IDAT) a PNG may have before decoding stops with
+    /// `limitExceeded`. Default 1000 (real files have a handful). PixelFlow skips text and
+    /// other unused chunks without inflating them; the limit stops files made of thousands of
+    /// them, which would otherwise each cost a checksum.
+    public var maximumPNGAncillaryChunks: Int
     /// Whether a JPEG's EXIF orientation (tag 0x0112) is applied, so that the buffer is
     /// upright. Default `true`.
     public var applyOrientation: Bool
@@ -29,17 +34,19 @@ public struct DecodeOptions: Sendable, Equatable {
     /// Creates options; every parameter defaults to the value of `DecodeOptions.default`.
     public init(maximumWidth: Int = 65_535, maximumHeight: Int = 65_535,
                 maximumPixelCount: Int = 100_000_000, maximumFileSize: Int = 1 << 30,
-                maximumJPEGScans: Int = 1000, applyOrientation: Bool = true) {
+                maximumJPEGScans: Int = 1000, maximumPNGAncillaryChunks: Int = 1000,
+                applyOrientation: Bool = true) {
         self.maximumWidth = maximumWidth
         self.maximumHeight = maximumHeight
         self.maximumPixelCount = maximumPixelCount
         self.maximumFileSize = maximumFileSize
         self.maximumJPEGScans = maximumJPEGScans
+        self.maximumPNGAncillaryChunks = maximumPNGAncillaryChunks
         self.applyOrientation = applyOrientation
     }
 
     /// The default limits: 65_535 x 65_535 pixels at most, 100_000_000 pixels, 1 GiB files,
-    /// 1000 JPEG scans; EXIF orientation applied.
+    /// 1000 JPEG scans, 1000 PNG chunks besides the image data; EXIF orientation applied.
     public static let `default` = DecodeOptions()
 
     /// Throws unless `width` x `height` is a positive size within the limits.

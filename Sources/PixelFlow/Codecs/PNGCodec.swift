@@ -19,6 +19,7 @@ enum _PNGCodec {
                 try options._checkDimensions(width: width, height: height, file: name)
             }
         }
+        try checkChunkCount(bytes, name: name, limit: options.maximumPNGAncillaryChunks)
         return try bytes.withUnsafeBufferPointer { input -> PixelBuffer in
             guard let decoder = pf_png_decoder_create(input.baseAddress, input.count) else {
                 throw PixelFlowError.decodingFailed(file: name, reason: "out of memory")
@@ -51,6 +52,29 @@ enum _PNGCodec {
                 throw PixelFlowError.decodingFailed(file: name, reason: "PNG: " + _Codec.message(message))
             }
             return buffer
+        }
+    }
+
+    /// Walks the chunk headers (length and type; nothing is read or checked inside a chunk)
+    /// and throws `limitExceeded` when more than `limit` chunks other than IDAT come before
+    /// IEND or the end of the bytes.
+    ///
+    /// - Complexity: O(chunks).
+    static func checkChunkCount(_ bytes: [UInt8], name: String, limit: Int) throws {
+        var offset = 8, count = 0
+        while offset + 8 <= bytes.count {
+            let length = bytes._be32(offset)
+            let type = bytes[(offset + 4)..<(offset + 8)]
+            if type.elementsEqual("IEND".utf8) { return }
+            if !type.elementsEqual("IDAT".utf8) {
+                count += 1
+                if count > limit {
+                    throw PixelFlowError.limitExceeded(what: "\(name): PNG chunks besides image data", value: count,
+                                                       limit: limit)
+                }
+            }
+            // length < 2^32 and the file is under 2^63 bytes: no overflow.
+            offset += 12 + length
         }
     }
 

@@ -38,7 +38,11 @@ public struct RenderContext: Sendable {
         public var tileHeight: Int
         /// Working color space.
         public var colorManagement: ColorManagement
-        /// The largest rect, in pixels, one render may produce (default 256 megapixels).
+        /// The most pixels one render may produce, and the most any node of its graph may be
+        /// computed over (default 100 megapixels). Stage buffers and a tile's scratch are
+        /// sized by these regions, which can be far larger than the output: a blur of an
+        /// infinite image scaled down a thousand times needs a million input pixels per
+        /// output pixel. Checked, with overflow, before anything is allocated.
         public var maximumRenderPixelCount: Int
         /// Whether the optimizer rewrites the graph and fuses nodes into stages (default on).
         /// Off, every node is computed in its own full pass, as a naive engine would: for
@@ -47,7 +51,7 @@ public struct RenderContext: Sendable {
 
         public init(threadCount: Int? = nil, tileWidth: Int = 256, tileHeight: Int = 64,
                     colorManagement: ColorManagement = .linear,
-                    maximumRenderPixelCount: Int = 256 << 20, optimizes: Bool = true) {
+                    maximumRenderPixelCount: Int = 100_000_000, optimizes: Bool = true) {
             self.threadCount = threadCount ?? RenderContext.activeProcessorCount
             self.tileWidth = tileWidth
             self.tileHeight = tileHeight
@@ -150,6 +154,7 @@ public struct RenderContext: Sendable {
         let evaluator = Evaluator(linear: linear)
         let opts = options
         let plan = RenderPlan(root: image.node, rect: rect, options: opts)
+        try plan.checkRegionSizes()
         control?.setTotal(plan.totalWorkUnits)
         try plan.materialize(with: evaluator)
         let grid = TileGrid(rect: rect, tileWidth: opts.tileWidth, tileHeight: opts.tileHeight)

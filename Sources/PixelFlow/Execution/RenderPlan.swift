@@ -154,6 +154,33 @@ final class RenderPlan {
         return c.isEmpty ? nil : c
     }
 
+    /// Throws `limitExceeded` when a node must be computed over more pixels than
+    /// `options.maximumRenderPixelCount`, or a reduction reads or makes more. A stage buffer
+    /// holds its node's whole region and a tile's scratch part of it, so no allocation of a
+    /// render exceeds the limit (times the 16 bytes of a working pixel).
+    ///
+    /// - Complexity: O(nodes).
+    func checkRegionSizes() throws {
+        func check(_ n: Node, _ width: Int, _ height: Int, _ what: String) throws {
+            let (area, overflow) = width.multipliedReportingOverflow(by: height)
+            if overflow || area > options.maximumRenderPixelCount {
+                throw PixelFlowError.limitExceeded(
+                    what: "pixels of \(n) \(what) \(width)x\(height), needed for a \(rect.width)x\(rect.height) render",
+                    value: overflow ? Int.max : area, limit: options.maximumRenderPixelCount)
+            }
+        }
+        for n in order {
+            guard let r = region(of: n) else { continue }
+            try check(n, r.width, r.height, "over")
+            // A reduction computes its whole output from its whole input regions, whatever
+            // part of it the render reads.
+            if case let .reduction(reduction) = n.op {
+                try check(n, reduction.outputWidth, reduction.outputHeight, "computing its output of")
+                for input in reduction.regions { try check(n, input.width, input.height, "reading") }
+            }
+        }
+    }
+
     /// Computes every materialized node, inputs first, into `evaluator.materialized`.
     func materialize(with evaluator: Evaluator) throws {
         let control = RenderControl.current

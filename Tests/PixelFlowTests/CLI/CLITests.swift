@@ -342,7 +342,7 @@ final class CLITests: TemporaryDirectoryTestCase {
 
     /// The built executable `name`: in `PIXELFLOW_BIN_DIR`, next to the test binary, or in
     /// the package's `.build/debug`.
-    private static func executable(_ name: String) throws -> URL {
+    static func executable(_ name: String) throws -> URL {
         var folders: [URL] = []
         if let dir = ProcessInfo.processInfo.environment["PIXELFLOW_BIN_DIR"] {
             folders.append(URL(fileURLWithPath: dir))

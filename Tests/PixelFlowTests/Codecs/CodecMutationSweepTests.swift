@@ -44,4 +44,62 @@ final class CodecMutationSweepTests: XCTestCase {
             }
         }
     }
+
+    /// Every codec seed file, the test fixtures in Fixtures/Codecs and the `seed-*` and
+    /// `regression-*` files of the decoder corpora in Fuzz/corpus (png, jpeg, pnm, bmp), cut
+    /// at every byte offset and with every byte flipped (XOR 0xFF, and XOR 0x01 for the low
+    /// bit): each must decode or throw a `PixelFlowError`. Runs with `PIXELFLOW_CODEC_SWEEP` set (to any number); under
+    /// `--sanitize=address` it also checks that no failure path leaks.
+    func testEverySeedFileTruncatedAndFlipped() throws {
+        guard ProcessInfo.processInfo.environment["PIXELFLOW_CODEC_SWEEP"] != nil else {
+            throw XCTSkip("set PIXELFLOW_CODEC_SWEEP=1 to cut and flip every codec seed file")
+        }
+        let files = try Self.seedFiles()
+        XCTAssertGreaterThan(files.count, 40, "the fixtures and the fuzz corpora were found")
+        var options = DecodeOptions.default
+        options.maximumPixelCount = 1 << 22                  // flipped sizes stay small
+        var decodes = 0
+        for (path, bytes) in files {
+            for n in 0..<bytes.count {
+                Self.decodeOrThrow(Array(bytes[..<n]), path, options)
+            }
+            for i in 0..<bytes.count {
+                for mask: UInt8 in [0xFF, 0x01] {
+                    var flipped = bytes
+                    flipped[i] ^= mask
+                    Self.decodeOrThrow(flipped, path, options)
+                }
+            }
+            decodes += 3 * bytes.count
+        }
+        print("codec sweep: \(files.count) files, \(decodes) decodes")
+    }
+
+    static func decodeOrThrow(_ bytes: [UInt8], _ path: String, _ options: DecodeOptions,
+                              file: StaticString = #filePath, line: UInt = #line) {
+        do {
+            _ = try PixelBuffer(encoded: bytes, name: path, options: options)
+        } catch is PixelFlowError {
+        } catch {
+            XCTFail("\(path): \(error) is not a PixelFlowError", file: file, line: line)
+        }
+    }
+
+    /// The codec fixtures and the seeds and regression inputs of the decoder fuzz corpora
+    /// (not the inputs a fuzzer added, which replaying the corpora covers), by path.
+    static func seedFiles() throws -> [(String, [UInt8])] {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+        let folders = ["Tests/PixelFlowTests/Fixtures/Codecs"] + ["png", "jpeg", "pnm", "bmp"].map { "Fuzz/corpus/" + $0 }
+        var files: [(String, [UInt8])] = []
+        for folder in folders {
+            let url = root.appendingPathComponent(folder)
+            for name in try FileManager.default.contentsOfDirectory(atPath: url.path).sorted()
+            where !name.hasSuffix(".md") && !name.hasPrefix(".")
+                && (!folder.hasPrefix("Fuzz") || name.hasPrefix("seed-") || name.hasPrefix("regression-")) {
+                files.append((folder + "/" + name, [UInt8](try Data(contentsOf: url.appendingPathComponent(name)))))
+            }
+        }
+        return files
+    }
 }

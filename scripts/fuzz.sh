@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# Builds and runs PixelFlow's libFuzzer targets (the package in Fuzz/, see Fuzz/README.md).
+#
+#   scripts/fuzz.sh build                    build every fuzzer (release, fuzzer + address sanitizer)
+#   scripts/fuzz.sh replay [TARGET...]       replay each committed corpus once (-runs=0)
+#   scripts/fuzz.sh run [SECONDS] [TARGET...]  fuzz each target SECONDS (default 20), one after another
+#   scripts/fuzz.sh replay-plain             replay every corpus through an ordinary debug build
+#                                            of the same entry points (no sanitizer; what CI runs)
+#   scripts/fuzz.sh seeds                    regenerate the seed files (Fuzz/corpus/*/seed-*)
+#
+# New corpus entries go to Fuzz/work/TARGET/ (gitignored; copy the useful ones into
+# Fuzz/corpus/TARGET/), crashes to Fuzz/crashes/TARGET-crash-* (with leak-, oom- and
+# timeout- for the other kinds), logs to Fuzz/work/TARGET.log. Each run ends with one line of
+# figures per target. FUZZ_JOBS=2 runs two targets at once (the most this 2-core machine takes).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# The targets, named as in Fuzz/Package.swift and FuzzTarget.
+TARGETS=(png jpeg pnm bmp roundtrip qr-matrix qr-pixels filter-graph cli-filter)
+# CASCADE-XML: add cascade-xml to TARGETS once Fuzz/Package.swift lists it (Fuzz/README.md).
+
+SCRATCH=Fuzz/.build-fuzz
+# DecodeOptions.default allows 100 megapixels: 800 MB as rgba16, and files up to 1 GiB.
+# One allocation above 1100 MB can only come from a size the limits should have refused.
+MALLOC_LIMIT_MB=${MALLOC_LIMIT_MB:-1100}
+RSS_LIMIT_MB=${RSS_LIMIT_MB:-4096}          # address sanitizer shadow memory and quarantine
+TIMEOUT_S=${TIMEOUT_S:-10}                  # one input slower than this is a bug report too
+export SWIFT_BACKTRACE=enable=no            # let the sanitizer and libFuzzer report crashes
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=0}
+
+# One product at a time: with the fuzzer sanitizer every executable is compiled as a library
+# (libFuzzer supplies main), which the ordinary fuzz-replay and fuzz-seeds are not.
+build() {
+  for t in "${TARGETS[@]}"; do
+    swift build -c release --package-path Fuzz --scratch-path "$SCRATCH" --product "fuzz-$t" \
+      --sanitize=fuzzer -Xswiftc -sanitize=fuzzer,address
+  done
+}
+
+binary() { echo "$SCRATCH/release/fuzz-$1"; }
+
+check_targets() {
+  for t in "$@"; do
+    [[ " ${TARGETS[*]} " == *" $t "* ]] || { echo "unknown target '$t'; targets: ${TARGETS[*]}" >&2; exit 2; }
+  done
+}
+
+# Prints "target seconds executions exec/s corpus-files new-units crashes peak-rss-mb" from a log.
+figures() {
+  local t=$1 seconds=$2 log=$3
+  local execs rate rss new corpus crashes
+  execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | awk '{print $2}' | tail -1)
+  rate=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | awk '{print $2}' | tail -1)
+  new=$(grep -o 'stat::new_units_added: *[0-9]*' "$log" | awk '{print $2}' | tail -1)
+  rss=$(grep -o 'stat::peak_rss_mb: *[0-9]*' "$log" | awk '{print $2}' | tail -1)
+  corpus=$(( $(find "Fuzz/corpus/$t" -type f | wc -l) + $(find "Fuzz/work/$t" -type f | wc -l) ))
+  crashes=$(find Fuzz/crashes -name "$t-*" -type f | wc -l)
+  printf '%-13s %6ss %12s execs %8s exec/s  corpus %6s  new %6s  crashes %s  peak %s MB\n' \
+    "$t" "$seconds" "${execs:-?}" "${rate:-?}" "$corpus" "${new:-?}" "$crashes" "${rss:-?}"
+}
+
+fuzz_one() {
+  local t=$1 seconds=$2
+  mkdir -p "Fuzz/work/$t" Fuzz/crashes
+  local log="Fuzz/work/$t.log"
+  set +e
+  nice -n 10 "$(binary "$t")" "Fuzz/work/$t" "Fuzz/corpus/$t" \
+    -max_total_time="$seconds" -malloc_limit_mb="$MALLOC_LIMIT_MB" -rss_limit_mb="$RSS_LIMIT_MB" \
+    -timeout="$TIMEOUT_S" -artifact_prefix="Fuzz/crashes/$t-" -print_final_stats=1 > "$log" 2>&1
+  local status=$?
+  set -e
+  figures "$t" "$seconds" "$log"
+  if [[ $status -ne 0 ]]; then
+    echo "$t: the fuzzer stopped with status $status; see $log and Fuzz/crashes/$t-*" >&2
+    return 1
+  fi
+}
+
+command=${1:-}
+shift || true
+case "$command" in
+  build)
+    build
+    ;;
+  replay)
+    selected=("$@"); [[ ${#selected[@]} -gt 0 ]] || selected=("${TARGETS[@]}")
+    check_targets "${selected[@]}"
+    build
+    for t in "${selected[@]}"; do
+      "$(binary "$t")" -runs=0 -malloc_limit_mb="$MALLOC_LIMIT_MB" -rss_limit_mb="$RSS_LIMIT_MB" \
+        -timeout="$TIMEOUT_S" "Fuzz/corpus/$t" > "Fuzz/.replay-$t.log" 2>&1 \
+        || { cat "Fuzz/.replay-$t.log"; echo "replay of $t failed" >&2; exit 1; }
+      echo "$t: replayed $(find "Fuzz/corpus/$t" -type f | wc -l) files"
+      rm -f "Fuzz/.replay-$t.log"
+    done
+    ;;
+  run)
+    seconds=20
+    if [[ ${1:-} =~ ^[0-9]+$ ]]; then seconds=$1; shift; fi
+    selected=("$@"); [[ ${#selected[@]} -gt 0 ]] || selected=("${TARGETS[@]}")
+    check_targets "${selected[@]}"
+    build
+    failed=0
+    if [[ ${FUZZ_JOBS:-1} -ge 2 ]]; then
+      # Two at a time: start the next target when one of the two finishes.
+      for t in "${selected[@]}"; do
+        while [[ $(jobs -rp | wc -l) -ge 2 ]]; do wait -n || failed=1; done
+        fuzz_one "$t" "$seconds" &
+      done
+      while [[ $(jobs -rp | wc -l) -gt 0 ]]; do wait -n || failed=1; done
+    else
+      for t in "${selected[@]}"; do fuzz_one "$t" "$seconds" || failed=1; done
+    fi
+    exit $failed
+    ;;
+  replay-plain)
+    swift build --package-path Fuzz --product fuzz-replay
+    "$(swift build --package-path Fuzz --show-bin-path)/fuzz-replay" --all Fuzz/corpus
+    ;;
+  seeds)
+    swift build --package-path Fuzz --product fuzz-seeds
+    "$(swift build --package-path Fuzz --show-bin-path)/fuzz-seeds" Fuzz/corpus Tests/PixelFlowTests/Fixtures
+    ;;
+  *)
+    sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'
+    [[ -z "$command" || "$command" == help || "$command" == --help ]] || exit 2
+    ;;
+esac
