@@ -10,10 +10,8 @@
 import PackageDescription
 
 /// The libFuzzer targets, by the name of their entry point in `FuzzTarget`.
-let fuzzers = ["png", "jpeg", "pnm", "bmp", "roundtrip", "qr-matrix", "qr-pixels", "filter-graph", "cli-filter"]
-// CASCADE-XML: when the face detector's cascade parser has landed, add "cascade-xml" here,
-// a `case cascadeXML = "cascade-xml"` to FuzzTarget and a Sources/fuzz-cascade-xml folder
-// (see Fuzz/README.md, "Adding a target").
+let fuzzers = ["png", "jpeg", "pnm", "bmp", "roundtrip", "qr-matrix", "qr-pixels", "filter-graph", "cli-filter",
+               "cascade-xml"]
 
 let package = Package(
     name: "PixelFlowFuzz",

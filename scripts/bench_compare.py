@@ -510,9 +510,35 @@ def cmd_report(args):
               "scalar computation of the definition (`check_max_abs` in the JSON); `pixelflow-bench --smoke` fails "
               "when a check is above its tolerance.")
     md.append("")
+    md += kept_sections(args.md, md)
     open(args.md, "w").write("\n".join(md) + "\n")
     svg_chart(chart_rows, args.svg, f"PixelFlow / fastest peer, {max(threads)} threads, {ours.get('width')}x{ours.get('height')}")
     print(f"wrote {args.md} and {args.svg}")
+
+
+def kept_sections(path, new_lines):
+    """Sections of the existing page that this report does not write (the face and rectangle
+    detection figures, from their own benchmark tasks): kept, after the new report. A section
+    is a "## " heading and the lines up to the next one; the report's own headings, and the
+    hand-written engine notes of an earlier run, are replaced."""
+    if not os.path.exists(path):
+        return []
+    generated = {l for l in new_lines if l.startswith("## ")}
+    kept, current = [], None
+    for line in open(path).read().split("\n"):
+        if line.startswith("## "):
+            keep = line not in generated and not line.startswith("## Engine figures after")
+            current = [] if keep else None
+            if keep:
+                kept.append(current)
+        if current is not None:
+            current.append(line)
+    out = []
+    for section in kept:
+        while section and section[-1] == "":
+            section.pop()
+        out += section + [""]
+    return out
 
 
 def main():

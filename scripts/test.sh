@@ -21,5 +21,5 @@ swift test --skip-build --disable-swift-testing
 if [[ "${PIXELFLOW_SKIP_FUZZ:-0}" != 1 ]]; then
   bash scripts/fuzz.sh replay
   seconds=${PIXELFLOW_FUZZ_SECONDS:-20}
-  if [[ "$seconds" -gt 0 ]]; then FUZZ_JOBS=2 bash scripts/fuzz.sh run "$seconds"; fi
+  if [[ "$seconds" -gt 0 ]]; then FUZZ_JOBS=2 FUZZ_IGNORE_TIMEOUTS=1 bash scripts/fuzz.sh run "$seconds"; fi
 fi

@@ -36,7 +36,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// The command line's `--filter` parser (`FilterStep`) on up to 8 lines of text, each
     /// validated, applied to a small image and rendered.
     case cliFilter = "cli-filter"
-    // CASCADE-XML: case cascadeXML = "cascade-xml"   (see Fuzz/README.md, "Adding a target")
+    /// `CascadeClassifier(xmlData:)`, the OpenCV cascade XML parser of the face detector;
+    /// a cascade that loads is also run over a small gray image.
+    case cascadeXML = "cascade-xml"
 
     /// Runs the entry point on `bytes`.
     public func run(_ bytes: [UInt8]) {
@@ -50,6 +52,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .qrPixels: QRTargets.detect(bytes)
         case .filterGraph: FilterGraphTarget.run(bytes)
         case .cliFilter: CLIFilterTarget.run(bytes)
+        case .cascadeXML: CascadeXMLTarget.run(bytes)
         }
     }
 }
