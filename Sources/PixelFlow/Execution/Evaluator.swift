@@ -220,8 +220,16 @@ final class Evaluator: @unchecked Sendable {
     private func evaluateWarp(_ w: Warp, _ input: Node, into out: Tile, arena: Arena) {
         let roi = Evaluator.warpROI(w, for: out.rect, input: input)
         if roi.isEmpty { out.clear(); return }
-        let src = arena.tile(roi)
-        evaluate(input, into: src, arena: arena)
+        // A materialized input is sampled in place: warps only read their source, and a warp
+        // whose region of interest is large whatever the tile (a kaleidoscope reads its whole
+        // triangle) would otherwise copy that region once per tile.
+        let src: Tile
+        if let m = materialized[ObjectIdentifier(input)], m.tile.rect.contains(roi) {
+            src = m.tile.view(roi)
+        } else {
+            src = arena.tile(roi)
+            evaluate(input, into: src, arena: arena)
+        }
         switch w {
         case let .affine(t, sampling):
             let inv = t.inverted()!
