@@ -54,7 +54,7 @@ echo "== the peers' test images ($SIZE)"
 INPUTS=(--image "$OUT/A.png" --image-b "$OUT/B.png" --png "$OUT/A.png" --jpeg "$OUT/A.jpg")
 
 # The peer ops PixelFlow implements (substrings of variant ids, as bench_peers.py --ops takes).
-OPS=u8_to_f32,f32_to_u8,invert,color_matrix,color_controls,gamma,chain5,gaussian,conv3x3,resize_half,thumbnail,rotate15,alpha_blend,source_atop,grayscale,png_,jpeg_
+OPS=u8_to_f32,f32_to_u8,invert,color_matrix,color_controls,gamma,chain5,gaussian,conv3x3,resize_half,thumbnail,rotate15,alpha_blend,source_atop,grayscale,png_,jpeg_,box_r5,unsharp,dilate5,sobel_mag,median5
 
 if [ "$SKIP_PEERS" = 0 ] || [ ! -f "$OUT/peers.json" ]; then
     echo "== peers: bench_peers.py ${QUICK[*]:-} --ops $OPS"

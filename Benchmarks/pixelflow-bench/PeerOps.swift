@@ -58,13 +58,8 @@ struct PeerOp {
 }
 
 /// Peer ops the library cannot do yet, reported as such.
-let notImplementedOps: [(variant: String, op: String, dtype: String, missing: String)] = [
-    ("box_r5_f32", "box_r5", "f32", "box blur (CIBoxBlur)"),
-    ("unsharp_f32", "unsharp", "f32", "unsharp mask (CIUnsharpMask)"),
-    ("dilate5", "dilate5", "u8", "morphology maximum (CIMorphologyMaximum / CIMorphologyRectangleMaximum)"),
-    ("sobel_mag_f32", "sobel_mag", "f32", "Sobel gradient magnitude (CISobelGradients-like edges)"),
-    ("median5", "median5", "u8", "5x5 median (CIMedianFilter is 3x3 in Core Image; a radius-2 median)"),
-]
+/// Peer-table operations not implemented yet (none: kept for the report's "missing" column).
+let notImplementedOps: [(variant: String, op: String, dtype: String, missing: String)] = []
 
 /// Box holding a destination buffer, so the timed closure and the check share it.
 final class OutBox { var buffer: PixelBuffer; init(_ b: PixelBuffer) { buffer = b } }
@@ -362,5 +357,62 @@ func makePeerOps(_ inp: PeerInputs) -> [PeerOp] {
         let box = OutBox(inp.u8)
         return ({ box.buffer = try PixelBuffer(encoded: bytes) }, { nil })
     }
+    // Neighbourhood filters of Catalog II, with the peers' "clamp edges": clampedToExtent(),
+    // the filter, then a crop back.
+    let f32pm = inp.f32.tagged(.premultiplied)
+    rendered("box_r5_f32", "box_r5", "f32", format: .rgbaF32, alpha: .premultiplied, tolerance: 1e-5,
+             note: "clampedToExtent().boxBlurred(radius: 5).cropped; 11x11 mean, all 4 channels (running sums)",
+             image: { try Image(f32pm).clampedToExtent().boxBlurred(radius: 5).cropped(to: inp.u8.bounds) },
+             reference: { refSeparable(inp.f32, [Double](repeating: 1.0 / 11, count: 11), $0, $1) })
+    let unsharpTaps = gaussianTaps(2.5)
+    rendered("unsharp_f32", "unsharp", "f32", format: .rgbaF32, alpha: .premultiplied, tolerance: 1e-5,
+             note: "clampedToExtent().unsharpMasked(radius: 2.5, intensity: 0.5).cropped; all 4 channels",
+             image: { try Image(f32pm).clampedToExtent().unsharpMasked(radius: 2.5, intensity: 0.5).cropped(to: inp.u8.bounds) },
+             reference: { x, y in
+                 let p = pixel(inp.f32, x, y)
+                 return p + 0.5 * (p - refSeparable(inp.f32, unsharpTaps, x, y))
+             })
+    rendered("dilate5", "dilate5", "u8", format: .rgba8, alpha: .premultiplied, tolerance: 1e-6,
+             note: "clampedToExtent().morphologyRectangleMaximum(width: 5, height: 5).cropped; rgba8 tagged premultiplied",
+             image: { try Image(inp.u8.tagged(.premultiplied)).clampedToExtent().morphologyRectangleMaximum(width: 5, height: 5)
+                 .cropped(to: inp.u8.bounds) },
+             reference: { x, y in
+                 var m = SIMD4<Double>(repeating: -1)
+                 for j in -2...2 { for i in -2...2 { m = pointwiseMax(m, clampedPixel(inp.u8, x + i, y + j)) } }
+                 return m
+             })
+    let sobelX: [Double] = [-1, 0, 1, -2, 0, 2, -1, 0, 1], sobelY: [Double] = [-1, -2, -1, 0, 0, 0, 1, 2, 1]
+    rendered("sobel_mag_f32", "sobel_mag", "f32", format: .rgbaF32, alpha: .premultiplied, tolerance: 1e-5,
+             note: "two clamped 3x3 convolutions (SOBEL_X, SOBEL_Y) blended by a custom kernel sqrt(gx^2+gy^2); all 4 channels",
+             image: {
+                 let clamped = Image(f32pm).clampedToExtent()
+                 let gx = try clamped.convolved3x3(weights: sobelX)
+                 let gy = try clamped.convolved3x3(weights: sobelY)
+                 return gx.blended(with: gy, named: "sobel-magnitude") { a, b in (a * a + b * b).squareRoot() }
+                     .cropped(to: inp.u8.bounds)
+             },
+             reference: { x, y in
+                 var gx = SIMD4<Double>(), gy = SIMD4<Double>()
+                 for j in 0..<3 {
+                     for i in 0..<3 {
+                         let p = clampedPixel(inp.f32, x + i - 1, y + j - 1)
+                         gx += sobelX[j * 3 + i] * p
+                         gy += sobelY[j * 3 + i] * p
+                     }
+                 }
+                 return (gx * gx + gy * gy).squareRoot()
+             })
+    rendered("median5", "median5", "u8", format: .rgba8, alpha: .premultiplied, tolerance: 1e-6,
+             note: "clampedToExtent().median(radius: 2).cropped; 5x5 median per channel, rgba8 tagged premultiplied",
+             image: { try Image(inp.u8.tagged(.premultiplied)).clampedToExtent().median(radius: 2).cropped(to: inp.u8.bounds) },
+             reference: { x, y in
+                 var r = SIMD4<Double>()
+                 for c in 0..<4 {
+                     var v: [Double] = []
+                     for j in -2...2 { for i in -2...2 { v.append(clampedPixel(inp.u8, x + i, y + j)[c]) } }
+                     r[c] = v.sorted()[12]
+                 }
+                 return r
+             })
     return ops
 }

@@ -59,7 +59,7 @@ func parseOptions() -> Options {
         case "--smoke":
             o.smoke = true; o.width = 256; o.height = 144; o.runs = 1; o.warmup = 0; o.minTime = 0
             o.ops = ["u8_to_f32", "color_matrix", "chain5", "gaussian_s2", "resize_half_lanczos3", "rotate15_f32",
-                     "source_atop", "grayscale", "png_encode"]
+                     "source_atop", "grayscale", "png_encode", "box_r5", "unsharp", "dilate5", "sobel_mag", "median5"]
             explicitSections = [.peer, .registry]
         case "--size":
             let v = value(a).split(separator: "x").compactMap { Int($0) }
