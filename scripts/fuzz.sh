@@ -48,10 +48,18 @@ check_targets() {
 figures() {
   local t=$1 seconds=$2 log=$3
   local execs rate rss new corpus crashes
-  execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | awk '{print $2}' | tail -1)
-  rate=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | awk '{print $2}' | tail -1)
-  new=$(grep -o 'stat::new_units_added: *[0-9]*' "$log" | awk '{print $2}' | tail -1)
-  rss=$(grep -o 'stat::peak_rss_mb: *[0-9]*' "$log" | awk '{print $2}' | tail -1)
+  # `|| true`: a fork-mode log (FUZZ_IGNORE_TIMEOUTS) has no final stat:: lines; its figures
+  # come from the last "#N: ... exec/s: R ... oom/timeout/crash" status line instead.
+  execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | awk '{print $2}' | tail -1 || true)
+  rate=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | awk '{print $2}' | tail -1 || true)
+  new=$(grep -o 'stat::new_units_added: *[0-9]*' "$log" | awk '{print $2}' | tail -1 || true)
+  rss=$(grep -o 'stat::peak_rss_mb: *[0-9]*' "$log" | awk '{print $2}' | tail -1 || true)
+  if [[ -z "$execs" ]]; then
+    local last
+    last=$(grep -E '^#[0-9]+: cov:' "$log" | tail -1 || true)
+    execs=$(sed -E 's/^#([0-9]+):.*/\1/' <<< "$last")
+    rate=$(grep -oE 'exec/s: [0-9]+' <<< "$last" | awk '{print $2}' || true)
+  fi
   corpus=$(( $(find "Fuzz/corpus/$t" -type f | wc -l) + $(find "Fuzz/work/$t" -type f | wc -l) ))
   crashes=$(find Fuzz/crashes -name "$t-*" -type f | wc -l)
   printf '%-13s %6ss %12s execs %8s exec/s  corpus %6s  new %6s  crashes %s  peak %s MB\n' \
