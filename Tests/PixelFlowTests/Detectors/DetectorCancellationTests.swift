@@ -210,7 +210,7 @@ final class DetectorCancellationTests: XCTestCase {
     }
 
     /// The same for rectangles on a 1920 x 1080 scene (3 threads) and for QR codes on a
-    /// 1920 x 1080 noise image trying harder (six passes, the last two at twice the
+    /// 960 x 540 noise image trying harder (six passes, the last two at twice the
     /// resolution); cancelled at the first report, so the work left is at most one pass.
     func testRectangleAndQRCancellationFromAnotherThreadIsPrompt() throws {
         let (scene, _) = RectangleScenes.scene(width: 1920, height: 1080, seed: 8, options: .init())
@@ -224,7 +224,7 @@ final class DetectorCancellationTests: XCTestCase {
         XCTAssertLessThan(latency, full / 2, "rectangles: cancel took \(latency) s; the whole detection \(full) s")
         print("rectangles 1920x1080: whole detection \(full) s, cancel-to-throw \(latency) s")
 
-        let noise = TestImages.random(width: 1920, height: 1080, format: .rgba8, seed: 9)
+        let noise = TestImages.random(width: 960, height: 540, format: .rgba8, seed: 9)
         let qr = QRCodeDetector(options: DetectorOptions(tryHarder: true))
         t0 = Self.now()
         _ = try qr.features(in: noise, cancellation: CancellationToken())
@@ -233,6 +233,6 @@ final class DetectorCancellationTests: XCTestCase {
             _ = try qr.features(in: noise, cancellation: token, progress: progress)
         }
         XCTAssertLessThan(latency, full / 2, "qr: cancel took \(latency) s; the whole detection \(full) s")
-        print("qr 1920x1080 noise: whole detection \(full) s, cancel-to-throw \(latency) s")
+        print("qr 960x540 noise: whole detection \(full) s, cancel-to-throw \(latency) s")
     }
 }
