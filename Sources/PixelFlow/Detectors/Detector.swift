@@ -1,7 +1,7 @@
-/// Something that finds features of one kind in images: QR codes today, rectangles and faces
-/// later. Every detector reports in image coordinates, origin at the top-left, y down, in
-/// pixels (pixel (i, j) covers [i, i + 1) x [j, j + 1)); `Point.coreImageCoordinates(imageHeight:)`
-/// converts to Core Image's bottom-left origin.
+/// Something that finds features of one kind in images (QR codes, faces; `RectangleDetector`
+/// has its own options but the same methods). Every detector reports in image coordinates,
+/// origin at the top-left, y down, in pixels (pixel (i, j) covers [i, i + 1) x [j, j + 1));
+/// `Point.coreImageCoordinates(imageHeight:)` converts to Core Image's bottom-left origin.
 ///
 /// ```swift
 /// let detector = QRCodeDetector(options: DetectorOptions(accuracy: .high))
@@ -15,6 +15,17 @@ public protocol Detector: Sendable {
     /// The features found in `buffer`, most prominent (or first found) first; empty when
     /// there are none. Never traps on any buffer, including empty ones.
     func features(in buffer: PixelBuffer) throws -> [Feature]
+    /// `features(in:)`, watched and cancellable as a render is (`RenderContext.makeBuffer`).
+    ///
+    /// - Parameters:
+    ///   - cancellation: cancels the detection from another thread (or from `progress`); it
+    ///     then throws `PixelFlowError.cancelled` within about one unit of work (each
+    ///     detector says what its unit is) and returns no features, not even partial ones.
+    ///   - progress: called with fractions of the work done, increasing, ending with exactly
+    ///     one call with 1 when the detection succeeds (never when it is cancelled); calls
+    ///     never overlap but may come from any thread.
+    func features(in buffer: PixelBuffer, cancellation: CancellationToken?,
+                  progress: (@Sendable (Double) -> Void)?) throws -> [Feature]
 }
 
 extension Detector {
@@ -22,9 +33,21 @@ extension Detector {
     /// Coordinates are relative to the extent's top-left corner.
     ///
     /// - Throws: what rendering throws (`PixelFlowError.invalidExtent` for an infinite extent).
-    public func features(in image: Image, context: RenderContext = RenderContext()) throws -> [Feature] {
-        let buffer = try context.makeBuffer(image, format: .rgba8)
-        return try features(in: buffer)
+    ///
+    /// `cancellation` covers the render and the detection; `progress` reports the detection's.
+    public func features(in image: Image, context: RenderContext = RenderContext(),
+                         cancellation: CancellationToken? = nil,
+                         progress: (@Sendable (Double) -> Void)? = nil) throws -> [Feature] {
+        let buffer = try context.makeBuffer(image, format: .rgba8, cancellation: cancellation)
+        if cancellation == nil && progress == nil { return try features(in: buffer) }
+        return try features(in: buffer, cancellation: cancellation, progress: progress)
+    }
+
+    /// A default for detectors without finer-grained checks: cancellation is checked before
+    /// and after `features(in:)`, and progress jumps from 0 to 1.
+    public func features(in buffer: PixelBuffer, cancellation: CancellationToken?,
+                         progress: (@Sendable (Double) -> Void)?) throws -> [Feature] {
+        try RenderControl.run(cancellation: cancellation, progress: progress, units: 0) { _ in try features(in: buffer) }
     }
 }
 

@@ -25,7 +25,7 @@ public final class CancellationToken: Sendable {
     public var isCancelled: Bool { flag.load(ordering: .relaxed) }
 }
 
-/// Progress reporting and cancellation for one render.
+/// Progress reporting and cancellation for one render or one detection.
 ///
 /// `Scheduler.run` finds the control of the render it runs in through a thread-local slot
 /// (set on the calling thread and on every worker), so every parallel loop of a render,
@@ -57,6 +57,44 @@ final class RenderControl: @unchecked Sendable {
                 progress(f)
             }
         }
+    }
+
+    /// `advance`, unless cancelled: detectors report nothing after a cancel.
+    func advanceUnlessCancelled(_ units: Int) { if !isCancelled { advance(units) } }
+
+    /// Throws `PixelFlowError.cancelled` once the token is cancelled.
+    func checkCancelled() throws { if isCancelled { throw PixelFlowError.cancelled } }
+
+    /// Reports 1 if it was not reported yet: the end of work whose unit count was an upper
+    /// bound (a detector that skips its fallback passes).
+    func finish() {
+        guard let progress else { return }
+        state.withLock { s in
+            s.done = s.total
+            if s.last < 1 {
+                s.last = 1
+                progress(1)
+            }
+        }
+    }
+
+    /// Runs a detector's `body` under a new control (also this thread's current control, so
+    /// `Scheduler.run` stops taking work items once cancelled), for detectors' progress and
+    /// cancellation. `units` is an upper bound of the units `body` advances; 1 is reported
+    /// once, after `body` returns and only if the token was not cancelled by then.
+    ///
+    /// - Throws: `PixelFlowError.cancelled` before starting and after `body` when cancelled
+    ///   (`body` may stop early and return partial results, which are then dropped), and
+    ///   what `body` throws.
+    static func run<R>(cancellation: CancellationToken?, progress: (@Sendable (Double) -> Void)?, units: Int,
+                       _ body: (RenderControl) throws -> R) throws -> R {
+        let control = RenderControl(token: cancellation, progress: progress)
+        try control.checkCancelled()
+        control.setTotal(units + 1)  // the last unit is `finish`
+        let result = try with(control) { try body(control) }
+        try control.checkCancelled()
+        control.finish()
+        return result
     }
 
     // MARK: Thread-local current control

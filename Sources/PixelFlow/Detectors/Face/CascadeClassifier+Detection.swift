@@ -97,8 +97,11 @@ extension CascadeClassifier {
     }
 
     /// `_detect`, with the number of raw windows behind each result.
-    func _detectCounting(_ gray: _Gray8, options: CascadeSearchOptions) -> [(rect: _IntRect, count: Int)] {
-        let raw = _candidates(gray, options: options)
+    func _detectCounting(_ gray: _Gray8, options: CascadeSearchOptions, control: RenderControl? = nil)
+        -> [(rect: _IntRect, count: Int)]
+    {
+        let raw = _candidates(gray, options: options, control: control)
+        if control?.isCancelled == true { return [] }
         return _RectangleGrouping.groupCounting(raw, threshold: options.minimumNeighbors, eps: 0.2)
     }
 
@@ -132,8 +135,18 @@ extension CascadeClassifier {
         return compiled
     }
 
+    /// How many progress units one pyramid (`_candidates` with a control) advances.
+    static let _progressUnitsPerPass = 1000
+
     /// Every window the cascade accepts, before grouping, in (scale, y, x) order.
-    func _candidates(_ gray: _Gray8, options: CascadeSearchOptions) -> [_IntRect] {
+    ///
+    /// With a `control`, advances `_progressUnitsPerPass` units in proportion to the window
+    /// origins of the levels done, checks it before every level and between bands of window rows (inside
+    /// the parallel scan), and stops early once it is cancelled, with partial results that the
+    /// caller must drop.
+    func _candidates(_ gray: _Gray8, options: CascadeSearchOptions, control: RenderControl? = nil) -> [_IntRect] {
+        var advanced = 0
+        defer { control?.advanceUnlessCancelled(Self._progressUnitsPerPass - advanced) }
         var scales = _scales(imageWidth: gray.width, imageHeight: gray.height, options: options)
         // Memory cap: the planes take 13 bytes per pixel of the largest level searched, so
         // levels above `maximumLevelPixels` (about 8K x 4K) are skipped: on larger images the
@@ -165,8 +178,27 @@ extension CascadeClassifier {
         // step, computed with a truncating division), so on some scales the last row of window
         // origins is never visited; reproduce that. nstripes comes from the first scale.
         let nstripes = max(1, Int((Double(max(w0 + 1 - windowWidth, 0)) / 32).rounded(.up)))
+        // Progress: the window origins of the levels done, out of all levels' (about the
+        // pixels of a level over its step squared: levels at scale 2 and above visit every origin).
+        let levelWindows = scales.map { sc in
+            let step = Double((sc >= 2 ? 1 : 2) * stride)
+            return Double(Int((Float(gray.width) / sc).rounded(.toNearestOrEven)))
+                * Double(Int((Float(gray.height) / sc).rounded(.toNearestOrEven))) / (step * step)
+        }
+        let allWindows = max(1, levelWindows.reduce(0, +))
+        var windowsDone = 0.0
+        let token = control?.token
 
-        for sc in scales {
+        for (level, sc) in scales.enumerated() {
+            if token?.isCancelled == true { return result }
+            if control != nil {
+                let target = Int(Double(Self._progressUnitsPerPass) * windowsDone / allWindows)
+                if target > advanced {
+                    control?.advanceUnlessCancelled(target - advanced)
+                    advanced = target
+                }
+                windowsDone += levelWindows[level]
+            }
             let sw = Int((Float(gray.width) / sc).rounded(.toNearestOrEven))
             let sh = Int((Float(gray.height) / sc).rounded(.toNearestOrEven))
             // Working size: window origins x in 0..<(sw + 1 - window), as OpenCV's getWorkingSize.
@@ -201,7 +233,9 @@ extension CascadeClassifier {
             let winW = Int((Float(windowWidth) * sc).rounded(.toNearestOrEven))
             let winH = Int((Float(windowHeight) * sc).rounded(.toNearestOrEven))
             let hits = planes.withUnsafeBufferPointer { p in
-                compiled.scan(planes: p.baseAddress!, rows: rows, step: step, workWidth: workW, threads: threads)
+                compiled.scan(
+                    planes: p.baseAddress!, rows: rows, step: step, workWidth: workW, threads: threads,
+                    cancellation: token)
             }
             for (x, y) in hits {
                 result.append(
@@ -410,12 +444,17 @@ struct _CompiledCascade: @unchecked Sendable {
     /// Scans `rows` rows of window origins (`y = row x step`), `x` in `0..<workWidth` by `step`
     /// (one more step after a first-stage rejection), and returns the accepted origins in
     /// (y, x) order. Rows are shared among `threads` workers; the result does not depend on it.
-    func scan(planes: UnsafePointer<Int32>, rows: Int, step: Int, workWidth: Int, threads: Int) -> [(Int, Int)] {
+    /// Once `cancellation` is cancelled, workers take no more bands (partial result).
+    func scan(
+        planes: UnsafePointer<Int32>, rows: Int, step: Int, workWidth: Int, threads: Int,
+        cancellation: CancellationToken? = nil
+    ) -> [(Int, Int)] {
         let chunkRows = max(1, min(8, rows / max(1, threads * 8)))
         let chunks = (rows + chunkRows - 1) / chunkRows
         let results = _ChunkResults(count: chunks)
         let shared = _SharedPlanes(base: planes)
         let body: @Sendable (Int) -> Void = { chunk in
+            if cancellation?.isCancelled == true { return }
             var hits: [(Int, Int)] = []
             let r0 = chunk * chunkRows, r1 = min(rows, r0 + chunkRows)
             self.scanRows(shared.base, rows: r0..<r1, step: step, workWidth: workWidth, into: &hits)

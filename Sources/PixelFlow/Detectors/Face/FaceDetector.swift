@@ -57,6 +57,9 @@ import Synchronization
 /// uniform images (black, white: the window variance test rejects them) and float images
 /// with NaNs (read as 0) give no faces; nothing traps.
 ///
+/// **Progress and cancellation.** `features(in:cancellation:progress:)` reports progress per
+/// pyramid level and stops within one band of window rows per worker when cancelled.
+///
 /// - Complexity: see `CascadeClassifier.detectObjects`; landmarks add a constant cost per face
 ///   (three to five cascades on a 120x120 crop). Rotated search multiplies the face search by
 ///   `1 + rotationAngles.count`.
@@ -175,14 +178,48 @@ public struct FaceDetector: Detector {
         return features(gray: gray)
     }
 
-    func features(gray: _Gray8) -> [FaceFeature] {
+    /// `features(in:)`, watched and cancellable as a render is.
+    ///
+    /// ```swift
+    /// let token = CancellationToken()
+    /// let faces = try detector.features(in: buffer, cancellation: token) { print($0) }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - cancellation: cancels the detection from any thread; it then throws
+    ///     `PixelFlowError.cancelled` within about one unit of work (the scan of one band of
+    ///     at most 8 window rows per worker, the resize and integrals of one pyramid level, or
+    ///     the landmarks of one face) and returns no faces. The pyramid's planes are freed.
+    ///   - progress: fractions of the work done, increasing, in proportion to the windows of
+    ///     the pyramid levels scanned (each rotation angle is a pyramid of its own), ending
+    ///     with exactly one call with 1 on success, after the landmarks. Calls never overlap.
+    public func features(
+        in buffer: PixelBuffer, cancellation: CancellationToken? = nil,
+        progress: (@Sendable (Double) -> Void)? = nil
+    ) throws -> [FaceFeature] {
+        let passes = 1 + configuration.rotationAngles.filter { $0 != 0 }.count
+        return try RenderControl.run(
+            cancellation: cancellation, progress: progress,
+            units: passes * CascadeClassifier._progressUnitsPerPass
+        ) { control in
+            let gray = _CascadeKernels.gray(from: buffer)
+            if control.isCancelled { return [] }
+            return features(gray: gray, control: control)
+        }
+    }
+
+    /// The faces in `gray`. With a `control`, advances `_progressUnitsPerPass` units per
+    /// pyramid (upright, then one per rotation angle) and stops early once it is cancelled,
+    /// returning partial results that the caller must drop.
+    func features(gray: _Gray8, control: RenderControl? = nil) -> [FaceFeature] {
         guard gray.width > 0, gray.height > 0 else { return [] }
         let search = searchOptions(imageWidth: gray.width, imageHeight: gray.height)
-        var found: [(rect: Rect, count: Int, angle: Double)] = cascade._detectCounting(gray, options: search)
+        var found: [(rect: Rect, count: Int, angle: Double)] = cascade._detectCounting(gray, options: search, control: control)
             .map { ($0.rect.rect, $0.count, 0) }
         for angle in configuration.rotationAngles where angle != 0 {
+            if control?.isCancelled == true { return [] }
             let (rotated, back) = _FaceGeometry.rotate(gray, degrees: -angle)
-            for hit in cascade._detectCounting(rotated, options: search) {
+            for hit in cascade._detectCounting(rotated, options: search, control: control) {
                 let r = hit.rect.rect
                 let c = back(Point(x: r.midX, y: r.midY))
                 let mapped = Rect(x: c.x - r.width / 2, y: c.y - r.height / 2, width: r.width, height: r.height)
@@ -202,13 +239,15 @@ public struct FaceDetector: Detector {
             FaceFeature(
                 bounds: found[i].rect, faceAngle: searchesRotations ? found[i].angle : nil, detectionCount: found[i].count)
         }
-        guard let landmarks, !faces.isEmpty else { return faces }
+        guard let landmarks, !faces.isEmpty, control?.isCancelled != true else { return faces }
         // Landmarks: one face per work item, on all threads (each face's result is its own).
         let angles = order.map { found[$0].angle }
         let results = _FaceSlots(faces)
         let smileNeighbors = configuration.smileNeighbors
         let threads = max(1, configuration.threadCount ?? ProcessInfo.processInfo.activeProcessorCount)
+        let token = control?.token
         _parallelFor(faces.count, threads: threads) { i in
+            if token?.isCancelled == true { return }
             var feature = faces[i]
             landmarks.locate(in: gray, face: feature.bounds, angle: angles[i], smileNeighbors: smileNeighbors, into: &feature)
             results.set(i, feature)

@@ -1,8 +1,9 @@
 // The search behind `QRCodeDetector`: finder triples, grid estimation, sampling, decoding.
 
 extension QRCodeDetector {
-    /// Every code readable from dark-on-light finder patterns of `img`.
-    static func _search(_ img: QRBinaryImage, options: DetectorOptions) -> [QRCodeFeature] {
+    /// Every code readable from dark-on-light finder patterns of `img`. Stops before the next
+    /// decoding attempt once `control` is cancelled.
+    static func _search(_ img: QRBinaryImage, options: DetectorOptions, control: RenderControl? = nil) -> [QRCodeFeature] {
         let high = options.accuracy == .high
         let rowStep = high ? 1 : Swift.max(1, Swift.min(3, Swift.min(img.width, img.height) / 360))
         let finders = QRFinderPatternFinder.find(in: img, rowStep: rowStep, maximumCount: high ? 48 : 30)
@@ -15,7 +16,7 @@ extension QRCodeDetector {
         let reader = QRGridReader(image: img, tries: high ? 3 : 2)
         for t in triples {
             if used[t.0] || used[t.1] || used[t.2] { continue }
-            if attempts >= maximumAttempts { break }
+            if attempts >= maximumAttempts || control?.isCancelled == true { break }
             attempts += 1
             guard let feature = reader.read(finders[t.0], finders[t.1], finders[t.2]) else { continue }
             results.append(feature)

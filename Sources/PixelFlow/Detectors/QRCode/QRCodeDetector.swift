@@ -23,6 +23,9 @@
 /// Only decoded codes are reported: a symbol damaged beyond its correction capacity gives no
 /// feature rather than a wrong message.
 ///
+/// `features(in:cancellation:progress:)` reports progress per search pass and stops within
+/// one pass's scan or one decoding attempt when cancelled.
+///
 /// - Complexity: O(pixels) for thresholding and scanning, plus O(s^2) per decoding attempt
 ///   for an s x s symbol; attempts are capped (`accuracy` sets how many).
 public struct QRCodeDetector: Detector {
@@ -35,26 +38,54 @@ public struct QRCodeDetector: Detector {
     /// The QR codes in `buffer`, in the order found; empty when none can be read.
     /// Never traps; an empty or tiny buffer gives `[]`.
     public func features(in buffer: PixelBuffer) throws -> [QRCodeFeature] {
-        guard buffer.width >= 21, buffer.height >= 21 else { return [] }
-        let luminance = QRLuminance(buffer)
-        return features(in: luminance)
+        try features(in: buffer, cancellation: nil, progress: nil)
     }
 
-    func features(in luminance: QRLuminance) -> [QRCodeFeature] {
-        var results = searchBothPolarities(luminance)
+    /// `features(in:)`, watched and cancellable as a render is.
+    ///
+    /// ```swift
+    /// let token = CancellationToken()
+    /// let codes = try QRCodeDetector().features(in: buffer, cancellation: token) { print($0) }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - cancellation: cancels the detection from any thread; it then throws
+    ///     `PixelFlowError.cancelled` within about one unit of work (one search pass's
+    ///     thresholding and finder scan, or one decoding attempt: the token is checked
+    ///     between attempts) and returns no codes, not even those already read.
+    ///   - progress: fractions of the work done, increasing, one step per search pass (up to
+    ///     six: two polarities at full, half and double resolution; skipped passes count as
+    ///     done), ending with exactly one call with 1 on success. Calls never overlap.
+    public func features(in buffer: PixelBuffer, cancellation: CancellationToken? = nil,
+                         progress: (@Sendable (Double) -> Void)? = nil) throws -> [QRCodeFeature] {
+        try RenderControl.run(cancellation: cancellation, progress: progress, units: 6) { control in
+            guard buffer.width >= 21, buffer.height >= 21 else { return [] }
+            return features(in: QRLuminance(buffer), control: control)
+        }
+    }
+
+    /// The codes in `luminance`. With a `control`, advances 6 units (2 per resolution) and
+    /// stops early once it is cancelled, returning partial results the caller must drop.
+    func features(in luminance: QRLuminance, control: RenderControl? = nil) -> [QRCodeFeature] {
+        var results = searchBothPolarities(luminance, control: control)
         // Nothing at full resolution (or trying harder): look again at half resolution, where
         // blurred or noisy large modules threshold and scan more cleanly (as zxing-cpp's
         // downscaled pass does).
         if (results.isEmpty || options.tryHarder) && options.accuracy == .high,
-           Swift.min(luminance.width, luminance.height) >= 2 * 29 {
-            var more = searchBothPolarities(luminance.halved()).map { $0.scaled(by: 2) }
+           Swift.min(luminance.width, luminance.height) >= 2 * 29, control?.isCancelled != true {
+            var more = searchBothPolarities(luminance.halved(), control: control).map { $0.scaled(by: 2) }
             more.removeAll { f in results.contains { $0.bounds.intersects(f.bounds) && $0.message == f.message } }
             results += more
+        } else {
+            control?.advanceUnlessCancelled(2)
         }
         // Still nothing: modules of about 2 pixels thinned by blur read better at twice the
         // resolution (images up to a megapixel, or any size when trying harder).
-        if results.isEmpty && options.accuracy == .high && (luminance.width * luminance.height <= 1 << 20 || options.tryHarder) {
-            results = searchBothPolarities(luminance.doubled()).map { $0.scaled(by: 0.5) }
+        if results.isEmpty && options.accuracy == .high && (luminance.width * luminance.height <= 1 << 20 || options.tryHarder),
+           control?.isCancelled != true {
+            results = searchBothPolarities(luminance.doubled(), control: control).map { $0.scaled(by: 0.5) }
+        } else {
+            control?.advanceUnlessCancelled(2)
         }
         let minSide = options.minimumFeatureSize * Double(Swift.min(luminance.width, luminance.height))
         if minSide > 0 {
@@ -65,15 +96,18 @@ public struct QRCodeDetector: Detector {
     }
 
     /// Dark-on-light codes, then light-on-dark ones when none were found (or always when
-    /// trying harder).
-    func searchBothPolarities(_ luminance: QRLuminance) -> [QRCodeFeature] {
+    /// trying harder). Advances `control` by 2 (one per polarity, searched or not).
+    func searchBothPolarities(_ luminance: QRLuminance, control: RenderControl? = nil) -> [QRCodeFeature] {
+        if control?.isCancelled == true { return [] }
         let binary = QRBinarizer.binarize(luminance)
-        var results = QRCodeDetector._search(binary, options: options)
-        if results.isEmpty || options.tryHarder {
-            var more = QRCodeDetector._search(binary.inverted(), options: options)
+        var results = QRCodeDetector._search(binary, options: options, control: control)
+        control?.advanceUnlessCancelled(1)
+        if (results.isEmpty || options.tryHarder) && control?.isCancelled != true {
+            var more = QRCodeDetector._search(binary.inverted(), options: options, control: control)
             more.removeAll { f in results.contains { $0.bounds.intersects(f.bounds) && $0.message == f.message } }
             results += more
         }
+        control?.advanceUnlessCancelled(1)
         return results
     }
 }

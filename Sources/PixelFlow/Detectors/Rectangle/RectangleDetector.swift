@@ -42,6 +42,8 @@ import Darwin
 ///
 /// **Threads.** The edge stage runs on fixed bands of rows and the shapes are scored in
 /// parallel (`Options.threadCount`); the result is the same, bit for bit, for any count.
+/// `features(in:cancellation:progress:)` reports progress per pass and stops within a pass
+/// when cancelled.
 ///
 /// - Complexity: O(pixels) for the downscale (one read of the input), O(working pixels) for
 ///   the edge stage and region labelling, plus O(shapes x 210 x perimeter) for scoring; a few
@@ -90,6 +92,38 @@ public struct RectangleDetector: Sendable {
 
     /// The quads in `buffer`, most prominent first (at most `options.maximumFeatureCount`).
     public func features(in buffer: PixelBuffer) -> [RectangleFeature] {
+        _features(in: buffer, control: nil)
+    }
+
+    /// `features(in:)`, watched and cancellable as a render is.
+    ///
+    /// ```swift
+    /// let token = CancellationToken()
+    /// let quads = try RectangleDetector().features(in: buffer, cancellation: token) { print($0) }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - cancellation: cancels the detection from any thread; it then throws
+    ///     `PixelFlowError.cancelled` within about one pass (the parallel passes stop taking
+    ///     16-row bands or shapes as soon as it is cancelled) and returns no quads.
+    ///   - progress: fractions of the work done, increasing, one step per pass (downscale,
+    ///     smoothing, edges, components, regions, scoring, refinement), ending with exactly
+    ///     one call with 1 on success. Calls never overlap but may come from any thread.
+    public func features(in buffer: PixelBuffer, cancellation: CancellationToken? = nil,
+                         progress: (@Sendable (Double) -> Void)? = nil) throws -> [RectangleFeature] {
+        try RenderControl.run(cancellation: cancellation, progress: progress, units: 7) { control in
+            _features(in: buffer, control: control)
+        }
+    }
+
+    /// The detection, advancing `control` by one unit per pass (7) and stopping after the
+    /// pass during which it was cancelled, with partial results the caller must drop. The
+    /// parallel passes stop early through `Scheduler.run` (the control is the thread's).
+    func _features(in buffer: PixelBuffer, control: RenderControl?) -> [RectangleFeature] {
+        func stop() -> Bool {
+            control?.advanceUnlessCancelled(1)
+            return control?.isCancelled == true
+        }
         let W = buffer.width, H = buffer.height
         guard options.maximumFeatureCount > 0, Swift.min(W, H) >= 16 else { return [] }
         let threads = Swift.max(1, options.threadCount ?? RenderContext.activeProcessorCount)
@@ -97,16 +131,23 @@ public struct RectangleDetector: Sendable {
         let f = Swift.max(1, (Swift.max(W, H) + target - 1) / target)
         let w = W / f, h = H / f
         guard w >= 16, h >= 16 else { return [] }
-        let gray = Self._smoothed(Self._downscaledLuma(buffer, factor: f, threads: threads), threads: threads)
+        let luma = Self._downscaledLuma(buffer, factor: f, threads: threads)
+        if stop() { return [] }
+        let gray = Self._smoothed(luma, threads: threads)
+        if stop() { return [] }
         let edges = Self._edges(gray, floor: 0.02, threads: threads)
+        if stop() { return [] }
         guard edges.edgeCount > 0 else { return [] }
         let minSize = options.minimumSize.isFinite ? Swift.min(Swift.max(options.minimumSize, 0), 1) : 0.2
         let minimumSide = Swift.max(6, minSize * Double(Swift.min(w, h)) * 0.95)
         // Shapes to look for quads in: groups of connected edge pixels, and the regions that
         // edges enclose.
-        let comps = Array(Self._components(edges, minimumSide: minimumSide).prefix(24))
-            + Self._regions(edges, minimumSide: minimumSide, limit: 16)
+        let components = Array(Self._components(edges, minimumSide: minimumSide).prefix(24))
+        if stop() { return [] }
+        let comps = components + Self._regions(edges, minimumSide: minimumSide, limit: 16)
+        if stop() { return [] }
         let candidates = _rankedCandidates(comps, edges: edges, minimumSide: minimumSide, threads: threads)
+        if stop() { return [] }
         // Keep the best candidates that are not near-duplicates of a better one.
         let diag = (Double(w * w + h * h)).squareRoot()
         var chosen: [_QuadCandidate] = []
@@ -119,6 +160,7 @@ public struct RectangleDetector: Sendable {
         }
         let scale = Double(f)
         return chosen.map { c in
+            if control?.isCancelled == true { return Self._feature(c.corners, confidence: 0) }  // dropped by the caller
             let coarse = c.corners.map { Point(x: ($0.x + 0.5) * scale, y: ($0.y + 0.5) * scale) }
             let refined = Self._refined(coarse, in: buffer, searchRadius: 1.5 * scale + 2)
             return Self._feature(refined, confidence: c.support)
@@ -147,14 +189,18 @@ public struct RectangleDetector: Sendable {
     ///
     /// - Throws: `PixelFlowError.invalidExtent` for an infinite or empty extent, and what
     ///   rendering throws.
-    public func features(in image: Image, context: RenderContext = RenderContext()) throws -> [RectangleFeature] {
+    ///
+    /// `cancellation` covers the render and the detection; `progress` reports the detection's.
+    public func features(in image: Image, context: RenderContext = RenderContext(),
+                         cancellation: CancellationToken? = nil,
+                         progress: (@Sendable (Double) -> Void)? = nil) throws -> [RectangleFeature] {
         let e = image.extent
         guard !e.isInfinite, !e.isEmpty else {
             throw PixelFlowError.invalidExtent("rectangle detection needs a finite, non-empty extent; crop the image first")
         }
         let r = IntRect(covering: e).rect
-        let buffer = try context.makeBuffer(image, rect: r, format: .rgba8)
-        return features(in: buffer).map { f in
+        let buffer = try context.makeBuffer(image, rect: r, format: .rgba8, cancellation: cancellation)
+        return try features(in: buffer, cancellation: cancellation, progress: progress).map { f in
             let c = f.corners.map { Point(x: $0.x + r.x, y: $0.y + r.y) }
             return RectangleFeature(topLeft: c[0], topRight: c[1], bottomRight: c[2], bottomLeft: c[3], confidence: f.confidence)
         }
