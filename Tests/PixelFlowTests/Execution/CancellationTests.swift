@@ -78,4 +78,25 @@ final class CancellationTests: XCTestCase {
         // A new render without the token is unaffected.
         XCTAssertNoThrow(try RenderContext().makeBuffer(image))
     }
+
+    /// `RenderContext.write` with a cancelled token throws `.cancelled` and leaves the file
+    /// that was there untouched; with a live token it writes and reports progress up to 1.
+    func testWriteIsCancellableAndLeavesTheFileIntact() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pf-cancel-write-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("out.png").path
+        try Data("previous".utf8).write(to: URL(fileURLWithPath: path))
+        let image = try Image.constantColor(Color(red: 0.2, green: 0.4, blue: 0.6)).cropped(to: Rect(x: 0, y: 0, width: 300, height: 200))
+        let token = CancellationToken()
+        token.cancel()
+        XCTAssertThrowsError(try RenderContext().write(image, toFile: path, cancellation: token)) { error in
+            XCTAssertEqual(error as? PixelFlowError, .cancelled)
+        }
+        XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8), "previous")
+        let last = Mutex(0.0)
+        try RenderContext().write(image, toFile: path, cancellation: CancellationToken()) { f in last.withLock { $0 = f } }
+        XCTAssertEqual(last.withLock { $0 }, 1)
+        XCTAssertEqual(try PixelBuffer(contentsOfFile: path).width, 300)
+    }
 }
