@@ -239,15 +239,7 @@ enum DetectCommand: Subcommand {
                 canvas.strokePolygon(q.corners, width: Swift.max(2, Double(Swift.min(buffer.width, buffer.height)) / 250),
                                      color: Color(red: 1, green: 0, blue: 0))
             }
-            do {
-                if out == "-" {
-                    try Terminal.writeStandardOutput(try canvas.buffer.encoded(as: .png))
-                } else {
-                    try canvas.buffer.write(toFile: out, format: annotateFormat)
-                }
-            } catch {
-                throw CLIError.runtime(ApplyJob.message(error, about: out))
-            }
+            try writeAnnotation(canvas.buffer, to: out, format: annotateFormat)
         }
         return ExitCode.success
     }
@@ -309,17 +301,22 @@ enum DetectCommand: Subcommand {
                                        color: Color(red: 0, green: 1, blue: 0, alpha: 0.45))
                 }
             }
-            do {
-                if out == "-" {
-                    try Terminal.writeStandardOutput(try canvas.buffer.encoded(as: .png))
-                } else {
-                    try canvas.buffer.write(toFile: out, format: annotateFormat)
-                }
-            } catch {
-                throw CLIError.runtime(ApplyJob.message(error, about: out))
-            }
+            try writeAnnotation(canvas.buffer, to: out, format: annotateFormat)
         }
         return ExitCode.success
+    }
+
+    /// Writes an annotated image to `out` (standard output for `-`, as PNG).
+    static func writeAnnotation(_ buffer: PixelBuffer, to out: String, format: ImageFileFormat?) throws {
+        do {
+            if out == "-" {
+                try Terminal.writeStandardOutput(try buffer.encoded(as: .png))
+            } else {
+                try buffer.write(toFile: out, format: format)
+            }
+        } catch {
+            throw CLIError.runtime(ApplyJob.message(error, about: out))
+        }
     }
 
     /// A coordinate rounded to 1/100 pixel.

@@ -21,24 +21,30 @@ struct QRFixture {
     var encoding: String { header["encoding"]! }
     var eci: Bool { header["eci"] == "1" }
 
+    /// The `# key: value` header lines and the other (module) lines of a fixture file.
+    static func parse(_ text: String) -> (header: [String: String], rows: [String]) {
+        var header: [String: String] = [:]
+        var rows: [String] = []
+        for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
+            if line.hasPrefix("# ") {
+                let body = line.dropFirst(2)
+                if let colon = body.firstIndex(of: ":") {
+                    header[String(body[..<colon])] = String(body[body.index(after: colon)...].dropFirst())
+                }
+            } else {
+                rows.append(String(line))
+            }
+        }
+        return (header, rows)
+    }
+
     static func all() throws -> [QRFixture] {
         let dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Fixtures/QR")
         let names = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".txt") }.sorted()
         return try names.map { name in
             let text = try String(contentsOf: dir.appendingPathComponent(name), encoding: .utf8)
-            var header: [String: String] = [:]
-            var rows: [String] = []
-            for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
-                if line.hasPrefix("# ") {
-                    let body = line.dropFirst(2)
-                    if let colon = body.firstIndex(of: ":") {
-                        header[String(body[..<colon])] = String(body[body.index(after: colon)...].dropFirst())
-                    }
-                } else {
-                    rows.append(String(line))
-                }
-            }
+            let (header, rows) = parse(text)
             guard let m = QRBitMatrix(rows: rows) else {
                 throw PixelFlowError.mismatch("fixture \(name) is not a square 0/1 matrix")
             }

@@ -32,18 +32,7 @@ final class QRZXingCrossTests: XCTestCase {
         let names = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".txt") }.sorted()
         return try names.map { name in
             let text = try String(contentsOf: dir.appendingPathComponent(name), encoding: .utf8)
-            var header: [String: String] = [:]
-            var rows: [String] = []
-            for line in text.split(separator: "\n") {
-                if line.hasPrefix("# ") {
-                    let body = line.dropFirst(2)
-                    if let colon = body.firstIndex(of: ":") {
-                        header[String(body[..<colon])] = String(body[body.index(after: colon)...].dropFirst())
-                    }
-                } else {
-                    rows.append(String(line))
-                }
-            }
+            let (header, rows) = QRFixture.parse(text)
             let size = rows.count
             // Hex digits, 4 modules each, high bit first.
             let bits = rows.map { row in
