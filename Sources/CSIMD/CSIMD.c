@@ -1,3 +1,58 @@
-/* CSIMD is header-only; this file gives SwiftPM a source to build the target from. */
+/* CSIMD is mostly header-only; this file holds the functions compiled for more than one
+ * instruction set, with their run-time dispatch. */
 #include "CSIMD.h"
+
 void pf_csimd_anchor(void) {}
+
+static void point_program_baseline(const pf_float4 *src, pf_float4 *dst, long count,
+                                   const pf_point_step *steps, int nsteps, int flags, float *planes) {
+    pf_point_program(src, dst, count, steps, nsteps, flags, planes);
+}
+
+#if defined(__x86_64__) && defined(__clang__)
+#include <cpuid.h>
+
+__attribute__((target("avx2")))
+static void point_program_avx2(const pf_float4 *src, pf_float4 *dst, long count,
+                               const pf_point_step *steps, int nsteps, int flags, float *planes) {
+    pf_point_program(src, dst, count, steps, nsteps, flags, planes);
+}
+
+__attribute__((target("xsave")))
+static int detect_avx2(void) {
+    unsigned a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d)) return 0;
+    const unsigned osxsave = 1u << 27, avx = 1u << 28;
+    if ((c & osxsave) == 0 || (c & avx) == 0) return 0;
+    /* The OS must save the XMM and YMM registers (XCR0 bits 1 and 2). */
+    unsigned long long xcr0 = __builtin_ia32_xgetbv(0);
+    if ((xcr0 & 6) != 6) return 0;
+    if (__get_cpuid_max(0, 0) < 7) return 0;
+    __cpuid_count(7, 0, a, b, c, d);
+    return (b & (1u << 5)) != 0;
+}
+
+static int avx2_state = -1; /* -1: not yet detected; racing first calls compute the same value */
+
+int pf_point_program_uses_avx2(void) {
+    int s = __atomic_load_n(&avx2_state, __ATOMIC_RELAXED);
+    if (s < 0) {
+        s = detect_avx2();
+        __atomic_store_n(&avx2_state, s, __ATOMIC_RELAXED);
+    }
+    return s;
+}
+
+void pf_point_program_run(const pf_float4 *src, pf_float4 *dst, long count,
+                          const pf_point_step *steps, int nsteps, int flags, float *planes) {
+    if (pf_point_program_uses_avx2()) point_program_avx2(src, dst, count, steps, nsteps, flags, planes);
+    else point_program_baseline(src, dst, count, steps, nsteps, flags, planes);
+}
+#else
+int pf_point_program_uses_avx2(void) { return 0; }
+
+void pf_point_program_run(const pf_float4 *src, pf_float4 *dst, long count,
+                          const pf_point_step *steps, int nsteps, int flags, float *planes) {
+    point_program_baseline(src, dst, count, steps, nsteps, flags, planes);
+}
+#endif

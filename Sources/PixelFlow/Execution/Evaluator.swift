@@ -158,12 +158,25 @@ final class Evaluator: @unchecked Sendable {
             }
             return
         }
+        // Chains of matrices and point steps run as a planar program, straight from a float
+        // source when there is one.
+        if let program = PointProgram(ops) {
+            runPointProgram(program, fusedSource: fusedSource, sourceIsStraight: sourceIsStraight,
+                            streams: node === streamedRoot, into: out, arena: arena, premultiplyResult: premultiplyResult)
+            return
+        }
+        // The root of a render into its destination: each chunk is computed in a scratch
+        // chunk that stays in L1 and then stored non-temporally, so the destination's cache
+        // lines are never fetched (a fused chain then moves as many bytes as a copy).
+        let streams = node === streamedRoot && fusedSource != nil
+        let scratch: UnsafeMutablePointer<SIMD4<Float>>? = streams ? arena.allocate(Evaluator.chunk) : nil
+        defer { if streams { pf_store_fence() } }
         for y in out.rect.y..<out.rect.maxY {
             let row = out.row(y)
             var x = 0
             while x < w {
                 let c = Swift.min(Evaluator.chunk, w - x)
-                let p = row + x
+                let p = scratch ?? row + x
                 if let b = fusedSource {
                     loadSourceRow(b, x: out.rect.x + x, y: y, count: c, into: p, premultiply: false)
                     if !sourceIsStraight { unpremultiplyRow(p, count: c) }
@@ -182,11 +195,53 @@ final class Evaluator: @unchecked Sendable {
                     premultiplyRow(p, count: c)
                 } else {
                     // As premultiplying and unpremultiplying would: no color without alpha.
-                    for i in 0..<c where !(p[i].w > 0) { p[i] = .zero }
+                    zeroTransparentRow(p, count: c)
                 }
+                if let s = scratch { pf_stream_copy4(row + x, s, c) }
                 x += c
             }
         }
+    }
+
+    /// The rest of `evaluateColorChain` for a chain that is a `PointProgram`: `out` holds the
+    /// chain's premultiplied input unless `fusedSource` is given.
+    private func runPointProgram(_ program: PointProgram, fusedSource: PixelBuffer?, sourceIsStraight: Bool, streams: Bool,
+                                 into out: Tile, arena: Arena, premultiplyResult: Bool) {
+        let w = out.rect.width
+        let planes = arena.allocate(4 * PointProgram.maxCount, of: Float.self)
+        // A float source whose values are used as stored is read in place; others are loaded
+        // into the destination row (or a scratch chunk when storing non-temporally).
+        var direct: PixelBuffer?
+        if let b = fusedSource, b.format == .rgbaF32, !(linear && b.colorEncoding == .sRGB) { direct = b }
+        let scratch: UnsafeMutablePointer<SIMD4<Float>>? = streams && fusedSource != nil && direct == nil
+            ? arena.allocate(PointProgram.maxCount) : nil
+        let unpremultiply = !(fusedSource != nil && sourceIsStraight)
+        let stream = streams && fusedSource != nil
+        func body(_ raw: UnsafeRawBufferPointer?) {
+            for y in out.rect.y..<out.rect.maxY {
+                let row = out.row(y)
+                var x = 0
+                while x < w {
+                    let c = Swift.min(PointProgram.maxCount, w - x)
+                    let src: UnsafePointer<SIMD4<Float>>
+                    if let b = direct, let raw {
+                        src = UnsafePointer((raw.baseAddress! + y * b.bytesPerRow).assumingMemoryBound(to: SIMD4<Float>.self)
+                                            + out.rect.x + x)
+                    } else if let b = fusedSource {
+                        let p = scratch ?? row + x
+                        loadSourceRow(b, x: out.rect.x + x, y: y, count: c, into: p, premultiply: false)
+                        src = UnsafePointer(p)
+                    } else {
+                        src = UnsafePointer(row + x)
+                    }
+                    program.run(src, row + x, count: c, unpremultiplyInput: unpremultiply,
+                                premultiplyOutput: premultiplyResult, stream: stream, planes: planes)
+                    x += c
+                }
+            }
+        }
+        if let b = direct { b.withUnsafeBytes { body($0) } } else { body(nil) }
+        if stream { pf_store_fence() }
     }
 
     // MARK: Warps

@@ -161,8 +161,10 @@ public struct RenderContext: Sendable {
         let format = buffer.format
         let encode = linear && buffer.colorEncoding == .sRGB
         let unpremultiply = buffer.alphaMode == .straight && format.hasAlpha
-        // Float RGBA in the working representation: tiles are computed in place.
-        let direct = format == .rgbaF32 && !encode && !unpremultiply && (buffer.colorEncoding == .linear || !linear)
+        // Float RGBA with the working encoding: tiles are computed in place in the destination
+        // (for straight alpha, a color chain at the root leaves its result straight, and other
+        // roots are unpremultiplied in place).
+        let direct = format == .rgbaF32 && !encode && (buffer.colorEncoding == .linear || !linear)
         let root = plan.root
         if direct { evaluator.streamedRoot = root }
         let bpr = buffer.bytesPerRow
@@ -176,7 +178,10 @@ public struct RenderContext: Sendable {
                     let base = (dst.base + ly * dst.bytesPerRow + lx * bpp).assumingMemoryBound(to: SIMD4<Float>.self)
                     precondition(dst.bytesPerRow % 16 == 0)
                     let tile = Tile(base: base, stride: dst.bytesPerRow / 16, rect: t)
-                    evaluator.evaluate(root, into: tile, arena: arena)
+                    let isStraight = evaluator.evaluate(root, into: tile, arena: arena, straight: unpremultiply)
+                    if unpremultiply && !isStraight {
+                        for y in t.y..<t.maxY { unpremultiplyRow(tile.row(y), count: t.width) }
+                    }
                 } else {
                     let tile = arena.tile(t)
                     let isStraight = evaluator.evaluate(root, into: tile, arena: arena, straight: unpremultiply)

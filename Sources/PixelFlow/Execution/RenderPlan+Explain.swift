@@ -1,3 +1,5 @@
+import CSIMD
+
 extension RenderPlan {
     /// The plan as text: settings, what the optimizer changed, then each stage with the nodes
     /// it fuses (as a tree, outputs first) and the buffers that will be materialized.
@@ -25,6 +27,28 @@ extension RenderPlan {
         return lines.joined(separator: "\n")
     }
 
+    /// How the fused color chain that starts at `top` runs (see `Evaluator.evaluateColorChain`).
+    private func colorChainNote(_ top: Node, stages: [ObjectIdentifier: Int]) -> String {
+        var ops: [Op] = []
+        var n = top
+        while true {
+            switch n.op {
+            case .color, .colorMatrix:
+                ops.append(n.op)
+                n = n.inputs[0]
+                if stages[ObjectIdentifier(n)] == nil { continue }
+            default: break
+            }
+            break
+        }
+        let steps = "\(ops.count) step\(ops.count == 1 ? "" : "s")"
+        if ops.count == 1, case let .colorMatrix(m) = ops[0], m.premultipliedForm != nil {
+            return "{one matrix: on premultiplied values, or a planar program over a straight source}"
+        }
+        guard PointProgram(ops.reversed()) != nil else { return "{color chain: \(steps), interleaved kernels}" }
+        return "{color chain: \(steps), planar program (\(pf_point_program_uses_avx2() != 0 ? "AVX2" : "baseline"))}"
+    }
+
     private func mib(_ bytes: Int) -> String {
         let m = Double(bytes) / 1_048_576
         return m >= 10 ? "\(Int(m.rounded())) MiB" : "\((m * 10).rounded() / 10) MiB"
@@ -33,9 +57,9 @@ extension RenderPlan {
     /// Appends `node` and its inputs, stopping at other stages' buffers. Iterative.
     private func describe(_ node: Node, into lines: inout [String], indent: String, stages: [ObjectIdentifier: Int],
                           isStageRoot: Bool) {
-        var stack: [(Node, String, Bool)] = [(node, indent, isStageRoot)]
+        var stack: [(Node, String, Bool, Bool)] = [(node, indent, isStageRoot, false)]
         var printed = Set<ObjectIdentifier>()
-        while let (n, ind, isRoot) = stack.popLast() {
+        while let (n, ind, isRoot, insideChain) = stack.popLast() {
             let id = ObjectIdentifier(n)
             if !isRoot, let k = stages[id] {
                 lines.append(ind + "<- stage \(k) buffer (\(n.op.kindName) \(n.op.label))")
@@ -54,8 +78,14 @@ extension RenderPlan {
                 case let .boxes(r): text += " \(r.count) box passes, radii \(r)"
                 }
             }
+            let isColor: Bool
+            switch n.op {
+            case .color, .colorMatrix: isColor = true
+            default: isColor = false
+            }
+            if isColor && !insideChain { text += " " + colorChainNote(n, stages: stages) }
             lines.append(text)
-            for input in n.inputs.reversed() { stack.append((input, ind + "  ", false)) }
+            for input in n.inputs.reversed() { stack.append((input, ind + "  ", false, isColor)) }
         }
     }
 }

@@ -99,7 +99,9 @@ extension FilterDescriptor {
         let p = try a.float("inputPower")
         let image = try a.image()
         if p == 1 { return image }
-        return image.applyingColorKernel(ColorKernel(name: "gamma \(p)") { px, n in gammaRow(px, count: n, power: p) })
+        var kernel = ColorKernel(name: "gamma \(p)") { px, n in gammaRow(px, count: n, power: p) }
+        kernel.pointStep = PointStep.gamma(power: p)
+        return image.applyingColorKernel(kernel)
     }
 
     static let colorInvert = FilterDescriptor(

@@ -89,6 +89,10 @@ struct ColorKernel: Sendable {
     /// tables read from images): called instead of `apply`, with whether the working space
     /// is linear light (color management on) or the stored values.
     var applyInSpace: (@Sendable (_ pixels: UnsafeMutablePointer<SIMD4<Float>>, _ count: Int, _ linear: Bool) -> Void)? = nil
+    /// The same computation as a step of a planar point program, when it has one: fused
+    /// chains made only of such steps and color matrices run channel by channel (see
+    /// `PointProgram`). Must give exactly `apply`'s results.
+    var pointStep: PointStep? = nil
 }
 
 /// A blend kernel: combines foreground `fg` into `dst`, which holds the background on entry.

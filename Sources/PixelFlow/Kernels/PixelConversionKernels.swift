@@ -1,3 +1,4 @@
+import CSIMD
 // Row kernels that convert between stored pixel formats and `SIMD4<Float>` values.
 // Pure functions on rows: they know nothing of tiles, graphs or color management policy.
 
@@ -109,26 +110,20 @@ func storeRowRGBA(_ src: UnsafePointer<SIMD4<Float>>, count: Int, format: PixelF
     }
 }
 
-/// Multiplies the color channels by alpha, in place.
-
+/// Multiplies the color channels by alpha, in place (vector C code: `pf_premultiply`).
 func premultiplyRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
-    for i in 0..<count {
-        let v = p[i]
-        p[i] = v * SIMD4(v.w, v.w, v.w, 1)
-    }
+    pf_premultiply(p, count)
 }
 
-/// Divides the color channels by alpha, in place; pixels with alpha 0 become (0, 0, 0, 0).
-
+/// Divides the color channels by alpha (as a multiply by `1 / alpha`), in place; pixels
+/// with alpha 1 are unchanged and pixels whose alpha is not above 0 become (0, 0, 0, 0).
+/// Branch-free C (`pf_unpremultiply`); the scalar reference is in the tests.
 func unpremultiplyRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
-    for i in 0..<count {
-        let v = p[i]
-        if v.w == 1 { continue }
-        if v.w > 0 {
-            let r = 1 / v.w
-            p[i] = SIMD4(v.x * r, v.y * r, v.z * r, v.w)
-        } else {
-            p[i] = .zero
-        }
-    }
+    pf_unpremultiply(p, count)
+}
+
+/// Sets pixels whose alpha is not above 0 to (0, 0, 0, 0), in place: what a premultiply
+/// followed by an unpremultiply does to them, without touching the others.
+func zeroTransparentRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
+    pf_zero_unless_positive_alpha(p, count)
 }

@@ -1,0 +1,79 @@
+import CSIMD
+
+/// A color step that a planar point program can run (see `PointProgram`).
+enum PointStep: Sendable, Hashable {
+    /// `rgb = sign(rgb) * |rgb|^(whole + rest / 4)`, or its reciprocal when `inverted`; the
+    /// powers `gammaRow` computes with square roots.
+    case gammaQuarters(whole: Int32, rest: Int32, inverted: Bool)
+
+    /// The step for `gammaRow(power:)` when it uses square roots, else nil.
+    static func gamma(power: Float) -> PointStep? {
+        let quarters = power * 4
+        guard quarters == quarters.rounded(), abs(power) <= 16, power != 0 else { return nil }
+        let n = Int32(abs(quarters))
+        return .gammaQuarters(whole: n / 4, rest: n % 4, inverted: power < 0)
+    }
+}
+
+/// A fused chain of color matrices and point steps, run by `pf_point_program` on R, G, B and
+/// A planes of a chunk of pixels: every channel's arithmetic happens once per pixel instead
+/// of once per vector lane, and the chunk is loaded and stored once for the whole chain.
+/// Bit-identical to running `colorMatrixRow`, `gammaRow`, `unpremultiplyRow`,
+/// `premultiplyRow` and `zeroTransparentRow` in turn (on finite values; a matrix that keeps
+/// alpha does not compute it, so an infinite color does not turn alpha into NaN).
+struct PointProgram {
+    private var steps: [pf_point_step]
+
+    /// The program for `ops` (color matrices and color kernels with a `pointStep`), or nil
+    /// when one of them cannot run as a step.
+    init?(_ ops: [Op]) {
+        var steps: [pf_point_step] = []
+        steps.reserveCapacity(ops.count)
+        for op in ops {
+            var st = pf_point_step()
+            switch op {
+            case let .colorMatrix(m):
+                st.kind = Int32(PF_STEP_AFFINE)
+                st.alpha_fixed = m.preservesAlpha ? 1 : 0
+                let rows = (m.row(0), m.row(1), m.row(2), m.row(3))
+                st.m = (rows.0.x, rows.0.y, rows.0.z, rows.0.w, rows.1.x, rows.1.y, rows.1.z, rows.1.w,
+                        rows.2.x, rows.2.y, rows.2.z, rows.2.w, rows.3.x, rows.3.y, rows.3.z, rows.3.w)
+                st.bias = (m.bias.x, m.bias.y, m.bias.z, m.bias.w)
+            case let .color(k):
+                guard let step = k.pointStep else { return nil }
+                switch step {
+                case let .gammaQuarters(whole, rest, inverted):
+                    st.kind = Int32(PF_STEP_GAMMA)
+                    st.whole = whole
+                    st.rest = rest
+                    st.invert = inverted ? 1 : 0
+                }
+            default:
+                return nil
+            }
+            steps.append(st)
+        }
+        self.steps = steps
+    }
+
+    /// The steps, for tests.
+    var stepsForTesting: [pf_point_step] { steps }
+
+    /// Most pixels one `run` handles.
+    static let maxCount = Int(PF_PROGRAM_MAX)
+
+    /// Runs the program over `count` (at most `maxCount`) pixels from `src` into `dst` (which
+    /// may be `src`). `unpremultiplyInput`: the input is premultiplied; `premultiplyOutput`:
+    /// premultiply the result, else zero the pixels whose alpha is not above 0; `stream`:
+    /// store non-temporally (call `pf_store_fence` before others read `dst`). `planes` is
+    /// scratch for `4 * maxCount` floats, 32-byte aligned.
+    func run(_ src: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
+             unpremultiplyInput: Bool, premultiplyOutput: Bool, stream: Bool, planes: UnsafeMutablePointer<Float>) {
+        var flags: Int32 = premultiplyOutput ? Int32(PF_PROGRAM_PREMULTIPLY_OUTPUT) : Int32(PF_PROGRAM_ZERO_TRANSPARENT)
+        if unpremultiplyInput { flags |= Int32(PF_PROGRAM_UNPREMULTIPLY_INPUT) }
+        if stream { flags |= Int32(PF_PROGRAM_STREAM) }
+        steps.withUnsafeBufferPointer { s in
+            pf_point_program_run(src, dst, count, s.baseAddress, Int32(s.count), flags, planes)
+        }
+    }
+}

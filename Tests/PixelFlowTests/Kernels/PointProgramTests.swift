@@ -1,0 +1,169 @@
+import CSIMD
+import XCTest
+@testable import PixelFlow
+
+/// The planar point program (`pf_point_program`, `PointProgram`) against the interleaved row
+/// kernels it replaces, and those kernels' alpha helpers against plain scalar loops.
+/// Tolerance 0: the program does the same IEEE operations in the same order (values compared
+/// with `==`, so +0 and -0 count as equal; inputs are finite).
+final class PointProgramTests: XCTestCase {
+    /// Finite values in [-0.5, 1.5] with alphas that include 0, 1, negative and tiny ones.
+    func pixels(_ n: Int, seed: UInt64) -> [SIMD4<Float>] {
+        var r = SeededRandom(seed: seed)
+        return (0..<n).map { i in
+            let special: [Float] = [0, 1, -0.25, 1e-30, 0.5]
+            let a = i % 7 < special.count ? special[i % 7] : r.unit()
+            return SIMD4(r.unit() * 2 - 0.5, r.unit() * 2 - 0.5, r.unit() * 2 - 0.5, a)
+        }
+    }
+
+    let sepia = ColorMatrix(rows: SIMD4(0.393, 0.769, 0.189, 0), SIMD4(0.349, 0.686, 0.168, 0),
+                            SIMD4(0.272, 0.534, 0.131, 0), SIMD4(0, 0, 0, 1), bias: SIMD4(0.05, 0.02, -0.03, 0))
+    /// Alpha feeds the colors (alpha column) but is kept.
+    let alphaColumn = ColorMatrix(rows: SIMD4(0.9, 0.1, 0, 0.2), SIMD4(0, 1, 0.1, -0.1),
+                                  SIMD4(0.2, 0, 0.8, 0.05), SIMD4(0, 0, 0, 1), bias: SIMD4(0.01, 0, 0.02, 0))
+    /// Changes alpha.
+    let general = ColorMatrix(rows: SIMD4(0.5, 0.2, 0.1, 0.1), SIMD4(0.1, 0.7, 0.1, 0),
+                              SIMD4(0, 0.3, 0.6, 0), SIMD4(0.1, 0.1, 0.1, 0.6), bias: SIMD4(0, 0.1, 0, 0.05))
+
+    func gamma(_ p: Float) -> Op {
+        var k = ColorKernel(name: "gamma \(p)") { px, n in gammaRow(px, count: n, power: p) }
+        k.pointStep = PointStep.gamma(power: p)
+        return .color(k)
+    }
+
+    /// The interleaved path: what `Evaluator.evaluateColorChain` runs for a chain without a program.
+    func reference(_ input: [SIMD4<Float>], _ ops: [Op], unpremultiplyInput: Bool, premultiplyOutput: Bool) -> [SIMD4<Float>] {
+        var row = input
+        row.withUnsafeMutableBufferPointer { b in
+            let p = b.baseAddress!, n = b.count
+            if unpremultiplyInput { unpremultiplyRow(p, count: n) }
+            for op in ops {
+                switch op {
+                case let .colorMatrix(m): colorMatrixRow(p, count: n, matrix: m)
+                case let .color(k): k.apply(p, n)
+                default: XCTFail("unexpected op")
+                }
+            }
+            if premultiplyOutput { premultiplyRow(p, count: n) } else { zeroTransparentRow(p, count: n) }
+        }
+        return row
+    }
+
+    func assertSame(_ a: [SIMD4<Float>], _ b: [SIMD4<Float>], _ message: String, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertEqual(a.count, b.count, file: file, line: line)
+        for i in 0..<min(a.count, b.count) where a[i] != b[i] {
+            XCTFail("\(message): pixel \(i): \(a[i]) != \(b[i])", file: file, line: line)
+            return
+        }
+    }
+
+    func testProgramMatchesTheInterleavedKernels() throws {
+        let chains: [(String, [Op])] = [
+            ("sepia", [.colorMatrix(sepia)]),
+            ("alpha column", [.colorMatrix(alphaColumn)]),
+            ("general", [.colorMatrix(general)]),
+            ("chain5", [.colorMatrix(ColorMatrix.invert.concatenating(.colorControls(saturation: 1.2, brightness: 0.1, contrast: 1.1))),
+                        gamma(0.75), .colorMatrix(sepia.concatenating(.exposure(ev: 0.5)))]),
+            ("gammas", [gamma(0.25), gamma(1.5), gamma(-0.5), gamma(2), gamma(3.75), gamma(-2.25)]),
+        ]
+        let planes = UnsafeMutablePointer<Float>.allocate(capacity: 4 * PointProgram.maxCount + 8)
+        defer { planes.deallocate() }
+        let aligned = UnsafeMutablePointer<Float>(bitPattern: (Int(bitPattern: planes) + 31) & ~31)!
+        for (name, ops) in chains {
+            let program = try XCTUnwrap(PointProgram(ops), name)
+            for count in [1, 7, 8, 9, 31, 200, 256] {
+                let input = pixels(count, seed: UInt64(count))
+                for unpremultiply in [false, true] {
+                    for premultiply in [false, true] {
+                        let expected = reference(input, ops, unpremultiplyInput: unpremultiply, premultiplyOutput: premultiply)
+                        for stream in [false, true] {
+                            var out = [SIMD4<Float>](repeating: SIMD4(9, 9, 9, 9), count: count)
+                            input.withUnsafeBufferPointer { s in
+                                out.withUnsafeMutableBufferPointer { d in
+                                    program.run(s.baseAddress!, d.baseAddress!, count: count, unpremultiplyInput: unpremultiply,
+                                                premultiplyOutput: premultiply, stream: stream, planes: aligned)
+                                }
+                            }
+                            pf_store_fence()
+                            assertSame(out, expected, "\(name) n=\(count) unpremultiply=\(unpremultiply) premultiply=\(premultiply) stream=\(stream)")
+                        }
+                        // In place.
+                        var inPlace = input
+                        inPlace.withUnsafeMutableBufferPointer { d in
+                            program.run(UnsafePointer(d.baseAddress!), d.baseAddress!, count: count, unpremultiplyInput: unpremultiply,
+                                        premultiplyOutput: premultiply, stream: false, planes: aligned)
+                        }
+                        assertSame(inPlace, expected, "\(name) n=\(count) in place")
+                    }
+                }
+            }
+        }
+    }
+
+    /// The run-time dispatched variant (AVX2 where the machine has it) gives the same bits as
+    /// the baseline build of the same code, so results do not depend on the processor.
+    func testDispatchedVariantMatchesBaselineBitForBit() throws {
+        let ops: [Op] = [.colorMatrix(general), gamma(0.75), .colorMatrix(alphaColumn), gamma(-1.25), .colorMatrix(sepia)]
+        let program = try XCTUnwrap(PointProgram(ops))
+        var steps: [pf_point_step] = []
+        _ = program // the steps below are built the same way
+        for op in ops {
+            let single = try XCTUnwrap(PointProgram([op]))
+            steps.append(single.stepsForTesting[0])
+        }
+        let planes = UnsafeMutablePointer<Float>.allocate(capacity: 4 * PointProgram.maxCount)
+        defer { planes.deallocate() }
+        let input = pixels(256, seed: 9)
+        var a = [SIMD4<Float>](repeating: .zero, count: 256), b = a
+        let flags = Int32(PF_PROGRAM_UNPREMULTIPLY_INPUT | PF_PROGRAM_PREMULTIPLY_OUTPUT)
+        input.withUnsafeBufferPointer { s in
+            steps.withUnsafeBufferPointer { st in
+                a.withUnsafeMutableBufferPointer { d in pf_point_program(s.baseAddress!, d.baseAddress!, 256, st.baseAddress!, Int32(st.count), flags, planes) }
+                b.withUnsafeMutableBufferPointer { d in pf_point_program_run(s.baseAddress!, d.baseAddress!, 256, st.baseAddress!, Int32(st.count), flags, planes) }
+            }
+        }
+        for i in 0..<256 {
+            XCTAssertEqual(a[i].x.bitPattern, b[i].x.bitPattern, "pixel \(i)")
+            XCTAssertEqual(a[i].y.bitPattern, b[i].y.bitPattern, "pixel \(i)")
+            XCTAssertEqual(a[i].z.bitPattern, b[i].z.bitPattern, "pixel \(i)")
+            XCTAssertEqual(a[i].w.bitPattern, b[i].w.bitPattern, "pixel \(i)")
+        }
+    }
+
+    func testExplainShowsThePlanarProgram() throws {
+        let image = Image(TestImages.random(width: 64, height: 32))
+        let chain = try image.colorInverted().colorControls(saturation: 1.2, brightness: 0.1, contrast: 1.1)
+            .gammaAdjusted(power: 0.75).sepiaTone(intensity: 1).exposureAdjusted(ev: 0.5)
+        let plan = try RenderContext(threadCount: 1).explain(chain)
+        XCTAssertTrue(plan.contains("{color chain: 3 steps, planar program"), plan)
+        let posterized = try image.gammaAdjusted(power: 2.2).colorInverted()
+        XCTAssertTrue(try RenderContext(threadCount: 1).explain(posterized).contains("interleaved kernels"))
+    }
+
+    func testChainsWithOtherKernelsHaveNoProgram() {
+        let other = ColorKernel(name: "posterize") { _, _ in }
+        XCTAssertNil(PointProgram([.colorMatrix(sepia), .color(other)]))
+        XCTAssertNil(PointStep.gamma(power: 2.2), "2.2 is not a multiple of 1/4: fastSignedPow, no step")
+        XCTAssertNotNil(PointStep.gamma(power: 0.75))
+    }
+
+    func testAlphaHelpersAgainstScalarLoops() {
+        let input = pixels(301, seed: 4)
+        var pm = input, un = input, zero = input
+        pm.withUnsafeMutableBufferPointer { premultiplyRow($0.baseAddress!, count: $0.count) }
+        un.withUnsafeMutableBufferPointer { unpremultiplyRow($0.baseAddress!, count: $0.count) }
+        zero.withUnsafeMutableBufferPointer { zeroTransparentRow($0.baseAddress!, count: $0.count) }
+        for (i, v) in input.enumerated() {
+            XCTAssertEqual(pm[i], SIMD4(v.x * v.w, v.y * v.w, v.z * v.w, v.w), "premultiply \(i)")
+            let u: SIMD4<Float>
+            if v.w == 1 { u = v } else if v.w > 0 { let r = 1 / v.w; u = SIMD4(v.x * r, v.y * r, v.z * r, v.w) } else { u = .zero }
+            XCTAssertEqual(un[i], u, "unpremultiply \(i)")
+            XCTAssertEqual(zero[i], v.w > 0 ? v : .zero, "zero transparent \(i)")
+        }
+        // NaN alpha counts as transparent.
+        var nan = [SIMD4<Float>(0.5, 0.5, 0.5, .nan)]
+        nan.withUnsafeMutableBufferPointer { unpremultiplyRow($0.baseAddress!, count: 1) }
+        XCTAssertEqual(nan[0], .zero)
+    }
+}
