@@ -8,6 +8,12 @@ static void point_program_baseline(const pf_float4 *src, pf_float4 *dst, long co
                                    const pf_point_step *steps, int nsteps, int flags, float *planes) {
     pf_point_program(src, dst, count, steps, nsteps, flags, planes);
 }
+static void correlate_h_baseline(const float *src, const float *taps, int ntaps, long nfloats, float *dst) {
+    pf_correlate_h(src, taps, ntaps, nfloats, dst);
+}
+static void correlate_v_baseline(const float *const *rows, const float *taps, int ntaps, long nfloats, float *dst) {
+    pf_correlate_v(rows, taps, ntaps, nfloats, dst);
+}
 
 #if defined(__x86_64__) && defined(__clang__)
 #include <cpuid.h>
@@ -16,6 +22,15 @@ __attribute__((target("avx2")))
 static void point_program_avx2(const pf_float4 *src, pf_float4 *dst, long count,
                                const pf_point_step *steps, int nsteps, int flags, float *planes) {
     pf_point_program(src, dst, count, steps, nsteps, flags, planes);
+}
+
+__attribute__((target("avx2")))
+static void correlate_h_avx2(const float *src, const float *taps, int ntaps, long nfloats, float *dst) {
+    pf_correlate_h(src, taps, ntaps, nfloats, dst);
+}
+__attribute__((target("avx2")))
+static void correlate_v_avx2(const float *const *rows, const float *taps, int ntaps, long nfloats, float *dst) {
+    pf_correlate_v(rows, taps, ntaps, nfloats, dst);
 }
 
 __attribute__((target("xsave")))
@@ -34,7 +49,7 @@ static int detect_avx2(void) {
 
 static int avx2_state = -1; /* -1: not yet detected; racing first calls compute the same value */
 
-int pf_point_program_uses_avx2(void) {
+int pf_csimd_uses_avx2(void) {
     int s = __atomic_load_n(&avx2_state, __ATOMIC_RELAXED);
     if (s < 0) {
         s = detect_avx2();
@@ -45,11 +60,27 @@ int pf_point_program_uses_avx2(void) {
 
 void pf_point_program_run(const pf_float4 *src, pf_float4 *dst, long count,
                           const pf_point_step *steps, int nsteps, int flags, float *planes) {
-    if (pf_point_program_uses_avx2()) point_program_avx2(src, dst, count, steps, nsteps, flags, planes);
+    if (pf_csimd_uses_avx2()) point_program_avx2(src, dst, count, steps, nsteps, flags, planes);
     else point_program_baseline(src, dst, count, steps, nsteps, flags, planes);
 }
+
+void pf_correlate_h_run(const float *src, const float *taps, int ntaps, long nfloats, float *dst) {
+    if (pf_csimd_uses_avx2()) correlate_h_avx2(src, taps, ntaps, nfloats, dst);
+    else correlate_h_baseline(src, taps, ntaps, nfloats, dst);
+}
+void pf_correlate_v_run(const float *const *rows, const float *taps, int ntaps, long nfloats, float *dst) {
+    if (pf_csimd_uses_avx2()) correlate_v_avx2(rows, taps, ntaps, nfloats, dst);
+    else correlate_v_baseline(rows, taps, ntaps, nfloats, dst);
+}
 #else
-int pf_point_program_uses_avx2(void) { return 0; }
+int pf_csimd_uses_avx2(void) { return 0; }
+
+void pf_correlate_h_run(const float *src, const float *taps, int ntaps, long nfloats, float *dst) {
+    correlate_h_baseline(src, taps, ntaps, nfloats, dst);
+}
+void pf_correlate_v_run(const float *const *rows, const float *taps, int ntaps, long nfloats, float *dst) {
+    correlate_v_baseline(rows, taps, ntaps, nfloats, dst);
+}
 
 void pf_point_program_run(const pf_float4 *src, pf_float4 *dst, long count,
                           const pf_point_step *steps, int nsteps, int flags, float *planes) {

@@ -46,7 +46,7 @@ extension RenderPlan {
             return "{one matrix: on premultiplied values, or a planar program over a straight source}"
         }
         guard PointProgram(ops.reversed()) != nil else { return "{color chain: \(steps), interleaved kernels}" }
-        return "{color chain: \(steps), planar program (\(pf_point_program_uses_avx2() != 0 ? "AVX2" : "baseline"))}"
+        return "{color chain: \(steps), planar program (\(pf_csimd_uses_avx2() != 0 ? "AVX2" : "baseline"))}"
     }
 
     private func mib(_ bytes: Int) -> String {

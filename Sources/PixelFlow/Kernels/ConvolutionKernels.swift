@@ -1,56 +1,30 @@
+import CSIMD
+
 // Correlation kernels on rows of `SIMD4<Float>` pixels. Weights apply without flipping:
 // `out[x] = sum_k w[k] * in[x + k - radius]`.
 
 /// Horizontal correlation: `dst[x] = sum_k taps[k] * src[x + k]` for `count` pixels, where
 /// `src` points at the left end of the window of `dst[0]` (`taps.count - 1` extra pixels).
-/// Four outputs per step share each tap's broadcast; each output still sums in tap order.
+/// Runs in C on the row as flat floats (`pf_correlate_h`, AVX2 when the processor has it);
+/// each output sums its taps in order starting from 0.
 /// Tolerance against a scalar reference: 0 (sums in tap order).
 func correlateRowHorizontal(_ src: UnsafePointer<SIMD4<Float>>, taps: UnsafeBufferPointer<Float>,
                             count: Int, into dst: UnsafeMutablePointer<SIMD4<Float>>) {
-    let n = taps.count
-    let t = taps.baseAddress!
-    var x = 0
-    while x + 4 <= count {
-        var a0 = SIMD4<Float>(repeating: 0), a1 = a0, a2 = a0, a3 = a0
-        let s = src + x
-        for k in 0..<n {
-            let w = t[k]
-            a0 = a0 + s[k] * w; a1 = a1 + s[k + 1] * w; a2 = a2 + s[k + 2] * w; a3 = a3 + s[k + 3] * w
+    UnsafeRawPointer(src).withMemoryRebound(to: Float.self, capacity: 4 * (count + taps.count)) { s in
+        UnsafeMutableRawPointer(dst).withMemoryRebound(to: Float.self, capacity: 4 * count) { d in
+            pf_correlate_h_run(s, taps.baseAddress, Int32(taps.count), 4 * count, d)
         }
-        dst[x] = a0; dst[x + 1] = a1; dst[x + 2] = a2; dst[x + 3] = a3
-        x &+= 4
-    }
-    while x < count {
-        var acc = SIMD4<Float>(repeating: 0)
-        let s = src + x
-        for k in 0..<n { acc = acc + s[k] * t[k] }
-        dst[x] = acc
-        x &+= 1
     }
 }
 
-/// Vertical correlation: `dst[x] = sum_k taps[k] * rows[k][x]` for `count` pixels.
-/// Processes four pixels per step so the accumulators stay in registers.
+/// Vertical correlation: `dst[x] = sum_k taps[k] * rows[k][x]` for `count` pixels, in C on
+/// flat floats (`pf_correlate_v`, AVX2 when the processor has it).
 /// Tolerance against a scalar reference: 0 (sums in tap order).
 func correlateRowsVertical(_ rows: UnsafePointer<UnsafePointer<SIMD4<Float>>>, taps: UnsafeBufferPointer<Float>,
                            count: Int, into dst: UnsafeMutablePointer<SIMD4<Float>>) {
-    let n = taps.count
-    var x = 0
-    while x + 4 <= count {
-        var a0 = SIMD4<Float>(repeating: 0), a1 = a0, a2 = a0, a3 = a0
-        for k in 0..<n {
-            let r = rows[k] + x
-            let w = taps[k]
-            a0 = a0 + r[0] * w; a1 = a1 + r[1] * w; a2 = a2 + r[2] * w; a3 = a3 + r[3] * w
-        }
-        dst[x] = a0; dst[x + 1] = a1; dst[x + 2] = a2; dst[x + 3] = a3
-        x &+= 4
-    }
-    while x < count {
-        var a = SIMD4<Float>(repeating: 0)
-        for k in 0..<n { a = a + rows[k][x] * taps[k] }
-        dst[x] = a
-        x &+= 1
+    let r = UnsafeRawPointer(rows).assumingMemoryBound(to: UnsafePointer<Float>?.self)
+    UnsafeMutableRawPointer(dst).withMemoryRebound(to: Float.self, capacity: 4 * count) { d in
+        pf_correlate_v_run(r, taps.baseAddress, Int32(taps.count), 4 * count, d)
     }
 }
 

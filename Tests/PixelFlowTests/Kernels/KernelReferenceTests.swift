@@ -100,6 +100,40 @@ final class KernelReferenceTests: XCTestCase {
         }
     }
 
+    /// The C correlation kernels over counts and tap counts that hit their 8-pixel blocks,
+    /// 2-pixel blocks and single floats, against scalar sums in tap order (tolerance 0).
+    func testCorrelationKernelsAcrossSizes() {
+        for ntaps in [1, 2, 3, 5, 13] {
+            let taps = (0..<ntaps).map { Float($0 + 1) / Float(ntaps * 3) - 0.1 }
+            for count in [1, 2, 3, 7, 8, 9, 16, 67] {
+                let src = randomRow(count + ntaps - 1, seed: UInt64(count * 31 + ntaps), scale: 3)
+                var dst = [SIMD4<Float>](repeating: .zero, count: count)
+                src.withUnsafeBufferPointer { s in
+                    taps.withUnsafeBufferPointer { t in
+                        dst.withUnsafeMutableBufferPointer { correlateRowHorizontal(s.baseAddress!, taps: t, count: count, into: $0.baseAddress!) }
+                    }
+                }
+                let rows = (0..<ntaps).map { randomRow(count, seed: UInt64(100 + $0 * 7 + count)) }
+                let ptrs = rows.map { r -> UnsafeMutablePointer<SIMD4<Float>> in
+                    let p = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: count); p.initialize(from: r, count: count); return p
+                }
+                defer { ptrs.forEach { $0.deallocate() } }
+                var out = [SIMD4<Float>](repeating: .zero, count: count)
+                ptrs.map { UnsafePointer($0) }.withUnsafeBufferPointer { rp in
+                    taps.withUnsafeBufferPointer { t in
+                        out.withUnsafeMutableBufferPointer { correlateRowsVertical(rp.baseAddress!, taps: t, count: count, into: $0.baseAddress!) }
+                    }
+                }
+                for x in 0..<count {
+                    var h = SIMD4<Float>.zero, v = SIMD4<Float>.zero
+                    for k in 0..<ntaps { h = h + src[x + k] * taps[k]; v = v + rows[k][x] * taps[k] }
+                    XCTAssertEqual(dst[x], h, "horizontal, \(ntaps) taps, count \(count), x \(x)")
+                    XCTAssertEqual(out[x], v, "vertical, \(ntaps) taps, count \(count), x \(x)")
+                }
+            }
+        }
+    }
+
     func testCorrelationKernels() {
         let taps: [Float] = [0.1, 0.2, 0.4, 0.2, 0.1]
         let src = randomRow(40 + 4, seed: 6)
