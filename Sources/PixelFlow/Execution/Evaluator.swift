@@ -273,6 +273,12 @@ final class Evaluator: @unchecked Sendable {
     }
 
     private func evaluateWarp(_ w: Warp, _ input: Node, into out: Tile, arena: Arena) {
+        // Clamping to an extent is the identity inside it: interior tiles evaluate the input
+        // straight into the output, with no copy.
+        if case let .clamp(e) = w, e.contains(out.rect) {
+            evaluate(input, into: out, arena: arena)
+            return
+        }
         let roi = Evaluator.warpROI(w, for: out.rect, input: input)
         if roi.isEmpty { out.clear(); return }
         // A materialized input is sampled in place: warps only read their source, and a warp
@@ -302,13 +308,21 @@ final class Evaluator: @unchecked Sendable {
                 customWarpRow(src, kernel: k, x0: out.rect.x, y: y, count: out.rect.width, into: out.row(y))
             }
         case let .clamp(e):
+            // Columns inside the extent are one copy per row; only the border columns repeat.
+            let inner0 = Swift.min(Swift.max(out.rect.x, e.x), out.rect.maxX)
+            let inner1 = Swift.max(Swift.min(out.rect.maxX, e.maxX), inner0)
             for y in out.rect.y..<out.rect.maxY {
                 let sy = Swift.min(Swift.max(y, e.y), e.maxY - 1)
                 let srow = src.row(sy)
                 let drow = out.row(y)
-                for x in out.rect.x..<out.rect.maxX {
-                    let sx = Swift.min(Swift.max(x, e.x), e.maxX - 1)
-                    drow[x - out.rect.x] = srow[sx - roi.x]
+                for x in out.rect.x..<inner0 {
+                    drow[x - out.rect.x] = srow[Swift.min(Swift.max(x, e.x), e.maxX - 1) - roi.x]
+                }
+                if inner1 > inner0 {
+                    (drow + (inner0 - out.rect.x)).update(from: srow + (inner0 - roi.x), count: inner1 - inner0)
+                }
+                for x in inner1..<out.rect.maxX {
+                    drow[x - out.rect.x] = srow[Swift.min(Swift.max(x, e.x), e.maxX - 1) - roi.x]
                 }
             }
         }
