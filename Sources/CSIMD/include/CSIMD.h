@@ -384,4 +384,20 @@ PF_INLINE void pf_correlate_v(const float *const *rows, const float *taps, int n
 void pf_correlate_h_run(const float *src, const float *taps, int ntaps, long nfloats, float *dst);
 void pf_correlate_v_run(const float *const *rows, const float *taps, int ntaps, long nfloats, float *dst);
 
+/* Resampling along a row: dst[i] = sum_{k < counts[i]} weights[i * max_taps + k] *
+ * src[starts[i] + k] for `n` output pixels (RGBA float pixels; taps summed in order from 0,
+ * without contraction, as the Swift loop it replaces). */
+PF_INLINE void pf_resample_h(const pf_float4 *src, const long *starts, const long *counts, const float *weights,
+                             long max_taps, long n, pf_float4 *dst) {
+#pragma clang fp contract(off)
+    for (long i = 0; i < n; i++) {
+        const pf_float4 *base = src + starts[i];
+        const float *w = weights + i * max_taps;
+        const long c = counts[i];
+        pf_float4 acc = 0.0f;
+        for (long k = 0; k < c; k++) acc = acc + base[k] * w[k];
+        dst[i] = acc;
+    }
+}
+
 #endif

@@ -1,3 +1,5 @@
+import CSIMD
+
 // Resampling kernels: affine warps with nearest or bilinear sampling, and antialiased
 // Lanczos-3 scaling. Pixel centers sit at half-integer coordinates.
 
@@ -147,16 +149,15 @@ func lanczosResample(_ src: Tile, wx: LanczosWeights, wy: LanczosWeights, inputO
                      into out: Tile, arena: Arena) {
     let w = out.rect.width
     let mid = arena.tile(IntRect(x: out.rect.x, y: src.rect.y, width: w, height: src.rect.height))
+    // Horizontal: C (pf_resample_h), each output summing its taps in order.
+    let shift = inputOrigin.0 - src.rect.x
     wx.weights.withUnsafeBufferPointer { wts in
-        for y in src.rect.y..<src.rect.maxY {
-            let srow = src.row(y)
-            let mrow = mid.row(y)
-            for i in 0..<w {
-                let base = srow + (wx.starts[i] + inputOrigin.0 - src.rect.x)
-                let ww = wts.baseAddress! + i * wx.maxTaps
-                var acc = SIMD4<Float>(repeating: 0)
-                for k in 0..<wx.counts[i] { acc = acc + base[k] * ww[k] }
-                mrow[i] = acc
+        wx.starts.withUnsafeBufferPointer { starts in
+            wx.counts.withUnsafeBufferPointer { counts in
+                for y in src.rect.y..<src.rect.maxY {
+                    pf_resample_h(src.row(y) + shift, starts.baseAddress, counts.baseAddress, wts.baseAddress,
+                                  wx.maxTaps, w, mid.row(y))
+                }
             }
         }
     }
