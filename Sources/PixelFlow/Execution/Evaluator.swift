@@ -218,8 +218,17 @@ final class Evaluator: @unchecked Sendable {
     }
 
     private func evaluateWarp(_ w: Warp, _ input: Node, into out: Tile, arena: Arena) {
+        if case let .clamp(e) = w, e.contains(out.rect) {
+            // The identity inside the extent: no copy.
+            evaluate(input, into: out, arena: arena)
+            return
+        }
         let roi = Evaluator.warpROI(w, for: out.rect, input: input)
         if roi.isEmpty { out.clear(); return }
+        if case let .affine(t, .bilinear) = w, let inv = t.inverted(), Evaluator.isSeparableScale(inv) {
+            evaluateScaleWarp(inv, input, roi: roi, into: out, arena: arena)
+            return
+        }
         // A materialized input is sampled in place: warps only read their source, and a warp
         // whose region of interest is large whatever the tile (a kaleidoscope reads its whole
         // triangle) would otherwise copy that region once per tile.
@@ -247,14 +256,17 @@ final class Evaluator: @unchecked Sendable {
                 customWarpRow(src, kernel: k, x0: out.rect.x, y: y, count: out.rect.width, into: out.row(y))
             }
         case let .clamp(e):
+            // Per row: the first column of the extent repeated, the columns inside it copied,
+            // the last column repeated.
+            let x0 = out.rect.x, x1 = out.rect.maxX
+            let l = Swift.min(Swift.max(e.x, x0), x1), r = Swift.max(Swift.min(e.maxX, x1), l)
             for y in out.rect.y..<out.rect.maxY {
                 let sy = Swift.min(Swift.max(y, e.y), e.maxY - 1)
                 let srow = src.row(sy)
                 let drow = out.row(y)
-                for x in out.rect.x..<out.rect.maxX {
-                    let sx = Swift.min(Swift.max(x, e.x), e.maxX - 1)
-                    drow[x - out.rect.x] = srow[sx - roi.x]
-                }
+                if l > x0 { drow.update(repeating: srow[e.x - roi.x], count: l - x0) }
+                if r > l { (drow + (l - x0)).update(from: srow + (l - roi.x), count: r - l) }
+                if x1 > r { (drow + (r - x0)).update(repeating: srow[e.maxX - 1 - roi.x], count: x1 - r) }
             }
         }
     }
