@@ -203,6 +203,25 @@ PF_INLINE void pf_bilinear_half_row(const pf_float4 *top, const pf_float4 *botto
     }
 }
 
+/* pf_bilinear_half_row on 8-bit rows: each pixel converted as pf_load_rgba8_row does, then
+ * the same operations as pf_bilinear_half_row (identical results, without the float rows). */
+PF_INLINE void pf_bilinear_half_rgba8_row(const unsigned char *top, const unsigned char *bottom, long count,
+                                          pf_float4 *dst) {
+    const float k = 1.0f / 255.0f, h = 0.5f;
+    for (long i = 0; i < count; i++) {
+        pf_u8x4 a0, a1, b0, b1;
+        __builtin_memcpy(&a0, top + 8 * i, 4);
+        __builtin_memcpy(&a1, top + 8 * i + 4, 4);
+        __builtin_memcpy(&b0, bottom + 8 * i, 4);
+        __builtin_memcpy(&b1, bottom + 8 * i + 4, 4);
+        pf_float4 p0 = __builtin_convertvector(a0, pf_float4) * k, p1 = __builtin_convertvector(a1, pf_float4) * k;
+        pf_float4 q0 = __builtin_convertvector(b0, pf_float4) * k, q1 = __builtin_convertvector(b1, pf_float4) * k;
+        pf_float4 t = p0 + (p1 - p0) * h;
+        pf_float4 b = q0 + (q1 - q0) * h;
+        dst[i] = t + (b - t) * h;
+    }
+}
+
 #pragma clang fp contract(on)
 
 #endif

@@ -100,8 +100,17 @@ extension Evaluator {
                     loadRowRGBA(base + y * bpr + r.x * bpp, format: b.format, count: r.width, into: d, decodeSRGB: decode)
                     if premultiply { premultiplyRow(d, count: r.width) }
                 }
+                // 8-bit rows averaged 2x2 straight from the bytes when every column is interior.
+                let bytesHalf = b.format == .rgba8 && !decode && !premultiply && half && cols.interior == 0..<o.width
                 for oy in rows.defined {
                     let p = pairRange(oy)
+                    let iy = r.y + yIndex[oy]
+                    if bytesHalf && yWeight[oy] == 0.5 && iy >= r.y && iy + 1 < r.maxY {
+                        let top = base + iy * bpr + (r.x + xIndex[0]) * 4
+                        pf_bilinear_half_rgba8_row(top.assumingMemoryBound(to: UInt8.self),
+                                                   (top + bpr).assumingMemoryBound(to: UInt8.self), o.width, out.row(o.y + oy))
+                        continue
+                    }
                     if p.lowerBound == first && p.count <= held {
                         // Same rows.
                     } else if p.lowerBound == first + 1 && held == 2 {
@@ -121,5 +130,35 @@ extension Evaluator {
         evaluate(input, into: src, arena: arena)
         clearUndefinedRows()
         for oy in rows.defined { let p = pairRange(oy); row(oy, src.view(IntRect(x: r.x, y: p.lowerBound, width: r.width, height: p.count))) }
+    }
+}
+
+extension Evaluator {
+    /// Calls `body` with a tile that reads `node`'s pixels over `rect` where they already are,
+    /// when they need no computing: a buffer computed in advance, or a float source stored in
+    /// the working representation (premultiplied, no decoding), possibly behind crops and
+    /// `clampedToExtent()` that are the identity over `rect`. Otherwise calls `body(nil)`.
+    /// The tile must only be read (it may be a source buffer's storage).
+    func withPixelsInPlace<R>(_ node: Node, _ rect: IntRect, _ body: (Tile?) -> R) -> R {
+        if rect.isEmpty { return body(nil) }
+        if let m = materialized[ObjectIdentifier(node)] {
+            return m.tile.rect.contains(rect) ? body(m.tile.view(rect)) : body(nil)
+        }
+        switch node.op {
+        case let .source(b):
+            guard b.format == .rgbaF32, !(linear && b.colorEncoding == .sRGB), b.alphaMode == .premultiplied,
+                  b.bytesPerRow % 16 == 0, IntRect(covering: node.extent).contains(rect) else { return body(nil) }
+            return b.withUnsafeBytes { raw in
+                let px = UnsafeMutableRawPointer(mutating: raw.baseAddress!).assumingMemoryBound(to: SIMD4<Float>.self)
+                let stride = b.bytesPerRow / 16
+                return body(Tile(base: px + rect.y * stride + rect.x, stride: stride, rect: rect))
+            }
+        case let .warp(.clamp(e)) where e.contains(rect):
+            return withPixelsInPlace(node.inputs[0], rect, body)
+        case .crop where IntRect(covering: node.extent).contains(rect):
+            return withPixelsInPlace(node.inputs[0], rect, body)
+        default:
+            return body(nil)
+        }
     }
 }

@@ -287,8 +287,27 @@ final class Evaluator: @unchecked Sendable {
 
     private func evaluateStencil(_ s: Stencil, _ inputs: [Node], into out: Tile, arena: Arena) {
         let roi = Evaluator.stencilROI(s, for: out.rect)
-        let src = arena.tile(roi)
-        evaluate(inputs[0], into: src, arena: arena)
+        switch s {
+        case .convolution, .gaussian:
+            // These only read their input: they may read it where it is already stored.
+            withPixelsInPlace(inputs[0], roi) { inPlace in
+                let src: Tile
+                if let inPlace {
+                    src = inPlace
+                } else {
+                    src = arena.tile(roi)
+                    evaluate(inputs[0], into: src, arena: arena)
+                }
+                applyStencil(s, inputs, src, into: out, arena: arena)
+            }
+        case .custom:
+            let src = arena.tile(roi)
+            evaluate(inputs[0], into: src, arena: arena)
+            applyStencil(s, inputs, src, into: out, arena: arena)
+        }
+    }
+
+    private func applyStencil(_ s: Stencil, _ inputs: [Node], _ src: Tile, into out: Tile, arena: Arena) {
         if case let .custom(k) = s, let body = k.applyToInputs {
             var tiles = [src]
             for j in 1..<inputs.count {

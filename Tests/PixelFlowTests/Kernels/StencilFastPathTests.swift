@@ -145,6 +145,8 @@ final class StencilFastPathTests: XCTestCase {
             ("f32 premultiplied", TestImages.random(width: 37, height: 29, format: .rgbaF32, seed: 3, alphaMode: .premultiplied)),
             ("rgba8 straight", TestImages.random(width: 37, height: 29, format: .rgba8, seed: 4)),
             ("f32 straight", TestImages.random(width: 37, height: 29, format: .rgbaF32, seed: 5, alphaMode: .straight)),
+            // Even sizes: whole rows of 2x2 blocks, averaged straight from the bytes.
+            ("rgba8 premultiplied", TestImages.random(width: 38, height: 30, format: .rgba8, seed: 6, alphaMode: .premultiplied)),
         ]
         for cm in [RenderContext.ColorManagement.none, .linear] {
             for (sname, b) in sources {
@@ -198,6 +200,27 @@ final class StencilFastPathTests: XCTestCase {
             }
         }
         XCTAssertLessThanOrEqual(m, 1e-6)
+    }
+
+    // MARK: Stencils reading their input in place
+
+    func testConvolutionOfAClampedFloatSourceMatchesALoop() throws {
+        let b = TestImages.random(width: 41, height: 27, format: .rgbaF32, seed: 13, alphaMode: .premultiplied)
+        let w: [Double] = [-2, -1, 0, -1, 1, 1, 0, 1, 2]
+        let image = try Image(b).clampedToExtent().convolved3x3(weights: w).cropped(to: b.bounds)
+        for (threads, tw, th) in [(1, 16, 16), (2, 64, 64), (3, 256, 64), (2, 5, 7)] {
+            let out = try RenderContext(threadCount: threads, tileWidth: tw, tileHeight: th, colorManagement: .none)
+                .makeBuffer(image, format: .rgbaF32, colorEncoding: .sRGB, alphaMode: .premultiplied)
+            var first: String?
+            for y in 0..<27 {
+                for x in 0..<41 {
+                    var acc = SIMD4<Float>.zero
+                    for j in 0..<3 { for i in 0..<3 { acc = acc + b[min(max(x + i - 1, 0), 40), min(max(y + j - 1, 0), 26)] * Float(w[j * 3 + i]) } }
+                    if first == nil, out[x, y] != acc { first = "(\(x), \(y)): \(out[x, y]) != \(acc)" }
+                }
+            }
+            XCTAssertNil(first, "threads \(threads) tile \(tw)x\(th)")
+        }
     }
 
     // MARK: Clamp to extent
