@@ -273,14 +273,17 @@ final class Evaluator: @unchecked Sendable {
     }
 
     private func evaluateWarp(_ w: Warp, _ input: Node, into out: Tile, arena: Arena) {
-        // Clamping to an extent is the identity inside it: interior tiles evaluate the input
-        // straight into the output, with no copy.
         if case let .clamp(e) = w, e.contains(out.rect) {
+            // The identity inside the extent: no copy.
             evaluate(input, into: out, arena: arena)
             return
         }
         let roi = Evaluator.warpROI(w, for: out.rect, input: input)
         if roi.isEmpty { out.clear(); return }
+        if case let .affine(t, .bilinear) = w, let inv = t.inverted(), Evaluator.isSeparableScale(inv) {
+            evaluateScaleWarp(inv, input, roi: roi, into: out, arena: arena)
+            return
+        }
         // A materialized input is sampled in place: warps only read their source, and a warp
         // whose region of interest is large whatever the tile (a kaleidoscope reads its whole
         // triangle) would otherwise copy that region once per tile.
@@ -308,22 +311,17 @@ final class Evaluator: @unchecked Sendable {
                 customWarpRow(src, kernel: k, x0: out.rect.x, y: y, count: out.rect.width, into: out.row(y))
             }
         case let .clamp(e):
-            // Columns inside the extent are one copy per row; only the border columns repeat.
-            let inner0 = Swift.min(Swift.max(out.rect.x, e.x), out.rect.maxX)
-            let inner1 = Swift.max(Swift.min(out.rect.maxX, e.maxX), inner0)
+            // Per row: the first column of the extent repeated, the columns inside it copied,
+            // the last column repeated.
+            let x0 = out.rect.x, x1 = out.rect.maxX
+            let l = Swift.min(Swift.max(e.x, x0), x1), r = Swift.max(Swift.min(e.maxX, x1), l)
             for y in out.rect.y..<out.rect.maxY {
                 let sy = Swift.min(Swift.max(y, e.y), e.maxY - 1)
                 let srow = src.row(sy)
                 let drow = out.row(y)
-                for x in out.rect.x..<inner0 {
-                    drow[x - out.rect.x] = srow[Swift.min(Swift.max(x, e.x), e.maxX - 1) - roi.x]
-                }
-                if inner1 > inner0 {
-                    (drow + (inner0 - out.rect.x)).update(from: srow + (inner0 - roi.x), count: inner1 - inner0)
-                }
-                for x in inner1..<out.rect.maxX {
-                    drow[x - out.rect.x] = srow[Swift.min(Swift.max(x, e.x), e.maxX - 1) - roi.x]
-                }
+                if l > x0 { drow.update(repeating: srow[e.x - roi.x], count: l - x0) }
+                if r > l { (drow + (l - x0)).update(from: srow + (l - roi.x), count: r - l) }
+                if x1 > r { (drow + (r - x0)).update(repeating: srow[e.maxX - 1 - roi.x], count: x1 - r) }
             }
         }
     }
@@ -344,8 +342,27 @@ final class Evaluator: @unchecked Sendable {
 
     private func evaluateStencil(_ s: Stencil, _ inputs: [Node], into out: Tile, arena: Arena) {
         let roi = Evaluator.stencilROI(s, for: out.rect)
-        let src = arena.tile(roi)
-        evaluate(inputs[0], into: src, arena: arena)
+        switch s {
+        case .convolution, .gaussian:
+            // These only read their input: they may read it where it is already stored.
+            withPixelsInPlace(inputs[0], roi) { inPlace in
+                let src: Tile
+                if let inPlace {
+                    src = inPlace
+                } else {
+                    src = arena.tile(roi)
+                    evaluate(inputs[0], into: src, arena: arena)
+                }
+                applyStencil(s, inputs, src, into: out, arena: arena)
+            }
+        case .custom:
+            let src = arena.tile(roi)
+            evaluate(inputs[0], into: src, arena: arena)
+            applyStencil(s, inputs, src, into: out, arena: arena)
+        }
+    }
+
+    private func applyStencil(_ s: Stencil, _ inputs: [Node], _ src: Tile, into out: Tile, arena: Arena) {
         if case let .custom(k) = s, let body = k.applyToInputs {
             var tiles = [src]
             for j in 1..<inputs.count {

@@ -31,7 +31,7 @@ func correlateRowsVertical(_ rows: UnsafePointer<UnsafePointer<SIMD4<Float>>>, t
 /// 2D correlation with a `kw` x `kh` kernel: `dst[x] = sum_{j,i} w[j*kw+i] * rows[j][x+i] + bias`,
 /// where `rows[j]` points at the left end of the window row `j`. With `rgbOnly`, alpha is
 /// copied from the center pixel and bias applies to RGB only. Four outputs per step share each
-/// weight's broadcast; 3x3 kernels take a fully unrolled path.
+/// weight's broadcast; 3x3 kernels run in `pf_correlate3x3_row` (CSIMD.h), two pixels per step.
 /// Tolerance against a scalar reference: 0 (every output sums in row-major order, then bias).
 func correlate2D(_ rows: UnsafePointer<UnsafePointer<SIMD4<Float>>>, kw: Int, kh: Int,
                  weights: UnsafeBufferPointer<Float>, bias: Float, rgbOnly: Bool,
@@ -41,27 +41,11 @@ func correlate2D(_ rows: UnsafePointer<UnsafePointer<SIMD4<Float>>>, kw: Int, kh
     let wt = weights.baseAddress!
     var x = 0
     if kw == 3 && kh == 3 {
-        let w0 = wt[0], w1 = wt[1], w2 = wt[2], w3 = wt[3], w4 = wt[4], w5 = wt[5], w6 = wt[6], w7 = wt[7], w8 = wt[8]
-        let a = rows[0], c = rows[1], d = rows[2]
-        // Four outputs per step as independent chains; each sums its nine taps in order.
-        @inline(__always) func one(_ x: Int) -> SIMD4<Float> {
-            var acc = SIMD4<Float>(repeating: 0)
-            acc = acc + a[x] * w0; acc = acc + a[x + 1] * w1; acc = acc + a[x + 2] * w2
-            acc = acc + c[x] * w3; acc = acc + c[x + 1] * w4; acc = acc + c[x + 2] * w5
-            acc = acc + d[x] * w6; acc = acc + d[x + 1] * w7; acc = acc + d[x + 2] * w8
-            acc = acc + b
-            if rgbOnly { acc.w = c[x + 1].w }
-            return acc
-        }
-        while x + 4 <= count {
-            let o0 = one(x), o1 = one(x + 1), o2 = one(x + 2), o3 = one(x + 3)
-            dst[x] = o0; dst[x + 1] = o1; dst[x + 2] = o2; dst[x + 3] = o3
-            x &+= 4
-        }
-        while x < count {
-            dst[x] = one(x)
-            x &+= 1
-        }
+        // In C (CSIMD.h): Swift's code for this loop split the lanes and spilled registers.
+        // `bias + 0` turns a bias of -0 into +0, so that a sum starting from the first
+        // product rounds as one starting from +0 would.
+        let bz = b + SIMD4<Float>(repeating: 0)
+        pf_correlate3x3_row(rows[0], rows[1], rows[2], wt, bz, rgbOnly ? 1 : 0, count, dst)
         return
     }
     while x + 4 <= count {

@@ -83,6 +83,33 @@ func bilinearSample(_ src: Tile, _ ix: Int, _ iy: Int, _ wx: Float, _ wy: Float)
     return top + (bottom - top) * wy
 }
 
+/// Where a bilinear warp without rotation or shear samples along one axis, for the output
+/// coordinates `start ..< start + count`: output `o` (center `o + 0.5`) reads the source at
+/// `f = scale * (o + 0.5) + offset - 0.5`, computed in `Double` with the roundings of
+/// `affineWarpRow` (which, with the cross terms zero, yields the same `f`), so the samples
+/// are identical to the generic path's. Writes, for each output, `floor(f) - lo` to `index`
+/// and `f - floor(f)` to `weight`; returns the outputs whose sample is defined (the generic
+/// guard `lo - 1 < f < hi`) and, inside them, those whose two taps both lie in `lo ..< hi`.
+/// Both are contiguous ranges because `f` is monotonic in `o`.
+func bilinearAxisSamples(scale: Double, offset: Double, start: Int, count: Int, lo: Int, hi: Int,
+                         index: UnsafeMutablePointer<Int>, weight: UnsafeMutablePointer<Float>)
+    -> (defined: Range<Int>, interior: Range<Int>) {
+    var d0 = count, d1 = 0, i0 = count, i1 = 0
+    for i in 0..<count {
+        let c = Double(start + i) + 0.5
+        let s = scale * c + offset
+        let f = s - 0.5
+        guard f > Double(lo - 1), f < Double(hi) else { index[i] = 0; weight[i] = 0; continue }
+        let fl = f.rounded(.down)
+        let k = Int(fl)
+        index[i] = k - lo
+        weight[i] = Float(f - fl)
+        d0 = Swift.min(d0, i); d1 = i + 1
+        if k >= lo && k + 1 < hi { i0 = Swift.min(i0, i); i1 = i + 1 }
+    }
+    return (d0 < d1 ? d0..<d1 : 0..<0, i0 < i1 ? i0..<i1 : 0..<0)
+}
+
 /// Lanczos-3 weights for a range of output pixels along one axis, as Pillow computes them:
 /// the support widens by the downscale factor (antialiasing), taps stop at the input's
 /// edges and the weights of each output pixel are normalized to sum to 1.
