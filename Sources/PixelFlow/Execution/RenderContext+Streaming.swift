@@ -1,0 +1,173 @@
+import Dispatch
+import Synchronization
+
+extension RenderContext {
+    /// Renders `rect` of `image` into a JPEG file strip by strip: each strip of
+    /// `options.stripHeight` rows is computed tile by tile on all workers, then compressed
+    /// while the next strip renders, so only two strips of output exist at once. Streamed
+    /// sources (`Image(contentsOfFile:options:streaming:)`) decode the rows each strip reads
+    /// on a codec thread, one band ahead, into a window that drops rows no later strip needs.
+    /// The file's bytes equal those of rendering the whole rect and encoding it
+    /// (`makeBuffer` then `PixelBuffer.write(toFile:format:quality:options:)`).
+    ///
+    /// A graph with a stage computed in advance (a large blur, a reduction) decodes its
+    /// streamed sources fully first; so does one whose strips read rows far apart (a
+    /// rotation by 90 degrees needs a whole column per strip), since the window then grows
+    /// to the image's height.
+    func writeJPEGStreaming(_ image: Image, rect: IntRect, path: String, quality: Int,
+                            encodeOptions: EncodeOptions) throws {
+        let control = RenderControl.current
+        if control?.isCancelled == true { throw PixelFlowError.cancelled }
+        let evaluator = Evaluator(linear: options.colorManagement == .linear)
+        let plan = RenderPlan(root: image.node, rect: rect, options: options)
+        try plan.checkRegionSizes()
+        let schedule = StripSchedule(plan: plan, stripHeight: options.stripHeight)
+        // Open the output first: a bad quality or size fails before anything is decoded.
+        let file = try _AtomicFile(path: path)
+        let encoder = try _JPEGRowEncoder(fileDescriptor: file.fileDescriptor, width: rect.width, height: rect.height,
+                                          format: .rgba8, quality: quality, options: encodeOptions, name: path)
+        control?.setTotal(plan.materializedNodes.reduce(schedule.tileCount(options)) {
+            $0 + (plan.region(of: $1).map(plan.workUnits) ?? 0)
+        })
+        let windows = try schedule.sources.map { try RowWindow(source: $0.source, capacity: $0.capacity) }
+        for (s, w) in zip(schedule.sources, windows) { evaluator.windows[ObjectIdentifier(s.node)] = w }
+        let bands = schedule.sources.map(\.rowsBefore)
+        @Sendable func decode(strip k: Int) throws {
+            for (w, rows) in zip(windows, bands) { try w.decode(upTo: rows[Swift.min(k, rows.count - 1)]) }
+        }
+        try decode(strip: 0)
+        try plan.materialize(with: evaluator)
+
+        let target = TileTarget(format: .rgba8, colorEncoding: .sRGB, alphaMode: .straight, linear: evaluator.linear)
+        let strips = schedule.strips
+        let maxHeight = strips.map(\.height).max() ?? 0
+        let buffers = [_StripBuffer(width: rect.width, rows: maxHeight), _StripBuffer(width: rect.width, rows: maxHeight)]
+        let arenas = ArenaPool(count: options.threadCount)
+        let decodeQueue = DispatchQueue(label: "PixelFlow.streaming.decode")
+        let encodeQueue = DispatchQueue(label: "PixelFlow.streaming.encode")
+        let group = DispatchGroup()
+        let failure = _FirstError()
+        for k in strips.indices {
+            // The codec threads work beside the tiles: the decoder fills rows of strip k + 1
+            // that no tile of strip k reads (the window's capacity guarantees it), the encoder
+            // compresses strip k - 1 from the other buffer.
+            if k + 1 < strips.count, !windows.isEmpty {
+                decodeQueue.async(group: group) {
+                    do { try decode(strip: k + 1) } catch { failure.record(error) }
+                }
+            }
+            if k > 0 {
+                let previous = buffers[(k - 1) % 2], rows = strips[k - 1].height
+                encodeQueue.async(group: group) {
+                    do { try encoder.write(rows: previous.base, bytesPerRow: previous.bytesPerRow, count: rows) } catch {
+                        failure.record(error)
+                    }
+                }
+            }
+            let out = buffers[k % 2]
+            renderTiles(plan.root, rect: strips[k], evaluator: evaluator, target: target,
+                        into: SharedPixels(base: out.base, bytesPerRow: out.bytesPerRow), arenas: arenas)
+            group.wait()
+            if let error = failure.error { throw error }
+            if control?.isCancelled == true { throw PixelFlowError.cancelled }
+        }
+        if let last = strips.indices.last {
+            let out = buffers[last % 2]
+            try encoder.write(rows: out.base, bytesPerRow: out.bytesPerRow, count: strips[last].height)
+        }
+        try encoder.finish()
+        if control?.isCancelled == true { throw PixelFlowError.cancelled }
+        try file.commit()
+    }
+}
+
+/// The strips of a streaming render and, for each streamed source it reads, how many rows
+/// must be decoded before each strip and how many the window must hold.
+///
+/// Rows of strip `k` come from the region of interest of the strip (`RenderPlan.regions`
+/// from the strip's rect). While strip `k` renders, the decoder fills rows up to what strip
+/// `k + 1` needs, so the window holds every row from the lowest row strip `k` reads to the
+/// highest row decoded by then: `capacity = max over k of (rowsBefore[k + 1] - lowest row
+/// of strip k)`. Strips going down the image monotonically keep this about one strip's
+/// region of interest tall; a graph that reads far-apart rows gets a window as tall as the
+/// image (a full decode), which is still correct.
+struct StripSchedule {
+    struct Source {
+        let node: Node
+        let source: StreamedSource
+        /// Rows held by the window.
+        let capacity: Int
+        /// `rowsBefore[k]`: rows decoded before strip `k` renders.
+        let rowsBefore: [Int]
+    }
+
+    let strips: [IntRect]
+    let sources: [Source]
+
+    init(plan: RenderPlan, stripHeight: Int) {
+        let rect = plan.rect
+        let h = Swift.max(1, stripHeight)
+        strips = stride(from: rect.y, to: rect.maxY, by: h).map {
+            IntRect(x: rect.x, y: $0, width: rect.width, height: Swift.min(h, rect.maxY - $0))
+        }
+        let streamed: [(Node, StreamedSource)] = plan.order.compactMap { n in
+            guard plan.region(of: n) != nil, case let .streamedSource(s) = n.op else { return nil }
+            return (n, s)
+        }
+        guard !streamed.isEmpty else { sources = []; return }
+        // A stage computed in advance reads its whole region at once, before any strip.
+        if !plan.materializedNodes.isEmpty {
+            sources = streamed.map { Source(node: $0.0, source: $0.1, capacity: $0.1.height, rowsBefore: [$0.1.height]) }
+            return
+        }
+        var needs: [[Range<Int>?]] = Array(repeating: [], count: streamed.count)
+        for strip in strips {
+            let regions = RenderPlan.regions(order: plan.order, root: plan.root, rect: strip)
+            for (i, (n, s)) in streamed.enumerated() {
+                let r = regions[ObjectIdentifier(n)].map { $0.intersection(s.bounds) }
+                needs[i].append(r.flatMap { $0.isEmpty ? nil : $0.y..<$0.maxY })
+            }
+        }
+        sources = zip(streamed, needs).map { pair, need in
+            var rowsBefore: [Int] = []
+            var high = 0
+            for r in need {
+                high = Swift.max(high, r?.upperBound ?? 0)
+                rowsBefore.append(high)
+            }
+            var capacity = 1
+            for (k, r) in need.enumerated() {
+                guard let r else { continue }
+                capacity = Swift.max(capacity, rowsBefore[Swift.min(k + 1, rowsBefore.count - 1)] - r.lowerBound)
+            }
+            return Source(node: pair.0, source: pair.1, capacity: Swift.min(capacity, pair.1.height), rowsBefore: rowsBefore)
+        }
+    }
+
+    /// Progress units of the strips: their tiles.
+    func tileCount(_ options: RenderContext.Options) -> Int {
+        strips.reduce(0) { $0 + TileGrid(rect: $1, tileWidth: options.tileWidth, tileHeight: options.tileHeight).count }
+    }
+}
+
+/// One strip of `rgba8` output rows.
+///
+/// `@unchecked Sendable`: tiles write disjoint parts of it during a strip's render, and the
+/// encoder thread reads it only while no tile writes it (the render alternates two strips and
+/// waits for the encoder before reusing one).
+final class _StripBuffer: @unchecked Sendable {
+    let base: UnsafeMutableRawPointer
+    let bytesPerRow: Int
+    init(width: Int, rows: Int) {
+        bytesPerRow = (width * 4 + 15) & ~15
+        base = .allocate(byteCount: Swift.max(1, bytesPerRow * rows), alignment: 64)
+    }
+    deinit { base.deallocate() }
+}
+
+/// The first error thrown by the codec threads of a streaming render.
+final class _FirstError: Sendable {
+    private let value = Mutex<(any Error)?>(nil)
+    func record(_ error: any Error) { value.withLock { if $0 == nil { $0 = error } } }
+    var error: (any Error)? { value.withLock { $0 } }
+}
