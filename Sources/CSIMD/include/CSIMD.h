@@ -55,6 +55,45 @@ PF_INLINE void pf_gamma_quarters(pf_float4 *p, long count, int whole, int rest, 
     }
 }
 
+/* 3x3 correlation of one output row: dst[x] = sum over j, i of rows_j[x + i] * w[3j + i],
+ * summed in row-major order starting from zero, plus `bias`; with `rgb_only`, alpha is the
+ * center pixel's. Swift's SIMD4<Float> version of this loop became lane-by-lane scalar code
+ * (about 120 instructions a pixel); this one keeps the nine broadcast weights in registers.
+ * No fused multiply-adds, on any target, so the sums equal the scalar reference's. */
+PF_INLINE void pf_correlate3x3_row(const pf_float4 *a, const pf_float4 *c, const pf_float4 *d,
+                                   const float *w, pf_float4 bias, int rgb_only, long count,
+                                   pf_float4 *dst) {
+#pragma clang fp contract(off)
+    const pf_float4 w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3], w4 = w[4], w5 = w[5], w6 = w[6],
+                    w7 = w[7], w8 = w[8];
+    for (long x = 0; x < count; x++) {
+        pf_float4 acc = 0.0f;
+        acc = acc + a[x] * w0; acc = acc + a[x + 1] * w1; acc = acc + a[x + 2] * w2;
+        acc = acc + c[x] * w3; acc = acc + c[x + 1] * w4; acc = acc + c[x + 2] * w5;
+        acc = acc + d[x] * w6; acc = acc + d[x + 1] * w7; acc = acc + d[x + 2] * w8;
+        acc = acc + bias;
+        if (rgb_only) acc.w = c[x + 1].w;
+        dst[x] = acc;
+    }
+}
+
+/* Bilinear samples of one output row from two source rows p and q (q the row below p):
+ * for each i, with j = ix[i], top = p[j] + (p[j+1] - p[j]) * wx[i], bottom likewise from q,
+ * dst[i] = top + (bottom - top) * wy. The caller guarantees j and j + 1 are inside the rows.
+ * No fused multiply-adds (the Swift sampler's exact operations). */
+PF_INLINE void pf_bilinear_row(const pf_float4 *p, const pf_float4 *q, const long *ix,
+                               const float *wx, float wy, long count, pf_float4 *dst) {
+#pragma clang fp contract(off)
+    const pf_float4 vy = wy;
+    for (long i = 0; i < count; i++) {
+        long j = ix[i];
+        pf_float4 vx = wx[i];
+        pf_float4 top = p[j] + (p[j + 1] - p[j]) * vx;
+        pf_float4 bottom = q[j] + (q[j + 1] - q[j]) * vx;
+        dst[i] = top + (bottom - top) * vy;
+    }
+}
+
 /* 8-bit block statistics for local thresholding (the QR binarizer): the sum, minimum and
  * maximum of an 8-pixel-wide block of `rows` rows, `stride` bytes apart. Unaligned loads. */
 typedef unsigned char pf_u8x8 __attribute__((ext_vector_type(8)));

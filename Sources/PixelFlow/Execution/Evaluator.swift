@@ -264,6 +264,11 @@ final class Evaluator: @unchecked Sendable {
     }
 
     private func evaluateWarp(_ w: Warp, _ input: Node, into out: Tile, arena: Arena) {
+        // Inside its extent a clamp is the identity: its input is computed in place.
+        if case let .clamp(e) = w, e.contains(out.rect) {
+            evaluate(input, into: out, arena: arena)
+            return
+        }
         let roi = Evaluator.warpROI(w, for: out.rect, input: input)
         if roi.isEmpty { out.clear(); return }
         // A materialized input is sampled in place: warps only read their source, and a warp
@@ -279,6 +284,10 @@ final class Evaluator: @unchecked Sendable {
         switch w {
         case let .affine(t, sampling):
             let inv = t.inverted()!
+            if sampling == .bilinear, inv.b == 0, inv.c == 0 {
+                axisAlignedBilinearWarp(src, inverse: inv, into: out, arena: arena)
+                return
+            }
             for y in out.rect.y..<out.rect.maxY {
                 affineWarpRow(src, inverse: inv, sampling: sampling, x0: out.rect.x, y: y,
                               count: out.rect.width, into: out.row(y))

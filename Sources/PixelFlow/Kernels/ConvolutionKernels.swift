@@ -1,3 +1,5 @@
+import CSIMD
+
 // Correlation kernels on rows of `SIMD4<Float>` pixels. Weights apply without flipping:
 // `out[x] = sum_k w[k] * in[x + k - radius]`.
 
@@ -67,27 +69,9 @@ func correlate2D(_ rows: UnsafePointer<UnsafePointer<SIMD4<Float>>>, kw: Int, kh
     let wt = weights.baseAddress!
     var x = 0
     if kw == 3 && kh == 3 {
-        let w0 = wt[0], w1 = wt[1], w2 = wt[2], w3 = wt[3], w4 = wt[4], w5 = wt[5], w6 = wt[6], w7 = wt[7], w8 = wt[8]
-        let a = rows[0], c = rows[1], d = rows[2]
-        // Four outputs per step as independent chains; each sums its nine taps in order.
-        @inline(__always) func one(_ x: Int) -> SIMD4<Float> {
-            var acc = SIMD4<Float>(repeating: 0)
-            acc = acc + a[x] * w0; acc = acc + a[x + 1] * w1; acc = acc + a[x + 2] * w2
-            acc = acc + c[x] * w3; acc = acc + c[x + 1] * w4; acc = acc + c[x + 2] * w5
-            acc = acc + d[x] * w6; acc = acc + d[x + 1] * w7; acc = acc + d[x + 2] * w8
-            acc = acc + b
-            if rgbOnly { acc.w = c[x + 1].w }
-            return acc
-        }
-        while x + 4 <= count {
-            let o0 = one(x), o1 = one(x + 1), o2 = one(x + 2), o3 = one(x + 3)
-            dst[x] = o0; dst[x + 1] = o1; dst[x + 2] = o2; dst[x + 3] = o3
-            x &+= 4
-        }
-        while x < count {
-            dst[x] = one(x)
-            x &+= 1
-        }
+        // In C (CSIMD): the same sums, in the same order, as the general loop below; Swift's
+        // SIMD4 version of this unrolled loop became lane-by-lane scalar code.
+        pf_correlate3x3_row(rows[0], rows[1], rows[2], wt, b, rgbOnly ? 1 : 0, count, dst)
         return
     }
     while x + 4 <= count {

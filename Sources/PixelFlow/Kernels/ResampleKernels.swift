@@ -1,3 +1,5 @@
+import CSIMD
+
 // Resampling kernels: affine warps with nearest or bilinear sampling, and antialiased
 // Lanczos-3 scaling. Pixel centers sit at half-integer coordinates.
 
@@ -31,6 +33,70 @@ func affineWarpRow(_ src: Tile, inverse t: AffineTransform, sampling: Sampling, 
             let ix = Int(flx), iy = Int(fly)
             let wx = Float(fx - flx), wy = Float(fy - fly)
             dst[i] = bilinearSample(src, ix, iy, wx, wy)
+        }
+    }
+}
+
+/// Fills `out` by bilinear sampling of `src` through an axis-aligned inverse transform
+/// (`t.b == 0`, `t.c == 0`: scales and translations): the same samples, bit for bit, as
+/// `affineWarpRow` with `.bilinear`, with each column's source position and weight computed
+/// once per tile instead of once per pixel, and each row's once per row.
+///
+/// With `b == c == 0` the per-pixel terms `t.c * cy` and `t.b * cx` are zeros, which leave
+/// `fx = t.a * cx + t.tx - 0.5` and `fy = t.d * cy + t.ty - 0.5` unchanged whatever their sign.
+/// - Complexity: O(pixels); scratch: 13 bytes per output column from `arena`.
+func axisAlignedBilinearWarp(_ src: Tile, inverse t: AffineTransform, into out: Tile, arena: Arena) {
+    let r = src.rect
+    let n = out.rect.width
+    let ixs = arena.allocate(n, of: Int.self)
+    let wxs = arena.allocate(n, of: Float.self)
+    let inner = arena.allocate(n, of: Bool.self)
+    for i in 0..<n {
+        let cx = Double(out.rect.x + i) + 0.5
+        let fx = t.a * cx + t.tx - 0.5
+        if fx > Double(r.x - 1), fx < Double(r.maxX) {
+            let flx = fx.rounded(.down)
+            let ix = Int(flx)
+            ixs[i] = ix &- r.x  // relative to the source tile's first column
+            wxs[i] = Float(fx - flx)
+            inner[i] = ix >= r.x && ix + 1 < r.maxX
+        } else {
+            ixs[i] = Int.min  // transparent, as `affineWarpRow` makes it
+            wxs[i] = 0
+            inner[i] = false
+        }
+    }
+    for y in out.rect.y..<out.rect.maxY {
+        let dst = out.row(y)
+        let cy = Double(y) + 0.5
+        let fy = t.d * cy + t.ty - 0.5
+        guard fy > Double(r.y - 1), fy < Double(r.maxY) else {
+            dst.update(repeating: .zero, count: n)
+            continue
+        }
+        let fly = fy.rounded(.down)
+        let iy = Int(fly)
+        let wy = Float(fy - fly)
+        if iy >= r.y && iy + 1 < r.maxY {
+            // Rows inside the source: only the columns can fall on an edge. The run of inner
+            // columns goes through the C row sampler (the same operations as `bilinearSample`).
+            let p = src.row(iy), q = p + src.stride
+            var i = 0
+            while i < n {
+                if inner[i] {
+                    var end = i + 1
+                    while end < n && inner[end] { end += 1 }
+                    pf_bilinear_row(p, q, ixs + i, wxs + i, wy, end - i, dst + i)
+                    i = end
+                    continue
+                }
+                dst[i] = ixs[i] == Int.min ? .zero : bilinearSample(src, ixs[i] &+ r.x, iy, wxs[i], wy)
+                i += 1
+            }
+        } else {
+            for i in 0..<n {
+                dst[i] = ixs[i] == Int.min ? .zero : bilinearSample(src, ixs[i] &+ r.x, iy, wxs[i], wy)
+            }
         }
     }
 }
