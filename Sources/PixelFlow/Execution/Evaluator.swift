@@ -116,7 +116,9 @@ final class Evaluator: @unchecked Sendable {
                                into dst: UnsafeMutablePointer<SIMD4<Float>>, premultiply: Bool) {
         loadRowRGBA(window.row(y) + x * window.format.bytesPerPixel, format: window.format, count: count,
                     into: dst, decodeSRGB: linear)
-        if premultiply && window.format.hasAlpha { premultiplyRow(dst, count: count) }
+        // Decoded JPEG rows are opaque (alpha 255 loads as exactly 1): premultiplying would
+        // multiply by 1, so it is skipped.
+        if premultiply && window.format.hasAlpha && !window.isOpaque { premultiplyRow(dst, count: count) }
     }
 
     /// A source a color chain reads chunk by chunk.

@@ -1,12 +1,17 @@
-import Dispatch
 import Synchronization
 
 extension RenderContext {
     /// Renders `rect` of `image` into a JPEG file strip by strip: each strip of
     /// `options.stripHeight` rows is computed tile by tile on all workers, then compressed
     /// while the next strip renders, so only two strips of output exist at once. Streamed
-    /// sources (`Image(contentsOfFile:options:streaming:)`) decode the rows each strip reads
-    /// on a codec thread, one band ahead, into a window that drops rows no later strip needs.
+    /// sources (`Image(contentsOfFile:options:streaming:)`) decode the rows of the next strip
+    /// while the current one renders, into a window that drops rows no later strip needs.
+    ///
+    /// The codec work of a strip (compressing the previous strip, decoding the next strip's
+    /// rows) runs as the first two work items of the strip's parallel loop: one worker takes
+    /// each while the others start on the tiles, so the sequential libjpeg work overlaps the
+    /// parallel rendering on `threadCount` threads in all (no extra threads competing for the
+    /// cores), and a strip ends when its tiles and both codec items are done.
     /// The file's bytes equal those of rendering the whole rect and encoding it
     /// (`makeBuffer` then `PixelBuffer.write(toFile:format:quality:options:)`).
     ///
@@ -43,31 +48,28 @@ extension RenderContext {
         let maxHeight = strips.map(\.height).max() ?? 0
         let buffers = [_StripBuffer(width: rect.width, rows: maxHeight), _StripBuffer(width: rect.width, rows: maxHeight)]
         let arenas = ArenaPool(count: options.threadCount)
-        let decodeQueue = DispatchQueue(label: "PixelFlow.streaming.decode")
-        let encodeQueue = DispatchQueue(label: "PixelFlow.streaming.encode")
-        let group = DispatchGroup()
         let failure = _FirstError()
         for k in strips.indices {
-            // The codec threads work beside the tiles: the decoder fills rows of strip k + 1
-            // that no tile of strip k reads (the window's capacity guarantees it), the encoder
-            // compresses strip k - 1 from the other buffer.
-            if k + 1 < strips.count, !windows.isEmpty {
-                decodeQueue.async(group: group) {
-                    do { try decode(strip: k + 1) } catch { failure.record(error) }
-                }
-            }
+            // Codec items beside the tiles: the encoder compresses strip k - 1 from the other
+            // buffer; the decoder fills rows of strip k + 1 that no tile of strip k reads (the
+            // window's capacity guarantees it). The longer one goes first.
+            var jobs: [@Sendable () -> Void] = []
             if k > 0 {
                 let previous = buffers[(k - 1) % 2], rows = strips[k - 1].height
-                encodeQueue.async(group: group) {
+                jobs.append {
                     do { try encoder.write(rows: previous.base, bytesPerRow: previous.bytesPerRow, count: rows) } catch {
                         failure.record(error)
                     }
                 }
             }
+            if k + 1 < strips.count, !windows.isEmpty {
+                jobs.append {
+                    do { try decode(strip: k + 1) } catch { failure.record(error) }
+                }
+            }
             let out = buffers[k % 2]
             renderTiles(plan.root, rect: strips[k], evaluator: evaluator, target: target,
-                        into: SharedPixels(base: out.base, bytesPerRow: out.bytesPerRow), arenas: arenas)
-            group.wait()
+                        into: SharedPixels(base: out.base, bytesPerRow: out.bytesPerRow), arenas: arenas, jobs: jobs)
             if let error = failure.error { throw error }
             if control?.isCancelled == true { throw PixelFlowError.cancelled }
         }

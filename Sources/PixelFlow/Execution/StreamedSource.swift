@@ -63,6 +63,8 @@ final class RowWindow: @unchecked Sendable {
     let capacity: Int
     let bytesPerRow: Int
     let format: PixelFormat
+    /// Whether every alpha value is the maximum (true for JPEG, whose decoder writes 255).
+    let isOpaque = true
     /// Rows `0..<decodedRows` have been decoded (the last `capacity` of them are held).
     private(set) var decodedRows = 0
     private let storage: UnsafeMutableRawPointer
