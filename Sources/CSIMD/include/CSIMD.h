@@ -94,6 +94,33 @@ PF_INLINE void pf_bilinear_row(const pf_float4 *p, const pf_float4 *q, const lon
     }
 }
 
+/* Stores float RGBA as 8-bit RGBA: with `unpremultiply`, first divides color by alpha as
+ * unpremultiplyRow does (alpha 1 unchanged; alpha > 0 multiplies by 1 / alpha; otherwise
+ * transparent black); then clamp(floor(v * 255 + 0.5), 0, 255) per lane, NaN giving 0, as
+ * quantizeToUInt8 does. For s >= 0, truncation equals floor. No fused multiply-adds. */
+typedef unsigned char pf_u8x4 __attribute__((ext_vector_type(4)));
+PF_INLINE void pf_store_rgba8_row(const pf_float4 *src, long count, unsigned char *dst,
+                                  int unpremultiply) {
+#pragma clang fp contract(off)
+    for (long i = 0; i < count; i++) {
+        pf_float4 v = src[i];
+        if (unpremultiply && v.w != 1.0f) {
+            if (v.w > 0.0f) {
+                float r = 1.0f / v.w;
+                v = (pf_float4){v.x * r, v.y * r, v.z * r, v.w};
+            } else {
+                v = 0.0f;
+            }
+        }
+        pf_float4 s = v * 255.0f;
+        s = s + 0.5f;
+        s = (pf_float4)((pf_int4)s & (s >= 0.0f));
+        s = __builtin_elementwise_min(s, (pf_float4)255.0f);
+        pf_u8x4 u = __builtin_convertvector(__builtin_convertvector(s, pf_int4), pf_u8x4);
+        __builtin_memcpy(dst + 4 * i, &u, 4);
+    }
+}
+
 /* 8-bit block statistics for local thresholding (the QR binarizer): the sum, minimum and
  * maximum of an 8-pixel-wide block of `rows` rows, `stride` bytes apart. Unaligned loads. */
 typedef unsigned char pf_u8x8 __attribute__((ext_vector_type(8)));

@@ -1,3 +1,4 @@
+import CSIMD
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -226,6 +227,17 @@ public struct RenderContext: Sendable {
             } else {
                 let tile = arena.tile(t)
                 let isStraight = evaluator.evaluate(root, into: tile, arena: arena, straight: target.unpremultiply)
+                if target.format == .rgba8 && !target.encode {
+                    // The common 8-bit store in one C pass (the same results as the two below).
+                    let unpremultiply: Int32 = target.unpremultiply && !isStraight ? 1 : 0
+                    for y in 0..<t.height {
+                        pf_store_rgba8_row(tile.row(t.y + y), t.width,
+                                           (dst.base + (ly + y) * dst.bytesPerRow + lx * bpp).assumingMemoryBound(to: UInt8.self),
+                                           unpremultiply)
+                    }
+                    control?.advance(1)
+                    return
+                }
                 let scratch = arena.allocate(t.width, of: SIMD4<Float>.self)
                 for y in 0..<t.height {
                     let row = tile.row(t.y + y)
