@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 
 extension RenderContext {
@@ -8,10 +9,12 @@ extension RenderContext {
     /// while the current one renders, into a window that drops rows no later strip needs.
     ///
     /// The codec work of a strip (compressing the previous strip, decoding the next strip's
-    /// rows) runs as the first two work items of the strip's parallel loop: one worker takes
-    /// each while the others start on the tiles, so the sequential libjpeg work overlaps the
-    /// parallel rendering on `threadCount` threads in all (no extra threads competing for the
-    /// cores), and a strip ends when its tiles and both codec items are done.
+    /// rows) runs on two codec threads (serial dispatch queues) while the `threadCount`
+    /// workers render the strip's tiles, so libjpeg's sequential time overlaps the parallel
+    /// rendering; a strip ends when its tiles and both codec jobs are done. (Running the codec
+    /// jobs as items of the strips' parallel loop instead, on `threadCount` threads in all,
+    /// measured slower on this shared 2-core machine: a process with fewer runnable threads
+    /// gets a smaller share of contended cores.)
     /// The file's bytes equal those of rendering the whole rect and encoding it
     /// (`makeBuffer` then `PixelBuffer.write(toFile:format:quality:options:)`).
     ///
@@ -48,28 +51,31 @@ extension RenderContext {
         let maxHeight = strips.map(\.height).max() ?? 0
         let buffers = [_StripBuffer(width: rect.width, rows: maxHeight), _StripBuffer(width: rect.width, rows: maxHeight)]
         let arenas = ArenaPool(count: options.threadCount)
+        let decodeQueue = DispatchQueue(label: "PixelFlow.streaming.decode")
+        let encodeQueue = DispatchQueue(label: "PixelFlow.streaming.encode")
+        let group = DispatchGroup()
         let failure = _FirstError()
         for k in strips.indices {
-            // Codec items beside the tiles: the encoder compresses strip k - 1 from the other
-            // buffer; the decoder fills rows of strip k + 1 that no tile of strip k reads (the
-            // window's capacity guarantees it). The longer one goes first.
-            var jobs: [@Sendable () -> Void] = []
+            // The codec threads work beside the tiles: the encoder compresses strip k - 1 from
+            // the other buffer; the decoder fills rows of strip k + 1 that no tile of strip k
+            // reads (the window's capacity guarantees it).
             if k > 0 {
                 let previous = buffers[(k - 1) % 2], rows = strips[k - 1].height
-                jobs.append {
+                encodeQueue.async(group: group) {
                     do { try encoder.write(rows: previous.base, bytesPerRow: previous.bytesPerRow, count: rows) } catch {
                         failure.record(error)
                     }
                 }
             }
             if k + 1 < strips.count, !windows.isEmpty {
-                jobs.append {
+                decodeQueue.async(group: group) {
                     do { try decode(strip: k + 1) } catch { failure.record(error) }
                 }
             }
             let out = buffers[k % 2]
             renderTiles(plan.root, rect: strips[k], evaluator: evaluator, target: target,
-                        into: SharedPixels(base: out.base, bytesPerRow: out.bytesPerRow), arenas: arenas, jobs: jobs)
+                        into: SharedPixels(base: out.base, bytesPerRow: out.bytesPerRow), arenas: arenas)
+            group.wait()
             if let error = failure.error { throw error }
             if control?.isCancelled == true { throw PixelFlowError.cancelled }
         }

@@ -203,21 +203,13 @@ public struct RenderContext: Sendable {
 
     /// Computes `root` over `rect` tile by tile on all workers into `dst`, whose first byte is
     /// pixel (rect.x, rect.y); each tile advances the current render's progress by one unit.
-    ///
-    /// `jobs` are other work items run in the same parallel loop, before the tiles are taken
-    /// (a streaming render's codec work for the neighboring strips), so that they overlap the
-    /// tiles without more threads than `threadCount`; they must not touch the tiles' pixels.
     func renderTiles(_ root: Node, rect: IntRect, evaluator: Evaluator, target: TileTarget,
-                     into dst: SharedPixels, arenas: ArenaPool?, jobs: [@Sendable () -> Void] = []) {
+                     into dst: SharedPixels, arenas: ArenaPool?) {
         let control = RenderControl.current
         let grid = TileGrid(rect: rect, tileWidth: options.tileWidth, tileHeight: options.tileHeight)
         let bpp = target.format.bytesPerPixel
-        Scheduler.run(count: jobs.count + grid.count, threads: options.threadCount, arenas: arenas) { item, arena in
-            if item < jobs.count {
-                jobs[item]()
-                return
-            }
-            let t = grid[item - jobs.count]
+        Scheduler.run(count: grid.count, threads: options.threadCount, arenas: arenas) { item, arena in
+            let t = grid[item]
             let lx = t.x - rect.x, ly = t.y - rect.y
             if target.direct {
                 let base = (dst.base + ly * dst.bytesPerRow + lx * bpp).assumingMemoryBound(to: SIMD4<Float>.self)
