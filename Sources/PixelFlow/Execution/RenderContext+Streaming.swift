@@ -4,14 +4,15 @@ import Synchronization
 extension RenderContext {
     /// Renders `rect` of `image` into a JPEG file strip by strip: each strip of
     /// `options.stripHeight` rows is computed tile by tile on all workers, then compressed
-    /// while the next strip renders, so only two strips of output exist at once. Streamed
+    /// while the next strips render, so only three strips of output exist at once. Streamed
     /// sources (`Image(contentsOfFile:options:streaming:)`) decode the rows of the next strip
     /// while the current one renders, into a window that drops rows no later strip needs.
     ///
-    /// The codec work of a strip (compressing the previous strip, decoding the next strip's
-    /// rows) runs on two codec threads (serial dispatch queues) while the `threadCount`
-    /// workers render the strip's tiles, so libjpeg's sequential time overlaps the parallel
-    /// rendering; a strip ends when its tiles and both codec jobs are done. (Running the codec
+    /// The codec work (compressing finished strips, decoding the rows of the next strips)
+    /// runs on two codec threads (serial dispatch queues) while the `threadCount` workers
+    /// render a strip's tiles, so libjpeg's sequential time overlaps the parallel rendering.
+    /// The pipeline is bounded: three output strips (one rendering, two waiting for the
+    /// encoder) and a decoder at most two strips ahead. (Running the codec
     /// jobs as items of the strips' parallel loop instead, on `threadCount` threads in all,
     /// measured slower on this shared 2-core machine: a process with fewer runnable threads
     /// gets a smaller share of contended cores.)
@@ -49,40 +50,57 @@ extension RenderContext {
         let target = TileTarget(format: .rgba8, colorEncoding: .sRGB, alphaMode: .straight, linear: evaluator.linear)
         let strips = schedule.strips
         let maxHeight = strips.map(\.height).max() ?? 0
-        let buffers = [_StripBuffer(width: rect.width, rows: maxHeight), _StripBuffer(width: rect.width, rows: maxHeight)]
+        // A bounded pipeline: up to `depth` strips wait for the encoder, and the decoder runs
+        // up to `StripSchedule.lookahead` strips ahead, so a codec thread that is descheduled
+        // for a while does not stall the strips at once.
+        let depth = StripSchedule.outputBuffers
+        let buffers = (0..<Swift.min(depth, strips.count)).map { _ in _StripBuffer(width: rect.width, rows: maxHeight) }
         let arenas = ArenaPool(count: options.threadCount)
         let decodeQueue = DispatchQueue(label: "PixelFlow.streaming.decode")
         let encodeQueue = DispatchQueue(label: "PixelFlow.streaming.encode")
-        let group = DispatchGroup()
+        let all = DispatchGroup()
+        // Codec jobs hold the encoder and the file descriptor: nothing returns before they end.
+        defer { all.wait() }
+        let decoded = strips.map { _ in DispatchGroup() }
+        let encoded = buffers.map { _ in DispatchGroup() }
         let failure = _FirstError()
+        func queueDecode(_ k: Int) {
+            guard k < strips.count, !windows.isEmpty else { return }
+            decoded[k].enter()
+            decodeQueue.async(group: all) {
+                if failure.error == nil {
+                    do { try decode(strip: k) } catch { failure.record(error) }
+                }
+                decoded[k].leave()
+            }
+        }
+        for k in 1...StripSchedule.lookahead { queueDecode(k) }
         for k in strips.indices {
-            // The codec threads work beside the tiles: the encoder compresses strip k - 1 from
-            // the other buffer; the decoder fills rows of strip k + 1 that no tile of strip k
-            // reads (the window's capacity guarantees it).
-            if k > 0 {
-                let previous = buffers[(k - 1) % 2], rows = strips[k - 1].height
-                encodeQueue.async(group: group) {
-                    do { try encoder.write(rows: previous.base, bytesPerRow: previous.bytesPerRow, count: rows) } catch {
+            decoded[k].wait()
+            // The buffer's previous strip must be compressed before it is overwritten.
+            encoded[k % buffers.count].wait()
+            if let error = failure.error { throw error }
+            if control?.isCancelled == true { throw PixelFlowError.cancelled }
+            // Rows of strip k + lookahead land in window slots no tile of strip k reads (the
+            // window's capacity guarantees it).
+            queueDecode(k + StripSchedule.lookahead)
+            let out = buffers[k % buffers.count]
+            renderTiles(plan.root, rect: strips[k], evaluator: evaluator, target: target,
+                        into: SharedPixels(base: out.base, bytesPerRow: out.bytesPerRow), arenas: arenas)
+            if control?.isCancelled == true { throw PixelFlowError.cancelled }
+            let rows = strips[k].height
+            encoded[k % buffers.count].enter()
+            encodeQueue.async(group: all) {
+                if failure.error == nil {
+                    do { try encoder.write(rows: out.base, bytesPerRow: out.bytesPerRow, count: rows) } catch {
                         failure.record(error)
                     }
                 }
+                encoded[k % buffers.count].leave()
             }
-            if k + 1 < strips.count, !windows.isEmpty {
-                decodeQueue.async(group: group) {
-                    do { try decode(strip: k + 1) } catch { failure.record(error) }
-                }
-            }
-            let out = buffers[k % 2]
-            renderTiles(plan.root, rect: strips[k], evaluator: evaluator, target: target,
-                        into: SharedPixels(base: out.base, bytesPerRow: out.bytesPerRow), arenas: arenas)
-            group.wait()
-            if let error = failure.error { throw error }
-            if control?.isCancelled == true { throw PixelFlowError.cancelled }
         }
-        if let last = strips.indices.last {
-            let out = buffers[last % 2]
-            try encoder.write(rows: out.base, bytesPerRow: out.bytesPerRow, count: strips[last].height)
-        }
+        all.wait()
+        if let error = failure.error { throw error }
         try encoder.finish()
         if control?.isCancelled == true { throw PixelFlowError.cancelled }
         try file.commit()
@@ -94,9 +112,9 @@ extension RenderContext {
 ///
 /// Rows of strip `k` come from the region of interest of the strip (`RenderPlan.regions`
 /// from the strip's rect). While strip `k` renders, the decoder fills rows up to what strip
-/// `k + 1` needs, so the window holds every row from the lowest row strip `k` reads to the
-/// highest row decoded by then: `capacity = max over k of (rowsBefore[k + 1] - lowest row
-/// of strip k)`. Strips going down the image monotonically keep this about one strip's
+/// `k + lookahead` needs, so the window holds every row from the lowest row strip `k` reads
+/// to the highest row decoded by then: `capacity = max over k of (rowsBefore[k + lookahead]
+/// - lowest row of strip k)`. Strips going down the image monotonically keep this about one strip's
 /// region of interest tall; a graph that reads far-apart rows gets a window as tall as the
 /// image (a full decode), which is still correct.
 struct StripSchedule {
@@ -111,6 +129,10 @@ struct StripSchedule {
 
     let strips: [IntRect]
     let sources: [Source]
+    /// Strips the decoder may run ahead of the strip being rendered.
+    static let lookahead = 2
+    /// Output strips in flight: the one rendering and those waiting for the encoder.
+    static let outputBuffers = 3
 
     init(plan: RenderPlan, stripHeight: Int) {
         let rect = plan.rect
@@ -146,7 +168,8 @@ struct StripSchedule {
             var capacity = 1
             for (k, r) in need.enumerated() {
                 guard let r else { continue }
-                capacity = Swift.max(capacity, rowsBefore[Swift.min(k + 1, rowsBefore.count - 1)] - r.lowerBound)
+                let decodedWhileRendering = rowsBefore[Swift.min(k + StripSchedule.lookahead, rowsBefore.count - 1)]
+                capacity = Swift.max(capacity, decodedWhileRendering - r.lowerBound)
             }
             return Source(node: pair.0, source: pair.1, capacity: Swift.min(capacity, pair.1.height), rowsBefore: rowsBefore)
         }
