@@ -5,17 +5,18 @@ extension RenderContext {
     /// Renders `rect` of `image` into a JPEG file strip by strip: each strip of
     /// `options.stripHeight` rows is computed tile by tile on all workers, then compressed
     /// while the next strips render, so only three strips of output exist at once. Streamed
-    /// sources (`Image(contentsOfFile:options:streaming:)`) decode the rows of the next strip
+    /// sources (`Image(contentsOfFile:options:streaming:)`) decode the rows of the next strips
     /// while the current one renders, into a window that drops rows no later strip needs.
     ///
     /// The codec work (compressing finished strips, decoding the rows of the next strips)
     /// runs on two codec threads (serial dispatch queues) while the `threadCount` workers
     /// render a strip's tiles, so libjpeg's sequential time overlaps the parallel rendering.
     /// The pipeline is bounded: three output strips (one rendering, two waiting for the
-    /// encoder) and a decoder at most two strips ahead. (Running the codec
-    /// jobs as items of the strips' parallel loop instead, on `threadCount` threads in all,
-    /// measured slower on this shared 2-core machine: a process with fewer runnable threads
-    /// gets a smaller share of contended cores.)
+    /// encoder) and a decoder at most two strips ahead, so a codec thread that is descheduled
+    /// for a while does not stall every strip. (Running the codec jobs as items of the
+    /// strips' parallel loop instead, on `threadCount` threads in all, measured slower on a
+    /// shared 2-core machine: a process with fewer runnable threads gets a smaller share of
+    /// contended cores.)
     /// The file's bytes equal those of rendering the whole rect and encoding it
     /// (`makeBuffer` then `PixelBuffer.write(toFile:format:quality:options:)`).
     ///
@@ -184,8 +185,8 @@ struct StripSchedule {
 /// One strip of `rgba8` output rows.
 ///
 /// `@unchecked Sendable`: tiles write disjoint parts of it during a strip's render, and the
-/// encoder thread reads it only while no tile writes it (the render alternates two strips and
-/// waits for the encoder before reusing one).
+/// encoder thread reads it only while no tile writes it (the render cycles through three strip
+/// buffers and waits for the encoder to finish with one before rendering into it again).
 final class _StripBuffer: @unchecked Sendable {
     let base: UnsafeMutableRawPointer
     let bytesPerRow: Int

@@ -50,8 +50,8 @@ public struct RenderContext: Sendable {
         /// tests and for measuring what the optimizer gains.
         public var optimizes: Bool
         /// Rows of output per strip when `write(_:toFile:...)` streams a JPEG (default 128):
-        /// the output held in memory is two strips, and streamed sources keep about one
-        /// strip's region of interest of decoded rows. A schedule setting: it never changes
+        /// the output held in memory is three strips, and streamed sources keep about three
+        /// strips' regions of interest of decoded rows (the decoder runs ahead). A schedule setting: it never changes
         /// the pixels or the file's bytes.
         public var stripHeight: Int
 

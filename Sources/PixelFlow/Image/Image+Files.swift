@@ -62,7 +62,7 @@ extension RenderContext {
     ///   - progress: the render's progress, as in `makeBuffer` (encoding is not counted).
     /// - Throws: the errors of `makeBuffer` and `PixelBuffer.write(toFile:format:quality:options:)`,
     ///   and decoding errors of streamed sources met during the render.
-    /// - Complexity: a streamed JPEG holds two strips of `rgba8` output, each worker's tile
+    /// - Complexity: a streamed JPEG holds three strips of `rgba8` output, each worker's tile
     ///   scratch, and each streamed source's window of rows.
     public func write(_ image: Image, toFile path: String, rect: Rect? = nil, format: ImageFileFormat? = nil,
                       quality: Int = 90, pixelFormat: PixelFormat = .rgba8, encodeOptions: EncodeOptions = .default,
