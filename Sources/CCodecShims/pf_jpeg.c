@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <unistd.h>
 
 #include <jpeglib.h>
 #include <jerror.h>
@@ -177,7 +179,7 @@ static void pf_cmyk_to_rgba(uint8_t *row, JDIMENSION width, int inverted) {
     }
 }
 
-int pf_jpeg_read_pixels(pf_jpeg_decoder *decoder, uint8_t *pixels, size_t stride, char *message) {
+int pf_jpeg_start_rows(pf_jpeg_decoder *decoder, char *message) {
     j_decompress_ptr cinfo = &decoder->cinfo;
     decoder->error.message = message;
     decoder->error.status = PF_ERROR;
@@ -199,13 +201,36 @@ int pf_jpeg_read_pixels(pf_jpeg_decoder *decoder, uint8_t *pixels, size_t stride
     if (cinfo->output_components != components || cinfo->output_width != cinfo->image_width ||
         cinfo->output_height != cinfo->image_height)
         pf_jpeg_fail((j_common_ptr)cinfo, PF_ERROR, "unexpected output layout");
+    return PF_OK;
+}
 
-    while (cinfo->output_scanline < cinfo->output_height) {
-        JSAMPROW row = pixels + (size_t)cinfo->output_scanline * stride;
+int pf_jpeg_read_rows(pf_jpeg_decoder *decoder, uint8_t *const *rows, uint32_t count, char *message) {
+    j_decompress_ptr cinfo = &decoder->cinfo;
+    decoder->error.message = message;
+    decoder->error.status = PF_ERROR;
+    if (setjmp(decoder->error.jump)) return decoder->error.status;
+    if (!decoder->pixels_read)
+        pf_jpeg_fail((j_common_ptr)cinfo, PF_ERROR, "rows read before pf_jpeg_start_rows");
+    if (count > cinfo->output_height - cinfo->output_scanline)
+        pf_jpeg_fail((j_common_ptr)cinfo, PF_ERROR, "rows read past the end of the image");
+    for (uint32_t i = 0; i < count; i++) {
+        JSAMPROW row = rows[i];
         if (jpeg_read_scanlines(cinfo, &row, 1) != 1)
             pf_jpeg_fail((j_common_ptr)cinfo, PF_ERROR, "the file is truncated");
         if (decoder->color == PF_JPEG_COLOR_CMYK)
             pf_cmyk_to_rgba(row, cinfo->output_width, decoder->adobe);
+    }
+    return PF_OK;
+}
+
+int pf_jpeg_read_pixels(pf_jpeg_decoder *decoder, uint8_t *pixels, size_t stride, char *message) {
+    int status = pf_jpeg_start_rows(decoder, message);
+    if (status != PF_OK) return status;
+    uint32_t height = decoder->cinfo.output_height;
+    for (uint32_t y = 0; y < height; y++) {
+        uint8_t *row = pixels + (size_t)y * stride;
+        status = pf_jpeg_read_rows(decoder, &row, 1, message);
+        if (status != PF_OK) return status;
     }
     /* Trailing data after the last row (and EOI) is not needed; jpeg_destroy_decompress
        in pf_jpeg_decoder_destroy releases the rest. */
@@ -250,6 +275,74 @@ static void pf_jpeg_term_destination(j_compress_ptr cinfo) {
     dest->size = dest->capacity - dest->pub.free_in_buffer;
 }
 
+/* Writes straight to a file descriptor through a 64 KiB buffer (the streaming encoder). */
+typedef struct pf_jpeg_fd_destination {
+    struct jpeg_destination_mgr pub;
+    int fd;
+    uint8_t buffer[65536];
+} pf_jpeg_fd_destination;
+
+static void pf_jpeg_fd_flush(j_compress_ptr cinfo, size_t count) {
+    pf_jpeg_fd_destination *dest = (pf_jpeg_fd_destination *)cinfo->dest;
+    size_t done = 0;
+    while (done < count) {
+        ssize_t n = write(dest->fd, dest->buffer + done, count - done);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            char text[PF_MESSAGE_CAPACITY];
+            snprintf(text, sizeof text, "cannot write: %s", strerror(errno));
+            pf_jpeg_fail((j_common_ptr)cinfo, PF_IO_ERROR, text);
+        }
+        done += (size_t)n;
+    }
+}
+
+static void pf_jpeg_fd_init(j_compress_ptr cinfo) {
+    pf_jpeg_fd_destination *dest = (pf_jpeg_fd_destination *)cinfo->dest;
+    dest->pub.next_output_byte = dest->buffer;
+    dest->pub.free_in_buffer = sizeof dest->buffer;
+}
+
+static boolean pf_jpeg_fd_empty(j_compress_ptr cinfo) {
+    pf_jpeg_fd_destination *dest = (pf_jpeg_fd_destination *)cinfo->dest;
+    /* libjpeg calls this only when the whole buffer is full. */
+    pf_jpeg_fd_flush(cinfo, sizeof dest->buffer);
+    dest->pub.next_output_byte = dest->buffer;
+    dest->pub.free_in_buffer = sizeof dest->buffer;
+    return TRUE;
+}
+
+static void pf_jpeg_fd_term(j_compress_ptr cinfo) {
+    pf_jpeg_fd_destination *dest = (pf_jpeg_fd_destination *)cinfo->dest;
+    pf_jpeg_fd_flush(cinfo, sizeof dest->buffer - dest->pub.free_in_buffer);
+}
+
+/* The settings shared by both encoders, so that they write the same bytes. */
+static void pf_jpeg_configure(j_compress_ptr cinfo, uint32_t width, uint32_t height, int components,
+                              int quality, int subsampling, int progressive) {
+    if (components != 1 && components != 4)
+        pf_jpeg_fail((j_common_ptr)cinfo, PF_ERROR, "components must be 1 or 4");
+    if (quality < 1 || quality > 100)
+        pf_jpeg_fail((j_common_ptr)cinfo, PF_ERROR, "quality must be in 1...100");
+    cinfo->image_width = width;
+    cinfo->image_height = height;
+    cinfo->input_components = components;
+    cinfo->in_color_space = components == 1 ? JCS_GRAYSCALE : JCS_EXT_RGBX;
+    jpeg_set_defaults(cinfo);
+    jpeg_set_quality(cinfo, quality, TRUE);
+    if (components == 4) {
+        int h = subsampling == PF_JPEG_SUBSAMPLING_444 ? 1 : 2;
+        int v = subsampling == PF_JPEG_SUBSAMPLING_420 ? 2 : 1;
+        cinfo->comp_info[0].h_samp_factor = h;
+        cinfo->comp_info[0].v_samp_factor = v;
+        for (int i = 1; i < 3; i++) {
+            cinfo->comp_info[i].h_samp_factor = 1;
+            cinfo->comp_info[i].v_samp_factor = 1;
+        }
+    }
+    if (progressive) jpeg_simple_progression(cinfo);
+}
+
 int pf_jpeg_encode(const uint8_t *pixels, size_t stride, uint32_t width, uint32_t height,
                    int components, int quality, int subsampling, int progressive,
                    uint8_t **output, size_t *output_size, char *message) {
@@ -270,33 +363,11 @@ int pf_jpeg_encode(const uint8_t *pixels, size_t stride, uint32_t width, uint32_
         return error.status;
     }
     jpeg_create_compress(&cinfo);
-    if (components != 1 && components != 4)
-        pf_jpeg_fail((j_common_ptr)&cinfo, PF_ERROR, "components must be 1 or 4");
-    if (quality < 1 || quality > 100)
-        pf_jpeg_fail((j_common_ptr)&cinfo, PF_ERROR, "quality must be in 1...100");
-
     dest.pub.init_destination = pf_jpeg_init_destination;
     dest.pub.empty_output_buffer = pf_jpeg_empty_output_buffer;
     dest.pub.term_destination = pf_jpeg_term_destination;
     cinfo.dest = &dest.pub;
-
-    cinfo.image_width = width;
-    cinfo.image_height = height;
-    cinfo.input_components = components;
-    cinfo.in_color_space = components == 1 ? JCS_GRAYSCALE : JCS_EXT_RGBX;
-    jpeg_set_defaults(&cinfo);
-    jpeg_set_quality(&cinfo, quality, TRUE);
-    if (components == 4) {
-        int h = subsampling == PF_JPEG_SUBSAMPLING_444 ? 1 : 2;
-        int v = subsampling == PF_JPEG_SUBSAMPLING_420 ? 2 : 1;
-        cinfo.comp_info[0].h_samp_factor = h;
-        cinfo.comp_info[0].v_samp_factor = v;
-        for (int i = 1; i < 3; i++) {
-            cinfo.comp_info[i].h_samp_factor = 1;
-            cinfo.comp_info[i].v_samp_factor = 1;
-        }
-    }
-    if (progressive) jpeg_simple_progression(&cinfo);
+    pf_jpeg_configure(&cinfo, width, height, components, quality, subsampling, progressive);
 
     jpeg_start_compress(&cinfo, TRUE);
     while (cinfo.next_scanline < cinfo.image_height) {
@@ -309,4 +380,81 @@ int pf_jpeg_encode(const uint8_t *pixels, size_t stride, uint32_t width, uint32_
     *output = dest.data;
     *output_size = dest.size;
     return PF_OK;
+}
+
+/* ---- streaming encoding ---- */
+
+struct pf_jpeg_encoder {
+    struct jpeg_compress_struct cinfo;
+    pf_jpeg_error error;
+    pf_jpeg_fd_destination dest;
+    int started;
+    int finished;
+};
+
+pf_jpeg_encoder *pf_jpeg_encoder_create(int fd, uint32_t width, uint32_t height, int components,
+                                        int quality, int subsampling, int progressive,
+                                        char *message) {
+    pf_jpeg_encoder *encoder = (pf_jpeg_encoder *)calloc(1, sizeof *encoder);
+    if (encoder == NULL) {
+        if (message != NULL) snprintf(message, PF_MESSAGE_CAPACITY, "out of memory");
+        return NULL;
+    }
+    j_compress_ptr cinfo = &encoder->cinfo;
+    pf_jpeg_install_error(&encoder->error);
+    encoder->error.message = message;
+    encoder->error.status = PF_ERROR;
+    cinfo->err = &encoder->error.pub;
+    if (setjmp(encoder->error.jump)) {
+        jpeg_destroy_compress(cinfo);
+        free(encoder);
+        return NULL;
+    }
+    jpeg_create_compress(cinfo);
+    encoder->dest.fd = fd;
+    encoder->dest.pub.init_destination = pf_jpeg_fd_init;
+    encoder->dest.pub.empty_output_buffer = pf_jpeg_fd_empty;
+    encoder->dest.pub.term_destination = pf_jpeg_fd_term;
+    cinfo->dest = &encoder->dest.pub;
+    pf_jpeg_configure(cinfo, width, height, components, quality, subsampling, progressive);
+    return encoder;
+}
+
+int pf_jpeg_encoder_write_rows(pf_jpeg_encoder *encoder, const uint8_t *pixels, size_t stride,
+                               uint32_t count, char *message) {
+    j_compress_ptr cinfo = &encoder->cinfo;
+    encoder->error.message = message;
+    encoder->error.status = PF_ERROR;
+    if (setjmp(encoder->error.jump)) return encoder->error.status;
+    if (encoder->finished)
+        pf_jpeg_fail((j_common_ptr)cinfo, PF_ERROR, "rows written after the end");
+    if (count > cinfo->image_height - (encoder->started ? cinfo->next_scanline : 0))
+        pf_jpeg_fail((j_common_ptr)cinfo, PF_ERROR, "more rows written than the image has");
+    if (!encoder->started) {
+        encoder->started = 1;
+        jpeg_start_compress(cinfo, TRUE);
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        JSAMPROW row = (JSAMPROW)(pixels + (size_t)i * stride);
+        jpeg_write_scanlines(cinfo, &row, 1);
+    }
+    return PF_OK;
+}
+
+int pf_jpeg_encoder_finish(pf_jpeg_encoder *encoder, char *message) {
+    j_compress_ptr cinfo = &encoder->cinfo;
+    encoder->error.message = message;
+    encoder->error.status = PF_ERROR;
+    if (setjmp(encoder->error.jump)) return encoder->error.status;
+    if (!encoder->started || encoder->finished || cinfo->next_scanline != cinfo->image_height)
+        pf_jpeg_fail((j_common_ptr)cinfo, PF_ERROR, "finished before every row was written");
+    encoder->finished = 1;
+    jpeg_finish_compress(cinfo);
+    return PF_OK;
+}
+
+void pf_jpeg_encoder_destroy(pf_jpeg_encoder *encoder) {
+    if (encoder == NULL) return;
+    jpeg_destroy_compress(&encoder->cinfo);
+    free(encoder);
 }

@@ -32,6 +32,8 @@ enum {
     PF_OUT_OF_MEMORY = 2,
     /* The JPEG has more scans than the caller allowed. */
     PF_TOO_MANY_SCANS = 3,
+    /* Writing to the output file descriptor failed; the message says why. */
+    PF_IO_ERROR = 4,
 };
 
 /* Frees memory returned by the encoders. */
@@ -139,6 +141,13 @@ int pf_jpeg_read_header(pf_jpeg_decoder *decoder, pf_jpeg_header *header, uint8_
    PF_JPEG_COLOR_GRAY, otherwise 4 bytes RGBA with alpha 255. Call once, after the header. */
 int pf_jpeg_read_pixels(pf_jpeg_decoder *decoder, uint8_t *pixels, size_t stride, char *message);
 
+/* Row-by-row decoding, the alternative to pf_jpeg_read_pixels (same settings, same pixels):
+   pf_jpeg_start_rows once after the header, then pf_jpeg_read_rows for the next `count`
+   rows, top to bottom, each into its own pointer (layout as for pf_jpeg_read_pixels). An
+   error (corrupt or truncated data) may come from any call. */
+int pf_jpeg_start_rows(pf_jpeg_decoder *decoder, char *message);
+int pf_jpeg_read_rows(pf_jpeg_decoder *decoder, uint8_t *const *rows, uint32_t count, char *message);
+
 /* Chroma subsampling of the JPEG encoder. */
 enum {
     PF_JPEG_SUBSAMPLING_420 = 0,
@@ -151,5 +160,19 @@ enum {
 int pf_jpeg_encode(const uint8_t *pixels, size_t stride, uint32_t width, uint32_t height,
                    int components, int quality, int subsampling, int progressive,
                    uint8_t **output, size_t *output_size, char *message);
+
+/* A streaming JPEG encoder that writes to a file descriptor as rows arrive, with the same
+   settings (and so the same bytes) as pf_jpeg_encode. Rows go in top to bottom through
+   pf_jpeg_encoder_write_rows, any number at a time; pf_jpeg_encoder_finish writes the end
+   once every row was given. A failure (PF_IO_ERROR for write errors) leaves the encoder
+   only fit for pf_jpeg_encoder_destroy. The descriptor is neither closed nor synced. */
+typedef struct pf_jpeg_encoder pf_jpeg_encoder;
+pf_jpeg_encoder *pf_jpeg_encoder_create(int fd, uint32_t width, uint32_t height, int components,
+                                        int quality, int subsampling, int progressive,
+                                        char *message);
+int pf_jpeg_encoder_write_rows(pf_jpeg_encoder *encoder, const uint8_t *pixels, size_t stride,
+                               uint32_t count, char *message);
+int pf_jpeg_encoder_finish(pf_jpeg_encoder *encoder, char *message);
+void pf_jpeg_encoder_destroy(pf_jpeg_encoder *encoder);
 
 #endif

@@ -58,3 +58,18 @@ public enum ImageFileFormat: String, Sendable, CaseIterable {
         return ext.isEmpty ? nil : String(ext)
     }
 }
+
+extension ImageFileFormat {
+    /// `format`, or the format the extension of `path` names (PNG when there is none).
+    ///
+    /// - Throws: `unsupportedFormat` when the extension names no format PixelFlow writes.
+    static func _forWriting(_ path: String, _ format: ImageFileFormat?) throws -> ImageFileFormat {
+        if let format { return format }
+        guard let ext = _pathExtension(of: path) else { return .png }
+        guard let f = ImageFileFormat(pathExtension: ext) else {
+            throw PixelFlowError.unsupportedFormat(file: path,
+                reason: "cannot write '.\(ext)' files; use .png, .jpg, .pnm/.pgm/.ppm/.pam or .bmp, or pass a format")
+        }
+        return f
+    }
+}

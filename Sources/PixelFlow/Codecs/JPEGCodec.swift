@@ -53,7 +53,7 @@ enum _JPEGCodec {
         return buffer
     }
 
-    private static func error(_ status: Int32, _ message: [CChar], name: String, options: DecodeOptions) -> PixelFlowError {
+    static func error(_ status: Int32, _ message: [CChar], name: String, options: DecodeOptions) -> PixelFlowError {
         if status == PF_TOO_MANY_SCANS {
             return .limitExceeded(what: "\(name): progressive JPEG scans", value: options.maximumJPEGScans + 1,
                                   limit: options.maximumJPEGScans)
@@ -83,6 +83,15 @@ enum _JPEGCodec {
         return nil
     }
 
+    /// The shim's constant for `chroma`.
+    static func subsampling(_ chroma: EncodeOptions.ChromaSubsampling) -> Int {
+        switch chroma {
+        case .yuv420: return PF_JPEG_SUBSAMPLING_420
+        case .yuv422: return PF_JPEG_SUBSAMPLING_422
+        case .yuv444: return PF_JPEG_SUBSAMPLING_444
+        }
+    }
+
     /// Encodes `gray8` as a grayscale JPEG and everything else as YCbCr: `rgba8` with its
     /// alpha dropped (not composited), other formats converted to `rgba8` first.
     ///
@@ -96,12 +105,7 @@ enum _JPEGCodec {
             throw PixelFlowError.encodingFailed(file: name,
                 reason: "JPEG: \(buffer.width)x\(buffer.height) is larger than the format's 65535x65535")
         }
-        let subsampling: Int
-        switch options.chromaSubsampling {
-        case .yuv420: subsampling = PF_JPEG_SUBSAMPLING_420
-        case .yuv422: subsampling = PF_JPEG_SUBSAMPLING_422
-        case .yuv444: subsampling = PF_JPEG_SUBSAMPLING_444
-        }
+        let subsampling = subsampling(options.chromaSubsampling)
         var message = [CChar](repeating: 0, count: Int(PF_MESSAGE_CAPACITY))
         var output: UnsafeMutablePointer<UInt8>?
         var size = 0

@@ -100,18 +100,7 @@ extension PixelBuffer {
     ///   supported format; the errors of `encoded(as:quality:options:)`; `io`.
     public func write(toFile path: String, format: ImageFileFormat? = nil, quality: Int = 90,
                       options: EncodeOptions = .default) throws {
-        let chosen: ImageFileFormat
-        if let format {
-            chosen = format
-        } else if let ext = ImageFileFormat._pathExtension(of: path) {
-            guard let f = ImageFileFormat(pathExtension: ext) else {
-                throw PixelFlowError.unsupportedFormat(file: path,
-                    reason: "cannot write '.\(ext)' files; use .png, .jpg, .pnm/.pgm/.ppm/.pam or .bmp, or pass a format")
-            }
-            chosen = f
-        } else {
-            chosen = .png
-        }
+        let chosen = try ImageFileFormat._forWriting(path, format)
         let bytes = try _encoded(as: chosen, quality: quality, options: options, name: path)
         try AtomicFileWriter.write(bytes, toFile: path)
     }

@@ -17,6 +17,9 @@ final class Evaluator: @unchecked Sendable {
     /// The node whose tiles are written straight into the destination buffer, if any: its
     /// output is not read again during the render, so it may be stored non-temporally.
     var streamedRoot: Node?
+    /// The rows of each streamed source of the render, by node identity. Bound before any tile
+    /// that reads the source runs; a streaming render moves the windows between strips.
+    var windows: [ObjectIdentifier: RowWindow] = [:]
 
     init(linear: Bool) { self.linear = linear }
 
@@ -55,6 +58,15 @@ final class Evaluator: @unchecked Sendable {
         switch node.op {
         case let .source(buffer):
             loadSource(buffer, into: out)
+        case .streamedSource:
+            guard let window = windows[ObjectIdentifier(node)] else {
+                assertionFailure("streamed source evaluated without a window")
+                out.clear()
+                return
+            }
+            for y in out.rect.y..<out.rect.maxY {
+                loadWindowRow(window, x: out.rect.x, y: y, count: out.rect.width, into: out.row(y), premultiply: true)
+            }
         case let .generator(g):
             for y in out.rect.y..<out.rect.maxY { g.fill(out.rect.x, y, out.rect.width, out.row(y), linear) }
         case .color, .colorMatrix:
@@ -97,6 +109,40 @@ final class Evaluator: @unchecked Sendable {
         if premultiply && buffer.alphaMode == .straight && buffer.format.hasAlpha { premultiplyRow(dst, count: count) }
     }
 
+    /// Loads `count` pixels of row `y` of a streamed source; the same conversion as
+    /// `loadSourceRow` for the buffer a full decode would give (sRGB-encoded, straight alpha).
+    @inline(__always)
+    private func loadWindowRow(_ window: RowWindow, x: Int, y: Int, count: Int,
+                               into dst: UnsafeMutablePointer<SIMD4<Float>>, premultiply: Bool) {
+        loadRowRGBA(window.row(y) + x * window.format.bytesPerPixel, format: window.format, count: count,
+                    into: dst, decodeSRGB: linear)
+        // Decoded JPEG rows are opaque (alpha 255 loads as exactly 1): premultiplying would
+        // multiply by 1, so it is skipped.
+        if premultiply && window.format.hasAlpha && !window.isOpaque { premultiplyRow(dst, count: count) }
+    }
+
+    /// A source a color chain reads chunk by chunk.
+    private enum FusedSource {
+        case buffer(PixelBuffer)
+        case window(RowWindow)
+
+        var isStraight: Bool {
+            switch self {
+            case let .buffer(b): return b.alphaMode == .straight || !b.format.hasAlpha
+            case .window: return true
+            }
+        }
+    }
+
+    @inline(__always)
+    private func loadFusedRow(_ source: FusedSource, x: Int, y: Int, count: Int,
+                              into dst: UnsafeMutablePointer<SIMD4<Float>>, premultiply: Bool) {
+        switch source {
+        case let .buffer(b): loadSourceRow(b, x: x, y: y, count: count, into: dst, premultiply: premultiply)
+        case let .window(w): loadWindowRow(w, x: x, y: y, count: count, into: dst, premultiply: premultiply)
+        }
+    }
+
     // MARK: Color chains
 
     private func evaluateColorChain(_ node: Node, into out: Tile, arena: Arena, premultiplyResult: Bool = true) {
@@ -117,14 +163,16 @@ final class Evaluator: @unchecked Sendable {
         // A chain over a source reads the source chunk by chunk, so each chunk goes from
         // memory through every kernel while it is in the L1 cache; a straight-alpha source
         // skips the premultiply/unpremultiply round trip.
-        var fusedSource: PixelBuffer?
-        if case let .source(b) = n.op, materialized[ObjectIdentifier(n)] == nil,
-           IntRect(covering: n.extent).contains(out.rect) {
-            fusedSource = b
-        } else {
-            evaluate(n, into: out, arena: arena)
+        var fusedSource: FusedSource?
+        if materialized[ObjectIdentifier(n)] == nil, IntRect(covering: n.extent).contains(out.rect) {
+            if case let .source(b) = n.op {
+                fusedSource = .buffer(b)
+            } else if case .streamedSource = n.op, let w = windows[ObjectIdentifier(n)] {
+                fusedSource = .window(w)
+            }
         }
-        let sourceIsStraight = fusedSource.map { $0.alphaMode == .straight || !$0.format.hasAlpha } ?? false
+        if fusedSource == nil { evaluate(n, into: out, arena: arena) }
+        let sourceIsStraight = fusedSource?.isStraight ?? false
         let w = out.rect.width
         // A single alpha-preserving matrix with no alpha column runs on premultiplied values
         // directly: (M u + b) * a = M c + b * a, so the bias becomes the alpha column and the
@@ -133,7 +181,7 @@ final class Evaluator: @unchecked Sendable {
            let pm = m.premultipliedForm {
             // Float sources already in the working representation stream straight from the
             // source into a destination nobody reads during the render.
-            if node === streamedRoot, let b = fusedSource, b.format == .rgbaF32, b.alphaMode == .premultiplied,
+            if node === streamedRoot, case let .buffer(b) = fusedSource, b.format == .rgbaF32, b.alphaMode == .premultiplied,
                !(linear && b.colorEncoding == .sRGB) {
                 b.withUnsafeBytes { raw in
                     for y in out.rect.y..<out.rect.maxY {
@@ -149,8 +197,8 @@ final class Evaluator: @unchecked Sendable {
                 var x = 0
                 while x < w {
                     let c = Swift.min(Evaluator.chunk, w - x)
-                    if let b = fusedSource {
-                        loadSourceRow(b, x: out.rect.x + x, y: y, count: c, into: row + x, premultiply: true)
+                    if let s = fusedSource {
+                        loadFusedRow(s, x: out.rect.x + x, y: y, count: c, into: row + x, premultiply: true)
                     }
                     colorMatrixRow(row + x, count: c, matrix: pm)
                     x += c
@@ -177,8 +225,8 @@ final class Evaluator: @unchecked Sendable {
             while x < w {
                 let c = Swift.min(Evaluator.chunk, w - x)
                 let p = scratch ?? row + x
-                if let b = fusedSource {
-                    loadSourceRow(b, x: out.rect.x + x, y: y, count: c, into: p, premultiply: false)
+                if let s = fusedSource {
+                    loadFusedRow(s, x: out.rect.x + x, y: y, count: c, into: p, premultiply: false)
                     if !sourceIsStraight { unpremultiplyRow(p, count: c) }
                 } else {
                     unpremultiplyRow(p, count: c)
@@ -205,14 +253,14 @@ final class Evaluator: @unchecked Sendable {
 
     /// The rest of `evaluateColorChain` for a chain that is a `PointProgram`: `out` holds the
     /// chain's premultiplied input unless `fusedSource` is given.
-    private func runPointProgram(_ program: PointProgram, fusedSource: PixelBuffer?, sourceIsStraight: Bool, streams: Bool,
+    private func runPointProgram(_ program: PointProgram, fusedSource: FusedSource?, sourceIsStraight: Bool, streams: Bool,
                                  into out: Tile, arena: Arena, premultiplyResult: Bool) {
         let w = out.rect.width
         let planes = arena.allocate(4 * PointProgram.maxCount, of: Float.self)
         // A float source whose values are used as stored is read in place; others are loaded
         // into the destination row (or a scratch chunk when storing non-temporally).
         var direct: PixelBuffer?
-        if let b = fusedSource, b.format == .rgbaF32, !(linear && b.colorEncoding == .sRGB) { direct = b }
+        if case let .buffer(b) = fusedSource, b.format == .rgbaF32, !(linear && b.colorEncoding == .sRGB) { direct = b }
         let scratch: UnsafeMutablePointer<SIMD4<Float>>? = streams && fusedSource != nil && direct == nil
             ? arena.allocate(PointProgram.maxCount) : nil
         let unpremultiply = !(fusedSource != nil && sourceIsStraight)
@@ -227,9 +275,9 @@ final class Evaluator: @unchecked Sendable {
                     if let b = direct, let raw {
                         src = UnsafePointer((raw.baseAddress! + y * b.bytesPerRow).assumingMemoryBound(to: SIMD4<Float>.self)
                                             + out.rect.x + x)
-                    } else if let b = fusedSource {
+                    } else if let s = fusedSource {
                         let p = scratch ?? row + x
-                        loadSourceRow(b, x: out.rect.x + x, y: y, count: c, into: p, premultiply: false)
+                        loadFusedRow(s, x: out.rect.x + x, y: y, count: c, into: p, premultiply: false)
                         src = UnsafePointer(p)
                     } else {
                         src = UnsafePointer(row + x)
@@ -297,6 +345,10 @@ final class Evaluator: @unchecked Sendable {
         switch w {
         case let .affine(t, sampling):
             let inv = t.inverted()!
+            if sampling == .bilinear, inv.b == 0, inv.c == 0 {
+                axisAlignedBilinearWarp(src, inverse: inv, into: out, arena: arena)
+                return
+            }
             for y in out.rect.y..<out.rect.maxY {
                 affineWarpRow(src, inverse: inv, sampling: sampling, x0: out.rect.x, y: y,
                               count: out.rect.width, into: out.row(y))

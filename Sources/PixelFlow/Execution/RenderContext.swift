@@ -1,3 +1,4 @@
+import CSIMD
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -48,16 +49,23 @@ public struct RenderContext: Sendable {
         /// Off, every node is computed in its own full pass, as a naive engine would: for
         /// tests and for measuring what the optimizer gains.
         public var optimizes: Bool
+        /// Rows of output per strip when `write(_:toFile:...)` streams a JPEG (default 128):
+        /// the output held in memory is three strips, and streamed sources keep about three
+        /// strips' regions of interest of decoded rows (the decoder runs ahead). A schedule setting: it never changes
+        /// the pixels or the file's bytes.
+        public var stripHeight: Int
 
+        /// Creates options; every parameter has the default stated on its property.
         public init(threadCount: Int? = nil, tileWidth: Int = 256, tileHeight: Int = 64,
                     colorManagement: ColorManagement = .linear,
-                    maximumRenderPixelCount: Int = 100_000_000, optimizes: Bool = true) {
+                    maximumRenderPixelCount: Int = 100_000_000, optimizes: Bool = true, stripHeight: Int = 128) {
             self.threadCount = threadCount ?? RenderContext.activeProcessorCount
             self.tileWidth = tileWidth
             self.tileHeight = tileHeight
             self.colorManagement = colorManagement
             self.maximumRenderPixelCount = maximumRenderPixelCount
             self.optimizes = optimizes
+            self.stripHeight = stripHeight
         }
     }
 
@@ -78,6 +86,9 @@ public struct RenderContext: Sendable {
     func validate() throws {
         guard options.threadCount >= 1 else {
             throw PixelFlowError.invalidParameter(filter: "RenderContext", key: "threadCount", reason: "must be at least 1, got \(options.threadCount)")
+        }
+        guard options.stripHeight >= 1 else {
+            throw PixelFlowError.invalidParameter(filter: "RenderContext", key: "stripHeight", reason: "must be at least 1, got \(options.stripHeight)")
         }
         guard options.tileWidth >= 1, options.tileHeight >= 1 else {
             throw PixelFlowError.invalidParameter(filter: "RenderContext", key: "tileSize",
@@ -150,52 +161,79 @@ public struct RenderContext: Sendable {
     private func renderControlled(_ image: Image, rect: IntRect, into buffer: inout PixelBuffer) throws {
         let control = RenderControl.current
         if control?.isCancelled == true { throw PixelFlowError.cancelled }
-        let linear = options.colorManagement == .linear
-        let evaluator = Evaluator(linear: linear)
+        let evaluator = Evaluator(linear: options.colorManagement == .linear)
         let opts = options
         let plan = RenderPlan(root: image.node, rect: rect, options: opts)
         try plan.checkRegionSizes()
         control?.setTotal(plan.totalWorkUnits)
+        // Random access: streamed sources are decoded whole before anything reads them.
+        for n in plan.order where plan.region(of: n) != nil {
+            if case let .streamedSource(s) = n.op { evaluator.windows[ObjectIdentifier(n)] = try s.decodeFully() }
+        }
         try plan.materialize(with: evaluator)
-        let grid = TileGrid(rect: rect, tileWidth: opts.tileWidth, tileHeight: opts.tileHeight)
-        let format = buffer.format
-        let encode = linear && buffer.colorEncoding == .sRGB
-        let unpremultiply = buffer.alphaMode == .straight && format.hasAlpha
-        // Float RGBA with the working encoding: tiles are computed in place in the destination
-        // (for straight alpha, a color chain at the root leaves its result straight, and other
-        // roots are unpremultiplied in place).
-        let direct = format == .rgbaF32 && !encode && (buffer.colorEncoding == .linear || !linear)
-        let root = plan.root
-        if direct { evaluator.streamedRoot = root }
+        let target = TileTarget(buffer: buffer, linear: evaluator.linear)
+        if target.direct { evaluator.streamedRoot = plan.root }
         let bpr = buffer.bytesPerRow
-        let bpp = format.bytesPerPixel
         buffer.withUnsafeMutableBytes { raw in
-            let dst = SharedPixels(base: raw.baseAddress!, bytesPerRow: bpr)
-            Scheduler.run(count: grid.count, threads: opts.threadCount) { i, arena in
-                let t = grid[i]
-                let lx = t.x - rect.x, ly = t.y - rect.y
-                if direct {
-                    let base = (dst.base + ly * dst.bytesPerRow + lx * bpp).assumingMemoryBound(to: SIMD4<Float>.self)
-                    precondition(dst.bytesPerRow % 16 == 0)
-                    let tile = Tile(base: base, stride: dst.bytesPerRow / 16, rect: t)
-                    let isStraight = evaluator.evaluate(root, into: tile, arena: arena, straight: unpremultiply)
-                    if unpremultiply && !isStraight {
-                        for y in t.y..<t.maxY { unpremultiplyRow(tile.row(y), count: t.width) }
-                    }
-                } else {
-                    let tile = arena.tile(t)
-                    let isStraight = evaluator.evaluate(root, into: tile, arena: arena, straight: unpremultiply)
-                    let scratch = arena.allocate(t.width, of: SIMD4<Float>.self)
-                    for y in 0..<t.height {
-                        let row = tile.row(t.y + y)
-                        if unpremultiply && !isStraight { unpremultiplyRow(row, count: t.width) }
-                        storeRowRGBA(row, count: t.width, format: format,
-                                     into: dst.base + (ly + y) * dst.bytesPerRow + lx * bpp,
-                                     encodeSRGB: encode, scratch: scratch)
-                    }
+            renderTiles(plan.root, rect: rect, evaluator: evaluator, target: target,
+                        into: SharedPixels(base: raw.baseAddress!, bytesPerRow: bpr), arenas: nil)
+        }
+    }
+
+    /// How tiles are stored into a destination of some format.
+    struct TileTarget {
+        let format: PixelFormat
+        /// sRGB-encode linear working values.
+        let encode: Bool
+        let unpremultiply: Bool
+        /// Float RGBA with the working encoding: tiles are computed in place in the destination
+        /// (for straight alpha, a color chain at the root leaves its result straight, and other
+        /// roots are unpremultiplied in place).
+        let direct: Bool
+
+        init(format: PixelFormat, colorEncoding: ColorEncoding, alphaMode: AlphaMode, linear: Bool) {
+            self.format = format
+            encode = linear && colorEncoding == .sRGB
+            unpremultiply = alphaMode == .straight && format.hasAlpha
+            direct = format == .rgbaF32 && !encode && (colorEncoding == .linear || !linear)
+        }
+
+        init(buffer: PixelBuffer, linear: Bool) {
+            self.init(format: buffer.format, colorEncoding: buffer.colorEncoding, alphaMode: buffer.alphaMode, linear: linear)
+        }
+    }
+
+    /// Computes `root` over `rect` tile by tile on all workers into `dst`, whose first byte is
+    /// pixel (rect.x, rect.y); each tile advances the current render's progress by one unit.
+    func renderTiles(_ root: Node, rect: IntRect, evaluator: Evaluator, target: TileTarget,
+                     into dst: SharedPixels, arenas: ArenaPool?) {
+        let control = RenderControl.current
+        let grid = TileGrid(rect: rect, tileWidth: options.tileWidth, tileHeight: options.tileHeight)
+        let bpp = target.format.bytesPerPixel
+        Scheduler.run(count: grid.count, threads: options.threadCount, arenas: arenas) { item, arena in
+            let t = grid[item]
+            let lx = t.x - rect.x, ly = t.y - rect.y
+            if target.direct {
+                let base = (dst.base + ly * dst.bytesPerRow + lx * bpp).assumingMemoryBound(to: SIMD4<Float>.self)
+                precondition(dst.bytesPerRow % 16 == 0)
+                let tile = Tile(base: base, stride: dst.bytesPerRow / 16, rect: t)
+                let isStraight = evaluator.evaluate(root, into: tile, arena: arena, straight: target.unpremultiply)
+                if target.unpremultiply && !isStraight {
+                    for y in t.y..<t.maxY { unpremultiplyRow(tile.row(y), count: t.width) }
                 }
-                control?.advance(1)
+            } else {
+                let tile = arena.tile(t)
+                let isStraight = evaluator.evaluate(root, into: tile, arena: arena, straight: target.unpremultiply)
+                let scratch = arena.allocate(t.width, of: SIMD4<Float>.self)
+                for y in 0..<t.height {
+                    let row = tile.row(t.y + y)
+                    if target.unpremultiply && !isStraight { unpremultiplyRow(row, count: t.width) }
+                    storeRowRGBA(row, count: t.width, format: target.format,
+                                 into: dst.base + (ly + y) * dst.bytesPerRow + lx * bpp,
+                                 encodeSRGB: target.encode, scratch: scratch)
+                }
             }
+            control?.advance(1)
         }
     }
 }

@@ -38,6 +38,17 @@ final class RenderPlan {
         }
         let order = GraphWalk.postOrder(root)
         self.order = order
+        let regions = RenderPlan.regions(order: order, root: root, rect: rect)
+        self.regions = regions
+        (materializedNodes, reasons) = RenderPlan.chooseStages(order: order, root: root, regions: regions,
+                                                               optimizes: options.optimizes)
+    }
+
+    /// The rect each node of `order` (post-order from `root`) must produce for `root` to
+    /// produce `rect`: the union of what its consumers read (not clipped to its extent).
+    ///
+    /// - Complexity: O(nodes + edges).
+    static func regions(order: [Node], root: Node, rect: IntRect) -> [ObjectIdentifier: IntRect] {
         var regions: [ObjectIdentifier: IntRect] = [ObjectIdentifier(root): rect]
         for n in order.reversed() {
             guard let r0 = regions[ObjectIdentifier(n)] else { continue }
@@ -50,9 +61,7 @@ final class RenderPlan {
                 regions[id] = regions[id].map { $0.union(need) } ?? need
             }
         }
-        self.regions = regions
-        (materializedNodes, reasons) = RenderPlan.chooseStages(order: order, root: root, regions: regions,
-                                                               optimizes: options.optimizes)
+        return regions
     }
 
     /// Decides which nodes are computed into buffers.
@@ -111,14 +120,16 @@ final class RenderPlan {
     }
 
     static func isSource(_ n: Node) -> Bool {
-        if case .source = n.op { return true }
-        return false
+        switch n.op {
+        case .source, .streamedSource: return true
+        default: return false
+        }
     }
 
     /// Rough cost per output pixel, in point operations.
     static func ownCost(_ n: Node) -> Int {
         switch n.op {
-        case .source, .generator, .color, .colorMatrix, .blend: return 1
+        case .source, .streamedSource, .generator, .color, .colorMatrix, .blend: return 1
         case .crop: return 0
         case .reduction: return 1
         case let .warp(w):
@@ -139,7 +150,7 @@ final class RenderPlan {
     /// The rect of input `k` that `node` reads to produce `rect`.
     static func inputRegion(of node: Node, input k: Int, for rect: IntRect) -> IntRect {
         switch node.op {
-        case .source, .generator: return .empty
+        case .source, .streamedSource, .generator: return .empty
         case .color, .colorMatrix, .blend, .crop: return rect
         case let .warp(w): return Evaluator.warpROI(w, for: rect, input: node.inputs[k])
         case let .stencil(s): return Evaluator.stencilInputROI(s, input: k, for: rect)

@@ -10,12 +10,16 @@ enum Scheduler {
     ///
     /// When the render this runs in is cancelled (see `RenderControl`), workers stop taking
     /// items; the caller checks `RenderControl.current?.isCancelled` afterwards.
-    static func run(count: Int, threads: Int, _ body: @Sendable (_ item: Int, _ arena: Arena) -> Void) {
+    ///
+    /// With `arenas`, worker `i` uses `arenas[i]` instead of a new arena, so a render that runs
+    /// many short parallel loops (a streaming render's strips) reuses warm scratch memory.
+    static func run(count: Int, threads: Int, arenas: ArenaPool? = nil,
+                    _ body: @Sendable (_ item: Int, _ arena: Arena) -> Void) {
         guard count > 0 else { return }
         let control = RenderControl.current
-        let workers = Swift.max(1, Swift.min(threads, count))
+        let workers = Swift.max(1, Swift.min(threads, count, arenas?.count ?? Int.max))
         if workers == 1 {
-            let arena = Arena()
+            let arena = arenas?[0] ?? Arena()
             for i in 0..<count {
                 if control?.isCancelled == true { return }
                 arena.reset()
@@ -24,9 +28,9 @@ enum Scheduler {
             return
         }
         let next = Atomic<Int>(0)
-        DispatchQueue.concurrentPerform(iterations: workers) { _ in
+        DispatchQueue.concurrentPerform(iterations: workers) { worker in
             RenderControl.with(control) {
-                let arena = Arena()
+                let arena = arenas?[worker] ?? Arena()
                 while true {
                     if control?.isCancelled == true { break }
                     let i = next.wrappingAdd(1, ordering: .relaxed).oldValue
@@ -47,4 +51,15 @@ enum Scheduler {
 struct SharedPixels: @unchecked Sendable {
     let base: UnsafeMutableRawPointer
     let bytesPerRow: Int
+}
+
+/// One arena per worker, kept across `Scheduler.run` calls.
+///
+/// `@unchecked Sendable`: `Scheduler.run` gives arena `i` only to worker `i` of one loop, and
+/// the loops of a render run one after another, so no arena is used by two threads at once.
+final class ArenaPool: @unchecked Sendable {
+    private let arenas: [Arena]
+    init(count: Int) { arenas = (0..<Swift.max(1, count)).map { _ in Arena() } }
+    var count: Int { arenas.count }
+    subscript(i: Int) -> Arena { arenas[i] }
 }

@@ -21,6 +21,9 @@ final class Node: Sendable, CustomStringConvertible {
 enum Op: Sendable {
     /// Pixels from a buffer, placed with its top-left at the origin.
     case source(PixelBuffer)
+    /// Pixels of a file decoded row by row as a render needs them (see `StreamedSource`),
+    /// placed with its top-left at the origin.
+    case streamedSource(StreamedSource)
     /// Position -> color, evaluated at pixel centers.
     case generator(GeneratorKernel)
     /// Pixel -> pixel on unpremultiplied values.
@@ -41,6 +44,7 @@ enum Op: Sendable {
     var kindName: String {
         switch self {
         case .source: return "source"
+        case .streamedSource: return "streamedSource"
         case .generator: return "generator"
         case .color: return "color"
         case .colorMatrix: return "colorMatrix"
@@ -55,6 +59,7 @@ enum Op: Sendable {
     var label: String {
         switch self {
         case let .source(b): return "\(b.width)x\(b.height) \(b.format)"
+        case let .streamedSource(s): return s.description
         case let .generator(g): return g.name
         case let .color(k): return k.name
         case let .colorMatrix(m): return m.description

@@ -30,6 +30,7 @@ enum ShareCommonSubgraphs: OptimizerPass {
         let op: String
         switch n.op {
         case let .source(b): op = "source \(UInt(bitPattern: ObjectIdentifier(b._storage).hashValue)) \(b.width)x\(b.height) \(b.format) \(b.colorEncoding) \(b.alphaMode)"
+        case let .streamedSource(s): op = "streamed \(UInt(bitPattern: ObjectIdentifier(s).hashValue))"
         case let .generator(g): op = "generator " + (g.sharesByName ? g.name : unique)
         case let .color(k): op = "color " + (k.sharesByName ? k.name : unique)
         case let .colorMatrix(m): op = "matrix " + (0..<4).map { bits(m.row($0)) }.joined(separator: ";") + "|" + bits(m.bias)

@@ -1,0 +1,173 @@
+import CCodecShims
+
+/// A JPEG decoder that delivers rows top to bottom on demand, for streaming renders.
+///
+/// It reads the header in `init` (checking the declared size against `DecodeOptions` before
+/// anything sized by it is allocated) and then decodes `readRows(into:count:)` rows at a
+/// time with exactly the settings of `_JPEGCodec.decode` (same libjpeg calls: default DCT
+/// method, fancy upsampling, output `JCS_EXT_RGBA` or gray), so the pixels equal a full
+/// decode's. Corrupt or truncated data throws from whichever call meets it.
+///
+/// `@unchecked Sendable`: it owns a libjpeg object that is not thread-safe. A streaming render
+/// hands it to one codec thread at a time and waits for that thread before using it again,
+/// so no two threads touch it at once.
+final class _JPEGRowDecoder: @unchecked Sendable {
+    let name: String
+    let width: Int
+    let height: Int
+    /// `.rgba8` (alpha 255) or `.gray8`.
+    let format: PixelFormat
+    /// The EXIF orientation, `.up` when there is none.
+    let orientation: EXIFOrientation
+    /// Rows decoded so far.
+    private(set) var nextRow = 0
+    /// A private copy of the file's bytes, read by libjpeg's memory source until `deinit`.
+    private let bytes: UnsafeMutableBufferPointer<UInt8>
+    private let options: DecodeOptions
+    private let decoder: OpaquePointer
+    private var message = [CChar](repeating: 0, count: Int(PF_MESSAGE_CAPACITY))
+
+    /// Reads the header of the JPEG in `bytes` and prepares to decode rows.
+    ///
+    /// - Throws: `limitExceeded` for a size beyond `options`, `decodingFailed` for corrupt
+    ///   data, `unsupportedFormat` for color spaces PixelFlow does not convert.
+    init(bytes: [UInt8], name: String, options: DecodeOptions) throws {
+        if let (w, h) = _JPEGCodec.frameSize(bytes), w > 0, h > 0 {
+            try options._checkDimensions(width: w, height: h, file: name)
+        }
+        let copy = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: Swift.max(1, bytes.count))
+        _ = copy.initialize(from: bytes)
+        self.name = name
+        self.options = options
+        guard let decoder = pf_jpeg_decoder_create(copy.baseAddress, bytes.count, Int32(clamping: options.maximumJPEGScans)) else {
+            copy.deallocate()
+            throw PixelFlowError.decodingFailed(file: name, reason: "out of memory")
+        }
+        self.bytes = copy
+        self.decoder = decoder
+        var header = pf_jpeg_header()
+        var exif = [UInt8](repeating: 0, count: Int(PF_JPEG_EXIF_CAPACITY))
+        var message = [CChar](repeating: 0, count: Int(PF_MESSAGE_CAPACITY))
+        let status = exif.withUnsafeMutableBufferPointer { pf_jpeg_read_header(decoder, &header, $0.baseAddress, &message) }
+        guard status == PF_OK else {
+            pf_jpeg_decoder_destroy(decoder)
+            copy.deallocate()
+            throw _JPEGCodec.error(status, message, name: name, options: options)
+        }
+        width = Int(header.width)
+        height = Int(header.height)
+        do {
+            try options._checkDimensions(width: width, height: height, file: name)
+            switch Int(header.color) {
+            case PF_JPEG_COLOR_GRAY: format = .gray8
+            case PF_JPEG_COLOR_RGB, PF_JPEG_COLOR_CMYK: format = .rgba8
+            default:
+                throw PixelFlowError.unsupportedFormat(file: name,
+                    reason: "JPEG with \(header.components) components in a color space PixelFlow does not convert")
+            }
+            let start = pf_jpeg_start_rows(decoder, &message)
+            guard start == PF_OK else { throw _JPEGCodec.error(start, message, name: name, options: options) }
+        } catch {
+            pf_jpeg_decoder_destroy(decoder)
+            copy.deallocate()
+            throw error
+        }
+        if header.exif_size > 0, let o = EXIFOrientation(exifPayload: exif[..<Int(header.exif_size)]) {
+            orientation = o
+        } else {
+            orientation = .up
+        }
+    }
+
+    deinit {
+        pf_jpeg_decoder_destroy(decoder)
+        bytes.deallocate()
+    }
+
+    /// Bytes per pixel of the decoded rows.
+    var bytesPerPixel: Int { format.bytesPerPixel }
+
+    /// Decodes the next `count` rows, row `i` into `rows(i)` (`width * bytesPerPixel` bytes).
+    ///
+    /// - Throws: `decodingFailed` for corrupt or truncated data (the decoder is then unusable).
+    func readRows(count: Int, into rows: (Int) -> UnsafeMutableRawPointer) throws {
+        precondition(count >= 0 && nextRow + count <= height, "rows past the end of the image")
+        var pointers = [UnsafeMutablePointer<UInt8>?](repeating: nil, count: Swift.min(count, 64))
+        var done = 0
+        while done < count {
+            let n = Swift.min(pointers.count, count - done)
+            for i in 0..<n { pointers[i] = rows(done + i).assumingMemoryBound(to: UInt8.self) }
+            let status = pointers.withUnsafeBufferPointer { p in
+                pf_jpeg_read_rows(decoder, p.baseAddress, UInt32(n), &message)
+            }
+            guard status == PF_OK else { throw _JPEGCodec.error(status, message, name: name, options: options) }
+            done += n
+            nextRow += n
+        }
+    }
+}
+
+/// A JPEG encoder that takes rows top to bottom and writes them to a file descriptor as it
+/// goes, with the settings of `_JPEGCodec.encode` (so the bytes are the same).
+///
+/// `@unchecked Sendable`: like `_JPEGRowDecoder`, used by one thread at a time.
+final class _JPEGRowEncoder: @unchecked Sendable {
+    let name: String
+    let width: Int
+    let height: Int
+    /// `.rgba8` (alpha ignored) or `.gray8`.
+    let format: PixelFormat
+    private(set) var rowsWritten = 0
+    private let encoder: OpaquePointer
+    private var message = [CChar](repeating: 0, count: Int(PF_MESSAGE_CAPACITY))
+
+    /// - Throws: `invalidParameter` for a quality outside 1...100, `encodingFailed` for a side
+    ///   beyond 65_535 or a format other than `rgba8` and `gray8`.
+    init(fileDescriptor: Int32, width: Int, height: Int, format: PixelFormat, quality: Int,
+         options: EncodeOptions, name: String) throws {
+        try _Codec.checkQuality(quality, format: .jpeg)
+        guard width > 0, height > 0, width <= 65_535, height <= 65_535 else {
+            throw PixelFlowError.encodingFailed(file: name,
+                reason: "JPEG: \(width)x\(height) is not within the format's 1x1...65535x65535")
+        }
+        guard format == .rgba8 || format == .gray8 else {
+            throw PixelFlowError.encodingFailed(file: name, reason: "JPEG rows must be rgba8 or gray8, not \(format)")
+        }
+        self.name = name
+        self.width = width
+        self.height = height
+        self.format = format
+        var message = [CChar](repeating: 0, count: Int(PF_MESSAGE_CAPACITY))
+        guard let encoder = pf_jpeg_encoder_create(fileDescriptor, UInt32(width), UInt32(height),
+                                                   format == .gray8 ? 1 : 4, Int32(quality),
+                                                   Int32(_JPEGCodec.subsampling(options.chromaSubsampling)),
+                                                   options.progressive ? 1 : 0, &message) else {
+            throw PixelFlowError.encodingFailed(file: name, reason: "JPEG: " + _Codec.message(message))
+        }
+        self.encoder = encoder
+    }
+
+    deinit { pf_jpeg_encoder_destroy(encoder) }
+
+    /// Compresses the next `count` rows, `bytesPerRow` apart from `pixels`.
+    ///
+    /// - Throws: `encodingFailed`, or `io` when writing to the file fails.
+    func write(rows pixels: UnsafeRawPointer, bytesPerRow: Int, count: Int) throws {
+        precondition(count >= 0 && rowsWritten + count <= height, "rows past the end of the image")
+        let status = pf_jpeg_encoder_write_rows(encoder, pixels.assumingMemoryBound(to: UInt8.self), bytesPerRow,
+                                                UInt32(count), &message)
+        try check(status)
+        rowsWritten += count
+    }
+
+    /// Writes the end of the file once every row was written.
+    func finish() throws {
+        try check(pf_jpeg_encoder_finish(encoder, &message))
+    }
+
+    private func check(_ status: Int32) throws {
+        if status == PF_OK { return }
+        if status == PF_IO_ERROR { throw PixelFlowError.io(file: name, reason: _Codec.message(message)) }
+        throw PixelFlowError.encodingFailed(file: name, reason: "JPEG: " + _Codec.message(message))
+    }
+}

@@ -1,0 +1,101 @@
+/// The pixels of a JPEG file, decoded row by row while a render needs them, rather than
+/// all at once before it starts: the source of `Image(contentsOfFile:options:streaming:)`.
+///
+/// A source node holding one of these never owns pixels. Each render binds it to a
+/// `RowWindow`: a streaming render (`RenderContext.write(_:toFile:...)` to JPEG) keeps only
+/// the rows its current strips read; every other render decodes the file fully into a
+/// window of the image's height before its tiles start (the random-access fallback).
+///
+/// Immutable, so `Sendable`; each render makes its own decoder.
+final class StreamedSource: Sendable, CustomStringConvertible {
+    /// How errors name the input, usually its path.
+    let name: String
+    let width: Int
+    let height: Int
+    /// `.rgba8` or `.gray8`, sRGB-encoded, straight alpha, as a full decode gives.
+    let format: PixelFormat
+    private let bytes: [UInt8]
+    private let options: DecodeOptions
+
+    /// Reads the header of the JPEG in `bytes` (checking limits and decoding nothing else).
+    init(jpeg bytes: [UInt8], name: String, options: DecodeOptions) throws {
+        let decoder = try _JPEGRowDecoder(bytes: bytes, name: name, options: options)
+        self.name = name
+        width = decoder.width
+        height = decoder.height
+        format = decoder.format
+        self.bytes = bytes
+        self.options = options
+        orientation = decoder.orientation
+    }
+
+    /// The file's EXIF orientation (`.up` when it has none).
+    let orientation: EXIFOrientation
+
+    var description: String { "\(width)x\(height) \(format) streamed JPEG" }
+
+    /// The image's rect, at the origin.
+    var bounds: IntRect { IntRect(x: 0, y: 0, width: width, height: height) }
+
+    /// A decoder positioned before the first row.
+    func makeDecoder() throws -> _JPEGRowDecoder {
+        try _JPEGRowDecoder(bytes: bytes, name: name, options: options)
+    }
+
+    /// A window over every row, fully decoded: what a render that needs random access uses.
+    func decodeFully() throws -> RowWindow {
+        let window = try RowWindow(source: self, capacity: height)
+        try window.decode(upTo: height)
+        return window
+    }
+}
+
+/// The decoded rows of a `StreamedSource` that a render may currently read, in a ring of
+/// `capacity` rows: row `y` lives in slot `y % capacity`, so decoding row `y` overwrites row
+/// `y - capacity`. A streaming render chooses `capacity` so that the rows it decodes ahead
+/// never land on rows the current strip reads (see `StripSchedule`).
+///
+/// `@unchecked Sendable`: tiles on many threads read rows through `row(_:)` while at most one
+/// codec thread decodes further rows with `decode(upTo:)` into slots no tile of the current
+/// strip reads; the render waits for that thread before the next strip starts.
+final class RowWindow: @unchecked Sendable {
+    let source: StreamedSource
+    let capacity: Int
+    let bytesPerRow: Int
+    let format: PixelFormat
+    /// Whether every alpha value is the maximum (true for JPEG, whose decoder writes 255).
+    let isOpaque = true
+    /// Rows `0..<decodedRows` have been decoded (the last `capacity` of them are held).
+    private(set) var decodedRows = 0
+    private let storage: UnsafeMutableRawPointer
+    private var decoder: _JPEGRowDecoder?
+
+    /// Allocates `capacity` rows and opens a decoder.
+    init(source: StreamedSource, capacity: Int) throws {
+        self.source = source
+        self.capacity = Swift.max(1, Swift.min(capacity, source.height))
+        format = source.format
+        bytesPerRow = (source.width * source.format.bytesPerPixel + 15) & ~15
+        decoder = try source.makeDecoder()
+        storage = .allocate(byteCount: self.capacity * bytesPerRow, alignment: 64)
+    }
+
+    deinit { storage.deallocate() }
+
+    /// The first byte of row `y`, which must be among the last `capacity` decoded rows.
+    @inline(__always) func row(_ y: Int) -> UnsafeRawPointer {
+        UnsafeRawPointer(storage + (y % capacity) * bytesPerRow)
+    }
+
+    /// Decodes rows until `decodedRows >= min(rows, height)`.
+    ///
+    /// - Throws: `decodingFailed` for corrupt or truncated data; the window is then unusable.
+    func decode(upTo rows: Int) throws {
+        let target = Swift.min(rows, source.height)
+        guard target > decodedRows, let decoder else { return }
+        let first = decodedRows
+        try decoder.readRows(count: target - first) { i in storage + ((first + i) % capacity) * bytesPerRow }
+        decodedRows = target
+        if target == source.height { self.decoder = nil }  // frees libjpeg's state early
+    }
+}
