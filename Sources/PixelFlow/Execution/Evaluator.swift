@@ -345,10 +345,6 @@ final class Evaluator: @unchecked Sendable {
         switch w {
         case let .affine(t, sampling):
             let inv = t.inverted()!
-            if sampling == .bilinear, inv.b == 0, inv.c == 0 {
-                axisAlignedBilinearWarp(src, inverse: inv, into: out, arena: arena)
-                return
-            }
             for y in out.rect.y..<out.rect.maxY {
                 affineWarpRow(src, inverse: inv, sampling: sampling, x0: out.rect.x, y: y,
                               count: out.rect.width, into: out.row(y))
