@@ -539,4 +539,31 @@ PF_INLINE void pf_bilinear_half_rgba8_row(const unsigned char *top, const unsign
 
 #pragma clang fp contract(on)
 
+/* Rec. 709 luma of float RGBA quantized to 8 bits: dst[i] = quantize8(0.2126 r + 0.7152 g +
+ * 0.0722 b), summed left to right without contraction and rounded as pf_quantize8; exactly
+ * PixelBuffer._luma then _quantize8. Four pixels per step. */
+PF_INLINE void pf_store_gray8_row(const pf_float4 *src, unsigned char *dst, long count) {
+#pragma clang fp contract(off)
+    const pf_float4 wr = 0.2126f, wg = 0.7152f, wb = 0.0722f;
+    long i = 0;
+    for (; i + 4 <= count; i += 4) {
+        pf_float4 p0 = src[i], p1 = src[i + 1], p2 = src[i + 2], p3 = src[i + 3];
+        pf_float4 t0 = __builtin_shufflevector(p0, p1, 0, 4, 1, 5);  /* x0 x1 y0 y1 */
+        pf_float4 t1 = __builtin_shufflevector(p2, p3, 0, 4, 1, 5);  /* x2 x3 y2 y3 */
+        pf_float4 t2 = __builtin_shufflevector(p0, p1, 2, 6, 3, 7);  /* z0 z1 w0 w1 */
+        pf_float4 t3 = __builtin_shufflevector(p2, p3, 2, 6, 3, 7);
+        pf_float4 x = __builtin_shufflevector(t0, t1, 0, 1, 4, 5);
+        pf_float4 y = __builtin_shufflevector(t0, t1, 2, 3, 6, 7);
+        pf_float4 z = __builtin_shufflevector(t2, t3, 0, 1, 4, 5);
+        pf_float4 l = wr * x + wg * y + wb * z;
+        pf_u8x4 q = pf_quantize8(l);
+        __builtin_memcpy(dst + i, &q, 4);
+    }
+    for (; i < count; i++) {
+        pf_float4 v = src[i];
+        float l = 0.2126f * v.x + 0.7152f * v.y + 0.0722f * v.z;
+        dst[i] = pf_quantize8((pf_float4)l).x;
+    }
+}
+
 #endif

@@ -102,7 +102,7 @@ func storeRowRGBA(_ src: UnsafePointer<SIMD4<Float>>, count: Int, format: PixelF
         if encodeSRGB {
             for i in 0..<count { d[i] = SRGB.encode8(PixelBuffer._luma(src[i])) }
         } else {
-            for i in 0..<count { d[i] = PixelBuffer._quantize8(SIMD4(repeating: PixelBuffer._luma(src[i])))[0] }
+            pf_store_gray8_row(src, d, count)
         }
     case .grayF32:
         let d = dst.assumingMemoryBound(to: Float.self)

@@ -134,6 +134,36 @@ final class KernelReferenceTests: XCTestCase {
         }
     }
 
+    /// The C gray8 store against `_luma` then `_quantize8` (tolerance 0), on random rows with
+    /// values around every rounding boundary, NaN and out-of-range values, and short tails.
+    func testGray8StoreMatchesLumaThenQuantize() {
+        var r = SeededRandom(seed: 77)
+        var row: [SIMD4<Float>] = (0..<1030).map { i in
+            switch i % 5 {
+            case 0: let k = Float(Int(r.unit() * 256)); return SIMD4(repeating: (k + 0.5) / 255)
+            case 1: return SIMD4(r.unit() * 1.4 - 0.2, r.unit() * 1.4 - 0.2, r.unit() * 1.4 - 0.2, 1)
+            default: return SIMD4(r.unit(), r.unit(), r.unit(), r.unit())
+            }
+        }
+        row[3] = SIMD4(.nan, 0.5, 0.5, 1)
+        row[7] = SIMD4(.infinity, 0, 0, 1)
+        row[8] = SIMD4(-.infinity, 1, 1, 1)
+        for count in [1, 3, 4, 5, 1030] {
+            var out = [UInt8](repeating: 7, count: count)
+            var scratch = [SIMD4<Float>](repeating: .zero, count: count)
+            row.withUnsafeBufferPointer { s in
+                out.withUnsafeMutableBytes { d in
+                    scratch.withUnsafeMutableBufferPointer { sc in
+                        storeRowRGBA(s.baseAddress!, count: count, format: .gray8, into: d.baseAddress!, encodeSRGB: false, scratch: sc.baseAddress!)
+                    }
+                }
+            }
+            for i in 0..<count {
+                XCTAssertEqual(out[i], PixelBuffer._quantize8(SIMD4(repeating: PixelBuffer._luma(row[i])))[0], "pixel \(i) of \(count): \(row[i])")
+            }
+        }
+    }
+
     func testCorrelationKernels() {
         let taps: [Float] = [0.1, 0.2, 0.4, 0.2, 0.1]
         let src = randomRow(40 + 4, seed: 6)
