@@ -48,16 +48,23 @@ public struct RenderContext: Sendable {
         /// Off, every node is computed in its own full pass, as a naive engine would: for
         /// tests and for measuring what the optimizer gains.
         public var optimizes: Bool
+        /// Whether a morphology or median filter of an 8-bit image rendered into a buffer of
+        /// the same format may run on bytes with exact 8-bit kernels, when that gives the same
+        /// bytes as the float path (default on; see `explain(_:rect:into:)` and
+        /// Docs/Architecture.md, "The byte path"). Off, the float path always runs: for tests
+        /// and measurements.
+        public var usesBytePath: Bool
 
         public init(threadCount: Int? = nil, tileWidth: Int = 256, tileHeight: Int = 64,
                     colorManagement: ColorManagement = .linear,
-                    maximumRenderPixelCount: Int = 100_000_000, optimizes: Bool = true) {
+                    maximumRenderPixelCount: Int = 100_000_000, optimizes: Bool = true, usesBytePath: Bool = true) {
             self.threadCount = threadCount ?? RenderContext.activeProcessorCount
             self.tileWidth = tileWidth
             self.tileHeight = tileHeight
             self.colorManagement = colorManagement
             self.maximumRenderPixelCount = maximumRenderPixelCount
             self.optimizes = optimizes
+            self.usesBytePath = usesBytePath
         }
     }
 
@@ -155,6 +162,10 @@ public struct RenderContext: Sendable {
         let opts = options
         let plan = RenderPlan(root: image.node, rect: rect, options: opts)
         try plan.checkRegionSizes()
+        if case let .success(bytePlan) = BytePlan.make(root: plan.root, rect: rect, options: opts, buffer: buffer) {
+            bytePlan.run(rect: rect, into: &buffer, options: opts)
+            return
+        }
         control?.setTotal(plan.totalWorkUnits)
         try plan.materialize(with: evaluator)
         let grid = TileGrid(rect: rect, tileWidth: opts.tileWidth, tileHeight: opts.tileHeight)
