@@ -323,36 +323,36 @@ PF_INLINE void pf_u8_median5x5_row(const pf_u8 *const *rows, pf_u8 *dst, long n,
 }
 
 /* The median per channel over (2r+1) x (2r+1) windows by a sliding histogram (Huang, Yang and
- * Tang 1979), for `count` x `height` outputs of `bpp` channels: `src` points at the top-left
- * of the first window (rows `srcStride` bytes apart, count + 2r pixels by height + 2r rows);
- * output row y goes to dst + y * dstStride. Per output row the histograms are rebuilt, then
- * move one column per output, and the median bin (the (side^2 / 2)-th smallest value, counting
- * from 0) is tracked with the count of values below it.
+ * Tang 1979), for `count` x `height` outputs of `bpp` channels: rows[j] (j < height + 2r) points
+ * at the first window column of input row j (count + 2r pixels); output row y goes to
+ * dst + y * dstStride. Per output row the histograms are rebuilt, then move one column per
+ * output, and the median bin (the (side^2 / 2)-th smallest value, counting from 0) is tracked
+ * with the count of values below it.
  * Cost: 2 * (2r + 1) histogram updates per channel and pixel, plus (2r + 1)^2 per row; 4 KiB
  * of stack. */
-PF_INLINE void pf_u8_median_histogram(const pf_u8 *src, long srcStride, int r, long count, long height, long bpp,
+PF_INLINE void pf_u8_median_histogram(const pf_u8 *const *rows, int r, long count, long height, long bpp,
                                       pf_u8 *dst, long dstStride) {
     long side = 2 * r + 1;
     int half = (int)((side * side) / 2);
     int hist[4][256];
     for (long y = 0; y < height; y++) {
-        const pf_u8 *top = src + y * srcStride;
+        const pf_u8 *const *win = rows + y;
         pf_u8 *d = dst + y * dstStride;
         for (long c = 0; c < bpp; c++) {
             int *h = hist[c];
             __builtin_memset(h, 0, sizeof(hist[0]));
             for (long j = 0; j < side; j++) {
-                const pf_u8 *row = top + j * srcStride + c;
+                const pf_u8 *row = win[j] + c;
                 for (long i = 0; i < side; i++) h[row[i * bpp]]++;
             }
             int m = 0, below = 0;
             while (below + h[m] <= half) { below += h[m]; m++; }
             d[c] = (pf_u8)m;
+            long in = side * bpp;
             for (long x = 1; x < count; x++) {
-                const pf_u8 *p = top + (x - 1) * bpp + c;
-                long in = side * bpp;
+                long p = (x - 1) * bpp + c;
                 for (long j = 0; j < side; j++) {
-                    int o = p[j * srcStride], v = p[j * srcStride + in];
+                    int o = win[j][p], v = win[j][p + in];
                     h[o]--; below -= (o < m);
                     h[v]++; below += (v < m);
                 }

@@ -227,8 +227,8 @@ struct BytePlan {
                     }
                     if !inner.isEmpty {
                         let roi = inner.outset(halo.x, halo.y)
-                        let (input, stride) = plan.inputBytes(roi, src, bpp: bpp, arena: arena)
-                        byteStencilTile(plan.stencil, input: input, inputStride: stride, output: out(inner.x, inner.y),
+                        let input = plan.inputRows(roi, src, bpp: bpp, arena: arena)
+                        byteStencilTile(plan.stencil, input: input, output: out(inner.x, inner.y),
                                         outputStride: dst.bytesPerRow, width: inner.width, height: inner.height,
                                         bpp: bpp, arena: arena)
                     }
@@ -238,32 +238,58 @@ struct BytePlan {
         }
     }
 
-    /// The stencil's input over `roi` as bytes: the source in place when the crops and clamps
-    /// leave `roi` unchanged, else a copy gathered pixel by pixel (transparent where the steps
-    /// say so).
-    private func inputBytes(_ roi: IntRect, _ src: SharedSourceBytes, bpp: Int, arena: Arena) -> (UnsafePointer<UInt8>, Int) {
-        if BytePlan.isIdentity(roi.x..<roi.maxX, xSteps), BytePlan.isIdentity(roi.y..<roi.maxY, ySteps),
-           roi.x >= 0, roi.y >= 0, roi.maxX <= src.width, roi.maxY <= src.height {
-            return ((src.base + roi.y * src.bytesPerRow + roi.x * bpp).assumingMemoryBound(to: UInt8.self), src.bytesPerRow)
+    /// The stencil's input over `roi` as one pointer per row (at column `roi.x`). When the
+    /// crops and clamps leave the columns of `roi` unchanged, rows point into the source (a
+    /// clamped row repeats a pointer, a transparent row points at zeros): no copy. Otherwise
+    /// (tiles at the left and right borders) each row is gathered into arena scratch, by runs
+    /// of consecutive source columns found once per tile.
+    private func inputRows(_ roi: IntRect, _ src: SharedSourceBytes, bpp: Int, arena: Arena) -> UnsafePointer<UnsafePointer<UInt8>?> {
+        let rows = arena.allocate(roi.height, of: UnsafePointer<UInt8>?.self)
+        let length = roi.width * bpp
+        var zeros: UnsafePointer<UInt8>?
+        func zeroRow() -> UnsafePointer<UInt8> {
+            if let zeros { return zeros }
+            let z = arena.allocate(length, of: UInt8.self)
+            z.update(repeating: 0, count: length)
+            zeros = UnsafePointer(z)
+            return UnsafePointer(z)
         }
-        let stride = roi.width * bpp
-        let copy = arena.allocate(stride * roi.height, of: UInt8.self)
-        let columns = arena.allocate(roi.width, of: Int.self)
-        for i in 0..<roi.width { columns[i] = BytePlan.map(roi.x + i, xSteps) ?? -1 }
+        func sourceRow(_ sy: Int) -> UnsafePointer<UInt8> { (src.base + sy * src.bytesPerRow).assumingMemoryBound(to: UInt8.self) }
+        if BytePlan.isIdentity(roi.x..<roi.maxX, xSteps), roi.x >= 0, roi.maxX <= src.width {
+            for j in 0..<roi.height {
+                rows[j] = BytePlan.map(roi.y + j, ySteps).map { sourceRow($0) + roi.x * bpp } ?? zeroRow()
+            }
+            return UnsafePointer(rows)
+        }
+        // Runs (destination column, source column or -1 for transparent, length).
+        func column(_ i: Int) -> Int { BytePlan.map(roi.x + i, xSteps) ?? -1 }
+        var runs: [(at: Int, from: Int, count: Int)] = []
+        var i = 0
+        while i < roi.width {
+            let sx = column(i)
+            var k = 1
+            while i + k < roi.width {
+                let next = column(i + k)
+                if sx < 0 ? next >= 0 : next != sx + k { break }
+                k += 1
+            }
+            runs.append((i, sx, k))
+            i += k
+        }
+        let copy = arena.allocate(length * roi.height, of: UInt8.self)
         for j in 0..<roi.height {
-            let d = copy + j * stride
-            guard let sy = BytePlan.map(roi.y + j, ySteps) else { d.update(repeating: 0, count: stride); continue }
-            let s = (src.base + sy * src.bytesPerRow).assumingMemoryBound(to: UInt8.self)
-            for i in 0..<roi.width {
-                let sx = columns[i]
-                if sx < 0 {
-                    for c in 0..<bpp { d[i * bpp + c] = 0 }
+            guard let sy = BytePlan.map(roi.y + j, ySteps) else { rows[j] = zeroRow(); continue }
+            let s = sourceRow(sy), d = copy + j * length
+            for r in runs {
+                if r.from < 0 {
+                    (d + r.at * bpp).update(repeating: 0, count: r.count * bpp)
                 } else {
-                    for c in 0..<bpp { d[i * bpp + c] = s[sx * bpp + c] }
+                    (d + r.at * bpp).update(from: s + r.from * bpp, count: r.count * bpp)
                 }
             }
+            rows[j] = UnsafePointer(d)
         }
-        return (UnsafePointer(copy), stride)
+        return UnsafePointer(rows)
     }
 
     /// One line for `explain()`.

@@ -38,17 +38,18 @@ enum ByteStencil: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// Runs `stencil` on a tile of bytes: `input` points at the top-left of the input, which covers
-/// the `width` x `height` output grown by `stencil.halo` on every side, rows `inputStride`
-/// bytes apart; output row `y` is written at `output + y * outputStride`. `bpp` is 4 (RGBA8)
+/// Runs `stencil` on a tile of bytes: the input covers the `width` x `height` output grown by
+/// `stencil.halo` on every side, and `input[j]` points at the first pixel of its row `j`
+/// (`height + 2 * halo.y` rows of `width + 2 * halo.x` pixels; rows may repeat, as clamped
+/// borders do); output row `y` is written at `output + y * outputStride`. `bpp` is 4 (RGBA8)
 /// or 1 (gray8). Scratch comes from `arena`.
 ///
 /// - Complexity: per pixel and channel, rectangles: up to `width - 1 + height - 1` byte
 ///   operations per 16 bytes for sides up to 15, else `log2(width) + 1` across (doubling) and 3
 ///   down (van Herk/Gil-Werman); spans: the same per span row; medians: about 18 (3x3) or 116
 ///   (5x5) operations per 16 bytes, `4 (2r + 1)` histogram updates above (Huang 1979).
-///   Scratch: `(height + 2 * halo) * width * bpp` bytes for rectangles.
-func byteStencilTile(_ stencil: ByteStencil, input: UnsafePointer<UInt8>, inputStride: Int,
+///   Scratch: one row for rectangles up to 15 rows high, else `2 (height + 2 halo)` rows.
+func byteStencilTile(_ stencil: ByteStencil, input: UnsafePointer<UnsafePointer<UInt8>?>,
                      output: UnsafeMutablePointer<UInt8>, outputStride: Int,
                      width: Int, height: Int, bpp: Int, arena: Arena) {
     if width <= 0 || height <= 0 { return }
@@ -56,19 +57,23 @@ func byteStencilTile(_ stencil: ByteStencil, input: UnsafePointer<UInt8>, inputS
     switch stencil {
     case let .rectangle(maximum, w, h):
         let isMax: Int32 = maximum ? 1 : 0
-        let rows = height + h - 1
-        let hp = arena.allocate(rows * n, of: UInt8.self)
-        let scratch = arena.allocate(n + (w - 1) * bpp, of: UInt8.self)
-        for j in 0..<rows {
-            pf_u8_extremum_h(input + j * inputStride, hp + j * n, n, bpp, Int32(w), isMax, scratch)
-        }
+        let wide = n + (w - 1) * bpp
+        let scratch = arena.allocate(wide, of: UInt8.self)
         if h <= 15 {
-            let rowPointers = arena.allocate(h, of: UnsafePointer<UInt8>?.self)
+            // Down the columns first, into one row that stays in L1, then across it: no
+            // intermediate image, and no halo rows computed twice.
+            let column = arena.allocate(wide, of: UInt8.self)
             for y in 0..<height {
-                for k in 0..<h { rowPointers[k] = UnsafePointer(hp + (y + k) * n) }
-                pf_u8_extremum_rows(rowPointers, Int32(h), output + y * outputStride, n, isMax)
+                pf_u8_extremum_rows(input + y, Int32(h), column, wide, isMax)
+                pf_u8_extremum_h(column, output + y * outputStride, n, bpp, Int32(w), isMax, scratch)
             }
         } else {
+            // Across first, then van Herk down the columns of the intermediate rows.
+            let rows = height + h - 1
+            let hp = arena.allocate(rows * n, of: UInt8.self)
+            for j in 0..<rows {
+                pf_u8_extremum_h(input[j]!, hp + j * n, n, bpp, Int32(w), isMax, scratch)
+            }
             let suffix = arena.allocate(rows * n, of: UInt8.self)
             let prefix = arena.allocate(n, of: UInt8.self)
             pf_u8_extremum_v_vanherk(hp, n, rows, n, Int32(h), output, outputStride, suffix, prefix, isMax)
@@ -83,7 +88,7 @@ func byteStencilTile(_ stencil: ByteStencil, input: UnsafePointer<UInt8>, inputS
             let d = output + y * outputStride
             var first = true
             for t in spans {
-                let src = input + (y + halo.y + t.dy) * inputStride + (halo.x - t.halfWidth) * bpp
+                let src = input[y + halo.y + t.dy]! + (halo.x - t.halfWidth) * bpp
                 pf_u8_extremum_h(src, first ? d : tmp, n, bpp, Int32(2 * t.halfWidth + 1), isMax, scratch)
                 if !first { pf_u8_pick_rows(d, tmp, d, n, isMax) }
                 first = false
@@ -92,19 +97,16 @@ func byteStencilTile(_ stencil: ByteStencil, input: UnsafePointer<UInt8>, inputS
         }
     case let .median(r):
         if r >= 3 {
-            pf_u8_median_histogram(input, inputStride, Int32(r), width, height, bpp, output, outputStride)
+            pf_u8_median_histogram(input, Int32(r), width, height, bpp, output, outputStride)
             return
         }
-        let side = 2 * r + 1
-        let rowPointers = arena.allocate(side, of: UnsafePointer<UInt8>?.self)
         let padded = Swift.max(n, 16) + 4 * bpp
         let scratch = arena.allocate(15 * padded + 6 * (16 + 4 * bpp), of: UInt8.self)
         for y in 0..<height {
-            for j in 0..<side { rowPointers[j] = input + (y + j) * inputStride }
             if r == 1 {
-                pf_u8_median3x3_row(rowPointers, output + y * outputStride, n, bpp, scratch)
+                pf_u8_median3x3_row(input + y, output + y * outputStride, n, bpp, scratch)
             } else {
-                pf_u8_median5x5_row(rowPointers, output + y * outputStride, n, bpp, scratch)
+                pf_u8_median5x5_row(input + y, output + y * outputStride, n, bpp, scratch)
             }
         }
     }

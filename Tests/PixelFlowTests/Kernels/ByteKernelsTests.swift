@@ -49,8 +49,9 @@ final class ByteKernelsTests: XCTestCase {
         var output = [UInt8](repeating: 0xAB, count: outStride * height)
         let arena = Arena()
         input.withUnsafeBufferPointer { i in
+            let rows = (0..<ih).map { Optional(i.baseAddress! + $0 * stride) }
             output.withUnsafeMutableBufferPointer { o in
-                byteStencilTile(s, input: i.baseAddress!, inputStride: stride, output: o.baseAddress!, outputStride: outStride,
+                byteStencilTile(s, input: rows, output: o.baseAddress!, outputStride: outStride,
                                 width: width, height: height, bpp: bpp, arena: arena)
             }
         }
