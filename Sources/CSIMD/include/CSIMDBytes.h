@@ -136,16 +136,24 @@ PF_INLINE void pf_u8_extremum_rows_(const pf_u8 *const *rows, int h, pf_u8 *dst,
         return;
     }
     long i = 0;
+    if (h == 5 || h == 3) {
+        /* Row pointers in registers: a store to dst could alias rows[], so they would be
+         * reloaded every vector. */
+        const pf_u8 *r0 = rows[0], *r1 = rows[1], *r2 = rows[2], *r3 = rows[h == 5 ? 3 : 2], *r4 = rows[h == 5 ? 4 : 2];
+        for (;;) {
+            if (i > n - 16) i = n - 16;
+            pf_u8x16 m = pf_pick16(pf_pick16(pf_ld16(r0 + i), pf_ld16(r1 + i), is_max), pf_ld16(r2 + i), is_max);
+            if (h == 5) m = pf_pick16(m, pf_pick16(pf_ld16(r3 + i), pf_ld16(r4 + i), is_max), is_max);
+            pf_st16(dst + i, m);
+            if (i == n - 16) break;
+            i += 16;
+        }
+        return;
+    }
     for (;;) {
         if (i > n - 16) i = n - 16;
         pf_u8x16 m;
-        if (h == 5) {
-            m = pf_pick16(pf_pick16(pf_ld16(rows[0] + i), pf_ld16(rows[1] + i), is_max),
-                          pf_pick16(pf_ld16(rows[2] + i), pf_ld16(rows[3] + i), is_max), is_max);
-            m = pf_pick16(m, pf_ld16(rows[4] + i), is_max);
-        } else if (h == 3) {
-            m = pf_pick16(pf_pick16(pf_ld16(rows[0] + i), pf_ld16(rows[1] + i), is_max), pf_ld16(rows[2] + i), is_max);
-        } else {
+        {
             m = pf_ld16(rows[0] + i);
             for (int k = 1; k < h; k++) m = pf_pick16(m, pf_ld16(rows[k] + i), is_max);
         }
@@ -221,10 +229,11 @@ PF_INLINE pf_u8x16 pf_median3_u8x16(pf_u8x16 a, pf_u8x16 b, pf_u8x16 c) {
 PF_INLINE void pf_u8_median3x3_row_(const pf_u8 *const *r, pf_u8 *dst, long n, long bpp, pf_u8 *scratch) {
     long m = n + 2 * bpp;
     pf_u8 *lo = scratch, *mid = scratch + m, *hi = scratch + 2 * m;
+    const pf_u8 *r0 = r[0], *r1 = r[1], *r2 = r[2];
     long i = 0;
     for (;;) {
         if (i > m - 16) i = m - 16;
-        pf_u8x16 a = pf_ld16(r[0] + i), b = pf_ld16(r[1] + i), c = pf_ld16(r[2] + i);
+        pf_u8x16 a = pf_ld16(r0 + i), b = pf_ld16(r1 + i), c = pf_ld16(r2 + i);
         PF_CE(a, b); PF_CE(b, c); PF_CE(a, b);
         pf_st16(lo + i, a); pf_st16(mid + i, b); pf_st16(hi + i, c);
         if (i == m - 16) break;
@@ -252,6 +261,7 @@ PF_INLINE void pf_u8_median3x3_row_(const pf_u8 *const *r, pf_u8 *dst, long n, l
  * per rank (structure of arrays), so neighbouring pixels are shifted loads. `scratch` holds
  * 15 * (n + 4 * bpp) bytes. About 116 operations per 16 bytes. */
 PF_INLINE void pf_u8_median5x5_row_(const pf_u8 *const *r, pf_u8 *dst, long n, long bpp, pf_u8 *scratch) {
+    const pf_u8 *r0 = r[0], *r1 = r[1], *r2 = r[2], *r3 = r[3], *r4 = r[4];
     long m = n + 4 * bpp;          /* column bytes */
     long mp = m - bpp;             /* column-pair bytes */
     pf_u8 *cols = scratch;         /* 5 arrays of m */
@@ -259,8 +269,8 @@ PF_INLINE void pf_u8_median5x5_row_(const pf_u8 *const *r, pf_u8 *dst, long n, l
     long i = 0;
     for (;;) {
         if (i > m - 16) i = m - 16;
-        pf_u8x16 v0 = pf_ld16(r[0] + i), v1 = pf_ld16(r[1] + i), v2 = pf_ld16(r[2] + i),
-                 v3 = pf_ld16(r[3] + i), v4 = pf_ld16(r[4] + i);
+        pf_u8x16 v0 = pf_ld16(r0 + i), v1 = pf_ld16(r1 + i), v2 = pf_ld16(r2 + i),
+                 v3 = pf_ld16(r3 + i), v4 = pf_ld16(r4 + i);
         PF_CE(v0, v1); PF_CE(v3, v4); PF_CE(v2, v4); PF_CE(v2, v3); PF_CE(v0, v3);
         PF_CE(v0, v2); PF_CE(v1, v4); PF_CE(v1, v3); PF_CE(v1, v2);
         pf_st16(cols + i, v0); pf_st16(cols + m + i, v1); pf_st16(cols + 2 * m + i, v2);
