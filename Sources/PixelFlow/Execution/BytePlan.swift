@@ -112,7 +112,9 @@ struct BytePlan {
             case let .source(b) where b.format == .rgba8 || b.format == .gray8:
                 return .success(BytePlan(stencil: stencil, name: kernel.name, source: b, valid: valid, xSteps: xs, ySteps: ys))
             default:
-                return .failure(Refusal("the stencil's input is not an rgba8 or gray8 source under crops and clamps (found \(m.op.kindName))"))
+                return .failure(
+                    Refusal("the stencil's input is not an rgba8 or gray8 source under crops and clamps (found \(m.op.kindName))")
+                )
             }
         }
     }
@@ -128,8 +130,10 @@ struct BytePlan {
     ///
     /// - Complexity: O(nodes) plus, for straight-alpha `rgba8`, a pass over the source pixels
     ///   the render reads (about 16 bytes per operation).
-    static func make(root: Node, rect: IntRect, options: RenderContext.Options,
-                     buffer: PixelBuffer) -> Result<BytePlan, Refusal> {
+    static func make(
+        root: Node, rect: IntRect, options: RenderContext.Options,
+        buffer: PixelBuffer
+    ) -> Result<BytePlan, Refusal> {
         guard options.usesBytePath else { return .failure(Refusal("off in the context's options (usesBytePath)")) }
         guard options.optimizes else { return .failure(Refusal("optimization is off")) }
         let plan: BytePlan
@@ -145,13 +149,20 @@ struct BytePlan {
         let decode = linear && src.colorEncoding == .sRGB, encode = linear && buffer.colorEncoding == .sRGB
         let key = ByteRoundTrip.Key(format: src.format, decode: decode, encode: encode)
         guard ByteRoundTrip.isExact(key) else {
-            return .failure(Refusal("decoding and encoding do not round-trip every byte (\(decode ? "sRGB" : "no") decode, \(encode ? "sRGB" : "no") encode)"))
+            return .failure(
+                Refusal(
+                    "decoding and encoding do not round-trip every byte (\(decode ? "sRGB" : "no") decode, \(encode ? "sRGB" : "no") encode)"
+                ))
         }
         if case let .median(r) = plan.stencil, r >= 3, !ByteRoundTrip.quantizesExactly(key) {
-            return .failure(Refusal("the float median of radius \(r) works on 256 quantized levels of the working values, which differ from the bytes (color management on)"))
+            return .failure(
+                Refusal(
+                    "the float median of radius \(r) works on 256 quantized levels of the working values, which differ from the bytes (color management on)"
+                ))
         }
         if src.format.hasAlpha, !(src.alphaMode == .premultiplied && buffer.alphaMode == .premultiplied),
-           !plan.sourceIsOpaque(for: rect) {
+            !plan.sourceIsOpaque(for: rect)
+        {
             return .failure(Refusal("straight alpha with pixels that are not opaque: premultiplying would change the values"))
         }
         return .success(plan)
@@ -168,7 +179,7 @@ struct BytePlan {
             for v in range { if let s = BytePlan.map(v, steps) { lo = Swift.min(lo, s); hi = Swift.max(hi, s) } }
             return lo <= hi ? lo...hi : nil
         }
-        guard let xs = span(out.x - h.x ..< out.maxX + h.x, xSteps), let ys = span(out.y - h.y ..< out.maxY + h.y, ySteps) else {
+        guard let xs = span(out.x - h.x..<out.maxX + h.x, xSteps), let ys = span(out.y - h.y..<out.maxY + h.y, ySteps) else {
             return nil
         }
         return IntRect(x: xs.lowerBound, y: ys.lowerBound, width: xs.count, height: ys.count)
@@ -205,8 +216,9 @@ struct BytePlan {
         let halo = stencil.halo
         let plan = self
         source.withUnsafeBytes { srcRaw in
-            let src = SharedSourceBytes(base: srcRaw.baseAddress!, bytesPerRow: source.bytesPerRow,
-                                        width: source.width, height: source.height)
+            let src = SharedSourceBytes(
+                base: srcRaw.baseAddress!, bytesPerRow: source.bytesPerRow,
+                width: source.width, height: source.height)
             let dstBytesPerRow = buffer.bytesPerRow
             buffer.withUnsafeMutableBytes { raw in
                 let dst = SharedPixels(base: raw.baseAddress!, bytesPerRow: dstBytesPerRow)
@@ -228,9 +240,10 @@ struct BytePlan {
                     if !inner.isEmpty {
                         let roi = inner.outset(halo.x, halo.y)
                         let input = plan.inputRows(roi, src, bpp: bpp, arena: arena)
-                        byteStencilTile(plan.stencil, input: input, output: out(inner.x, inner.y),
-                                        outputStride: dst.bytesPerRow, width: inner.width, height: inner.height,
-                                        bpp: bpp, arena: arena)
+                        byteStencilTile(
+                            plan.stencil, input: input, output: out(inner.x, inner.y),
+                            outputStride: dst.bytesPerRow, width: inner.width, height: inner.height,
+                            bpp: bpp, arena: arena)
                     }
                     control?.advance(1)
                 }
@@ -243,7 +256,9 @@ struct BytePlan {
     /// clamped row repeats a pointer, a transparent row points at zeros): no copy. Otherwise
     /// (tiles at the left and right borders) each row is gathered into arena scratch, by runs
     /// of consecutive source columns found once per tile.
-    private func inputRows(_ roi: IntRect, _ src: SharedSourceBytes, bpp: Int, arena: Arena) -> UnsafePointer<UnsafePointer<UInt8>?> {
+    private func inputRows(_ roi: IntRect, _ src: SharedSourceBytes, bpp: Int, arena: Arena) -> UnsafePointer<
+        UnsafePointer<UInt8>?
+    > {
         let rows = arena.allocate(roi.height, of: UnsafePointer<UInt8>?.self)
         let length = roi.width * bpp
         var zeros: UnsafePointer<UInt8>?
@@ -254,7 +269,9 @@ struct BytePlan {
             zeros = UnsafePointer(z)
             return UnsafePointer(z)
         }
-        func sourceRow(_ sy: Int) -> UnsafePointer<UInt8> { (src.base + sy * src.bytesPerRow).assumingMemoryBound(to: UInt8.self) }
+        func sourceRow(_ sy: Int) -> UnsafePointer<UInt8> {
+            (src.base + sy * src.bytesPerRow).assumingMemoryBound(to: UInt8.self)
+        }
         if BytePlan.isIdentity(roi.x..<roi.maxX, xSteps), roi.x >= 0, roi.maxX <= src.width {
             for j in 0..<roi.height {
                 rows[j] = BytePlan.map(roi.y + j, ySteps).map { sourceRow($0) + roi.x * bpp } ?? zeroRow()
@@ -341,7 +358,7 @@ enum ByteRoundTrip {
 
     private static func check(_ format: PixelFormat, decode: Bool, encode: Bool) -> (exact: Bool, quantized: Bool) {
         let bpp = format.bytesPerPixel
-        let channels = format == .gray8 ? 3 : 4          // gray loads as (g, g, g, 1)
+        let channels = format == .gray8 ? 3 : 4  // gray loads as (g, g, g, 1)
         var bytes = [UInt8](repeating: 0, count: 256 * bpp)
         for v in 0..<256 { for c in 0..<bpp { bytes[v * bpp + c] = UInt8(v) } }
         var values = [SIMD4<Float>](repeating: .zero, count: 256)
@@ -350,8 +367,11 @@ enum ByteRoundTrip {
         var levels = [SIMD4<UInt8>](repeating: .zero, count: 256)
         bytes.withUnsafeBytes { loadRowRGBA($0.baseAddress!, format: format, count: 256, into: &values, decodeSRGB: decode) }
         values.withUnsafeBufferPointer { v in
-            back.withUnsafeMutableBytes { storeRowRGBA(v.baseAddress!, count: 256, format: format, into: $0.baseAddress!,
-                                                       encodeSRGB: encode, scratch: &scratch) }
+            back.withUnsafeMutableBytes {
+                storeRowRGBA(
+                    v.baseAddress!, count: 256, format: format, into: $0.baseAddress!,
+                    encodeSRGB: encode, scratch: &scratch)
+            }
         }
         var exact = back == bytes
         for c in 0..<channels {
@@ -364,8 +384,11 @@ enum ByteRoundTrip {
         for v in 0..<256 { for c in 0..<channels where levels[v][c] != UInt8(v) { quantized = false } }
         let stored = (0..<256).map { SIMD4<Float>(repeating: Float($0)) * (1 / 255) }
         stored.withUnsafeBufferPointer { v in
-            back.withUnsafeMutableBytes { storeRowRGBA(v.baseAddress!, count: 256, format: format, into: $0.baseAddress!,
-                                                       encodeSRGB: encode, scratch: &scratch) }
+            back.withUnsafeMutableBytes {
+                storeRowRGBA(
+                    v.baseAddress!, count: 256, format: format, into: $0.baseAddress!,
+                    encodeSRGB: encode, scratch: &scratch)
+            }
         }
         if back != bytes { quantized = false }
         return (true, quantized)

@@ -49,9 +49,11 @@ enum ByteStencil: Sendable, Hashable, CustomStringConvertible {
 ///   down (van Herk/Gil-Werman); spans: the same per span row; medians: about 18 (3x3) or 116
 ///   (5x5) operations per 16 bytes, `4 (2r + 1)` histogram updates above (Huang 1979).
 ///   Scratch: one row for rectangles up to 15 rows high, else `2 (height + 2 halo)` rows.
-func byteStencilTile(_ stencil: ByteStencil, input: UnsafePointer<UnsafePointer<UInt8>?>,
-                     output: UnsafeMutablePointer<UInt8>, outputStride: Int,
-                     width: Int, height: Int, bpp: Int, arena: Arena) {
+func byteStencilTile(
+    _ stencil: ByteStencil, input: UnsafePointer<UnsafePointer<UInt8>?>,
+    output: UnsafeMutablePointer<UInt8>, outputStride: Int,
+    width: Int, height: Int, bpp: Int, arena: Arena
+) {
     if width <= 0 || height <= 0 { return }
     let n = width * bpp
     switch stencil {

@@ -5,8 +5,10 @@ import XCTest
 /// refused where it would not.
 final class BytePlanTests: XCTestCase {
     /// An 8-bit buffer of random bytes (alpha 255 when `opaque`).
-    func bytes(_ width: Int, _ height: Int, format: PixelFormat = .rgba8, alpha: AlphaMode = .premultiplied,
-               opaque: Bool = false, seed: UInt64 = 1) -> PixelBuffer {
+    func bytes(
+        _ width: Int, _ height: Int, format: PixelFormat = .rgba8, alpha: AlphaMode = .premultiplied,
+        opaque: Bool = false, seed: UInt64 = 1
+    ) -> PixelBuffer {
         var b = try! PixelBuffer(width: width, height: height, format: format, alphaMode: alpha)
         var rng = SeededRandom(seed: seed)
         let bpp = format.bytesPerPixel, bytesPerRow = b.bytesPerRow
@@ -39,28 +41,34 @@ final class BytePlanTests: XCTestCase {
     }
 
     func render(_ image: Image, _ rect: Rect, like dest: PixelBuffer, _ options: RenderContext.Options) throws -> PixelBuffer {
-        var out = try PixelBuffer(width: dest.width, height: dest.height, format: dest.format,
-                                  colorEncoding: dest.colorEncoding, alphaMode: dest.alphaMode)
+        var out = try PixelBuffer(
+            width: dest.width, height: dest.height, format: dest.format,
+            colorEncoding: dest.colorEncoding, alphaMode: dest.alphaMode)
         try RenderContext(options: options).render(image, rect: rect, to: &out)
         return out
     }
 
     /// Renders `image` over `rect` into buffers like `dest` by the float path and by the byte
     /// path with several schedules; asserts they are equal and whether the byte path ran.
-    func compare(_ name: String, _ image: Image, rect: Rect, dest: PixelBuffer, colorManagement: RenderContext.ColorManagement,
-                 expectBytePath: Bool, file: StaticString = #filePath, line: UInt = #line) throws {
+    func compare(
+        _ name: String, _ image: Image, rect: Rect, dest: PixelBuffer, colorManagement: RenderContext.ColorManagement,
+        expectBytePath: Bool, file: StaticString = #filePath, line: UInt = #line
+    ) throws {
         var floatOptions = RenderContext.Options(threadCount: 1, colorManagement: colorManagement)
         floatOptions.usesBytePath = false
         let expected = try render(image, rect, like: dest, floatOptions)
         for threads in [1, 2, 3] {
             for (tw, th) in [(256, 64), (37, 13), (7, 5)] {
-                let options = RenderContext.Options(threadCount: threads, tileWidth: tw, tileHeight: th, colorManagement: colorManagement)
+                let options = RenderContext.Options(
+                    threadCount: threads, tileWidth: tw, tileHeight: th, colorManagement: colorManagement)
                 let explained = try RenderContext(options: options).explain(image, rect: rect, into: dest)
                 let line0 = explained.split(separator: "\n").last.map(String.init) ?? ""
                 XCTAssertEqual(line0.hasPrefix("byte path: on"), expectBytePath, "\(name): \(line0)", file: file, line: line)
                 let out = try render(image, rect, like: dest, options)
-                XCTAssertTrue(out == expected, "\(name): \(colorManagement), threads \(threads), tiles \(tw)x\(th) differ from the float path",
-                              file: file, line: line)
+                XCTAssertTrue(
+                    out == expected,
+                    "\(name): \(colorManagement), threads \(threads), tiles \(tw)x\(th) differ from the float path",
+                    file: file, line: line)
             }
         }
     }
@@ -72,16 +80,18 @@ final class BytePlanTests: XCTestCase {
             for (name, image) in try filters(Image(src).clampedToExtent()) {
                 // Median radius 3 and up quantizes linear values: the float path differs from bytes.
                 let histogram = name == "median r3" || name == "median r5"
-                try compare("clamped " + name, image.cropped(to: src.bounds), rect: src.bounds, dest: dest,
-                            colorManagement: cm, expectBytePath: cm == .none || !histogram)
+                try compare(
+                    "clamped " + name, image.cropped(to: src.bounds), rect: src.bounds, dest: dest,
+                    colorManagement: cm, expectBytePath: cm == .none || !histogram)
             }
             // Transparent outside: render a rect reaching past the source on every side.
             let rect = Rect(x: -6, y: -4, width: 57, height: 45)
             let bigDest = try PixelBuffer(width: 57, height: 45, format: .rgba8, alphaMode: .premultiplied)
             for (name, image) in try filters(Image(src)) {
                 let histogram = name == "median r3" || name == "median r5"
-                try compare("unclamped " + name, image, rect: rect, dest: bigDest, colorManagement: cm,
-                            expectBytePath: cm == .none || !histogram)
+                try compare(
+                    "unclamped " + name, image, rect: rect, dest: bigDest, colorManagement: cm,
+                    expectBytePath: cm == .none || !histogram)
             }
         }
     }
@@ -91,11 +101,17 @@ final class BytePlanTests: XCTestCase {
         let dest = try PixelBuffer(width: 40, height: 30, format: .rgba8, alphaMode: .premultiplied)
         let inner = Image(src).cropped(to: Rect(x: 3.5, y: 2, width: 30, height: 20.2))
         let images: [(String, Image)] = [
-            ("crop, clamp, dilate, crop", try inner.clampedToExtent().morphologyRectangleMaximum(width: 7, height: 3)
-                .cropped(to: Rect(x: 1, y: 4, width: 33, height: 19))),
+            (
+                "crop, clamp, dilate, crop",
+                try inner.clampedToExtent().morphologyRectangleMaximum(width: 7, height: 3)
+                    .cropped(to: Rect(x: 1, y: 4, width: 33, height: 19))
+            ),
             ("crop, median", try inner.median(radius: 2)),
-            ("clamp, crop, erode", try Image(src).clampedToExtent().cropped(to: Rect(x: -5, y: -5, width: 30, height: 50))
-                .morphologyMinimum(radius: 3)),
+            (
+                "clamp, crop, erode",
+                try Image(src).clampedToExtent().cropped(to: Rect(x: -5, y: -5, width: 30, height: 50))
+                    .morphologyMinimum(radius: 3)
+            ),
         ]
         for (name, image) in images {
             try compare(name, image, rect: src.bounds, dest: dest, colorManagement: .none, expectBytePath: true)
@@ -110,17 +126,21 @@ final class BytePlanTests: XCTestCase {
         let rect = Rect(x: -3, y: -3, width: 41, height: 29)  // reaches past the top-left: transparent pixels enter
         for cm in [RenderContext.ColorManagement.none, .linear] {
             for (name, image) in try filters(Image(opaque)) where !name.hasPrefix("median r3") && !name.hasPrefix("median r5") {
-                try compare("opaque straight " + name, image, rect: rect, dest: straightDest, colorManagement: cm, expectBytePath: true)
+                try compare(
+                    "opaque straight " + name, image, rect: rect, dest: straightDest, colorManagement: cm, expectBytePath: true)
             }
             for dest in [straightDest, pmDest] {
-                try compare("opaque straight dilate into \(dest.alphaMode)", try Image(opaque).morphologyMaximum(radius: 2),
-                            rect: rect, dest: dest, colorManagement: cm, expectBytePath: true)
-                try compare("translucent straight median into \(dest.alphaMode)", try Image(translucent).median(radius: 2),
-                            rect: rect, dest: dest, colorManagement: cm, expectBytePath: false)
+                try compare(
+                    "opaque straight dilate into \(dest.alphaMode)", try Image(opaque).morphologyMaximum(radius: 2),
+                    rect: rect, dest: dest, colorManagement: cm, expectBytePath: true)
+                try compare(
+                    "translucent straight median into \(dest.alphaMode)", try Image(translucent).median(radius: 2),
+                    rect: rect, dest: dest, colorManagement: cm, expectBytePath: false)
             }
             // Premultiplied source into a straight buffer: unpremultiplying changes values.
-            try compare("premultiplied into straight", try Image(bytes(41, 29, alpha: .premultiplied, seed: 6)).median(radius: 1),
-                        rect: rect, dest: straightDest, colorManagement: cm, expectBytePath: false)
+            try compare(
+                "premultiplied into straight", try Image(bytes(41, 29, alpha: .premultiplied, seed: 6)).median(radius: 1),
+                rect: rect, dest: straightDest, colorManagement: cm, expectBytePath: false)
         }
     }
 
@@ -130,8 +150,9 @@ final class BytePlanTests: XCTestCase {
         for cm in [RenderContext.ColorManagement.none, .linear] {
             for (name, image) in try filters(Image(src).clampedToExtent()) {
                 let histogram = name == "median r3" || name == "median r5"
-                try compare("gray " + name, image.cropped(to: src.bounds), rect: src.bounds, dest: dest, colorManagement: cm,
-                            expectBytePath: cm == .none || !histogram)
+                try compare(
+                    "gray " + name, image.cropped(to: src.bounds), rect: src.bounds, dest: dest, colorManagement: cm,
+                    expectBytePath: cm == .none || !histogram)
             }
         }
     }
@@ -156,11 +177,13 @@ final class BytePlanTests: XCTestCase {
         let inverted = try Image(src).colorInverted().morphologyMaximum(radius: 2)
         XCTAssertTrue(try explain(none, pm, inverted).hasPrefix("byte path: off: the stencil's input is not"))
         // Gradient (max minus min) is not an order statistic.
-        XCTAssertTrue(try explain(none, pm, try Image(src).morphologyGradient(radius: 2)).hasPrefix("byte path: off: the output is not"))
+        XCTAssertTrue(
+            try explain(none, pm, try Image(src).morphologyGradient(radius: 2)).hasPrefix("byte path: off: the output is not"))
         // A mismatched encoding (sRGB source, linear-tagged destination) does not round-trip.
         let linearDest = try PixelBuffer(width: 30, height: 20, format: .rgba8, colorEncoding: .linear, alphaMode: .premultiplied)
         XCTAssertTrue(try explain(RenderContext.Options(), linearDest, image).hasPrefix("byte path: off: decoding and encoding"))
-        try compare("sRGB into linear-tagged", image, rect: src.bounds, dest: linearDest, colorManagement: .linear, expectBytePath: false)
+        try compare(
+            "sRGB into linear-tagged", image, rect: src.bounds, dest: linearDest, colorManagement: .linear, expectBytePath: false)
         // Without a destination, explain() says the shape fits.
         XCTAssertTrue(try RenderContext().explain(image).contains("byte path: possible"))
     }

@@ -39,11 +39,13 @@ final class ByteKernelsTests: XCTestCase {
         return out
     }
 
-    func check(_ s: ByteStencil, width: Int, height: Int, bpp: Int, seed: UInt64, levels: Int = 256,
-               file: StaticString = #filePath, line: UInt = #line) {
+    func check(
+        _ s: ByteStencil, width: Int, height: Int, bpp: Int, seed: UInt64, levels: Int = 256,
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
         let h = s.halo
         let iw = width + 2 * h.x, ih = height + 2 * h.y
-        let stride = iw * bpp + 3   // rows not packed
+        let stride = iw * bpp + 3  // rows not packed
         let input = randomBytes(stride * ih, seed: seed, levels: levels)
         let outStride = width * bpp + 5
         var output = [UInt8](repeating: 0xAB, count: outStride * height)
@@ -51,14 +53,16 @@ final class ByteKernelsTests: XCTestCase {
         input.withUnsafeBufferPointer { i in
             let rows = (0..<ih).map { Optional(i.baseAddress! + $0 * stride) }
             output.withUnsafeMutableBufferPointer { o in
-                byteStencilTile(s, input: rows, output: o.baseAddress!, outputStride: outStride,
-                                width: width, height: height, bpp: bpp, arena: arena)
+                byteStencilTile(
+                    s, input: rows, output: o.baseAddress!, outputStride: outStride,
+                    width: width, height: height, bpp: bpp, arena: arena)
             }
         }
         let expected = reference(s, input, stride: stride, width: width, height: height, bpp: bpp)
         for y in 0..<height {
             for x in 0..<width * bpp where output[y * outStride + x] != expected[y * width * bpp + x] {
-                XCTFail("\(s) \(width)x\(height) bpp \(bpp): byte \(x) of row \(y) is \(output[y * outStride + x]), "
+                XCTFail(
+                    "\(s) \(width)x\(height) bpp \(bpp): byte \(x) of row \(y) is \(output[y * outStride + x]), "
                         + "expected \(expected[y * width * bpp + x])", file: file, line: line)
                 return
             }
@@ -75,10 +79,13 @@ final class ByteKernelsTests: XCTestCase {
     func testRectangleExtremaSmallAndLargeWindows() {
         var seed: UInt64 = 1
         for bpp in [4, 1] {
-            for (w, h) in [(1, 1), (3, 3), (5, 5), (7, 1), (1, 7), (9, 11), (15, 15), (17, 3), (3, 17), (31, 21), (65, 1), (1, 67)] {
+            for (w, h) in [
+                (1, 1), (3, 3), (5, 5), (7, 1), (1, 7), (9, 11), (15, 15), (17, 3), (3, 17), (31, 21), (65, 1), (1, 67),
+            ] {
                 for (width, height) in sizes {
                     for maximum in [true, false] {
-                        check(.rectangle(maximum: maximum, width: w, height: h), width: width, height: height, bpp: bpp, seed: seed)
+                        check(
+                            .rectangle(maximum: maximum, width: w, height: h), width: width, height: height, bpp: bpp, seed: seed)
                         seed += 1
                     }
                 }
@@ -97,7 +104,9 @@ final class ByteKernelsTests: XCTestCase {
             for radius in [1.0, 1.5, 2.5, 4, 7.3, 12] {
                 for (width, height) in sizes {
                     for maximum in [true, false] {
-                        check(.spans(maximum: maximum, spans: discSpans(radius: radius)), width: width, height: height, bpp: bpp, seed: seed)
+                        check(
+                            .spans(maximum: maximum, spans: discSpans(radius: radius)), width: width, height: height, bpp: bpp,
+                            seed: seed)
                         seed += 1
                     }
                 }
