@@ -565,5 +565,18 @@ PF_INLINE void pf_store_gray8_row(const pf_float4 *src, unsigned char *dst, long
         dst[i] = pf_quantize8((pf_float4)l).x;
     }
 }
+/* All alpha bytes (every fourth byte, from byte 3) of `count` RGBA8 pixels are 255. */
+PF_INLINE int pf_rgba8_all_opaque(const unsigned char *p, long count) {
+    typedef unsigned char u8x16 __attribute__((ext_vector_type(16)));
+    long n = count * 4, i = 0;
+    u8x16 acc = 255;
+    for (; i + 16 <= n; i += 16) { u8x16 v; __builtin_memcpy(&v, p + i, 16); acc &= v; }
+    unsigned char a = acc[3] & acc[7] & acc[11] & acc[15];
+    for (; i < n; i += 4) a &= p[i + 3];
+    return a == 255;
+}
+
+/* Exact 8-bit morphology and median kernels (the byte path). */
+#include "CSIMDBytes.h"
 
 #endif

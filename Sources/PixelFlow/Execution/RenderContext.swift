@@ -54,11 +54,18 @@ public struct RenderContext: Sendable {
         /// strips' regions of interest of decoded rows (the decoder runs ahead). A schedule setting: it never changes
         /// the pixels or the file's bytes.
         public var stripHeight: Int
+        /// Whether a morphology or median filter of an 8-bit image rendered into a buffer of
+        /// the same format may run on bytes with exact 8-bit kernels, when that gives the same
+        /// bytes as the float path (default on; see `explain(_:rect:into:)` and
+        /// Docs/Architecture.md, "The byte path"). Off, the float path always runs: for tests
+        /// and measurements.
+        public var usesBytePath: Bool
 
         /// Creates options; every parameter has the default stated on its property.
         public init(threadCount: Int? = nil, tileWidth: Int = 256, tileHeight: Int = 64,
                     colorManagement: ColorManagement = .linear,
-                    maximumRenderPixelCount: Int = 100_000_000, optimizes: Bool = true, stripHeight: Int = 128) {
+                    maximumRenderPixelCount: Int = 100_000_000, optimizes: Bool = true, stripHeight: Int = 128,
+                    usesBytePath: Bool = true) {
             self.threadCount = threadCount ?? RenderContext.activeProcessorCount
             self.tileWidth = tileWidth
             self.tileHeight = tileHeight
@@ -66,6 +73,7 @@ public struct RenderContext: Sendable {
             self.maximumRenderPixelCount = maximumRenderPixelCount
             self.optimizes = optimizes
             self.stripHeight = stripHeight
+            self.usesBytePath = usesBytePath
         }
     }
 
@@ -165,6 +173,10 @@ public struct RenderContext: Sendable {
         let opts = options
         let plan = RenderPlan(root: image.node, rect: rect, options: opts)
         try plan.checkRegionSizes()
+        if case let .success(bytePlan) = BytePlan.make(root: plan.root, rect: rect, options: opts, buffer: buffer) {
+            bytePlan.run(rect: rect, into: &buffer, options: opts)
+            return
+        }
         control?.setTotal(plan.totalWorkUnits)
         // Random access: streamed sources are decoded whole before anything reads them.
         for n in plan.order where plan.region(of: n) != nil {

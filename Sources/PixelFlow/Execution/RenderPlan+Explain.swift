@@ -3,7 +3,9 @@ import CSIMD
 extension RenderPlan {
     /// The plan as text: settings, what the optimizer changed, then each stage with the nodes
     /// it fuses (as a tree, outputs first) and the buffers that will be materialized.
-    func explain() -> String {
+    /// With `destination`, also whether the render into that buffer takes the byte path
+    /// (`BytePlan`), and if not, why; without, whether the graph has the byte path's shape.
+    func explain(destination: PixelBuffer? = nil) -> String {
         var lines: [String] = []
         let grid = TileGrid(rect: rect, tileWidth: options.tileWidth, tileHeight: options.tileHeight)
         lines.append("render \(rect.width)x\(rect.height) at (\(rect.x), \(rect.y)); \(grid.count) tiles of "
@@ -24,6 +26,18 @@ extension RenderPlan {
         lines.append("stage \(materializedNodes.count + 1): output tiles")
         describe(root, into: &lines, indent: "  ", stages: stageNumber, isStageRoot: true)
         lines.append("materialized buffers: \(materializedNodes.count), \(mib(total))")
+        if let destination {
+            switch BytePlan.make(root: root, rect: rect, options: options, buffer: destination) {
+            case let .success(p):
+                lines.append("byte path: on: \(p.summary) into \(destination.format) \(destination.alphaMode); "
+                    + "the stages above are not run")
+            case let .failure(why):
+                lines.append("byte path: off: \(why)")
+            }
+        } else if case let .success(p) = BytePlan.recognize(root) {
+            lines.append("byte path: possible for \(p.summary), when rendered into a \(p.source.format) buffer "
+                + "(explain(_:rect:into:) tells)")
+        }
         return lines.joined(separator: "\n")
     }
 
@@ -98,5 +112,14 @@ extension RenderContext {
         try validate()
         let r = try renderRect(image, rect)
         return RenderPlan(root: image.node, rect: r, options: options).explain()
+    }
+
+    /// Like `explain(_:rect:)`, for a render into `buffer` (its format, encoding and alpha
+    /// mode): the last line says whether the byte path runs (`byte path: on: ...`) or why not
+    /// (`byte path: off: ...`). Reads the source's alpha when that decides.
+    public func explain(_ image: Image, rect: Rect? = nil, into buffer: PixelBuffer) throws -> String {
+        try validate()
+        let r = try renderRect(image, rect)
+        return RenderPlan(root: image.node, rect: r, options: options).explain(destination: buffer)
     }
 }

@@ -69,7 +69,8 @@ extension Image {
 
     func medianFiltered(radiusInPixels r: Int) -> Image {
         if r <= 0 { return self }
-        return applyingStencil(.custom(StencilKernel(name: "median r\(r)", haloX: r, haloY: r, cost: r <= 2 ? 20 * r * r : 8 * r) {
+        return applyingStencil(.custom(StencilKernel(name: "median r\(r)", haloX: r, haloY: r, cost: r <= 2 ? 20 * r * r : 8 * r,
+                                                          bytes: .median(radius: r)) {
             input, output, _, arena in
             let o = output.rect
             let w = o.width

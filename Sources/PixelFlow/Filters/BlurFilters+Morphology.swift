@@ -115,7 +115,8 @@ extension Image {
         let spans = discSpans(radius: r)
         let reach = Int(r.rounded(.down))
         return applyingStencil(.custom(StencilKernel(
-            name: "morphology \(maximum ? "max" : "min") r\(r)", haloX: reach, haloY: reach, cost: 4 * spans.count) { input, output, _, arena in
+            name: "morphology \(maximum ? "max" : "min") r\(r)", haloX: reach, haloY: reach, cost: 4 * spans.count,
+            bytes: .spans(maximum: maximum, spans: spans)) { input, output, _, arena in
                 if maximum {
                     discExtremumTile(_Maximum.self, input, output, spans: spans, arena: arena)
                 } else {
@@ -129,7 +130,8 @@ extension Image {
         if w == 1 && h == 1 { return self }
         return applyingStencil(.custom(StencilKernel(
             name: "morphology rect \(maximum ? "max" : "min") \(w)x\(h)", haloX: w / 2, haloY: h / 2,
-            wholeRegion: w > 64 || h > 64, cost: 6) { input, output, threads, arena in
+            wholeRegion: w > 64 || h > 64, cost: 6, bytes: .rectangle(maximum: maximum, width: w, height: h)) {
+                input, output, threads, arena in
                 if w > 64 || h > 64 {
                     BoxPlan.runPieces(output, size: 256, threads: threads) { piece, a in
                         if maximum {

@@ -175,6 +175,10 @@ struct StencilKernel: Sendable {
     /// grown by the halo, `inputs[k]` covers `extraInputRegions[k - 1](output.rect)`; both are
     /// transparent outside their image's extent.
     var applyToInputs: (@Sendable (_ inputs: [Tile], _ output: Tile, _ threads: Int, _ arena: Arena) -> Void)? = nil
+    /// The same computation as an exact 8-bit kernel, if the stencil has one (morphology,
+    /// median): the render then may take the byte path (`BytePlan`). Must match `apply` on
+    /// every pixel whose values decode from bytes.
+    var bytes: ByteStencil? = nil
     var apply: @Sendable (_ input: Tile, _ output: Tile, _ threads: Int, _ arena: Arena) -> Void
 }
 

@@ -1,0 +1,396 @@
+import CSIMD
+
+/// The byte path: renders an 8-bit morphology or median filter of an 8-bit source straight
+/// from bytes to bytes, with exact 8-bit kernels, when that gives the same bytes as the float
+/// path would.
+///
+/// The float path decodes every pixel to a `SIMD4<Float>` working value (premultiplied, linear
+/// light unless color management is off), filters, and encodes back. For an order statistic
+/// (a minimum, maximum or median per channel) that round trip can be skipped: if decoding is
+/// strictly increasing per channel and encoding gives back every byte, then the order
+/// statistic of the decoded values is the decoded order statistic of the bytes, and encoding
+/// it returns that byte. `BytePlan` recognizes such renders and runs them tile by tile on the
+/// `Scheduler`, reading the source in place (interior tiles) or through a small gathered copy
+/// (tiles that reach the borders).
+///
+/// A render takes the byte path when all of these hold (otherwise the float path runs as
+/// before, and `explain(_:rect:into:)` says why):
+/// - the graph (after the optimizer) is a stencil with a `ByteStencil` (morphology maximum and
+///   minimum, disc or rectangle; median of any radius), under any number of crops, over any
+///   number of crops and `clampedToExtent()` clamps of one `rgba8` or `gray8` source;
+/// - the destination buffer has the source's format;
+/// - for every byte value, the float path's decode is strictly increasing and decodes 0 to 0
+///   (the transparent pixels outside an extent), and its encode gives the byte back (checked
+///   once per format and color-management setting by running the float path's own row
+///   conversions on all 256 values, `ByteRoundTrip`); for medians of radius 3 and more, whose
+///   float kernel quantizes to 256 levels, also that the quantized level of a decoded byte is
+///   that byte, which holds only without sRGB decoding (color management off);
+/// - premultiplication changes nothing: for `rgba8`, source and destination are both tagged
+///   `.premultiplied`, or every alpha byte the render reads is 255 (scanned). With opaque
+///   pixels and transparent black outside, an output whose alpha is 0 also has color 0 for
+///   these filters (for the maximum, the whole window is outside; for the minimum and the
+///   median, at least as many channel values are 0 as alpha values), so the float path's
+///   unpremultiply has nothing to change;
+/// - the context optimizes (`options.optimizes`) and allows it (`options.usesBytePath`).
+///
+/// The result is bit-identical to the float path's and, like it, independent of the thread
+/// count and tile size (the kernels are exact). `Tests/PixelFlowTests/Execution/BytePlanTests.swift`
+/// compares the two paths.
+struct BytePlan {
+    /// The stencil to run on bytes.
+    let stencil: ByteStencil
+    /// The stencil node's name, for `explain()`.
+    let name: String
+    /// The 8-bit source.
+    let source: PixelBuffer
+    /// Output pixels outside this rect are transparent (the extents of the stencil and of the
+    /// crops above it); nil when unbounded.
+    let valid: IntRect?
+    /// How a coordinate of the stencil's input maps to a source coordinate (nil: transparent),
+    /// per axis, in order from the stencil's input down to the source.
+    let xSteps: [AxisStep], ySteps: [AxisStep]
+
+    /// One node between the stencil and the source, on one axis.
+    enum AxisStep {
+        /// Transparent outside `lower ..< upper` (a node's extent).
+        case restrict(lower: Int, upper: Int)
+        /// Clamped into `lower ... upper` (`clampedToExtent()`).
+        case clamp(lower: Int, upper: Int)
+    }
+
+    /// The source coordinate that input coordinate `v` reads, or nil for transparent.
+    static func map(_ v: Int, _ steps: [AxisStep]) -> Int? {
+        var v = v
+        for s in steps {
+            switch s {
+            case let .restrict(lo, hi): if v < lo || v >= hi { return nil }
+            case let .clamp(lo, hi): v = Swift.min(Swift.max(v, lo), hi)
+            }
+        }
+        return v
+    }
+
+    /// Whether the steps leave every coordinate of `range` unchanged.
+    static func isIdentity(_ range: Range<Int>, _ steps: [AxisStep]) -> Bool {
+        steps.allSatisfy { s in
+            switch s {
+            case let .restrict(lo, hi): return range.lowerBound >= lo && range.upperBound <= hi
+            case let .clamp(lo, hi): return range.lowerBound >= lo && range.upperBound - 1 <= hi
+            }
+        }
+    }
+
+    /// Recognizes the graph shape the byte path runs (see the type's comment), or says why not.
+    static func recognize(_ root: Node) -> Result<BytePlan, Refusal> {
+        var valid: IntRect?
+        func restrict(_ n: Node) {
+            guard !n.extent.isInfinite else { return }
+            let e = IntRect(covering: n.extent)
+            valid = valid.map { $0.intersection(e) } ?? e
+        }
+        var n = root
+        while case .crop = n.op { restrict(n); n = n.inputs[0] }
+        guard case let .stencil(.custom(kernel)) = n.op, let stencil = kernel.bytes, n.inputs.count == 1 else {
+            return .failure(Refusal("the output is not a morphology or median stencil with an 8-bit kernel"))
+        }
+        restrict(n)
+        var xs: [AxisStep] = [], ys: [AxisStep] = []
+        var m = n.inputs[0]
+        while true {
+            if !m.extent.isInfinite {
+                let e = IntRect(covering: m.extent)
+                xs.append(.restrict(lower: e.x, upper: e.maxX))
+                ys.append(.restrict(lower: e.y, upper: e.maxY))
+            }
+            switch m.op {
+            case .crop:
+                m = m.inputs[0]
+            case let .warp(.clamp(e)) where !e.isEmpty:
+                xs.append(.clamp(lower: e.x, upper: e.maxX - 1))
+                ys.append(.clamp(lower: e.y, upper: e.maxY - 1))
+                m = m.inputs[0]
+            case let .source(b) where b.format == .rgba8 || b.format == .gray8:
+                return .success(BytePlan(stencil: stencil, name: kernel.name, source: b, valid: valid, xSteps: xs, ySteps: ys))
+            default:
+                return .failure(
+                    Refusal("the stencil's input is not an rgba8 or gray8 source under crops and clamps (found \(m.op.kindName))")
+                )
+            }
+        }
+    }
+
+    /// Why a render does not take the byte path.
+    struct Refusal: Error, CustomStringConvertible {
+        let description: String
+        init(_ d: String) { description = d }
+    }
+
+    /// The plan for rendering `rect` of `root` into `buffer` with `options`, or why the float
+    /// path must run. Scans the source's alpha when that is one of the conditions.
+    ///
+    /// - Complexity: O(nodes) plus, for straight-alpha `rgba8`, a pass over the source pixels
+    ///   the render reads (about 16 bytes per operation).
+    static func make(
+        root: Node, rect: IntRect, options: RenderContext.Options,
+        buffer: PixelBuffer
+    ) -> Result<BytePlan, Refusal> {
+        guard options.usesBytePath else { return .failure(Refusal("off in the context's options (usesBytePath)")) }
+        guard options.optimizes else { return .failure(Refusal("optimization is off")) }
+        let plan: BytePlan
+        switch recognize(root) {
+        case let .success(p): plan = p
+        case let .failure(r): return .failure(r)
+        }
+        let src = plan.source
+        guard buffer.format == src.format else {
+            return .failure(Refusal("the destination is \(buffer.format), the source \(src.format)"))
+        }
+        let linear = options.colorManagement == .linear
+        let decode = linear && src.colorEncoding == .sRGB, encode = linear && buffer.colorEncoding == .sRGB
+        let key = ByteRoundTrip.Key(format: src.format, decode: decode, encode: encode)
+        guard ByteRoundTrip.isExact(key) else {
+            return .failure(
+                Refusal(
+                    "decoding and encoding do not round-trip every byte (\(decode ? "sRGB" : "no") decode, \(encode ? "sRGB" : "no") encode)"
+                ))
+        }
+        if case let .median(r) = plan.stencil, r >= 3, !ByteRoundTrip.quantizesExactly(key) {
+            return .failure(
+                Refusal(
+                    "the float median of radius \(r) works on 256 quantized levels of the working values, which differ from the bytes (color management on)"
+                ))
+        }
+        if src.format.hasAlpha, !(src.alphaMode == .premultiplied && buffer.alphaMode == .premultiplied),
+            !plan.sourceIsOpaque(for: rect)
+        {
+            return .failure(Refusal("straight alpha with pixels that are not opaque: premultiplying would change the values"))
+        }
+        return .success(plan)
+    }
+
+    /// The source rect (per axis, the range of source coordinates) that the render of `rect`
+    /// reads, or nil when it reads no source pixel.
+    func sourceRegion(for rect: IntRect) -> IntRect? {
+        let out = valid.map { rect.intersection($0) } ?? rect
+        if out.isEmpty { return nil }
+        let h = stencil.halo
+        func span(_ range: Range<Int>, _ steps: [AxisStep]) -> ClosedRange<Int>? {
+            var lo = Int.max, hi = Int.min
+            for v in range { if let s = BytePlan.map(v, steps) { lo = Swift.min(lo, s); hi = Swift.max(hi, s) } }
+            return lo <= hi ? lo...hi : nil
+        }
+        guard let xs = span(out.x - h.x..<out.maxX + h.x, xSteps), let ys = span(out.y - h.y..<out.maxY + h.y, ySteps) else {
+            return nil
+        }
+        return IntRect(x: xs.lowerBound, y: ys.lowerBound, width: xs.count, height: ys.count)
+    }
+
+    /// Whether every alpha byte that a render of `rect` reads is 255.
+    func sourceIsOpaque(for rect: IntRect) -> Bool {
+        guard let r = sourceRegion(for: rect) else { return true }
+        return source.withUnsafeBytes { raw in
+            for y in r.y..<r.maxY {
+                let row = raw.baseAddress! + y * source.bytesPerRow + r.x * 4
+                if pf_rgba8_all_opaque(row.assumingMemoryBound(to: UInt8.self), r.width) == 0 { return false }
+            }
+            return true
+        }
+    }
+
+    /// The tile size used: the context's, grown so that a tile's halo costs at most half its
+    /// area again for large windows (a 401 x 401 window on 256 x 64 tiles would read 16 times
+    /// the output). Tiles never change the pixels.
+    func tileSize(_ options: RenderContext.Options) -> (width: Int, height: Int) {
+        let h = stencil.halo
+        return (Swift.max(options.tileWidth, 4 * h.x), Swift.max(options.tileHeight, 4 * h.y))
+    }
+
+    /// Renders `rect` into `buffer` (of the source's format, `rect`'s size), tiles on all
+    /// threads. Reports one progress unit per tile; stops taking tiles once cancelled.
+    func run(rect: IntRect, into buffer: inout PixelBuffer, options: RenderContext.Options) {
+        let control = RenderControl.current
+        let size = tileSize(options)
+        let grid = TileGrid(rect: rect, tileWidth: size.width, tileHeight: size.height)
+        control?.setTotal(grid.count)
+        let bpp = source.format.bytesPerPixel
+        let halo = stencil.halo
+        let plan = self
+        source.withUnsafeBytes { srcRaw in
+            let src = SharedSourceBytes(
+                base: srcRaw.baseAddress!, bytesPerRow: source.bytesPerRow,
+                width: source.width, height: source.height)
+            let dstBytesPerRow = buffer.bytesPerRow
+            buffer.withUnsafeMutableBytes { raw in
+                let dst = SharedPixels(base: raw.baseAddress!, bytesPerRow: dstBytesPerRow)
+                Scheduler.run(count: grid.count, threads: options.threadCount) { i, arena in
+                    let t = grid[i]
+                    let inner = plan.valid.map { t.intersection($0) } ?? t
+                    func out(_ x: Int, _ y: Int) -> UnsafeMutablePointer<UInt8> {
+                        (dst.base + (y - rect.y) * dst.bytesPerRow + (x - rect.x) * bpp).assumingMemoryBound(to: UInt8.self)
+                    }
+                    // Transparent outside the valid rect.
+                    for y in t.y..<t.maxY {
+                        if inner.isEmpty || y < inner.y || y >= inner.maxY {
+                            out(t.x, y).update(repeating: 0, count: t.width * bpp)
+                        } else {
+                            out(t.x, y).update(repeating: 0, count: (inner.x - t.x) * bpp)
+                            out(inner.maxX, y).update(repeating: 0, count: (t.maxX - inner.maxX) * bpp)
+                        }
+                    }
+                    if !inner.isEmpty {
+                        let roi = inner.outset(halo.x, halo.y)
+                        let input = plan.inputRows(roi, src, bpp: bpp, arena: arena)
+                        byteStencilTile(
+                            plan.stencil, input: input, output: out(inner.x, inner.y),
+                            outputStride: dst.bytesPerRow, width: inner.width, height: inner.height,
+                            bpp: bpp, arena: arena)
+                    }
+                    control?.advance(1)
+                }
+            }
+        }
+    }
+
+    /// The stencil's input over `roi` as one pointer per row (at column `roi.x`). When the
+    /// crops and clamps leave the columns of `roi` unchanged, rows point into the source (a
+    /// clamped row repeats a pointer, a transparent row points at zeros): no copy. Otherwise
+    /// (tiles at the left and right borders) each row is gathered into arena scratch, by runs
+    /// of consecutive source columns found once per tile.
+    private func inputRows(_ roi: IntRect, _ src: SharedSourceBytes, bpp: Int, arena: Arena) -> UnsafePointer<
+        UnsafePointer<UInt8>?
+    > {
+        let rows = arena.allocate(roi.height, of: UnsafePointer<UInt8>?.self)
+        let length = roi.width * bpp
+        var zeros: UnsafePointer<UInt8>?
+        func zeroRow() -> UnsafePointer<UInt8> {
+            if let zeros { return zeros }
+            let z = arena.allocate(length, of: UInt8.self)
+            z.update(repeating: 0, count: length)
+            zeros = UnsafePointer(z)
+            return UnsafePointer(z)
+        }
+        func sourceRow(_ sy: Int) -> UnsafePointer<UInt8> {
+            (src.base + sy * src.bytesPerRow).assumingMemoryBound(to: UInt8.self)
+        }
+        if BytePlan.isIdentity(roi.x..<roi.maxX, xSteps), roi.x >= 0, roi.maxX <= src.width {
+            for j in 0..<roi.height {
+                rows[j] = BytePlan.map(roi.y + j, ySteps).map { sourceRow($0) + roi.x * bpp } ?? zeroRow()
+            }
+            return UnsafePointer(rows)
+        }
+        // Runs (destination column, source column or -1 for transparent, length).
+        func column(_ i: Int) -> Int { BytePlan.map(roi.x + i, xSteps) ?? -1 }
+        var runs: [(at: Int, from: Int, count: Int)] = []
+        var i = 0
+        while i < roi.width {
+            let sx = column(i)
+            var k = 1
+            while i + k < roi.width {
+                let next = column(i + k)
+                if sx < 0 ? next >= 0 : next != sx + k { break }
+                k += 1
+            }
+            runs.append((i, sx, k))
+            i += k
+        }
+        let copy = arena.allocate(length * roi.height, of: UInt8.self)
+        for j in 0..<roi.height {
+            guard let sy = BytePlan.map(roi.y + j, ySteps) else { rows[j] = zeroRow(); continue }
+            let s = sourceRow(sy), d = copy + j * length
+            for r in runs {
+                if r.from < 0 {
+                    (d + r.at * bpp).update(repeating: 0, count: r.count * bpp)
+                } else {
+                    (d + r.at * bpp).update(from: s + r.from * bpp, count: r.count * bpp)
+                }
+            }
+            rows[j] = UnsafePointer(d)
+        }
+        return UnsafePointer(rows)
+    }
+
+    /// One line for `explain()`.
+    var summary: String {
+        "\(source.format) \(name) (\(stencil)) from a \(source.width)x\(source.height) \(source.format) \(source.alphaMode) source"
+    }
+}
+
+/// The bytes of a source buffer, read by many tiles at once.
+///
+/// `@unchecked Sendable` because it carries a raw pointer: the buffer is only read during the
+/// render, and its storage outlives the `Scheduler.run` call (it is held by the render's
+/// `withUnsafeBytes`).
+struct SharedSourceBytes: @unchecked Sendable {
+    let base: UnsafeRawPointer
+    let bytesPerRow: Int
+    let width: Int, height: Int
+}
+
+/// Whether the float path's per-channel conversions of 8-bit values round-trip exactly: found
+/// once per setting by running `loadRowRGBA`, `storeRowRGBA` and `quantizeLevelsRow` on all
+/// 256 values, so the byte path follows whatever those conversions do.
+enum ByteRoundTrip {
+    struct Key: Hashable, Sendable {
+        var format: PixelFormat
+        var decode: Bool
+        var encode: Bool
+    }
+
+    /// Decoding is strictly increasing per channel, decodes 0 to 0, and encoding gives every
+    /// byte back.
+    static func isExact(_ key: Key) -> Bool { results[key]?.exact ?? false }
+
+    /// Also, quantizing the decoded value to 256 levels (the float median's histogram) gives the
+    /// byte, and the level stored as `level / 255` encodes to it.
+    static func quantizesExactly(_ key: Key) -> Bool { results[key]?.quantized ?? false }
+
+    private static let results: [Key: (exact: Bool, quantized: Bool)] = {
+        var r: [Key: (exact: Bool, quantized: Bool)] = [:]
+        for format in [PixelFormat.rgba8, .gray8] {
+            for decode in [false, true] {
+                for encode in [false, true] {
+                    r[Key(format: format, decode: decode, encode: encode)] = check(format, decode: decode, encode: encode)
+                }
+            }
+        }
+        return r
+    }()
+
+    private static func check(_ format: PixelFormat, decode: Bool, encode: Bool) -> (exact: Bool, quantized: Bool) {
+        let bpp = format.bytesPerPixel
+        let channels = format == .gray8 ? 3 : 4  // gray loads as (g, g, g, 1)
+        var bytes = [UInt8](repeating: 0, count: 256 * bpp)
+        for v in 0..<256 { for c in 0..<bpp { bytes[v * bpp + c] = UInt8(v) } }
+        var values = [SIMD4<Float>](repeating: .zero, count: 256)
+        var back = [UInt8](repeating: 0, count: 256 * bpp)
+        var scratch = [SIMD4<Float>](repeating: .zero, count: 256)
+        var levels = [SIMD4<UInt8>](repeating: .zero, count: 256)
+        bytes.withUnsafeBytes { loadRowRGBA($0.baseAddress!, format: format, count: 256, into: &values, decodeSRGB: decode) }
+        values.withUnsafeBufferPointer { v in
+            back.withUnsafeMutableBytes {
+                storeRowRGBA(
+                    v.baseAddress!, count: 256, format: format, into: $0.baseAddress!,
+                    encodeSRGB: encode, scratch: &scratch)
+            }
+        }
+        var exact = back == bytes
+        for c in 0..<channels {
+            if values[0][c] != 0 || values[0][c].sign == .minus { exact = false }
+            for v in 1..<256 where !(values[v][c] > values[v - 1][c]) { exact = false }
+        }
+        guard exact else { return (false, false) }
+        quantizeLevelsRow(values, count: 256, into: &levels)
+        var quantized = true
+        for v in 0..<256 { for c in 0..<channels where levels[v][c] != UInt8(v) { quantized = false } }
+        let stored = (0..<256).map { SIMD4<Float>(repeating: Float($0)) * (1 / 255) }
+        stored.withUnsafeBufferPointer { v in
+            back.withUnsafeMutableBytes {
+                storeRowRGBA(
+                    v.baseAddress!, count: 256, format: format, into: $0.baseAddress!,
+                    encodeSRGB: encode, scratch: &scratch)
+            }
+        }
+        if back != bytes { quantized = false }
+        return (true, quantized)
+    }
+}
