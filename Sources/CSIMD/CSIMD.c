@@ -5,8 +5,8 @@
 void pf_csimd_anchor(void) {}
 
 static void point_program_baseline(const pf_float4 *src, pf_float4 *dst, long count,
-                                   const pf_point_step *steps, int nsteps, int flags, float *planes) {
-    pf_point_program(src, dst, count, steps, nsteps, flags, planes);
+                                   const pf_point_step *steps, int nsteps, int flags) {
+    pf_point_program(src, dst, count, steps, nsteps, flags);
 }
 static void correlate_h_baseline(const float *src, const float *taps, int ntaps, long nfloats, float *dst) {
     pf_correlate_h(src, taps, ntaps, nfloats, dst);
@@ -20,8 +20,8 @@ static void correlate_v_baseline(const float *const *rows, const float *taps, in
 
 __attribute__((target("avx2")))
 static void point_program_avx2(const pf_float4 *src, pf_float4 *dst, long count,
-                               const pf_point_step *steps, int nsteps, int flags, float *planes) {
-    pf_point_program(src, dst, count, steps, nsteps, flags, planes);
+                               const pf_point_step *steps, int nsteps, int flags) {
+    pf_point_program(src, dst, count, steps, nsteps, flags);
 }
 
 __attribute__((target("avx2")))
@@ -59,9 +59,9 @@ int pf_csimd_uses_avx2(void) {
 }
 
 void pf_point_program_run(const pf_float4 *src, pf_float4 *dst, long count,
-                          const pf_point_step *steps, int nsteps, int flags, float *planes) {
-    if (pf_csimd_uses_avx2()) point_program_avx2(src, dst, count, steps, nsteps, flags, planes);
-    else point_program_baseline(src, dst, count, steps, nsteps, flags, planes);
+                          const pf_point_step *steps, int nsteps, int flags) {
+    if (pf_csimd_uses_avx2()) point_program_avx2(src, dst, count, steps, nsteps, flags);
+    else point_program_baseline(src, dst, count, steps, nsteps, flags);
 }
 
 void pf_correlate_h_run(const float *src, const float *taps, int ntaps, long nfloats, float *dst) {
@@ -83,7 +83,7 @@ void pf_correlate_v_run(const float *const *rows, const float *taps, int ntaps, 
 }
 
 void pf_point_program_run(const pf_float4 *src, pf_float4 *dst, long count,
-                          const pf_point_step *steps, int nsteps, int flags, float *planes) {
-    point_program_baseline(src, dst, count, steps, nsteps, flags, planes);
+                          const pf_point_step *steps, int nsteps, int flags) {
+    point_program_baseline(src, dst, count, steps, nsteps, flags);
 }
 #endif

@@ -127,15 +127,15 @@ PF_INLINE void pf_stream_copy4(pf_float4 *dst, const pf_float4 *src, long count)
     for (long i = 0; i < count; i++) __builtin_nontemporal_store(src[i], dst + i);
 }
 
-/* ---- Point programs: a fused chain of color steps run on planes --------------------------
- * A chunk of interleaved RGBA float pixels is split into R, G, B and A planes, every step
- * runs over whole planes (8 lanes at a time: two SSE vectors, or one AVX vector when the
- * build targets it), and the planes are interleaved back into the destination. Per pixel
- * this does the arithmetic once per channel instead of once per vector lane, and loads and
- * stores the chunk once for the whole chain. Each step does exactly the operations, in the
- * same order, of the interleaved Swift kernels (colorMatrixRow, pf_gamma_quarters,
- * pf_unpremultiply, pf_premultiply, pf_zero_unless_positive_alpha), so results are
- * bit-identical to them; contraction into fused multiply-adds is disabled to keep it so. */
+/* ---- Point programs: a fused chain of color steps run channel by channel ---------------
+ * Blocks of 8 interleaved RGBA float pixels are split into R, G, B and A vectors of 8 lanes
+ * (two SSE vectors, or one AVX vector in the AVX2 variant), go through every step in
+ * registers, and are interleaved back into the destination. Per pixel this does the
+ * arithmetic once per channel instead of once per vector lane, and loads and stores each
+ * pixel once for the whole chain. Each step does exactly the operations, in the same order,
+ * of the interleaved Swift kernels (colorMatrixRow, pf_gamma_quarters, pf_unpremultiply,
+ * pf_premultiply, pf_zero_unless_positive_alpha), so results are bit-identical to them;
+ * contraction into fused multiply-adds is disabled to keep it so. */
 typedef float pf_float8 __attribute__((ext_vector_type(8)));
 typedef int pf_int8 __attribute__((ext_vector_type(8)));
 
@@ -158,7 +158,7 @@ enum {
     PF_PROGRAM_ZERO_TRANSPARENT = 4,     /* else: pixels whose alpha is not > 0 become 0 */
     PF_PROGRAM_STREAM = 8                /* store non-temporally (dst 16-byte aligned) */
 };
-/* Most pixels one call handles; `planes` must hold 4 * PF_PROGRAM_MAX floats, 32-byte aligned. */
+/* Pixels per call the evaluator passes (a chunk that stays in the L1 cache). */
 #define PF_PROGRAM_MAX 256
 
 /* Plane access by 8 lanes (macros: an 8-float vector passed by value would change the ABI
@@ -167,143 +167,121 @@ typedef float pf_float8_unaligned __attribute__((ext_vector_type(8), aligned(4),
 #define pf_load8(p) (*(const pf_float8_unaligned *)(p))
 #define pf_store8(p, v) (*(pf_float8_unaligned *)(p) = (v))
 
-PF_INLINE void pf_point_program(const pf_float4 *src, pf_float4 *dst, long count,
-                                const pf_point_step *steps, int nsteps, int flags, float *planes) {
+/* One block of 8 pixels held as R, G, B, A vectors through every step. */
+PF_INLINE void pf_point_block(pf_float8 *pr, pf_float8 *pg, pf_float8 *pb, pf_float8 *pa,
+                              const pf_point_step *steps, int nsteps, int flags) {
 #pragma clang fp contract(off)
-    float *R = planes, *G = planes + PF_PROGRAM_MAX, *B = planes + 2 * PF_PROGRAM_MAX, *A = planes + 3 * PF_PROGRAM_MAX;
-    const long full = count & ~7L;
-    const long padded = (count + 7) & ~7L;
-    /* Split. */
-    for (long i = 0; i < full; i += 8) {
-        pf_float8 v0, v1, v2, v3;
-        v0 = pf_load8(src + i);
-        v1 = pf_load8(src + i + 2);
-        v2 = pf_load8(src + i + 4);
-        v3 = pf_load8(src + i + 6);
-        pf_float8 t0 = __builtin_shufflevector(v0, v1, 0, 4, 8, 12, 1, 5, 9, 13);
-        pf_float8 t1 = __builtin_shufflevector(v0, v1, 2, 6, 10, 14, 3, 7, 11, 15);
-        pf_float8 t2 = __builtin_shufflevector(v2, v3, 0, 4, 8, 12, 1, 5, 9, 13);
-        pf_float8 t3 = __builtin_shufflevector(v2, v3, 2, 6, 10, 14, 3, 7, 11, 15);
-        pf_store8(R + i, __builtin_shufflevector(t0, t2, 0, 1, 2, 3, 8, 9, 10, 11));
-        pf_store8(G + i, __builtin_shufflevector(t0, t2, 4, 5, 6, 7, 12, 13, 14, 15));
-        pf_store8(B + i, __builtin_shufflevector(t1, t3, 0, 1, 2, 3, 8, 9, 10, 11));
-        pf_store8(A + i, __builtin_shufflevector(t1, t3, 4, 5, 6, 7, 12, 13, 14, 15));
-    }
-    for (long i = full; i < padded; i++) {
-        pf_float4 v = i < count ? src[i] : (pf_float4)0.0f;
-        R[i] = v.x; G[i] = v.y; B[i] = v.z; A[i] = v.w;
-    }
     const pf_float8 one = 1.0f, zero = 0.0f;
+    pf_float8 r = *pr, g = *pg, b = *pb, a = *pa;
     if (flags & PF_PROGRAM_UNPREMULTIPLY_INPUT) {
-        for (long i = 0; i < padded; i += 8) {
-            pf_float8 a = pf_load8(A + i);
-            pf_int8 keep = a > zero;
-            pf_int8 scale = (a != one) & keep;
-            pf_float8 q = one / a;
-            pf_float8 s = (pf_float8)(((pf_int8)q & scale) | ((pf_int8)one & ~scale));
-            pf_store8(R + i, (pf_float8)((pf_int8)(pf_load8(R + i) * s) & keep));
-            pf_store8(G + i, (pf_float8)((pf_int8)(pf_load8(G + i) * s) & keep));
-            pf_store8(B + i, (pf_float8)((pf_int8)(pf_load8(B + i) * s) & keep));
-            pf_store8(A + i, (pf_float8)((pf_int8)(a * one) & keep));
-        }
+        pf_int8 keep = a > zero;
+        pf_int8 scale = (a != one) & keep;
+        pf_float8 q = one / a;
+        pf_float8 s = (pf_float8)(((pf_int8)q & scale) | ((pf_int8)one & ~scale));
+        r = (pf_float8)((pf_int8)(r * s) & keep);
+        g = (pf_float8)((pf_int8)(g * s) & keep);
+        b = (pf_float8)((pf_int8)(b * s) & keep);
+        a = (pf_float8)((pf_int8)(a * one) & keep);
     }
     for (int k = 0; k < nsteps; k++) {
         const pf_point_step *st = steps + k;
         if (st->kind == PF_STEP_AFFINE) {
             const float *m = st->m;
-            const pf_float8 m00 = m[0], m01 = m[1], m02 = m[2], m03 = m[3];
-            const pf_float8 m10 = m[4], m11 = m[5], m12 = m[6], m13 = m[7];
-            const pf_float8 m20 = m[8], m21 = m[9], m22 = m[10], m23 = m[11];
-            const pf_float8 b0 = st->bias[0], b1 = st->bias[1], b2 = st->bias[2];
             if (st->alpha_fixed && m[3] == 0.0f && m[7] == 0.0f && m[11] == 0.0f) {
-                /* Alpha neither changes nor feeds the colors (most color adjustments): the
-                 * zero alpha column is skipped (only a -0 color or an infinite alpha could
-                 * tell the difference). */
-                for (long i = 0; i < padded; i += 8) {
-                    pf_float8 r = pf_load8(R + i), g = pf_load8(G + i), b = pf_load8(B + i);
-                    pf_store8(R + i, m00 * r + m01 * g + m02 * b + b0);
-                    pf_store8(G + i, m10 * r + m11 * g + m12 * b + b1);
-                    pf_store8(B + i, m20 * r + m21 * g + m22 * b + b2);
-                }
-            } else if (st->alpha_fixed) {
-                for (long i = 0; i < padded; i += 8) {
-                    pf_float8 r = pf_load8(R + i), g = pf_load8(G + i), b = pf_load8(B + i), a = pf_load8(A + i);
-                    pf_store8(R + i, m00 * r + m01 * g + m02 * b + m03 * a + b0);
-                    pf_store8(G + i, m10 * r + m11 * g + m12 * b + m13 * a + b1);
-                    pf_store8(B + i, m20 * r + m21 * g + m22 * b + m23 * a + b2);
-                }
+                /* Alpha neither changes nor feeds the colors (most color adjustments): the zero
+                 * alpha column is skipped (only a -0 color or an infinite alpha could tell). */
+                pf_float8 r2 = (pf_float8)m[0] * r + (pf_float8)m[1] * g + (pf_float8)m[2] * b + (pf_float8)st->bias[0];
+                pf_float8 g2 = (pf_float8)m[4] * r + (pf_float8)m[5] * g + (pf_float8)m[6] * b + (pf_float8)st->bias[1];
+                pf_float8 b2 = (pf_float8)m[8] * r + (pf_float8)m[9] * g + (pf_float8)m[10] * b + (pf_float8)st->bias[2];
+                r = r2; g = g2; b = b2;
             } else {
-                const pf_float8 m30 = m[12], m31 = m[13], m32 = m[14], m33 = m[15], b3 = st->bias[3];
-                for (long i = 0; i < padded; i += 8) {
-                    pf_float8 r = pf_load8(R + i), g = pf_load8(G + i), b = pf_load8(B + i), a = pf_load8(A + i);
-                    pf_store8(R + i, m00 * r + m01 * g + m02 * b + m03 * a + b0);
-                    pf_store8(G + i, m10 * r + m11 * g + m12 * b + m13 * a + b1);
-                    pf_store8(B + i, m20 * r + m21 * g + m22 * b + m23 * a + b2);
-                    pf_store8(A + i, m30 * r + m31 * g + m32 * b + m33 * a + b3);
-                }
+                pf_float8 r2 = (pf_float8)m[0] * r + (pf_float8)m[1] * g + (pf_float8)m[2] * b + (pf_float8)m[3] * a + (pf_float8)st->bias[0];
+                pf_float8 g2 = (pf_float8)m[4] * r + (pf_float8)m[5] * g + (pf_float8)m[6] * b + (pf_float8)m[7] * a + (pf_float8)st->bias[1];
+                pf_float8 b2 = (pf_float8)m[8] * r + (pf_float8)m[9] * g + (pf_float8)m[10] * b + (pf_float8)m[11] * a + (pf_float8)st->bias[2];
+                if (!st->alpha_fixed)
+                    a = (pf_float8)m[12] * r + (pf_float8)m[13] * g + (pf_float8)m[14] * b + (pf_float8)m[15] * a + (pf_float8)st->bias[3];
+                r = r2; g = g2; b = b2;
             }
         } else {
             const int whole = st->whole, rest = st->rest, inv = st->invert;
             const pf_int8 sign = (pf_int8)(int)0x80000000;
-            float *planesRGB[3] = {R, G, B};
+            pf_float8 *ch[3] = {&r, &g, &b};
             for (int c = 0; c < 3; c++) {
-                float *P = planesRGB[c];
-                for (long i = 0; i < padded; i += 8) {
-                    pf_float8 v = pf_load8(P + i);
-                    pf_int8 vb = (pf_int8)v;
-                    pf_float8 x = (pf_float8)(vb & 0x7FFFFFFF);
-                    pf_float8 r = one;
-                    for (int w = 0; w < whole; w++) r = r * x;
-                    if (rest) {
-                        pf_float8 q = __builtin_elementwise_sqrt(x);
-                        if (rest >= 2) r = r * q;
-                        if (rest & 1) r = r * __builtin_elementwise_sqrt(q);
-                    }
-                    if (inv) r = one / r;
-                    pf_store8(P + i, (pf_float8)((pf_int8)r | (vb & sign)));
+                pf_float8 v = *ch[c];
+                pf_int8 vb = (pf_int8)v;
+                pf_float8 x = (pf_float8)(vb & 0x7FFFFFFF);
+                pf_float8 y = one;
+                for (int w = 0; w < whole; w++) y = y * x;
+                if (rest) {
+                    pf_float8 q = __builtin_elementwise_sqrt(x);
+                    if (rest >= 2) y = y * q;
+                    if (rest & 1) y = y * __builtin_elementwise_sqrt(q);
                 }
+                if (inv) y = one / y;
+                *ch[c] = (pf_float8)((pf_int8)y | (vb & sign));
             }
         }
     }
-    /* Finish and interleave. */
-    const int premultiply = flags & PF_PROGRAM_PREMULTIPLY_OUTPUT;
-    const int zeroing = !premultiply && (flags & PF_PROGRAM_ZERO_TRANSPARENT);
+    if (flags & PF_PROGRAM_PREMULTIPLY_OUTPUT) {
+        r = r * a; g = g * a; b = b * a; a = a * one;
+    } else if (flags & PF_PROGRAM_ZERO_TRANSPARENT) {
+        pf_int8 keep = a > zero;
+        r = (pf_float8)((pf_int8)r & keep); g = (pf_float8)((pf_int8)g & keep);
+        b = (pf_float8)((pf_int8)b & keep); a = (pf_float8)((pf_int8)a & keep);
+    }
+    *pr = r; *pg = g; *pb = b; *pa = a;
+}
+
+/* Runs the steps over `count` pixels from `src` into `dst` (which may be `src`), 8 pixels at
+ * a time: each block is split into R, G, B and A vectors, goes through every step in
+ * registers (so the square roots of one block overlap the multiplies of the next), and is
+ * interleaved back. */
+PF_INLINE void pf_point_program(const pf_float4 *src, pf_float4 *dst, long count,
+                                const pf_point_step *steps, int nsteps, int flags) {
     const int stream = flags & PF_PROGRAM_STREAM;
-    for (long i = 0; i < padded; i += 8) {
-        pf_float8 r = pf_load8(R + i), g = pf_load8(G + i), b = pf_load8(B + i), a = pf_load8(A + i);
-        if (premultiply) { r = r * a; g = g * a; b = b * a; a = a * one; }
-        if (zeroing) {
-            pf_int8 keep = a > zero;
-            r = (pf_float8)((pf_int8)r & keep); g = (pf_float8)((pf_int8)g & keep);
-            b = (pf_float8)((pf_int8)b & keep); a = (pf_float8)((pf_int8)a & keep);
+    for (long i = 0; i < count; i += 8) {
+        const int whole_block = i + 8 <= count;
+        pf_float4 tail[8];
+        const pf_float4 *s = src + i;
+        if (!whole_block) {
+            for (long j = 0; j < 8; j++) tail[j] = i + j < count ? src[i + j] : (pf_float4)0.0f;
+            s = tail;
         }
-        pf_float8 t0 = __builtin_shufflevector(r, g, 0, 8, 1, 9, 2, 10, 3, 11);   /* r0 g0 r1 g1 r2 g2 r3 g3 */
-        pf_float8 t1 = __builtin_shufflevector(b, a, 0, 8, 1, 9, 2, 10, 3, 11);   /* b0 a0 ... */
-        pf_float8 t2 = __builtin_shufflevector(r, g, 4, 12, 5, 13, 6, 14, 7, 15);
-        pf_float8 t3 = __builtin_shufflevector(b, a, 4, 12, 5, 13, 6, 14, 7, 15);
-        pf_float8 o0 = __builtin_shufflevector(t0, t1, 0, 1, 8, 9, 2, 3, 10, 11);  /* px 0, 1 */
-        pf_float8 o1 = __builtin_shufflevector(t0, t1, 4, 5, 12, 13, 6, 7, 14, 15); /* px 2, 3 */
-        pf_float8 o2 = __builtin_shufflevector(t2, t3, 0, 1, 8, 9, 2, 3, 10, 11);
-        pf_float8 o3 = __builtin_shufflevector(t2, t3, 4, 5, 12, 13, 6, 7, 14, 15);
-        if (i + 8 <= count) {
-            if (stream) {
-                __builtin_nontemporal_store(o0.lo, dst + i);
-                __builtin_nontemporal_store(o0.hi, dst + i + 1);
-                __builtin_nontemporal_store(o1.lo, dst + i + 2);
-                __builtin_nontemporal_store(o1.hi, dst + i + 3);
-                __builtin_nontemporal_store(o2.lo, dst + i + 4);
-                __builtin_nontemporal_store(o2.hi, dst + i + 5);
-                __builtin_nontemporal_store(o3.lo, dst + i + 6);
-                __builtin_nontemporal_store(o3.hi, dst + i + 7);
-            } else {
-                pf_store8(dst + i, o0);
-                pf_store8(dst + i + 2, o1);
-                pf_store8(dst + i + 4, o2);
-                pf_store8(dst + i + 6, o3);
-            }
+        pf_float8 v0 = pf_load8(s), v1 = pf_load8(s + 2), v2 = pf_load8(s + 4), v3 = pf_load8(s + 6);
+        pf_float8 t0 = __builtin_shufflevector(v0, v1, 0, 4, 8, 12, 1, 5, 9, 13);
+        pf_float8 t1 = __builtin_shufflevector(v0, v1, 2, 6, 10, 14, 3, 7, 11, 15);
+        pf_float8 t2 = __builtin_shufflevector(v2, v3, 0, 4, 8, 12, 1, 5, 9, 13);
+        pf_float8 t3 = __builtin_shufflevector(v2, v3, 2, 6, 10, 14, 3, 7, 11, 15);
+        pf_float8 r = __builtin_shufflevector(t0, t2, 0, 1, 2, 3, 8, 9, 10, 11);
+        pf_float8 g = __builtin_shufflevector(t0, t2, 4, 5, 6, 7, 12, 13, 14, 15);
+        pf_float8 b = __builtin_shufflevector(t1, t3, 0, 1, 2, 3, 8, 9, 10, 11);
+        pf_float8 a = __builtin_shufflevector(t1, t3, 4, 5, 6, 7, 12, 13, 14, 15);
+        pf_point_block(&r, &g, &b, &a, steps, nsteps, flags);
+        pf_float8 u0 = __builtin_shufflevector(r, g, 0, 8, 1, 9, 2, 10, 3, 11);
+        pf_float8 u1 = __builtin_shufflevector(b, a, 0, 8, 1, 9, 2, 10, 3, 11);
+        pf_float8 u2 = __builtin_shufflevector(r, g, 4, 12, 5, 13, 6, 14, 7, 15);
+        pf_float8 u3 = __builtin_shufflevector(b, a, 4, 12, 5, 13, 6, 14, 7, 15);
+        pf_float8 o0 = __builtin_shufflevector(u0, u1, 0, 1, 8, 9, 2, 3, 10, 11);
+        pf_float8 o1 = __builtin_shufflevector(u0, u1, 4, 5, 12, 13, 6, 7, 14, 15);
+        pf_float8 o2 = __builtin_shufflevector(u2, u3, 0, 1, 8, 9, 2, 3, 10, 11);
+        pf_float8 o3 = __builtin_shufflevector(u2, u3, 4, 5, 12, 13, 6, 7, 14, 15);
+        if (whole_block && stream) {
+            __builtin_nontemporal_store(o0.lo, dst + i);
+            __builtin_nontemporal_store(o0.hi, dst + i + 1);
+            __builtin_nontemporal_store(o1.lo, dst + i + 2);
+            __builtin_nontemporal_store(o1.hi, dst + i + 3);
+            __builtin_nontemporal_store(o2.lo, dst + i + 4);
+            __builtin_nontemporal_store(o2.hi, dst + i + 5);
+            __builtin_nontemporal_store(o3.lo, dst + i + 6);
+            __builtin_nontemporal_store(o3.hi, dst + i + 7);
+        } else if (whole_block) {
+            pf_store8(dst + i, o0);
+            pf_store8(dst + i + 2, o1);
+            pf_store8(dst + i + 4, o2);
+            pf_store8(dst + i + 6, o3);
         } else {
-            pf_float4 tail[8] = {o0.lo, o0.hi, o1.lo, o1.hi, o2.lo, o2.hi, o3.lo, o3.hi};
-            for (long j = 0; i + j < count; j++) dst[i + j] = tail[j];
+            pf_float4 out[8] = {o0.lo, o0.hi, o1.lo, o1.hi, o2.lo, o2.hi, o3.lo, o3.hi};
+            for (long j = 0; i + j < count; j++) dst[i + j] = out[j];
         }
     }
 }
@@ -313,7 +291,7 @@ PF_INLINE void pf_point_program(const pf_float4 *src, pf_float4 *dst, long count
  * operations in the same order without contraction, so results do not depend on which runs.
  * Defined in CSIMD.c. */
 void pf_point_program_run(const pf_float4 *src, pf_float4 *dst, long count,
-                          const pf_point_step *steps, int nsteps, int flags, float *planes);
+                          const pf_point_step *steps, int nsteps, int flags);
 /* 1 when pf_point_program_run uses its AVX2 variant on this machine, else 0. */
 int pf_csimd_uses_avx2(void);
 

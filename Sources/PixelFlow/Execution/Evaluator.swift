@@ -256,7 +256,6 @@ final class Evaluator: @unchecked Sendable {
     private func runPointProgram(_ program: PointProgram, fusedSource: FusedSource?, sourceIsStraight: Bool, streams: Bool,
                                  into out: Tile, arena: Arena, premultiplyResult: Bool) {
         let w = out.rect.width
-        let planes = arena.allocate(4 * PointProgram.maxCount, of: Float.self)
         // A float source whose values are used as stored is read in place; others are loaded
         // into the destination row (or a scratch chunk when storing non-temporally).
         var direct: PixelBuffer?
@@ -283,7 +282,7 @@ final class Evaluator: @unchecked Sendable {
                         src = UnsafePointer(row + x)
                     }
                     program.run(src, row + x, count: c, unpremultiplyInput: unpremultiply,
-                                premultiplyOutput: premultiplyResult, stream: stream, planes: planes)
+                                premultiplyOutput: premultiplyResult, stream: stream)
                     x += c
                 }
             }

@@ -187,7 +187,7 @@ public struct RenderContext: Sendable {
         if target.direct { evaluator.streamedRoot = plan.root }
         let bpr = buffer.bytesPerRow
         buffer.withUnsafeMutableBytes { raw in
-            renderTiles(plan.root, rect: rect, evaluator: evaluator, target: target,
+            renderTiles(plan.root, rect: rect, grid: plan.outputGrid(), evaluator: evaluator, target: target,
                         into: SharedPixels(base: raw.baseAddress!, bytesPerRow: bpr), arenas: nil)
         }
     }
@@ -217,10 +217,10 @@ public struct RenderContext: Sendable {
 
     /// Computes `root` over `rect` tile by tile on all workers into `dst`, whose first byte is
     /// pixel (rect.x, rect.y); each tile advances the current render's progress by one unit.
-    func renderTiles(_ root: Node, rect: IntRect, evaluator: Evaluator, target: TileTarget,
+    func renderTiles(_ root: Node, rect: IntRect, grid: TileGrid? = nil, evaluator: Evaluator, target: TileTarget,
                      into dst: SharedPixels, arenas: ArenaPool?) {
         let control = RenderControl.current
-        let grid = TileGrid(rect: rect, tileWidth: options.tileWidth, tileHeight: options.tileHeight)
+        let grid = grid ?? TileGrid(rect: rect, tileWidth: options.tileWidth, tileHeight: options.tileHeight)
         let bpp = target.format.bytesPerPixel
         Scheduler.run(count: grid.count, threads: options.threadCount, arenas: arenas) { item, arena in
             let t = grid[item]

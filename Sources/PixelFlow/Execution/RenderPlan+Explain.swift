@@ -7,9 +7,10 @@ extension RenderPlan {
     /// (`BytePlan`), and if not, why; without, whether the graph has the byte path's shape.
     func explain(destination: PixelBuffer? = nil) -> String {
         var lines: [String] = []
-        let grid = TileGrid(rect: rect, tileWidth: options.tileWidth, tileHeight: options.tileHeight)
+        let grid = outputGrid()
+        let strips = grid.tileWidth != options.tileWidth ? " (full-width strips: every node is pointwise)" : ""
         lines.append("render \(rect.width)x\(rect.height) at (\(rect.x), \(rect.y)); \(grid.count) tiles of "
-            + "\(options.tileWidth)x\(options.tileHeight); \(options.threadCount) thread(s); working space "
+            + "\(grid.tileWidth)x\(grid.tileHeight)\(strips); \(options.threadCount) thread(s); working space "
             + (options.colorManagement == .linear ? "linear" : "none") + "; optimization " + (options.optimizes ? "on" : "off"))
         let before = GraphWalk.postOrder(original).count, after = order.count
         lines.append("optimizer: \(before) node(s) -> \(after)" + (optimizerLog.isEmpty ? "" : "; " + optimizerLog.joined(separator: "; ")))

@@ -15,9 +15,9 @@ enum PointStep: Sendable, Hashable {
     }
 }
 
-/// A fused chain of color matrices and point steps, run by `pf_point_program` on R, G, B and
-/// A planes of a chunk of pixels: every channel's arithmetic happens once per pixel instead
-/// of once per vector lane, and the chunk is loaded and stored once for the whole chain.
+/// A fused chain of color matrices and point steps, run by `pf_point_program` on blocks of 8
+/// pixels split into R, G, B and A vectors: every channel's arithmetic happens once per pixel
+/// instead of once per vector lane, and each pixel is loaded and stored once for the chain.
 /// Bit-identical to running `colorMatrixRow`, `gammaRow`, `unpremultiplyRow`,
 /// `premultiplyRow` and `zeroTransparentRow` in turn (on finite values; a matrix that keeps
 /// alpha does not compute it, so an infinite color does not turn alpha into NaN).
@@ -59,21 +59,20 @@ struct PointProgram {
     /// The steps, for tests.
     var stepsForTesting: [pf_point_step] { steps }
 
-    /// Most pixels one `run` handles.
+    /// Pixels per `run` call in the evaluator: a chunk that stays in the L1 cache.
     static let maxCount = Int(PF_PROGRAM_MAX)
 
-    /// Runs the program over `count` (at most `maxCount`) pixels from `src` into `dst` (which
-    /// may be `src`). `unpremultiplyInput`: the input is premultiplied; `premultiplyOutput`:
-    /// premultiply the result, else zero the pixels whose alpha is not above 0; `stream`:
-    /// store non-temporally (call `pf_store_fence` before others read `dst`). `planes` is
-    /// scratch for `4 * maxCount` floats, 32-byte aligned.
+    /// Runs the program over `count` pixels from `src` into `dst` (which may be `src`).
+    /// `unpremultiplyInput`: the input is premultiplied; `premultiplyOutput`: premultiply the
+    /// result, else zero the pixels whose alpha is not above 0; `stream`: store
+    /// non-temporally (`dst` 16-byte aligned; call `pf_store_fence` before others read it).
     func run(_ src: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
-             unpremultiplyInput: Bool, premultiplyOutput: Bool, stream: Bool, planes: UnsafeMutablePointer<Float>) {
+             unpremultiplyInput: Bool, premultiplyOutput: Bool, stream: Bool) {
         var flags: Int32 = premultiplyOutput ? Int32(PF_PROGRAM_PREMULTIPLY_OUTPUT) : Int32(PF_PROGRAM_ZERO_TRANSPARENT)
         if unpremultiplyInput { flags |= Int32(PF_PROGRAM_UNPREMULTIPLY_INPUT) }
         if stream { flags |= Int32(PF_PROGRAM_STREAM) }
         steps.withUnsafeBufferPointer { s in
-            pf_point_program_run(src, dst, count, s.baseAddress, Int32(s.count), flags, planes)
+            pf_point_program_run(src, dst, count, s.baseAddress, Int32(s.count), flags)
         }
     }
 }

@@ -67,12 +67,9 @@ final class PointProgramTests: XCTestCase {
                         gamma(0.75), .colorMatrix(sepia.concatenating(.exposure(ev: 0.5)))]),
             ("gammas", [gamma(0.25), gamma(1.5), gamma(-0.5), gamma(2), gamma(3.75), gamma(-2.25)]),
         ]
-        let planes = UnsafeMutablePointer<Float>.allocate(capacity: 4 * PointProgram.maxCount + 8)
-        defer { planes.deallocate() }
-        let aligned = UnsafeMutablePointer<Float>(bitPattern: (Int(bitPattern: planes) + 31) & ~31)!
         for (name, ops) in chains {
             let program = try XCTUnwrap(PointProgram(ops), name)
-            for count in [1, 7, 8, 9, 31, 200, 256] {
+            for count in [1, 7, 8, 9, 31, 200, 256, 1000] {
                 let input = pixels(count, seed: UInt64(count))
                 for unpremultiply in [false, true] {
                     for premultiply in [false, true] {
@@ -82,7 +79,7 @@ final class PointProgramTests: XCTestCase {
                             input.withUnsafeBufferPointer { s in
                                 out.withUnsafeMutableBufferPointer { d in
                                     program.run(s.baseAddress!, d.baseAddress!, count: count, unpremultiplyInput: unpremultiply,
-                                                premultiplyOutput: premultiply, stream: stream, planes: aligned)
+                                                premultiplyOutput: premultiply, stream: stream)
                                 }
                             }
                             pf_store_fence()
@@ -92,7 +89,7 @@ final class PointProgramTests: XCTestCase {
                         var inPlace = input
                         inPlace.withUnsafeMutableBufferPointer { d in
                             program.run(UnsafePointer(d.baseAddress!), d.baseAddress!, count: count, unpremultiplyInput: unpremultiply,
-                                        premultiplyOutput: premultiply, stream: false, planes: aligned)
+                                        premultiplyOutput: premultiply, stream: false)
                         }
                         assertSame(inPlace, expected, "\(name) n=\(count) in place")
                     }
@@ -112,15 +109,13 @@ final class PointProgramTests: XCTestCase {
             let single = try XCTUnwrap(PointProgram([op]))
             steps.append(single.stepsForTesting[0])
         }
-        let planes = UnsafeMutablePointer<Float>.allocate(capacity: 4 * PointProgram.maxCount)
-        defer { planes.deallocate() }
         let input = pixels(256, seed: 9)
         var a = [SIMD4<Float>](repeating: .zero, count: 256), b = a
         let flags = Int32(PF_PROGRAM_UNPREMULTIPLY_INPUT | PF_PROGRAM_PREMULTIPLY_OUTPUT)
         input.withUnsafeBufferPointer { s in
             steps.withUnsafeBufferPointer { st in
-                a.withUnsafeMutableBufferPointer { d in pf_point_program(s.baseAddress!, d.baseAddress!, 256, st.baseAddress!, Int32(st.count), flags, planes) }
-                b.withUnsafeMutableBufferPointer { d in pf_point_program_run(s.baseAddress!, d.baseAddress!, 256, st.baseAddress!, Int32(st.count), flags, planes) }
+                a.withUnsafeMutableBufferPointer { d in pf_point_program(s.baseAddress!, d.baseAddress!, 256, st.baseAddress!, Int32(st.count), flags) }
+                b.withUnsafeMutableBufferPointer { d in pf_point_program_run(s.baseAddress!, d.baseAddress!, 256, st.baseAddress!, Int32(st.count), flags) }
             }
         }
         for i in 0..<256 {
