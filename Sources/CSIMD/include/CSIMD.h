@@ -167,70 +167,127 @@ typedef float pf_float8_unaligned __attribute__((ext_vector_type(8), aligned(4),
 #define pf_load8(p) (*(const pf_float8_unaligned *)(p))
 #define pf_store8(p, v) (*(pf_float8_unaligned *)(p) = (v))
 
-/* One block of 8 pixels held as R, G, B, A vectors through every step. */
-PF_INLINE void pf_point_block(pf_float8 *pr, pf_float8 *pg, pf_float8 *pb, pf_float8 *pa,
-                              const pf_point_step *steps, int nsteps, int flags) {
+/* The steps' arithmetic on one block of 8 pixels held in the pf_float8 lvalues r, g, b, a
+ * (macros, so that two blocks can go through a step side by side: their dependency chains
+ * are independent, and the processor overlaps them). */
+#define PF_BLOCK_UNPREMULTIPLY(r, g, b, a) do { \
+        pf_int8 keep_ = (a) > zero; \
+        pf_int8 scale_ = ((a) != one) & keep_; \
+        pf_float8 q_ = one / (a); \
+        pf_float8 s_ = (pf_float8)(((pf_int8)q_ & scale_) | ((pf_int8)one & ~scale_)); \
+        r = (pf_float8)((pf_int8)((r) * s_) & keep_); \
+        g = (pf_float8)((pf_int8)((g) * s_) & keep_); \
+        b = (pf_float8)((pf_int8)((b) * s_) & keep_); \
+        a = (pf_float8)((pf_int8)((a) * one) & keep_); \
+    } while (0)
+/* Alpha neither changes nor feeds the colors (most color adjustments): the zero alpha
+ * column is skipped (only a -0 color or an infinite alpha could tell the difference). */
+#define PF_BLOCK_AFFINE3(r, g, b) do { \
+        pf_float8 r2_ = (pf_float8)m[0] * (r) + (pf_float8)m[1] * (g) + (pf_float8)m[2] * (b) + (pf_float8)st->bias[0]; \
+        pf_float8 g2_ = (pf_float8)m[4] * (r) + (pf_float8)m[5] * (g) + (pf_float8)m[6] * (b) + (pf_float8)st->bias[1]; \
+        pf_float8 b2_ = (pf_float8)m[8] * (r) + (pf_float8)m[9] * (g) + (pf_float8)m[10] * (b) + (pf_float8)st->bias[2]; \
+        r = r2_; g = g2_; b = b2_; \
+    } while (0)
+#define PF_BLOCK_AFFINE4(r, g, b, a) do { \
+        pf_float8 r2_ = (pf_float8)m[0] * (r) + (pf_float8)m[1] * (g) + (pf_float8)m[2] * (b) + (pf_float8)m[3] * (a) + (pf_float8)st->bias[0]; \
+        pf_float8 g2_ = (pf_float8)m[4] * (r) + (pf_float8)m[5] * (g) + (pf_float8)m[6] * (b) + (pf_float8)m[7] * (a) + (pf_float8)st->bias[1]; \
+        pf_float8 b2_ = (pf_float8)m[8] * (r) + (pf_float8)m[9] * (g) + (pf_float8)m[10] * (b) + (pf_float8)m[11] * (a) + (pf_float8)st->bias[2]; \
+        if (!st->alpha_fixed) \
+            a = (pf_float8)m[12] * (r) + (pf_float8)m[13] * (g) + (pf_float8)m[14] * (b) + (pf_float8)m[15] * (a) + (pf_float8)st->bias[3]; \
+        r = r2_; g = g2_; b = b2_; \
+    } while (0)
+#define PF_BLOCK_GAMMA(v) do { \
+        pf_int8 vb_ = (pf_int8)(v); \
+        pf_float8 x_ = (pf_float8)(vb_ & 0x7FFFFFFF); \
+        pf_float8 y_ = one; \
+        for (int w_ = 0; w_ < whole; w_++) y_ = y_ * x_; \
+        if (rest) { \
+            pf_float8 q_ = __builtin_elementwise_sqrt(x_); \
+            if (rest >= 2) y_ = y_ * q_; \
+            if (rest & 1) y_ = y_ * __builtin_elementwise_sqrt(q_); \
+        } \
+        if (inv) y_ = one / y_; \
+        v = (pf_float8)((pf_int8)y_ | (vb_ & sign)); \
+    } while (0)
+#define PF_BLOCK_FINISH(r, g, b, a) do { \
+        if (flags & PF_PROGRAM_PREMULTIPLY_OUTPUT) { \
+            r = (r) * (a); g = (g) * (a); b = (b) * (a); a = (a) * one; \
+        } else if (flags & PF_PROGRAM_ZERO_TRANSPARENT) { \
+            pf_int8 keep_ = (a) > zero; \
+            r = (pf_float8)((pf_int8)(r) & keep_); g = (pf_float8)((pf_int8)(g) & keep_); \
+            b = (pf_float8)((pf_int8)(b) & keep_); a = (pf_float8)((pf_int8)(a) & keep_); \
+        } \
+    } while (0)
+
+/* One block of 8 pixels (n = 1) or two blocks side by side (n = 2) through every step. */
+PF_INLINE void pf_point_blocks(pf_float8 *v, int n, const pf_point_step *steps, int nsteps, int flags) {
 #pragma clang fp contract(off)
     const pf_float8 one = 1.0f, zero = 0.0f;
-    pf_float8 r = *pr, g = *pg, b = *pb, a = *pa;
+    const pf_int8 sign = (pf_int8)(int)0x80000000;
+    pf_float8 r0 = v[0], g0 = v[1], b0 = v[2], a0 = v[3];
+    pf_float8 r1 = n > 1 ? v[4] : zero, g1 = n > 1 ? v[5] : zero, b1 = n > 1 ? v[6] : zero, a1 = n > 1 ? v[7] : zero;
     if (flags & PF_PROGRAM_UNPREMULTIPLY_INPUT) {
-        pf_int8 keep = a > zero;
-        pf_int8 scale = (a != one) & keep;
-        pf_float8 q = one / a;
-        pf_float8 s = (pf_float8)(((pf_int8)q & scale) | ((pf_int8)one & ~scale));
-        r = (pf_float8)((pf_int8)(r * s) & keep);
-        g = (pf_float8)((pf_int8)(g * s) & keep);
-        b = (pf_float8)((pf_int8)(b * s) & keep);
-        a = (pf_float8)((pf_int8)(a * one) & keep);
+        PF_BLOCK_UNPREMULTIPLY(r0, g0, b0, a0);
+        PF_BLOCK_UNPREMULTIPLY(r1, g1, b1, a1);
     }
     for (int k = 0; k < nsteps; k++) {
         const pf_point_step *st = steps + k;
         if (st->kind == PF_STEP_AFFINE) {
             const float *m = st->m;
             if (st->alpha_fixed && m[3] == 0.0f && m[7] == 0.0f && m[11] == 0.0f) {
-                /* Alpha neither changes nor feeds the colors (most color adjustments): the zero
-                 * alpha column is skipped (only a -0 color or an infinite alpha could tell). */
-                pf_float8 r2 = (pf_float8)m[0] * r + (pf_float8)m[1] * g + (pf_float8)m[2] * b + (pf_float8)st->bias[0];
-                pf_float8 g2 = (pf_float8)m[4] * r + (pf_float8)m[5] * g + (pf_float8)m[6] * b + (pf_float8)st->bias[1];
-                pf_float8 b2 = (pf_float8)m[8] * r + (pf_float8)m[9] * g + (pf_float8)m[10] * b + (pf_float8)st->bias[2];
-                r = r2; g = g2; b = b2;
+                PF_BLOCK_AFFINE3(r0, g0, b0);
+                PF_BLOCK_AFFINE3(r1, g1, b1);
             } else {
-                pf_float8 r2 = (pf_float8)m[0] * r + (pf_float8)m[1] * g + (pf_float8)m[2] * b + (pf_float8)m[3] * a + (pf_float8)st->bias[0];
-                pf_float8 g2 = (pf_float8)m[4] * r + (pf_float8)m[5] * g + (pf_float8)m[6] * b + (pf_float8)m[7] * a + (pf_float8)st->bias[1];
-                pf_float8 b2 = (pf_float8)m[8] * r + (pf_float8)m[9] * g + (pf_float8)m[10] * b + (pf_float8)m[11] * a + (pf_float8)st->bias[2];
-                if (!st->alpha_fixed)
-                    a = (pf_float8)m[12] * r + (pf_float8)m[13] * g + (pf_float8)m[14] * b + (pf_float8)m[15] * a + (pf_float8)st->bias[3];
-                r = r2; g = g2; b = b2;
+                PF_BLOCK_AFFINE4(r0, g0, b0, a0);
+                PF_BLOCK_AFFINE4(r1, g1, b1, a1);
             }
         } else {
             const int whole = st->whole, rest = st->rest, inv = st->invert;
-            const pf_int8 sign = (pf_int8)(int)0x80000000;
-            pf_float8 *ch[3] = {&r, &g, &b};
-            for (int c = 0; c < 3; c++) {
-                pf_float8 v = *ch[c];
-                pf_int8 vb = (pf_int8)v;
-                pf_float8 x = (pf_float8)(vb & 0x7FFFFFFF);
-                pf_float8 y = one;
-                for (int w = 0; w < whole; w++) y = y * x;
-                if (rest) {
-                    pf_float8 q = __builtin_elementwise_sqrt(x);
-                    if (rest >= 2) y = y * q;
-                    if (rest & 1) y = y * __builtin_elementwise_sqrt(q);
-                }
-                if (inv) y = one / y;
-                *ch[c] = (pf_float8)((pf_int8)y | (vb & sign));
-            }
+            PF_BLOCK_GAMMA(r0); PF_BLOCK_GAMMA(r1);
+            PF_BLOCK_GAMMA(g0); PF_BLOCK_GAMMA(g1);
+            PF_BLOCK_GAMMA(b0); PF_BLOCK_GAMMA(b1);
         }
     }
-    if (flags & PF_PROGRAM_PREMULTIPLY_OUTPUT) {
-        r = r * a; g = g * a; b = b * a; a = a * one;
-    } else if (flags & PF_PROGRAM_ZERO_TRANSPARENT) {
-        pf_int8 keep = a > zero;
-        r = (pf_float8)((pf_int8)r & keep); g = (pf_float8)((pf_int8)g & keep);
-        b = (pf_float8)((pf_int8)b & keep); a = (pf_float8)((pf_int8)a & keep);
-    }
-    *pr = r; *pg = g; *pb = b; *pa = a;
+    PF_BLOCK_FINISH(r0, g0, b0, a0);
+    PF_BLOCK_FINISH(r1, g1, b1, a1);
+    v[0] = r0; v[1] = g0; v[2] = b0; v[3] = a0;
+    if (n > 1) { v[4] = r1; v[5] = g1; v[6] = b1; v[7] = a1; }
 }
+
+/* Splits 8 interleaved pixels at `s` into R, G, B, A vectors at v[0..3]. */
+#define PF_SPLIT8(s, v) do { \
+        pf_float8 v0_ = pf_load8(s), v1_ = pf_load8((s) + 2), v2_ = pf_load8((s) + 4), v3_ = pf_load8((s) + 6); \
+        pf_float8 t0_ = __builtin_shufflevector(v0_, v1_, 0, 4, 8, 12, 1, 5, 9, 13); \
+        pf_float8 t1_ = __builtin_shufflevector(v0_, v1_, 2, 6, 10, 14, 3, 7, 11, 15); \
+        pf_float8 t2_ = __builtin_shufflevector(v2_, v3_, 0, 4, 8, 12, 1, 5, 9, 13); \
+        pf_float8 t3_ = __builtin_shufflevector(v2_, v3_, 2, 6, 10, 14, 3, 7, 11, 15); \
+        (v)[0] = __builtin_shufflevector(t0_, t2_, 0, 1, 2, 3, 8, 9, 10, 11); \
+        (v)[1] = __builtin_shufflevector(t0_, t2_, 4, 5, 6, 7, 12, 13, 14, 15); \
+        (v)[2] = __builtin_shufflevector(t1_, t3_, 0, 1, 2, 3, 8, 9, 10, 11); \
+        (v)[3] = __builtin_shufflevector(t1_, t3_, 4, 5, 6, 7, 12, 13, 14, 15); \
+    } while (0)
+/* Interleaves R, G, B, A vectors at v[0..3] into 8 pixels o[0..3] (two pixels each). */
+#define PF_MERGE8(v, o) do { \
+        pf_float8 u0_ = __builtin_shufflevector((v)[0], (v)[1], 0, 8, 1, 9, 2, 10, 3, 11); \
+        pf_float8 u1_ = __builtin_shufflevector((v)[2], (v)[3], 0, 8, 1, 9, 2, 10, 3, 11); \
+        pf_float8 u2_ = __builtin_shufflevector((v)[0], (v)[1], 4, 12, 5, 13, 6, 14, 7, 15); \
+        pf_float8 u3_ = __builtin_shufflevector((v)[2], (v)[3], 4, 12, 5, 13, 6, 14, 7, 15); \
+        (o)[0] = __builtin_shufflevector(u0_, u1_, 0, 1, 8, 9, 2, 3, 10, 11); \
+        (o)[1] = __builtin_shufflevector(u0_, u1_, 4, 5, 12, 13, 6, 7, 14, 15); \
+        (o)[2] = __builtin_shufflevector(u2_, u3_, 0, 1, 8, 9, 2, 3, 10, 11); \
+        (o)[3] = __builtin_shufflevector(u2_, u3_, 4, 5, 12, 13, 6, 7, 14, 15); \
+    } while (0)
+/* Stores 8 pixels o[0..3] at d, non-temporally when `stream`. */
+#define PF_STORE8(d, o, stream) do { \
+        if (stream) { \
+            for (int q_ = 0; q_ < 4; q_++) { \
+                __builtin_nontemporal_store((o)[q_].lo, (d) + 2 * q_); \
+                __builtin_nontemporal_store((o)[q_].hi, (d) + 2 * q_ + 1); \
+            } \
+        } else { \
+            for (int q_ = 0; q_ < 4; q_++) pf_store8((d) + 2 * q_, (o)[q_]); \
+        } \
+    } while (0)
 
 /* Runs the steps over `count` pixels from `src` into `dst` (which may be `src`), 8 pixels at
  * a time: each block is split into R, G, B and A vectors, goes through every step in
@@ -239,48 +296,32 @@ PF_INLINE void pf_point_block(pf_float8 *pr, pf_float8 *pg, pf_float8 *pb, pf_fl
 PF_INLINE void pf_point_program(const pf_float4 *src, pf_float4 *dst, long count,
                                 const pf_point_step *steps, int nsteps, int flags) {
     const int stream = flags & PF_PROGRAM_STREAM;
-    for (long i = 0; i < count; i += 8) {
-        const int whole_block = i + 8 <= count;
+    pf_float8 v[8], o[4];
+    long i = 0;
+    for (; i + 16 <= count; i += 16) {
+        PF_SPLIT8(src + i, v);
+        PF_SPLIT8(src + i + 8, v + 4);
+        pf_point_blocks(v, 2, steps, nsteps, flags);
+        PF_MERGE8(v, o);
+        PF_STORE8(dst + i, o, stream);
+        PF_MERGE8(v + 4, o);
+        PF_STORE8(dst + i + 8, o, stream);
+    }
+    for (; i < count; i += 8) {
         pf_float4 tail[8];
         const pf_float4 *s = src + i;
+        const int whole_block = i + 8 <= count;
         if (!whole_block) {
             for (long j = 0; j < 8; j++) tail[j] = i + j < count ? src[i + j] : (pf_float4)0.0f;
             s = tail;
         }
-        pf_float8 v0 = pf_load8(s), v1 = pf_load8(s + 2), v2 = pf_load8(s + 4), v3 = pf_load8(s + 6);
-        pf_float8 t0 = __builtin_shufflevector(v0, v1, 0, 4, 8, 12, 1, 5, 9, 13);
-        pf_float8 t1 = __builtin_shufflevector(v0, v1, 2, 6, 10, 14, 3, 7, 11, 15);
-        pf_float8 t2 = __builtin_shufflevector(v2, v3, 0, 4, 8, 12, 1, 5, 9, 13);
-        pf_float8 t3 = __builtin_shufflevector(v2, v3, 2, 6, 10, 14, 3, 7, 11, 15);
-        pf_float8 r = __builtin_shufflevector(t0, t2, 0, 1, 2, 3, 8, 9, 10, 11);
-        pf_float8 g = __builtin_shufflevector(t0, t2, 4, 5, 6, 7, 12, 13, 14, 15);
-        pf_float8 b = __builtin_shufflevector(t1, t3, 0, 1, 2, 3, 8, 9, 10, 11);
-        pf_float8 a = __builtin_shufflevector(t1, t3, 4, 5, 6, 7, 12, 13, 14, 15);
-        pf_point_block(&r, &g, &b, &a, steps, nsteps, flags);
-        pf_float8 u0 = __builtin_shufflevector(r, g, 0, 8, 1, 9, 2, 10, 3, 11);
-        pf_float8 u1 = __builtin_shufflevector(b, a, 0, 8, 1, 9, 2, 10, 3, 11);
-        pf_float8 u2 = __builtin_shufflevector(r, g, 4, 12, 5, 13, 6, 14, 7, 15);
-        pf_float8 u3 = __builtin_shufflevector(b, a, 4, 12, 5, 13, 6, 14, 7, 15);
-        pf_float8 o0 = __builtin_shufflevector(u0, u1, 0, 1, 8, 9, 2, 3, 10, 11);
-        pf_float8 o1 = __builtin_shufflevector(u0, u1, 4, 5, 12, 13, 6, 7, 14, 15);
-        pf_float8 o2 = __builtin_shufflevector(u2, u3, 0, 1, 8, 9, 2, 3, 10, 11);
-        pf_float8 o3 = __builtin_shufflevector(u2, u3, 4, 5, 12, 13, 6, 7, 14, 15);
-        if (whole_block && stream) {
-            __builtin_nontemporal_store(o0.lo, dst + i);
-            __builtin_nontemporal_store(o0.hi, dst + i + 1);
-            __builtin_nontemporal_store(o1.lo, dst + i + 2);
-            __builtin_nontemporal_store(o1.hi, dst + i + 3);
-            __builtin_nontemporal_store(o2.lo, dst + i + 4);
-            __builtin_nontemporal_store(o2.hi, dst + i + 5);
-            __builtin_nontemporal_store(o3.lo, dst + i + 6);
-            __builtin_nontemporal_store(o3.hi, dst + i + 7);
-        } else if (whole_block) {
-            pf_store8(dst + i, o0);
-            pf_store8(dst + i + 2, o1);
-            pf_store8(dst + i + 4, o2);
-            pf_store8(dst + i + 6, o3);
+        PF_SPLIT8(s, v);
+        pf_point_blocks(v, 1, steps, nsteps, flags);
+        PF_MERGE8(v, o);
+        if (whole_block) {
+            PF_STORE8(dst + i, o, stream);
         } else {
-            pf_float4 out[8] = {o0.lo, o0.hi, o1.lo, o1.hi, o2.lo, o2.hi, o3.lo, o3.hi};
+            pf_float4 out[8] = {o[0].lo, o[0].hi, o[1].lo, o[1].hi, o[2].lo, o[2].hi, o[3].lo, o[3].hi};
             for (long j = 0; i + j < count; j++) dst[i + j] = out[j];
         }
     }
