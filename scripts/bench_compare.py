@@ -523,11 +523,14 @@ def kept_sections(path, new_lines):
     hand-written engine notes of an earlier run, are replaced."""
     if not os.path.exists(path):
         return []
-    generated = {l for l in new_lines if l.startswith("## ")}
-    kept, current = [], None
+    # Entries of new_lines may hold several lines (the hand-written notes are one entry).
+    generated = {l for l in "\n".join(new_lines).split("\n") if l.startswith("## ")}
+    kept, current, seen = [], None, set(generated)
     for line in open(path).read().split("\n"):
         if line.startswith("## "):
-            keep = line not in generated and not line.startswith("## Engine figures after")
+            # A section is kept once, and never when the new report or notes have it.
+            keep = line not in seen and not line.startswith("## Engine figures after")
+            seen.add(line)
             current = [] if keep else None
             if keep:
                 kept.append(current)
