@@ -17,6 +17,8 @@ static void correlate_v_baseline(const float *const *rows, const float *taps, in
 
 #if defined(__x86_64__) && defined(__clang__)
 #include <cpuid.h>
+#define PF_AVX2_VARIANT(name, params, args) __attribute__((target("avx2"))) static void name##_avx2 params { name args; }
+#define PF_AVX2_CALL(name, args) name##_avx2 args
 
 __attribute__((target("avx2")))
 static void point_program_avx2(const pf_float4 *src, pf_float4 *dst, long count,
@@ -73,6 +75,8 @@ void pf_correlate_v_run(const float *const *rows, const float *taps, int ntaps, 
     else correlate_v_baseline(rows, taps, ntaps, nfloats, dst);
 }
 #else
+#define PF_AVX2_VARIANT(name, params, args)
+#define PF_AVX2_CALL(name, args) name##_baseline args
 int pf_csimd_uses_avx2(void) { return 0; }
 
 void pf_correlate_h_run(const float *src, const float *taps, int ntaps, long nfloats, float *dst) {
@@ -87,3 +91,20 @@ void pf_point_program_run(const pf_float4 *src, pf_float4 *dst, long count,
     point_program_baseline(src, dst, count, steps, nsteps, flags);
 }
 #endif
+
+/* Row kernels from CSIMD.h compiled here, at the C target's optimization level (Swift builds
+ * imported inline C for size), for baseline x86-64 and AVX2, dispatched like the others. */
+#define PF_DISPATCHED(name, params, args) \
+    static void name##_baseline params { name args; } \
+    PF_AVX2_VARIANT(name, params, args) \
+    void name##_run params { \
+        if (pf_csimd_uses_avx2()) PF_AVX2_CALL(name, args); else name##_baseline args; \
+    }
+
+PF_DISPATCHED(pf_load_rgba8_row, (const unsigned char *src, pf_float4 *dst, long count), (src, dst, count))
+PF_DISPATCHED(pf_store_rgba8_row, (const pf_float4 *src, unsigned char *dst, long count), (src, dst, count))
+PF_DISPATCHED(pf_store_gray8_row, (const pf_float4 *src, unsigned char *dst, long count), (src, dst, count))
+PF_DISPATCHED(pf_correlate3x3_row,
+              (const pf_float4 *a, const pf_float4 *b, const pf_float4 *c, const float *weights, pf_float4 bias,
+               int rgb_only, long count, pf_float4 *dst),
+              (a, b, c, weights, bias, rgb_only, count, dst))

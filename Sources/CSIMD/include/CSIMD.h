@@ -596,6 +596,14 @@ PF_INLINE int pf_rgba8_all_opaque(const unsigned char *p, long count) {
 }
 
 /* Exact 8-bit morphology and median kernels (the byte path). */
+/* The row kernels above compiled in CSIMD.c for baseline x86-64 and AVX2 and dispatched at run
+ * time (same results: no contraction, the same operations). */
+void pf_load_rgba8_row_run(const unsigned char *src, pf_float4 *dst, long count);
+void pf_store_rgba8_row_run(const pf_float4 *src, unsigned char *dst, long count);
+void pf_store_gray8_row_run(const pf_float4 *src, unsigned char *dst, long count);
+void pf_correlate3x3_row_run(const pf_float4 *a, const pf_float4 *b, const pf_float4 *c, const float *weights,
+                             pf_float4 bias, int rgb_only, long count, pf_float4 *dst);
+
 #include "CSIMDBytes.h"
 
 #endif

@@ -45,7 +45,7 @@ func correlate2D(_ rows: UnsafePointer<UnsafePointer<SIMD4<Float>>>, kw: Int, kh
         // `bias + 0` turns a bias of -0 into +0, so that a sum starting from the first
         // product rounds as one starting from +0 would.
         let bz = b + SIMD4<Float>(repeating: 0)
-        pf_correlate3x3_row(rows[0], rows[1], rows[2], wt, bz, rgbOnly ? 1 : 0, count, dst)
+        pf_correlate3x3_row_run(rows[0], rows[1], rows[2], wt, bz, rgbOnly ? 1 : 0, count, dst)
         return
     }
     while x + 4 <= count {

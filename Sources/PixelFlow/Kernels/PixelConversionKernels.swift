@@ -21,7 +21,7 @@ func loadRowRGBA(_ src: UnsafeRawPointer, format: PixelFormat, count: Int,
             }
         } else {
             // `floats(s[i]) * (1 / 255)`, vectorized (CSIMD.h; tested equal for all 256 values).
-            pf_load_rgba8_row(src.assumingMemoryBound(to: UInt8.self), dst, count)
+            pf_load_rgba8_row_run(src.assumingMemoryBound(to: UInt8.self), dst, count)
         }
     case .rgba16:
         let s = src.assumingMemoryBound(to: SIMD4<UInt16>.self)
@@ -86,7 +86,7 @@ func storeRowRGBA(_ src: UnsafePointer<SIMD4<Float>>, count: Int, format: PixelF
             }
         } else {
             // `PixelBuffer._quantize8` per pixel, vectorized (CSIMD.h; tested equal bit for bit).
-            pf_store_rgba8_row(src, dst.assumingMemoryBound(to: UInt8.self), count)
+            pf_store_rgba8_row_run(src, dst.assumingMemoryBound(to: UInt8.self), count)
         }
     case .rgba16:
         var s = src
@@ -102,7 +102,7 @@ func storeRowRGBA(_ src: UnsafePointer<SIMD4<Float>>, count: Int, format: PixelF
         if encodeSRGB {
             for i in 0..<count { d[i] = SRGB.encode8(PixelBuffer._luma(src[i])) }
         } else {
-            pf_store_gray8_row(src, d, count)
+            pf_store_gray8_row_run(src, d, count)
         }
     case .grayF32:
         let d = dst.assumingMemoryBound(to: Float.self)
