@@ -72,6 +72,10 @@ final class Evaluator: @unchecked Sendable {
         case .color, .colorMatrix:
             evaluateColorChain(node, into: out, arena: arena)
         case let .blend(k):
+            if let bg = rowSource(node.inputs[1], covering: out.rect), let fg = rowSource(node.inputs[0], covering: out.rect) {
+                blendRows(k, background: bg, foreground: fg, streams: node === streamedRoot, into: out, arena: arena)
+                return
+            }
             evaluate(node.inputs[1], into: out, arena: arena)
             let fg = arena.tile(out.rect)
             evaluate(node.inputs[0], into: fg, arena: arena)
@@ -141,6 +145,41 @@ final class Evaluator: @unchecked Sendable {
         case let .buffer(b): loadSourceRow(b, x: x, y: y, count: count, into: dst, premultiply: premultiply)
         case let .window(w): loadWindowRow(w, x: x, y: y, count: count, into: dst, premultiply: premultiply)
         }
+    }
+
+    // MARK: Blends
+
+    /// The buffer of a source node that covers `rect` and is read as it is stored, if `node`
+    /// is one.
+    private func rowSource(_ node: Node, covering rect: IntRect) -> PixelBuffer? {
+        guard case let .source(b) = node.op, materialized[ObjectIdentifier(node)] == nil,
+              IntRect(covering: node.extent).contains(rect) else { return nil }
+        return b
+    }
+
+    /// A blend of two sources, chunk by chunk: both chunks are loaded into the L1 cache,
+    /// combined, and (for the root of a render into its destination) stored non-temporally,
+    /// so the blend reads each input and writes its output once. The same loads and kernel
+    /// as the tile-by-tile path, so the same pixels.
+    private func blendRows(_ k: BlendKernel, background: PixelBuffer, foreground: PixelBuffer, streams: Bool,
+                           into out: Tile, arena: Arena) {
+        let w = out.rect.width
+        let fg = arena.allocate(Evaluator.chunk, of: SIMD4<Float>.self)
+        let scratch: UnsafeMutablePointer<SIMD4<Float>>? = streams ? arena.allocate(Evaluator.chunk) : nil
+        for y in out.rect.y..<out.rect.maxY {
+            let row = out.row(y)
+            var x = 0
+            while x < w {
+                let c = Swift.min(Evaluator.chunk, w - x)
+                let d = scratch ?? row + x
+                loadSourceRow(background, x: out.rect.x + x, y: y, count: c, into: d, premultiply: true)
+                loadSourceRow(foreground, x: out.rect.x + x, y: y, count: c, into: fg, premultiply: true)
+                k.apply(UnsafePointer(fg), d, c)
+                if let s = scratch { pf_stream_copy4(row + x, s, c) }
+                x += c
+            }
+        }
+        if streams { pf_store_fence() }
     }
 
     // MARK: Color chains
