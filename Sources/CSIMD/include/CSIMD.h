@@ -342,35 +342,6 @@ int pf_csimd_uses_avx2(void);
  * Every output sums its taps in order starting from 0, without contraction: the results are
  * those of the interleaved Swift loops (correlateRowHorizontal, correlateRowsVertical). */
 
-/* dst[i] = sum_k taps[k] * src[i + 4k] for i in [0, nfloats). */
-PF_INLINE void pf_correlate_h(const float *src, const float *taps, int ntaps, long nfloats, float *dst) {
-#pragma clang fp contract(off)
-    long i = 0;
-    for (; i + 32 <= nfloats; i += 32) {
-        pf_float8 a0 = 0.0f, a1 = 0.0f, a2 = 0.0f, a3 = 0.0f;
-        const float *s = src + i;
-        for (int k = 0; k < ntaps; k++) {
-            const pf_float8 w = taps[k];
-            const float *q = s + 4 * k;
-            a0 = a0 + pf_load8(q) * w;
-            a1 = a1 + pf_load8(q + 8) * w;
-            a2 = a2 + pf_load8(q + 16) * w;
-            a3 = a3 + pf_load8(q + 24) * w;
-        }
-        pf_store8(dst + i, a0); pf_store8(dst + i + 8, a1); pf_store8(dst + i + 16, a2); pf_store8(dst + i + 24, a3);
-    }
-    for (; i + 8 <= nfloats; i += 8) {
-        pf_float8 a = 0.0f;
-        for (int k = 0; k < ntaps; k++) a = a + pf_load8(src + i + 4 * k) * (pf_float8)taps[k];
-        pf_store8(dst + i, a);
-    }
-    for (; i < nfloats; i++) {
-        float a = 0.0f;
-        for (int k = 0; k < ntaps; k++) a = a + src[i + 4 * k] * taps[k];
-        dst[i] = a;
-    }
-}
-
 /* dst[i] = sum_k taps[k] * rows[k][i] for i in [0, nfloats). */
 PF_INLINE void pf_correlate_v(const float *const *rows, const float *taps, int ntaps, long nfloats, float *dst) {
 #pragma clang fp contract(off)
@@ -395,6 +366,25 @@ PF_INLINE void pf_correlate_v(const float *const *rows, const float *taps, int n
     for (; i < nfloats; i++) {
         float a = 0.0f;
         for (int k = 0; k < ntaps; k++) a = a + rows[k][i] * taps[k];
+        dst[i] = a;
+    }
+}
+
+/* dst[i] = sum_k taps[k] * src[i + 4k] for i in [0, nfloats): the vertical pass over the rows
+ * src, src + 4, src + 8, ... (a horizontal tap is one pixel, 4 floats, further along). */
+PF_INLINE void pf_correlate_h(const float *src, const float *taps, int ntaps, long nfloats, float *dst) {
+#pragma clang fp contract(off)
+    enum { batch = 128 };
+    const float *rows[batch];
+    if (ntaps <= batch) {
+        for (int k = 0; k < ntaps; k++) rows[k] = src + 4 * k;
+        pf_correlate_v(rows, taps, ntaps, nfloats, dst);
+        return;
+    }
+    /* Longer kernels (more than 128 taps): one float at a time, still summed in order. */
+    for (long i = 0; i < nfloats; i++) {
+        float a = 0.0f;
+        for (int t = 0; t < ntaps; t++) a = a + src[i + 4 * t] * taps[t];
         dst[i] = a;
     }
 }

@@ -103,7 +103,7 @@ final class KernelReferenceTests: XCTestCase {
     /// The C correlation kernels over counts and tap counts that hit their 8-pixel blocks,
     /// 2-pixel blocks and single floats, against scalar sums in tap order (tolerance 0).
     func testCorrelationKernelsAcrossSizes() {
-        for ntaps in [1, 2, 3, 5, 13] {
+        for ntaps in [1, 2, 3, 5, 13, 73, 130] {
             let taps = (0..<ntaps).map { Float($0 + 1) / Float(ntaps * 3) - 0.1 }
             for count in [1, 2, 3, 7, 8, 9, 16, 67] {
                 let src = randomRow(count + ntaps - 1, seed: UInt64(count * 31 + ntaps), scale: 3)
