@@ -58,13 +58,7 @@ final class _JPEGRowDecoder: @unchecked Sendable {
         height = Int(header.height)
         do {
             try options._checkDimensions(width: width, height: height, file: name)
-            switch Int(header.color) {
-            case PF_JPEG_COLOR_GRAY: format = .gray8
-            case PF_JPEG_COLOR_RGB, PF_JPEG_COLOR_CMYK: format = .rgba8
-            default:
-                throw PixelFlowError.unsupportedFormat(file: name,
-                    reason: "JPEG with \(header.components) components in a color space PixelFlow does not convert")
-            }
+            format = try _JPEGCodec.decodedFormat(header, name: name)
             let start = pf_jpeg_start_rows(decoder, &message)
             guard start == PF_OK else { throw _JPEGCodec.error(start, message, name: name, options: options) }
         } catch {

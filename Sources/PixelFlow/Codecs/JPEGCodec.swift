@@ -29,14 +29,7 @@ enum _JPEGCodec {
             guard headerStatus == PF_OK else { throw error(headerStatus, message, name: name, options: options) }
             let width = Int(header.width), height = Int(header.height)
             try options._checkDimensions(width: width, height: height, file: name)
-            let format: PixelFormat
-            switch Int(header.color) {
-            case PF_JPEG_COLOR_GRAY: format = .gray8
-            case PF_JPEG_COLOR_RGB, PF_JPEG_COLOR_CMYK: format = .rgba8
-            default:
-                throw PixelFlowError.unsupportedFormat(file: name,
-                    reason: "JPEG with \(header.components) components in a color space PixelFlow does not convert")
-            }
+            let format = try decodedFormat(header, name: name)
             var buffer = try _Codec.makeDecodedBuffer(width: width, height: height, format: format)
             let stride = buffer.bytesPerRow
             let status = buffer.withUnsafeMutableBytes { pixels in
@@ -51,6 +44,18 @@ enum _JPEGCodec {
             return buffer.applyingOrientation(orientation)
         }
         return buffer
+    }
+
+    /// The pixel format a JPEG with `header` decodes into (gray stays gray; RGB, YCbCr and
+    /// CMYK become rgba8), or a thrown error for color spaces PixelFlow does not convert.
+    static func decodedFormat(_ header: pf_jpeg_header, name: String) throws -> PixelFormat {
+        switch Int(header.color) {
+        case PF_JPEG_COLOR_GRAY: return .gray8
+        case PF_JPEG_COLOR_RGB, PF_JPEG_COLOR_CMYK: return .rgba8
+        default:
+            throw PixelFlowError.unsupportedFormat(file: name,
+                reason: "JPEG with \(header.components) components in a color space PixelFlow does not convert")
+        }
     }
 
     static func error(_ status: Int32, _ message: [CChar], name: String, options: DecodeOptions) -> PixelFlowError {

@@ -241,11 +241,12 @@ final class RenderPlan {
     /// buffers, works pixel by pixel (sources, generators, color and blend kernels, crops):
     /// any tiling then gives the same pixels.
     var isPointwise: Bool {
+        let stages = Set(materializedNodes.map(ObjectIdentifier.init))
         var stack = [root]
         var seen = Set<ObjectIdentifier>()
         while let n = stack.popLast() {
             guard seen.insert(ObjectIdentifier(n)).inserted else { continue }
-            if n !== root, materializedNodes.contains(where: { $0 === n }) { continue }
+            if n !== root, stages.contains(ObjectIdentifier(n)) { continue }
             switch n.op {
             case .source, .streamedSource, .generator, .color, .colorMatrix, .blend, .crop:
                 stack.append(contentsOf: n.inputs)
