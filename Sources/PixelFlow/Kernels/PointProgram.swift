@@ -36,6 +36,7 @@ struct PointProgram {
                 st.kind = Int32(PF_STEP_AFFINE)
                 st.alpha_fixed = m.preservesAlpha ? 1 : 0
                 let rows = (m.row(0), m.row(1), m.row(2), m.row(3))
+                st.rgb_only = m.preservesAlpha && rows.0.w == 0 && rows.1.w == 0 && rows.2.w == 0 ? 1 : 0
                 st.m = (rows.0.x, rows.0.y, rows.0.z, rows.0.w, rows.1.x, rows.1.y, rows.1.z, rows.1.w,
                         rows.2.x, rows.2.y, rows.2.z, rows.2.w, rows.3.x, rows.3.y, rows.3.z, rows.3.w)
                 st.bias = (m.bias.x, m.bias.y, m.bias.z, m.bias.w)
