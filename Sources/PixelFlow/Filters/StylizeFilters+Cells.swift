@@ -76,11 +76,18 @@ extension FilterDescriptor {
         return (Double(z >> 40) / 16_777_216, Double((z >> 8) & 0xFF_FFFF) / 16_777_216)
     }
 
+    /// `v` rounded down, as an Int saturated to +-2^52 (NaN gives 0): a cell index for any
+    /// center and scale, where a plain conversion would trap beyond Int's range.
+    @inline(__always) static func _cellIndex(_ v: Double) -> Int {
+        guard !v.isNaN else { return 0 }
+        return Int(Swift.min(Swift.max(v.rounded(.down), -0x1p52), 0x1p52))
+    }
+
     /// The seed nearest to q (relative to the grid origin) among the jittered seeds of cells
     /// of side `spacing`, searching the 5 x 5 cells around q's (enough: q's own seed is within
     /// spacing * sqrt(2), and seeds three cells away are farther than 2 spacing).
     @inline(__always) static func _nearestSeed(_ qx: Double, _ qy: Double, spacing: Double) -> (x: Double, y: Double, d2: Double) {
-        let i0 = Int((qx / spacing).rounded(.down)), j0 = Int((qy / spacing).rounded(.down))
+        let i0 = _cellIndex(qx / spacing), j0 = _cellIndex(qy / spacing)
         var best = (x: 0.0, y: 0.0, d2: Double.infinity)
         for j in (j0 - 2)...(j0 + 2) {
             for i in (i0 - 2)...(i0 + 2) {
@@ -124,7 +131,7 @@ extension Image {
         return warped(named: "hexagonal pixellate \(c) \(s)", sampling: .nearest, extent: _grownExtent(s),
                       regionOfInterest: { r in r.isInfinite || r.isEmpty ? r : r.insetBy(dx: -(s + 1), dy: -(s + 1)) }) { x, y in
             let qx = x - c.x, qy = y - c.y
-            let j0 = Int((qy / h).rounded(.down))
+            let j0 = FilterDescriptor._cellIndex(qy / h)
             var best = (x: 0.0, y: 0.0, d2: Double.infinity)
             // The nearest lattice point lies in one of the two rows around q (the covering
             // radius s / sqrt(3) is less than the row spacing h), and in its row it is the

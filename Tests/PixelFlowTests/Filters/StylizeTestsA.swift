@@ -131,6 +131,27 @@ final class StylizeTestsA: XCTestCase {
         }
     }
 
+    /// A center so far away that the cell index leaves Int's range (found by the filter-graph
+    /// fuzzer: the conversion trapped) renders like any other: the cell index saturates.
+    func testCellFiltersWithAFarCenterRenderWithoutTrapping() throws {
+        let src = opaque(9)
+        for far in [1e300, -1e300, 1e19, -1e19] {
+            let images = [
+                try Image(src).crystallized(center: Point(x: far, y: -far), radius: 1),
+                try Image(src).pointillized(center: Point(x: -far, y: far), radius: 1),
+                try Image(src).hexagonallyPixellated(center: Point(x: far, y: far), scale: 1),
+            ]
+            for image in images {
+                let out = try RenderContext().makeBuffer(image, rect: Rect(x: 0, y: 0, width: 8, height: 8), format: .rgbaF32)
+                XCTAssertEqual(out.width, 8, "center \(far)")
+            }
+        }
+        XCTAssertEqual(FilterDescriptor._cellIndex(1e300), 1 << 52)
+        XCTAssertEqual(FilterDescriptor._cellIndex(-1e300), -(1 << 52))
+        XCTAssertEqual(FilterDescriptor._cellIndex(.nan), 0)
+        XCTAssertEqual(FilterDescriptor._cellIndex(-2.5), -3)
+    }
+
     func testPointillizeDrawsDiscsAtTheSeeds() throws {
         let src = opaque(8)
         let c = (1.0, 2.0), r = 3.0
