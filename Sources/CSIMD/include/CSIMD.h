@@ -565,12 +565,41 @@ PF_INLINE int pf_rgba8_all_opaque(const unsigned char *p, long count) {
     return a == 255;
 }
 
+/* A linear value to its 8-bit sRGB code, exactly SRGB._encode8: NaN and values <= 0 give 0,
+ * values >= 1 give 255, others the code of their bucket in the 4096-bucket index, plus one
+ * when they reach the next code's threshold. `buckets` holds 4097 codes (and at least 3
+ * readable bytes after them, for the gathering variant), `thresholds` 256 values. */
+PF_INLINE unsigned pf_srgb_encode8(float v, const float *thresholds, const unsigned char *buckets) {
+    float x = v > 0.0f ? v : 0.0f;
+    x = x < 1.0f ? x : 1.0f;
+    int k = buckets[(int)(x * 4096.0f)];
+    return (unsigned)(k + (x >= thresholds[k]));
+}
+
+/* Float RGBA in linear light to 8-bit sRGB: colors through pf_srgb_encode8, alpha through
+ * pf_quantize8 (exactly storeRowRGBA's 8-bit sRGB path). */
+PF_INLINE void pf_store_rgba8_srgb_row(const pf_float4 *src, unsigned char *dst, long count,
+                                       const float *thresholds, const unsigned char *buckets) {
+    for (long i = 0; i < count; i++) {
+        pf_float4 v = src[i];
+        pf_u8x4 q = pf_quantize8(v);
+        dst[4 * i] = (unsigned char)pf_srgb_encode8(v.x, thresholds, buckets);
+        dst[4 * i + 1] = (unsigned char)pf_srgb_encode8(v.y, thresholds, buckets);
+        dst[4 * i + 2] = (unsigned char)pf_srgb_encode8(v.z, thresholds, buckets);
+        dst[4 * i + 3] = q.w;
+    }
+}
+
 /* Exact 8-bit morphology and median kernels (the byte path). */
 /* The row kernels above compiled in CSIMD.c for baseline x86-64 and AVX2 and dispatched at run
  * time (same results: no contraction, the same operations). */
 void pf_load_rgba8_row_run(const unsigned char *src, pf_float4 *dst, long count);
 void pf_store_rgba8_row_run(const pf_float4 *src, unsigned char *dst, long count);
 void pf_store_gray8_row_run(const pf_float4 *src, unsigned char *dst, long count);
+/* pf_store_rgba8_srgb_row; the AVX2 variant looks the codes up 8 pixels at a time with
+ * gathers (the same comparisons, so the same bytes). */
+void pf_store_rgba8_srgb_row_run(const pf_float4 *src, unsigned char *dst, long count,
+                                 const float *thresholds, const unsigned char *buckets);
 void pf_correlate3x3_row_run(const pf_float4 *a, const pf_float4 *b, const pf_float4 *c, const float *weights,
                              pf_float4 bias, int rgb_only, long count, pf_float4 *dst);
 

@@ -42,9 +42,11 @@ public enum SRGB {
     }()
 
     static let bucketCount = 4096
-    /// For bucket `i` covering linear values `[i/4096, (i+1)/4096)`, the code of its lower edge.
+    /// For bucket `i` covering linear values `[i/4096, (i+1)/4096)`, the code of its lower edge
+    /// (4097 entries, then 3 padding bytes that `pf_store_rgba8_srgb_row_run` may read when it
+    /// gathers 4 bytes at a time).
     static let bucketStart: [UInt8] = {
-        var b = [UInt8](repeating: 0, count: bucketCount + 1)
+        var b = [UInt8](repeating: 0, count: bucketCount + 4)
         var k = 0
         for i in 0...bucketCount {
             let lower = Float(i) / Float(bucketCount)

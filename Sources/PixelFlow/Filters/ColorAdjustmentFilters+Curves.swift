@@ -79,6 +79,10 @@ extension FilterDescriptor {
             xs.append(v[0])
             ys.append(v[1])
         }
+        // The table works in Float: its input range must stay finite and non-empty there.
+        guard Float(xs[0]).isFinite, Float(xs[4]).isFinite, Float(xs[0]) < Float(xs[4]) else {
+            throw a.fail("inputPoint4", "must span a finite, non-empty single-precision range of inputs with inputPoint0, got \(xs[0]) to \(xs[4])")
+        }
         let extrapolate = try a.number("inputExtrapolate") != 0
         let image = try a.image()
         if extrapolate, zip(xs, ys).allSatisfy({ $0 == $1 }) { return image }

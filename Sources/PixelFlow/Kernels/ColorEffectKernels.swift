@@ -82,6 +82,7 @@ func lookupTableRGBRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, tabl
             let s = (c - lo) * scale
             var k = pf_floor4(s)
             k.replace(with: last, where: k .> last)
+            k.replace(with: SIMD4<Float>(), where: .!(k .>= SIMD4<Float>()))     // NaN (a degenerate scale) -> first entry
             let f = s - k
             let idx = pf_trunc_to_int4(k)
             var o = SIMD4<Float>.zero

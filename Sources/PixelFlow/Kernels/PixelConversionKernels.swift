@@ -72,21 +72,18 @@ func storeRowRGBA(_ src: UnsafePointer<SIMD4<Float>>, count: Int, format: PixelF
                   scratch: UnsafeMutablePointer<SIMD4<Float>>) {
     switch format {
     case .rgba8:
-        let d = dst.assumingMemoryBound(to: SIMD4<UInt8>.self)
+        let d = dst.assumingMemoryBound(to: UInt8.self)
         if encodeSRGB {
+            // `SRGB._encode8` per color channel and `PixelBuffer._quantize8` for alpha, in C
+            // (gathering 8 pixels at a time with AVX2; tested equal byte for byte).
             SRGB.thresholds.withUnsafeBufferPointer { t in
                 SRGB.bucketStart.withUnsafeBufferPointer { b in
-                    for i in 0..<count {
-                        let v = src[i]
-                        let a = PixelBuffer._quantize8(v)
-                        d[i] = SIMD4(SRGB._encode8(v.x, t, b), SRGB._encode8(v.y, t, b),
-                                     SRGB._encode8(v.z, t, b), a.w)
-                    }
+                    pf_store_rgba8_srgb_row_run(src, d, count, t.baseAddress, b.baseAddress)
                 }
             }
         } else {
             // `PixelBuffer._quantize8` per pixel, vectorized (CSIMD.h; tested equal bit for bit).
-            pf_store_rgba8_row_run(src, dst.assumingMemoryBound(to: UInt8.self), count)
+            pf_store_rgba8_row_run(src, d, count)
         }
     case .rgba16:
         var s = src

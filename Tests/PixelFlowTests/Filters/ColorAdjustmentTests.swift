@@ -147,6 +147,22 @@ final class ColorAdjustmentTests: XCTestCase {
         }
     }
 
+    /// Points in order as Doubles but not as Floats (the table's precision), or beyond Float's
+    /// range, throw instead of indexing the table with NaN (found by the filter-graph fuzzer).
+    func testToneCurveRejectsARangeSinglePrecisionCannotHold() {
+        for xs: [Double] in [[1e-50, 2e-50, 3e-50, 4e-50, 5e-50], [0, 1, 2, 3, 1e39], [-1e39, 0, 1, 2, 3]] {
+            assertThrowsInvalidParameter("inputPoint4") {
+                _ = try Image(opaque).toneCurve(points: xs.map { Point(x: $0, y: 0.5) })
+            }
+        }
+        // The kernel itself keeps its index in the table for a degenerate table.
+        let table = LookupTable1D(count: 8, lower: 0, upper: 0, extrapolate: false, lowerSlope: 0, upperSlope: 0) { $0 }
+        var p = [SIMD4<Float>(0, .nan, 1, 1), SIMD4(-1, 2, .infinity, 0.5)]
+        lookupTableRGBRow(&p, count: 2, table: table)
+        XCTAssertEqual(p[0].w, 1)
+        XCTAssertEqual(p[1].w, 0.5)
+    }
+
     func testClampThresholdAndReciprocals() throws {
         try assertPointFilter(wide, tolerance: 0, {
             try $0.colorClamped(minimum: SIMD4(0.1, -0.2, 0, 0.5), maximum: SIMD4(0.9, 1.2, 0.5, 0.8))

@@ -166,6 +166,46 @@ final class PointProgramTests: XCTestCase {
 /// The row kernels compiled in CSIMD.c and dispatched at run time (AVX2 on this machine)
 /// against the same code inlined into Swift (baseline build), bit for bit.
 final class DispatchedRowKernelTests: XCTestCase {
+    /// The 8-bit sRGB row store (C, gathering with AVX2 here) gives exactly `SRGB.encode8` for
+    /// the colors and `_quantize8` for alpha: on every threshold and its neighbouring floats,
+    /// every decoded code, random values around [0, 1] and the special values, in rows whose
+    /// lengths are not multiples of 8.
+    func testSRGBRowStoreMatchesTheScalarEncoder() {
+        var values: [Float] = [.nan, .infinity, -.infinity, 0, -0.0, 1, Float(1).nextDown, Float(1).nextUp,
+                               .leastNonzeroMagnitude, -.leastNonzeroMagnitude, 0.5, 2, -1]
+        for k in 0..<255 {
+            var t = SRGB.thresholds[k]
+            for _ in 0..<3 { t = t.nextDown }
+            for _ in 0..<7 { values.append(t); t = t.nextUp }
+        }
+        values += SRGB.decodeTable
+        var r = SeededRandom(seed: 11)
+        values += (0..<4000).map { _ in r.unit() * 1.4 - 0.2 }
+        for n in [values.count, 13, 8, 7, 1] {
+            let pixels = (0..<n).map { i in
+                SIMD4(values[i % values.count], values[(i * 7 + 3) % values.count], values[(i * 13 + 5) % values.count],
+                      values[(i * 31 + 1) % values.count])
+            }
+            var inline = [UInt8](repeating: 0, count: 4 * n), run = inline
+            SRGB.thresholds.withUnsafeBufferPointer { t in
+                SRGB.bucketStart.withUnsafeBufferPointer { b in
+                    pixels.withUnsafeBufferPointer { s in
+                        pf_store_rgba8_srgb_row(s.baseAddress!, &inline, n, t.baseAddress, b.baseAddress)
+                        pf_store_rgba8_srgb_row_run(s.baseAddress!, &run, n, t.baseAddress, b.baseAddress)
+                    }
+                }
+            }
+            XCTAssertEqual(inline, run, "row of \(n)")
+            for (i, v) in pixels.enumerated() {
+                let want = [SRGB.encode8(v.x), SRGB.encode8(v.y), SRGB.encode8(v.z), PixelBuffer._quantize8(v).w]
+                if Array(run[(4 * i)..<(4 * i + 4)]) != want {
+                    XCTFail("pixel \(i) \(v): \(Array(run[(4 * i)..<(4 * i + 4)])) instead of \(want)")
+                    break
+                }
+            }
+        }
+    }
+
     func testDispatchedRowKernelsMatchTheInlineOnes() {
         var r = SeededRandom(seed: 5)
         let n = 301
