@@ -520,7 +520,8 @@ def kept_sections(path, new_lines):
     """Sections of the existing page that this report does not write (the face and rectangle
     detection figures, from their own benchmark tasks): kept, after the new report. A section
     is a "## " heading and the lines up to the next one; the report's own headings, and the
-    hand-written engine notes of an earlier run, are replaced."""
+    hand-written engine notes of an earlier run (any "## Engine figures ..." heading: the notes
+    carry the current one), are replaced."""
     if not os.path.exists(path):
         return []
     # Entries of new_lines may hold several lines (the hand-written notes are one entry).
@@ -529,7 +530,7 @@ def kept_sections(path, new_lines):
     for line in open(path).read().split("\n"):
         if line.startswith("## "):
             # A section is kept once, and never when the new report or notes have it.
-            keep = line not in seen and not line.startswith("## Engine figures after")
+            keep = line not in seen and not line.startswith("## Engine figures")
             seen.add(line)
             current = [] if keep else None
             if keep:
