@@ -146,7 +146,9 @@ static void store_rgba8_srgb_row_avx2(const pf_float4 *src, unsigned char *dst, 
         pf_int8 big = a > q255;
         a = (pf_float8)(((pf_int8)a & ~big) | ((pf_int8)q255 & big));
         code[3] = __builtin_convertvector(a, pf_int8);
-        pf_int8 packed = code[0] | (code[1] << 8) | (code[2] << 16) | (code[3] << 24);
+        typedef unsigned pf_uint8v __attribute__((ext_vector_type(8)));
+        pf_uint8v packed = (pf_uint8v)code[0] | ((pf_uint8v)code[1] << 8) | ((pf_uint8v)code[2] << 16) |
+                           ((pf_uint8v)code[3] << 24);   /* unsigned: 255 << 24 is defined */
         __builtin_memcpy(dst + 4 * i, &packed, 32);
     }
     pf_store_rgba8_srgb_row(src + i, dst + 4 * i, count - i, thresholds, buckets);
