@@ -174,7 +174,7 @@ func deltaE2000(_ lab1: SIMD4<Float>, _ lab2: SIMD4<Float>) -> Float {
     let C1 = (a1 * a1 + b1 * b1).squareRoot(), C2 = (a2 * a2 + b2 * b2).squareRoot()
     let Cbar = (C1 + C2) / 2
     let Cbar7 = powf(Cbar, 7)
-    let G = 0.5 * (1 - (Cbar7 / (Cbar7 + 6_103_515_625)).squareRoot())   // 25^7
+    let G = 0.5 * (1 - (Cbar7 / (Cbar7 + 6_103_515_648)).squareRoot())   // 25^7 = 6_103_515_625, rounded to Float
     let a1p = (1 + G) * a1, a2p = (1 + G) * a2
     let C1p = (a1p * a1p + b1 * b1).squareRoot(), C2p = (a2p * a2p + b2 * b2).squareRoot()
     func hue(_ b: Float, _ a: Float) -> Float {
@@ -200,7 +200,7 @@ func deltaE2000(_ lab1: SIMD4<Float>, _ lab2: SIMD4<Float>) -> Float {
         + 0.32 * cosf((3 * hbarp + 6) * rad) - 0.20 * cosf((4 * hbarp - 63) * rad)
     let dTheta = 30 * expf(-((hbarp - 275) / 25) * ((hbarp - 275) / 25))
     let Cbarp7 = powf(Cbarp, 7)
-    let RC = 2 * (Cbarp7 / (Cbarp7 + 6_103_515_625)).squareRoot()
+    let RC = 2 * (Cbarp7 / (Cbarp7 + 6_103_515_648)).squareRoot()   // 25^7 rounded to Float
     let l50 = (Lbarp - 50) * (Lbarp - 50)
     let SL = 1 + 0.015 * l50 / (20 + l50).squareRoot()
     let SC = 1 + 0.045 * Cbarp, SH = 1 + 0.015 * Cbarp * T

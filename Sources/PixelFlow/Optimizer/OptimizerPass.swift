@@ -1,6 +1,6 @@
 /// One rewrite of the graph: a pure function from a graph to an equivalent (or, for
 /// `FoldAffineWarps`, a better) graph, with the number of changes it made.
-protocol OptimizerPass {
+protocol OptimizerPass: SendableMetatype {
     /// A verb phrase naming what the pass does, as `explain()` prints it.
     static var name: String { get }
     static func run(_ root: Node) -> (Node, changes: Int)

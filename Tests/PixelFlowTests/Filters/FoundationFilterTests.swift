@@ -101,7 +101,7 @@ final class FoundationFilterTests: XCTestCase {
 
     func testCompositingDifferentExtentsUsesTheUnion() throws {
         let small = try PixelBuffer(width: 4, height: 4, format: .rgba8)
-        let big = try Image(opaque).cropped(to: Rect(x: 10, y: 10, width: 8, height: 8))
+        let big = Image(opaque).cropped(to: Rect(x: 10, y: 10, width: 8, height: 8))
         let over = Image(small).composited(over: big)
         XCTAssertEqual(over.extent, Rect(x: 0, y: 0, width: 18, height: 18))
         let px = try renderRaw(over)
