@@ -565,6 +565,15 @@ PF_INLINE int pf_rgba8_all_opaque(const unsigned char *p, long count) {
     return a == 255;
 }
 
+/* 8-bit sRGB RGBA to float: colors through the 256-entry decode table, alpha as a * (1/255)
+ * (exactly loadRowRGBA's 8-bit sRGB path). */
+PF_INLINE void pf_load_rgba8_srgb_row(const unsigned char *src, pf_float4 *dst, long count, const float *table) {
+    for (long i = 0; i < count; i++) {
+        const unsigned char *p = src + 4 * i;
+        dst[i] = (pf_float4){table[p[0]], table[p[1]], table[p[2]], (float)p[3] * (1.0f / 255.0f)};
+    }
+}
+
 /* A linear value to its 8-bit sRGB code, exactly SRGB._encode8: NaN and values <= 0 give 0,
  * values >= 1 give 255, others the code of their bucket in the 4096-bucket index, plus one
  * when they reach the next code's threshold. `buckets` holds 4097 codes (and at least 3
@@ -596,6 +605,8 @@ PF_INLINE void pf_store_rgba8_srgb_row(const pf_float4 *src, unsigned char *dst,
 void pf_load_rgba8_row_run(const unsigned char *src, pf_float4 *dst, long count);
 void pf_store_rgba8_row_run(const pf_float4 *src, unsigned char *dst, long count);
 void pf_store_gray8_row_run(const pf_float4 *src, unsigned char *dst, long count);
+/* pf_load_rgba8_srgb_row; the AVX2 variant gathers 8 pixels' colors from the table at a time. */
+void pf_load_rgba8_srgb_row_run(const unsigned char *src, pf_float4 *dst, long count, const float *table);
 /* pf_store_rgba8_srgb_row; the AVX2 variant looks the codes up 8 pixels at a time with
  * gathers (the same comparisons, so the same bytes). */
 void pf_store_rgba8_srgb_row_run(const pf_float4 *src, unsigned char *dst, long count,

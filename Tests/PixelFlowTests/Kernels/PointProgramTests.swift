@@ -166,6 +166,34 @@ final class PointProgramTests: XCTestCase {
 /// The row kernels compiled in CSIMD.c and dispatched at run time (AVX2 on this machine)
 /// against the same code inlined into Swift (baseline build), bit for bit.
 final class DispatchedRowKernelTests: XCTestCase {
+    /// The 8-bit sRGB row load (C, gathering with AVX2 here) gives exactly the table's value
+    /// for every code in every color channel and `Float(a) * (1 / 255)` for every alpha, in
+    /// rows whose lengths are not multiples of 8.
+    func testSRGBRowLoadMatchesTheTable() {
+        var r = SeededRandom(seed: 12)
+        for n in [256, 301, 13, 8, 7, 1] {
+            // Pixel i holds code i in one channel (cycling), random bytes in the others.
+            let bytes = (0..<n).flatMap { i -> [UInt8] in
+                var p = (0..<4).map { _ in UInt8(truncatingIfNeeded: r.next()) }
+                p[i % 4] = UInt8(truncatingIfNeeded: i)
+                return p
+            }
+            var inline = [SIMD4<Float>](repeating: .zero, count: n), run = inline
+            SRGB.decodeTable.withUnsafeBufferPointer { t in
+                pf_load_rgba8_srgb_row(bytes, &inline, n, t.baseAddress)
+                pf_load_rgba8_srgb_row_run(bytes, &run, n, t.baseAddress)
+            }
+            for i in 0..<n {
+                let p = Array(bytes[(4 * i)..<(4 * i + 4)])
+                let want = SIMD4(SRGB.decodeTable[Int(p[0])], SRGB.decodeTable[Int(p[1])], SRGB.decodeTable[Int(p[2])], Float(p[3]) * (1 / 255))
+                for c in 0..<4 {
+                    XCTAssertEqual(run[i][c].bitPattern, want[c].bitPattern, "row of \(n), pixel \(i), channel \(c)")
+                    XCTAssertEqual(inline[i][c].bitPattern, want[c].bitPattern, "row of \(n), pixel \(i), channel \(c) (inline)")
+                }
+            }
+        }
+    }
+
     /// The 8-bit sRGB row store (C, gathering with AVX2 here) gives exactly `SRGB.encode8` for
     /// the colors and `_quantize8` for alpha: on every threshold and its neighbouring floats,
     /// every decoded code, random values around [0, 1] and the special values, in rows whose
