@@ -220,35 +220,32 @@ typedef float pf_float8_unaligned __attribute__((ext_vector_type(8), aligned(4),
         } \
     } while (0)
 
+/* A 4x4 transpose inside each 16-byte half of the 8-lane vectors i0..i3, into o[0..3] (no
+ * shuffle crosses halves). It is its own inverse: it turns pixels into channel vectors and
+ * channel vectors back into pixels. */
+#define PF_TRANSPOSE_HALVES(i0, i1, i2, i3, o) do { \
+        pf_float8 t0_ = __builtin_shufflevector(i0, i1, 0, 8, 1, 9, 4, 12, 5, 13); \
+        pf_float8 t1_ = __builtin_shufflevector(i0, i1, 2, 10, 3, 11, 6, 14, 7, 15); \
+        pf_float8 t2_ = __builtin_shufflevector(i2, i3, 0, 8, 1, 9, 4, 12, 5, 13); \
+        pf_float8 t3_ = __builtin_shufflevector(i2, i3, 2, 10, 3, 11, 6, 14, 7, 15); \
+        (o)[0] = __builtin_shufflevector(t0_, t2_, 0, 1, 8, 9, 4, 5, 12, 13); \
+        (o)[1] = __builtin_shufflevector(t0_, t2_, 2, 3, 10, 11, 6, 7, 14, 15); \
+        (o)[2] = __builtin_shufflevector(t1_, t3_, 0, 1, 8, 9, 4, 5, 12, 13); \
+        (o)[3] = __builtin_shufflevector(t1_, t3_, 2, 3, 10, 11, 6, 7, 14, 15); \
+    } while (0)
 /* Splits 8 interleaved pixels at `s` into R, G, B, A vectors at v[0..3]: pixels i and i + 4
- * share a vector (one 16-byte load and one 16-byte insert), and a 4x4 transpose inside each
- * 16-byte half (no shuffle crosses halves) leaves the lanes in pixel order. */
+ * share a vector (one 16-byte load and one 16-byte insert), and the transpose inside each half
+ * leaves the lanes in pixel order. */
 #define PF_SPLIT8(s, v) do { \
         pf_float8 a0_ = __builtin_shufflevector((s)[0], (s)[4], 0, 1, 2, 3, 4, 5, 6, 7); \
         pf_float8 a1_ = __builtin_shufflevector((s)[1], (s)[5], 0, 1, 2, 3, 4, 5, 6, 7); \
         pf_float8 a2_ = __builtin_shufflevector((s)[2], (s)[6], 0, 1, 2, 3, 4, 5, 6, 7); \
         pf_float8 a3_ = __builtin_shufflevector((s)[3], (s)[7], 0, 1, 2, 3, 4, 5, 6, 7); \
-        pf_float8 t0_ = __builtin_shufflevector(a0_, a1_, 0, 8, 1, 9, 4, 12, 5, 13); \
-        pf_float8 t1_ = __builtin_shufflevector(a0_, a1_, 2, 10, 3, 11, 6, 14, 7, 15); \
-        pf_float8 t2_ = __builtin_shufflevector(a2_, a3_, 0, 8, 1, 9, 4, 12, 5, 13); \
-        pf_float8 t3_ = __builtin_shufflevector(a2_, a3_, 2, 10, 3, 11, 6, 14, 7, 15); \
-        (v)[0] = __builtin_shufflevector(t0_, t2_, 0, 1, 8, 9, 4, 5, 12, 13); \
-        (v)[1] = __builtin_shufflevector(t0_, t2_, 2, 3, 10, 11, 6, 7, 14, 15); \
-        (v)[2] = __builtin_shufflevector(t1_, t3_, 0, 1, 8, 9, 4, 5, 12, 13); \
-        (v)[3] = __builtin_shufflevector(t1_, t3_, 2, 3, 10, 11, 6, 7, 14, 15); \
+        PF_TRANSPOSE_HALVES(a0_, a1_, a2_, a3_, v); \
     } while (0)
 /* Interleaves R, G, B, A vectors at v[0..3] into o[0..3], where o[i] holds pixels i (low
- * half) and i + 4 (high half): the inverse of PF_SPLIT8, again within 16-byte halves. */
-#define PF_MERGE8(v, o) do { \
-        pf_float8 u0_ = __builtin_shufflevector((v)[0], (v)[1], 0, 8, 1, 9, 4, 12, 5, 13); \
-        pf_float8 u1_ = __builtin_shufflevector((v)[0], (v)[1], 2, 10, 3, 11, 6, 14, 7, 15); \
-        pf_float8 u2_ = __builtin_shufflevector((v)[2], (v)[3], 0, 8, 1, 9, 4, 12, 5, 13); \
-        pf_float8 u3_ = __builtin_shufflevector((v)[2], (v)[3], 2, 10, 3, 11, 6, 14, 7, 15); \
-        (o)[0] = __builtin_shufflevector(u0_, u2_, 0, 1, 8, 9, 4, 5, 12, 13); \
-        (o)[1] = __builtin_shufflevector(u0_, u2_, 2, 3, 10, 11, 6, 7, 14, 15); \
-        (o)[2] = __builtin_shufflevector(u1_, u3_, 0, 1, 8, 9, 4, 5, 12, 13); \
-        (o)[3] = __builtin_shufflevector(u1_, u3_, 2, 3, 10, 11, 6, 7, 14, 15); \
-    } while (0)
+ * half) and i + 4 (high half): the inverse of PF_SPLIT8. */
+#define PF_MERGE8(v, o) PF_TRANSPOSE_HALVES((v)[0], (v)[1], (v)[2], (v)[3], o)
 /* Stores the 8 pixels of o[0..3] (PF_MERGE8's layout) at d, non-temporally when `stream`. */
 #define PF_STORE8(d, o, stream) do { \
         if (stream) { \

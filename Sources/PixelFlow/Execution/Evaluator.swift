@@ -163,18 +163,29 @@ final class Evaluator: @unchecked Sendable {
     /// as the tile-by-tile path, so the same pixels.
     private func blendRows(_ k: BlendKernel, background: PixelBuffer, foreground: PixelBuffer, streams: Bool,
                            into out: Tile, arena: Arena) {
-        let w = out.rect.width
         let fg = arena.allocate(Evaluator.chunk, of: SIMD4<Float>.self)
+        forEachChunk(of: out, streams: streams, arena: arena) { d, x, y, c in
+            loadSourceRow(background, x: out.rect.x + x, y: y, count: c, into: d, premultiply: true)
+            loadSourceRow(foreground, x: out.rect.x + x, y: y, count: c, into: fg, premultiply: true)
+            k.apply(UnsafePointer(fg), d, c)
+        }
+    }
+
+    /// Calls `body(chunk, x, y, count)` over `out` row by row, in chunks of at most
+    /// `Evaluator.chunk` pixels starting at tile column `x`. With `streams`, `chunk` is a
+    /// scratch chunk that stays in L1 and is then stored into the row non-temporally (fenced at
+    /// the end), so the destination's cache lines are never fetched; else it is the row itself.
+    @inline(__always)
+    private func forEachChunk(of out: Tile, streams: Bool, arena: Arena,
+                              _ body: (_ chunk: UnsafeMutablePointer<SIMD4<Float>>, _ x: Int, _ y: Int, _ count: Int) -> Void) {
+        let w = out.rect.width
         let scratch: UnsafeMutablePointer<SIMD4<Float>>? = streams ? arena.allocate(Evaluator.chunk) : nil
         for y in out.rect.y..<out.rect.maxY {
             let row = out.row(y)
             var x = 0
             while x < w {
                 let c = Swift.min(Evaluator.chunk, w - x)
-                let d = scratch ?? row + x
-                loadSourceRow(background, x: out.rect.x + x, y: y, count: c, into: d, premultiply: true)
-                loadSourceRow(foreground, x: out.rect.x + x, y: y, count: c, into: fg, premultiply: true)
-                k.apply(UnsafePointer(fg), d, c)
+                body(scratch ?? row + x, x, y, c)
                 if let s = scratch { pf_stream_copy4(row + x, s, c) }
                 x += c
             }
@@ -231,17 +242,9 @@ final class Evaluator: @unchecked Sendable {
                 pf_store_fence()
                 return
             }
-            for y in out.rect.y..<out.rect.maxY {
-                let row = out.row(y)
-                var x = 0
-                while x < w {
-                    let c = Swift.min(Evaluator.chunk, w - x)
-                    if let s = fusedSource {
-                        loadFusedRow(s, x: out.rect.x + x, y: y, count: c, into: row + x, premultiply: true)
-                    }
-                    colorMatrixRow(row + x, count: c, matrix: pm)
-                    x += c
-                }
+            forEachChunk(of: out, streams: false, arena: arena) { p, x, y, c in
+                if let s = fusedSource { loadFusedRow(s, x: out.rect.x + x, y: y, count: c, into: p, premultiply: true) }
+                colorMatrixRow(p, count: c, matrix: pm)
             }
             return
         }
@@ -255,37 +258,26 @@ final class Evaluator: @unchecked Sendable {
         // The root of a render into its destination: each chunk is computed in a scratch
         // chunk that stays in L1 and then stored non-temporally, so the destination's cache
         // lines are never fetched (a fused chain then moves as many bytes as a copy).
-        let streams = node === streamedRoot && fusedSource != nil
-        let scratch: UnsafeMutablePointer<SIMD4<Float>>? = streams ? arena.allocate(Evaluator.chunk) : nil
-        defer { if streams { pf_store_fence() } }
-        for y in out.rect.y..<out.rect.maxY {
-            let row = out.row(y)
-            var x = 0
-            while x < w {
-                let c = Swift.min(Evaluator.chunk, w - x)
-                let p = scratch ?? row + x
-                if let s = fusedSource {
-                    loadFusedRow(s, x: out.rect.x + x, y: y, count: c, into: p, premultiply: false)
-                    if !sourceIsStraight { unpremultiplyRow(p, count: c) }
-                } else {
-                    unpremultiplyRow(p, count: c)
+        forEachChunk(of: out, streams: node === streamedRoot && fusedSource != nil, arena: arena) { p, x, y, c in
+            if let s = fusedSource {
+                loadFusedRow(s, x: out.rect.x + x, y: y, count: c, into: p, premultiply: false)
+                if !sourceIsStraight { unpremultiplyRow(p, count: c) }
+            } else {
+                unpremultiplyRow(p, count: c)
+            }
+            for op in ops {
+                switch op {
+                case let .color(k):
+                    if let f = k.applyInSpace { f(p, c, linear) } else { k.apply(p, c) }
+                case let .colorMatrix(m): colorMatrixRow(p, count: c, matrix: m)
+                default: break
                 }
-                for op in ops {
-                    switch op {
-                    case let .color(k):
-                        if let f = k.applyInSpace { f(p, c, linear) } else { k.apply(p, c) }
-                    case let .colorMatrix(m): colorMatrixRow(p, count: c, matrix: m)
-                    default: break
-                    }
-                }
-                if premultiplyResult {
-                    premultiplyRow(p, count: c)
-                } else {
-                    // As premultiplying and unpremultiplying would: no color without alpha.
-                    zeroTransparentRow(p, count: c)
-                }
-                if let s = scratch { pf_stream_copy4(row + x, s, c) }
-                x += c
+            }
+            if premultiplyResult {
+                premultiplyRow(p, count: c)
+            } else {
+                // As premultiplying and unpremultiplying would: no color without alpha.
+                zeroTransparentRow(p, count: c)
             }
         }
     }
