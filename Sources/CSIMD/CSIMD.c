@@ -6,7 +6,7 @@ void pf_csimd_anchor(void) {}
 
 static void point_program_baseline(const pf_float4 *src, pf_float4 *dst, long count,
                                    const pf_point_step *steps, int nsteps, int flags) {
-    pf_point_program(src, dst, count, steps, nsteps, flags);
+    pf_point_program(src, dst, count, steps, nsteps, flags, 0);
 }
 static void correlate_h_baseline(const float *src, const float *taps, int ntaps, long nfloats, float *dst) {
     pf_correlate_h(src, taps, ntaps, nfloats, dst);
@@ -23,7 +23,7 @@ static void correlate_v_baseline(const float *const *rows, const float *taps, in
 __attribute__((target("avx2")))
 static void point_program_avx2(const pf_float4 *src, pf_float4 *dst, long count,
                                const pf_point_step *steps, int nsteps, int flags) {
-    pf_point_program(src, dst, count, steps, nsteps, flags);
+    pf_point_program(src, dst, count, steps, nsteps, flags, 1);
 }
 
 __attribute__((target("avx2")))

@@ -295,12 +295,15 @@ final class Evaluator: @unchecked Sendable {
             ? arena.allocate(PointProgram.maxCount) : nil
         let unpremultiply = !(fusedSource != nil && sourceIsStraight)
         let stream = streams && fusedSource != nil
+        // Loaded input goes chunk by chunk, each chunk through the program while it is in the
+        // L1 cache; input read in place goes a row per call (fewer pipeline fills and drains).
+        let span = direct != nil || fusedSource == nil ? w : PointProgram.maxCount
         func body(_ raw: UnsafeRawBufferPointer?) {
             for y in out.rect.y..<out.rect.maxY {
                 let row = out.row(y)
                 var x = 0
                 while x < w {
-                    let c = Swift.min(PointProgram.maxCount, w - x)
+                    let c = Swift.min(span, w - x)
                     let src: UnsafePointer<SIMD4<Float>>
                     if let b = direct, let raw {
                         src = UnsafePointer((raw.baseAddress! + y * b.bytesPerRow).assumingMemoryBound(to: SIMD4<Float>.self)

@@ -5,7 +5,7 @@ import XCTest
 /// The planar point program (`pf_point_program`, `PointProgram`) against the interleaved row
 /// kernels it replaces, and those kernels' alpha helpers against plain scalar loops.
 /// Tolerance 0: the program does the same IEEE operations in the same order (values compared
-/// with `==`, so +0 and -0 count as equal; inputs are finite).
+/// with `==`, so +0 and -0 count as equal, and any NaN equals any NaN; inputs are finite).
 final class PointProgramTests: XCTestCase {
     /// Finite values in [-0.5, 1.5] with alphas that include 0, 1, negative and tiny ones.
     func pixels(_ n: Int, seed: UInt64) -> [SIMD4<Float>] {
@@ -52,7 +52,10 @@ final class PointProgramTests: XCTestCase {
 
     func assertSame(_ a: [SIMD4<Float>], _ b: [SIMD4<Float>], _ message: String, file: StaticString = #filePath, line: UInt = #line) {
         XCTAssertEqual(a.count, b.count, file: file, line: line)
-        for i in 0..<min(a.count, b.count) where a[i] != b[i] {
+        func same(_ x: SIMD4<Float>, _ y: SIMD4<Float>) -> Bool {
+            (0..<4).allSatisfy { x[$0] == y[$0] || (x[$0].isNaN && y[$0].isNaN) }
+        }
+        for i in 0..<min(a.count, b.count) where !same(a[i], b[i]) {
             XCTFail("\(message): pixel \(i): \(a[i]) != \(b[i])", file: file, line: line)
             return
         }
@@ -66,24 +69,46 @@ final class PointProgramTests: XCTestCase {
             ("chain5", [.colorMatrix(ColorMatrix.invert.concatenating(.colorControls(saturation: 1.2, brightness: 0.1, contrast: 1.1))),
                         gamma(0.75), .colorMatrix(sepia.concatenating(.exposure(ev: 0.5)))]),
             ("gammas", [gamma(0.25), gamma(1.5), gamma(-0.5), gamma(2), gamma(3.75), gamma(-2.25)]),
+            // One gamma of power whole + rest / 4 (whole 0 or 1, rest 1 to 3, not inverted):
+            // the pipelined loop of the AVX2 variant, with any matrices before and after it.
+            ("gamma 0.75", [gamma(0.75)]),
+            ("gamma 0.25, sepia", [gamma(0.25), .colorMatrix(sepia)]),
+            ("sepia, gamma 0.5", [.colorMatrix(sepia), gamma(0.5)]),
+            ("general, gamma 0.5, alpha column", [.colorMatrix(general), gamma(0.5), .colorMatrix(alphaColumn)]),
+            // Powers above 1 overflow on the unpremultiplied tiny alphas; a matrix after an
+            // infinite color computes alpha 0 * inf = NaN on the interleaved path, while the
+            // program keeps a fixed alpha, so only the finite cases have a matrix after.
+            ("two matrices, gamma 1.25, two matrices", [.colorMatrix(sepia), .colorMatrix(alphaColumn), gamma(1.25),
+                                                        .colorMatrix(general), .colorMatrix(sepia)]),
+            ("sepia, gamma 1.5", [.colorMatrix(sepia), gamma(1.5)]),
+            ("sepia, gamma 1.75", [.colorMatrix(sepia), gamma(1.75)]),
         ]
         for (name, ops) in chains {
             let program = try XCTUnwrap(PointProgram(ops), name)
-            for count in [1, 7, 8, 9, 31, 200, 256, 1000] {
+            for count in [1, 7, 8, 9, 16, 17, 24, 25, 31, 200, 256, 1000] {
                 let input = pixels(count, seed: UInt64(count))
                 for unpremultiply in [false, true] {
                     for premultiply in [false, true] {
                         let expected = reference(input, ops, unpremultiplyInput: unpremultiply, premultiplyOutput: premultiply)
+                        // Destinations 32-byte aligned and 16 or 32 bytes past it (non-temporal
+                        // stores of 32 bytes need alignment; the program stores a misaligned
+                        // first pixel plainly). The pixels around the output stay as they were.
                         for stream in [false, true] {
-                            var out = [SIMD4<Float>](repeating: SIMD4(9, 9, 9, 9), count: count)
-                            input.withUnsafeBufferPointer { s in
-                                out.withUnsafeMutableBufferPointer { d in
-                                    program.run(s.baseAddress!, d.baseAddress!, count: count, unpremultiplyInput: unpremultiply,
+                            for offset in 0..<3 {
+                                let raw = UnsafeMutableRawPointer.allocate(byteCount: 16 * (count + 4), alignment: 32)
+                                defer { raw.deallocate() }
+                                let all = raw.bindMemory(to: SIMD4<Float>.self, capacity: count + 4)
+                                all.initialize(repeating: SIMD4(9, 9, 9, 9), count: count + 4)
+                                input.withUnsafeBufferPointer { s in
+                                    program.run(s.baseAddress!, all + offset, count: count, unpremultiplyInput: unpremultiply,
                                                 premultiplyOutput: premultiply, stream: stream)
                                 }
+                                pf_store_fence()
+                                let label = "\(name) n=\(count) unpremultiply=\(unpremultiply) premultiply=\(premultiply) stream=\(stream) offset=\(offset)"
+                                assertSame(Array(UnsafeBufferPointer(start: all + offset, count: count)), expected, label)
+                                for i in 0..<offset { XCTAssertEqual(all[i], SIMD4(9, 9, 9, 9), label + " before") }
+                                for i in offset + count..<count + 4 { XCTAssertEqual(all[i], SIMD4(9, 9, 9, 9), label + " after") }
                             }
-                            pf_store_fence()
-                            assertSame(out, expected, "\(name) n=\(count) unpremultiply=\(unpremultiply) premultiply=\(premultiply) stream=\(stream)")
                         }
                         // In place.
                         var inPlace = input
@@ -98,31 +123,51 @@ final class PointProgramTests: XCTestCase {
         }
     }
 
-    /// The run-time dispatched variant (AVX2 where the machine has it) gives the same bits as
-    /// the baseline build of the same code, so results do not depend on the processor.
+    /// The run-time dispatched variant (AVX2 where the machine has it, with its pipelined loop
+    /// for programs with one gamma) gives the same bits as the baseline build of the same code,
+    /// plain and pipelined, so results do not depend on the processor or the loop.
     func testDispatchedVariantMatchesBaselineBitForBit() throws {
-        let ops: [Op] = [.colorMatrix(general), gamma(0.75), .colorMatrix(alphaColumn), gamma(-1.25), .colorMatrix(sepia)]
-        let program = try XCTUnwrap(PointProgram(ops))
-        var steps: [pf_point_step] = []
-        _ = program // the steps below are built the same way
-        for op in ops {
-            let single = try XCTUnwrap(PointProgram([op]))
-            steps.append(single.stepsForTesting[0])
-        }
-        let input = pixels(256, seed: 9)
-        var a = [SIMD4<Float>](repeating: .zero, count: 256), b = a
-        let flags = Int32(PF_PROGRAM_UNPREMULTIPLY_INPUT | PF_PROGRAM_PREMULTIPLY_OUTPUT)
-        input.withUnsafeBufferPointer { s in
-            steps.withUnsafeBufferPointer { st in
-                a.withUnsafeMutableBufferPointer { d in pf_point_program(s.baseAddress!, d.baseAddress!, 256, st.baseAddress!, Int32(st.count), flags) }
-                b.withUnsafeMutableBufferPointer { d in pf_point_program_run(s.baseAddress!, d.baseAddress!, 256, st.baseAddress!, Int32(st.count), flags) }
+        let programs: [[Op]] = [
+            [.colorMatrix(general), gamma(0.75), .colorMatrix(alphaColumn), gamma(-1.25), .colorMatrix(sepia)],
+            [.colorMatrix(general), gamma(0.75), .colorMatrix(sepia)],
+            [gamma(1.5), .colorMatrix(alphaColumn)],
+            [.colorMatrix(sepia), gamma(1.25)],
+        ]
+        let flagSets = [Int32(PF_PROGRAM_UNPREMULTIPLY_INPUT | PF_PROGRAM_PREMULTIPLY_OUTPUT), Int32(PF_PROGRAM_ZERO_TRANSPARENT),
+                        Int32(PF_PROGRAM_UNPREMULTIPLY_INPUT | PF_PROGRAM_ZERO_TRANSPARENT), Int32(PF_PROGRAM_PREMULTIPLY_OUTPUT), 0]
+        for ops in programs {
+            var steps: [pf_point_step] = []
+            for op in ops {
+                let single = try XCTUnwrap(PointProgram([op]))
+                steps.append(single.stepsForTesting[0])
             }
-        }
-        for i in 0..<256 {
-            XCTAssertEqual(a[i].x.bitPattern, b[i].x.bitPattern, "pixel \(i)")
-            XCTAssertEqual(a[i].y.bitPattern, b[i].y.bitPattern, "pixel \(i)")
-            XCTAssertEqual(a[i].z.bitPattern, b[i].z.bitPattern, "pixel \(i)")
-            XCTAssertEqual(a[i].w.bitPattern, b[i].w.bitPattern, "pixel \(i)")
+            for count in [5, 256, 259] {
+                let input = pixels(count, seed: UInt64(9 + count))
+                for flags in flagSets {
+                    var a = [SIMD4<Float>](repeating: .zero, count: count), b = a, c = a
+                    input.withUnsafeBufferPointer { s in
+                        steps.withUnsafeBufferPointer { st in
+                            a.withUnsafeMutableBufferPointer { d in
+                                pf_point_program(s.baseAddress!, d.baseAddress!, count, st.baseAddress!, Int32(st.count), flags, 0)
+                            }
+                            b.withUnsafeMutableBufferPointer { d in
+                                pf_point_program(s.baseAddress!, d.baseAddress!, count, st.baseAddress!, Int32(st.count), flags, 1)
+                            }
+                            c.withUnsafeMutableBufferPointer { d in
+                                pf_point_program_run(s.baseAddress!, d.baseAddress!, count, st.baseAddress!, Int32(st.count), flags)
+                            }
+                        }
+                    }
+                    for i in 0..<count {
+                        for (other, label) in [(b, "pipelined"), (c, "dispatched")] {
+                            for ch in 0..<4 where a[i][ch].bitPattern != other[i][ch].bitPattern {
+                                XCTFail("\(ops.count) steps, flags \(flags), n=\(count), \(label): pixel \(i) channel \(ch): \(a[i]) vs \(other[i]) input \(input[i])")
+                                return
+                            }
+                        }
+                    }
+                }
+            }
         }
     }
 
