@@ -160,7 +160,8 @@ enum {
     PF_PROGRAM_ZERO_TRANSPARENT = 4,     /* else: pixels whose alpha is not > 0 become 0 */
     PF_PROGRAM_STREAM = 8                /* store non-temporally (dst 16-byte aligned) */
 };
-/* Pixels per call the evaluator passes (a chunk that stays in the L1 cache). */
+/* Pixels per call the evaluator passes for input it loads first (a chunk that stays in the L1
+ * cache); input read in place goes a row per call. */
 #define PF_PROGRAM_MAX 256
 
 /* Plane access by 8 lanes (macros: an 8-float vector passed by value would change the ABI

@@ -60,7 +60,8 @@ struct PointProgram {
     /// The steps, for tests.
     var stepsForTesting: [pf_point_step] { steps }
 
-    /// Pixels per `run` call in the evaluator: a chunk that stays in the L1 cache.
+    /// Pixels per `run` call in the evaluator for input it loads first: a chunk that stays in
+    /// the L1 cache (input read in place goes a row per call).
     static let maxCount = Int(PF_PROGRAM_MAX)
 
     /// Runs the program over `count` pixels from `src` into `dst` (which may be `src`).
