@@ -194,3 +194,85 @@ void pf_load_rgba8_srgb_row_run(const unsigned char *src, pf_float4 *dst, long c
 #endif
     pf_load_rgba8_srgb_row(src, dst, count, table);
 }
+
+/* The byte kernels (CSIMDBytesKernels.h) again on 32-byte vectors, compiled for AVX2, and the
+ * entry points that choose them for rows of at least 32 bytes (the 16-byte versions' scratch
+ * sizes cover both: the 32-byte kernels only use the padded path below 32 bytes, which the
+ * dispatch never sends them). */
+#if defined(__x86_64__) && defined(__clang__)
+#pragma clang attribute push (__attribute__((target("avx2"))), apply_to = function)
+typedef unsigned char pf_u8x32 __attribute__((ext_vector_type(32)));
+PF_INLINE pf_u8x32 pf_ld32(const pf_u8 *p) { pf_u8x32 v; __builtin_memcpy(&v, p, 32); return v; }
+PF_INLINE void pf_st32(pf_u8 *p, pf_u8x32 v) { __builtin_memcpy(p, &v, 32); }
+PF_INLINE pf_u8x32 pf_pick32(pf_u8x32 a, pf_u8x32 b, int is_max) {
+    return is_max ? __builtin_elementwise_max(a, b) : __builtin_elementwise_min(a, b);
+}
+#define PF_BV pf_u8x32
+#define PF_BW 32
+#define PF_LDV(p) pf_ld32(p)
+#define PF_STV(p, v) pf_st32(p, v)
+#define PF_PICKV(a, b, is_max) pf_pick32(a, b, is_max)
+#define PF_BN(name) name##_w32
+#include "CSIMDBytesKernels.h"
+#undef PF_BV
+#undef PF_BW
+#undef PF_LDV
+#undef PF_STV
+#undef PF_PICKV
+#undef PF_BN
+static void u8_extremum_h_avx2(const pf_u8 *src, pf_u8 *dst, long n, long bpp, int w, int is_max, pf_u8 *scratch) {
+    pf_u8_extremum_h_w32(src, dst, n, bpp, w, is_max, scratch);
+}
+static void u8_extremum_rows_avx2(const pf_u8 *const *rows, int h, pf_u8 *dst, long n, int is_max) {
+    pf_u8_extremum_rows_w32(rows, h, dst, n, is_max);
+}
+static void u8_pick_rows_avx2(const pf_u8 *a, const pf_u8 *b, pf_u8 *d, long n, int is_max) {
+    pf_u8_pick_rows_w32(a, b, d, n, is_max);
+}
+static void u8_extremum_v_vanherk_avx2(const pf_u8 *src, long srcStride, long rows, long n, int h,
+                                       pf_u8 *dst, long dstStride, pf_u8 *suffix, pf_u8 *prefix, int is_max) {
+    pf_u8_extremum_v_vanherk_w32(src, srcStride, rows, n, h, dst, dstStride, suffix, prefix, is_max);
+}
+static void u8_median3x3_row_avx2(const pf_u8 *const *rows, pf_u8 *dst, long n, long bpp, pf_u8 *scratch) {
+    pf_u8_median3x3_row_w32(rows, dst, n, bpp, scratch);
+}
+static void u8_median5x5_row_avx2(const pf_u8 *const *rows, pf_u8 *dst, long n, long bpp, pf_u8 *scratch) {
+    pf_u8_median5x5_row_w32(rows, dst, n, bpp, scratch);
+}
+#pragma clang attribute pop
+#define PF_BYTES_WIDE(n) ((n) >= 32 && pf_csimd_uses_avx2())
+#else
+#define PF_BYTES_WIDE(n) 0
+#define u8_extremum_h_avx2 pf_u8_extremum_h
+#define u8_extremum_rows_avx2 pf_u8_extremum_rows
+#define u8_pick_rows_avx2 pf_u8_pick_rows
+#define u8_extremum_v_vanherk_avx2 pf_u8_extremum_v_vanherk
+#define u8_median3x3_row_avx2 pf_u8_median3x3_row
+#define u8_median5x5_row_avx2 pf_u8_median5x5_row
+#endif
+
+void pf_u8_extremum_h_run(const pf_u8 *src, pf_u8 *dst, long n, long bpp, int w, int is_max, pf_u8 *scratch) {
+    if (PF_BYTES_WIDE(n)) u8_extremum_h_avx2(src, dst, n, bpp, w, is_max, scratch);
+    else pf_u8_extremum_h(src, dst, n, bpp, w, is_max, scratch);
+}
+void pf_u8_extremum_rows_run(const pf_u8 *const *rows, int h, pf_u8 *dst, long n, int is_max) {
+    if (PF_BYTES_WIDE(n)) u8_extremum_rows_avx2(rows, h, dst, n, is_max);
+    else pf_u8_extremum_rows(rows, h, dst, n, is_max);
+}
+void pf_u8_pick_rows_run(const pf_u8 *a, const pf_u8 *b, pf_u8 *d, long n, int is_max) {
+    if (PF_BYTES_WIDE(n)) u8_pick_rows_avx2(a, b, d, n, is_max);
+    else pf_u8_pick_rows(a, b, d, n, is_max);
+}
+void pf_u8_extremum_v_vanherk_run(const pf_u8 *src, long srcStride, long rows, long n, int h,
+                                  pf_u8 *dst, long dstStride, pf_u8 *suffix, pf_u8 *prefix, int is_max) {
+    if (PF_BYTES_WIDE(n)) u8_extremum_v_vanherk_avx2(src, srcStride, rows, n, h, dst, dstStride, suffix, prefix, is_max);
+    else pf_u8_extremum_v_vanherk(src, srcStride, rows, n, h, dst, dstStride, suffix, prefix, is_max);
+}
+void pf_u8_median3x3_row_run(const pf_u8 *const *rows, pf_u8 *dst, long n, long bpp, pf_u8 *scratch) {
+    if (PF_BYTES_WIDE(n)) u8_median3x3_row_avx2(rows, dst, n, bpp, scratch);
+    else pf_u8_median3x3_row(rows, dst, n, bpp, scratch);
+}
+void pf_u8_median5x5_row_run(const pf_u8 *const *rows, pf_u8 *dst, long n, long bpp, pf_u8 *scratch) {
+    if (PF_BYTES_WIDE(n)) u8_median5x5_row_avx2(rows, dst, n, bpp, scratch);
+    else pf_u8_median5x5_row(rows, dst, n, bpp, scratch);
+}

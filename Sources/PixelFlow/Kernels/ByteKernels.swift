@@ -66,19 +66,19 @@ func byteStencilTile(
             // intermediate image, and no halo rows computed twice.
             let column = arena.allocate(wide, of: UInt8.self)
             for y in 0..<height {
-                pf_u8_extremum_rows(input + y, Int32(h), column, wide, isMax)
-                pf_u8_extremum_h(column, output + y * outputStride, n, bpp, Int32(w), isMax, scratch)
+                pf_u8_extremum_rows_run(input + y, Int32(h), column, wide, isMax)
+                pf_u8_extremum_h_run(column, output + y * outputStride, n, bpp, Int32(w), isMax, scratch)
             }
         } else {
             // Across first, then van Herk down the columns of the intermediate rows.
             let rows = height + h - 1
             let hp = arena.allocate(rows * n, of: UInt8.self)
             for j in 0..<rows {
-                pf_u8_extremum_h(input[j]!, hp + j * n, n, bpp, Int32(w), isMax, scratch)
+                pf_u8_extremum_h_run(input[j]!, hp + j * n, n, bpp, Int32(w), isMax, scratch)
             }
             let suffix = arena.allocate(rows * n, of: UInt8.self)
             let prefix = arena.allocate(n, of: UInt8.self)
-            pf_u8_extremum_v_vanherk(hp, n, rows, n, Int32(h), output, outputStride, suffix, prefix, isMax)
+            pf_u8_extremum_v_vanherk_run(hp, n, rows, n, Int32(h), output, outputStride, suffix, prefix, isMax)
         }
     case let .spans(maximum, spans):
         let isMax: Int32 = maximum ? 1 : 0
@@ -91,8 +91,8 @@ func byteStencilTile(
             var first = true
             for t in spans {
                 let src = input[y + halo.y + t.dy]! + (halo.x - t.halfWidth) * bpp
-                pf_u8_extremum_h(src, first ? d : tmp, n, bpp, Int32(2 * t.halfWidth + 1), isMax, scratch)
-                if !first { pf_u8_pick_rows(d, tmp, d, n, isMax) }
+                pf_u8_extremum_h_run(src, first ? d : tmp, n, bpp, Int32(2 * t.halfWidth + 1), isMax, scratch)
+                if !first { pf_u8_pick_rows_run(d, tmp, d, n, isMax) }
                 first = false
             }
             if first { (d).update(repeating: 0, count: n) }
@@ -106,9 +106,9 @@ func byteStencilTile(
         let scratch = arena.allocate(15 * padded + 6 * (16 + 4 * bpp), of: UInt8.self)
         for y in 0..<height {
             if r == 1 {
-                pf_u8_median3x3_row(input + y, output + y * outputStride, n, bpp, scratch)
+                pf_u8_median3x3_row_run(input + y, output + y * outputStride, n, bpp, scratch)
             } else {
-                pf_u8_median5x5_row(input + y, output + y * outputStride, n, bpp, scratch)
+                pf_u8_median5x5_row_run(input + y, output + y * outputStride, n, bpp, scratch)
             }
         }
     }

@@ -2,7 +2,9 @@ import XCTest
 @testable import PixelFlow
 
 /// The 8-bit order-statistic kernels (`byteStencilTile` and the C row kernels under it,
-/// Sources/CSIMD/include/CSIMDBytes.h) against a plain scalar reference. Tolerance 0.
+/// Sources/CSIMD/include/CSIMDBytes.h, on 16-byte vectors and, through the dispatched
+/// `pf_u8_*_run` entry points, on 32-byte AVX2 vectors for rows of 32 bytes or more) against a
+/// plain scalar reference. Tolerance 0.
 final class ByteKernelsTests: XCTestCase {
     /// Random bytes; `levels` small makes many ties.
     func randomBytes(_ count: Int, seed: UInt64, levels: Int = 256) -> [UInt8] {
@@ -73,8 +75,10 @@ final class ByteKernelsTests: XCTestCase {
         }
     }
 
-    /// Odd sizes, rows shorter and longer than a 16-byte vector, both pixel sizes.
-    let sizes = [(1, 1), (3, 2), (5, 7), (17, 3), (33, 9), (61, 4)]
+    /// Odd sizes, rows shorter and longer than a 16-byte vector, both pixel sizes; rows of 31,
+    /// 32 and 64 bytes around the 32-byte vectors of the AVX2 kernels (`pf_u8_*_run` take them
+    /// from 32 bytes on; gray rows of 8 pixels and RGBA rows of 8 are 8 and 32 bytes).
+    let sizes = [(1, 1), (3, 2), (5, 7), (8, 2), (17, 3), (31, 2), (32, 3), (33, 9), (61, 4), (64, 2)]
 
     func testRectangleExtremaSmallAndLargeWindows() {
         var seed: UInt64 = 1
