@@ -195,6 +195,49 @@ void pf_load_rgba8_srgb_row_run(const unsigned char *src, pf_float4 *dst, long c
     pf_load_rgba8_srgb_row(src, dst, count, table);
 }
 
+/* pf_rgba8_to_gray8_row: the AVX2 variant takes 8 pixels as 32-bit words, converts each
+ * channel to float and does pf_load_rgba8_row's multiply, pf_premultiply's, the luma sum and
+ * pf_quantize8's steps on 8 lanes (the same operations per pixel). */
+#if defined(__x86_64__) && defined(__clang__)
+__attribute__((target("avx2")))
+static void rgba8_to_gray8_row_avx2(const unsigned char *src, unsigned char *dst, long count, int premultiply) {
+#pragma clang fp contract(off)
+    typedef unsigned pf_uint8v __attribute__((ext_vector_type(8)));
+    typedef unsigned char pf_u8x8 __attribute__((ext_vector_type(8)));
+    const pf_float8 k = 1.0f / 255.0f, wr = 0.2126f, wg = 0.7152f, wb = 0.0722f;
+    const pf_float8 zero = 0.0f, q255 = 255.0f, half = 0.5f;
+    long i = 0;
+    for (; i + 8 <= count; i += 8) {
+        pf_uint8v w;
+        __builtin_memcpy(&w, src + 4 * i, 32);
+        pf_float8 r = __builtin_convertvector((pf_int8)(w & 0xFF), pf_float8) * k;
+        pf_float8 g = __builtin_convertvector((pf_int8)((w >> 8) & 0xFF), pf_float8) * k;
+        pf_float8 b = __builtin_convertvector((pf_int8)((w >> 16) & 0xFF), pf_float8) * k;
+        if (premultiply) {
+            pf_float8 a = __builtin_convertvector((pf_int8)(w >> 24), pf_float8) * k;
+            r = r * a; g = g * a; b = b * a;
+        }
+        pf_float8 l = wr * r + wg * g + wb * b;
+        pf_float8 s = l * q255;
+        s = s + half;
+        pf_int8 keep = s >= zero;
+        s = (pf_float8)((pf_int8)s & keep);
+        pf_int8 big = s > q255;
+        s = (pf_float8)(((pf_int8)s & ~big) | ((pf_int8)q255 & big));
+        pf_u8x8 q = __builtin_convertvector(__builtin_convertvector(s, pf_int8), pf_u8x8);
+        __builtin_memcpy(dst + i, &q, 8);
+    }
+    pf_rgba8_to_gray8_row(src + 4 * i, dst + i, count - i, premultiply);
+}
+#endif
+
+void pf_rgba8_to_gray8_row_run(const unsigned char *src, unsigned char *dst, long count, int premultiply) {
+#if defined(__x86_64__) && defined(__clang__)
+    if (pf_csimd_uses_avx2()) { rgba8_to_gray8_row_avx2(src, dst, count, premultiply); return; }
+#endif
+    pf_rgba8_to_gray8_row(src, dst, count, premultiply);
+}
+
 /* The byte kernels (CSIMDBytesKernels.h) again on 32-byte vectors, compiled for AVX2, and the
  * entry points that choose them for rows of at least 32 bytes (the 16-byte versions' scratch
  * sizes cover both: the 32-byte kernels only use the padded path below 32 bytes, which the
@@ -214,12 +257,6 @@ PF_INLINE pf_u8x32 pf_pick32(pf_u8x32 a, pf_u8x32 b, int is_max) {
 #define PF_PICKV(a, b, is_max) pf_pick32(a, b, is_max)
 #define PF_BN(name) name##_w32
 #include "CSIMDBytesKernels.h"
-#undef PF_BV
-#undef PF_BW
-#undef PF_LDV
-#undef PF_STV
-#undef PF_PICKV
-#undef PF_BN
 static void u8_extremum_h_avx2(const pf_u8 *src, pf_u8 *dst, long n, long bpp, int w, int is_max, pf_u8 *scratch) {
     pf_u8_extremum_h_w32(src, dst, n, bpp, w, is_max, scratch);
 }

@@ -721,6 +721,27 @@ PF_INLINE void pf_store_gray8_row(const pf_float4 *src, unsigned char *dst, long
         dst[i] = pf_quantize8((pf_float4)l).x;
     }
 }
+/* RGBA8 to gray8 without a float row: each pixel converted as pf_load_rgba8_row does (then
+ * premultiplied as pf_premultiply when `premultiply`), and its luma quantized as
+ * pf_store_gray8_row: the same operations in the same order, so the same bytes as loading the
+ * row to floats and storing it gray. */
+PF_INLINE void pf_rgba8_to_gray8_row(const unsigned char *src, unsigned char *dst, long count, int premultiply) {
+#pragma clang fp contract(off)
+    const float k = 1.0f / 255.0f;
+    for (long i = 0; i < count; i++) {
+        pf_u8x4 v;
+        __builtin_memcpy(&v, src + 4 * i, 4);
+        pf_float4 p = __builtin_convertvector(v, pf_float4) * k;
+        if (premultiply) {
+            pf_float4 a = p.wwww;
+            a.w = 1.0f;
+            p = p * a;
+        }
+        float l = 0.2126f * p.x + 0.7152f * p.y + 0.0722f * p.z;
+        dst[i] = pf_quantize8((pf_float4)l).x;
+    }
+}
+
 /* All alpha bytes (every fourth byte, from byte 3) of `count` RGBA8 pixels are 255. */
 PF_INLINE int pf_rgba8_all_opaque(const unsigned char *p, long count) {
     typedef unsigned char u8x16 __attribute__((ext_vector_type(16)));
@@ -772,6 +793,8 @@ PF_INLINE void pf_store_rgba8_srgb_row(const pf_float4 *src, unsigned char *dst,
 void pf_load_rgba8_row_run(const unsigned char *src, pf_float4 *dst, long count);
 void pf_store_rgba8_row_run(const pf_float4 *src, unsigned char *dst, long count);
 void pf_store_gray8_row_run(const pf_float4 *src, unsigned char *dst, long count);
+/* pf_rgba8_to_gray8_row, 8 pixels at a time with AVX2 where the processor has it (same bytes). */
+void pf_rgba8_to_gray8_row_run(const unsigned char *src, unsigned char *dst, long count, int premultiply);
 /* pf_load_rgba8_srgb_row; the AVX2 variant gathers 8 pixels' colors from the table at a time. */
 void pf_load_rgba8_srgb_row_run(const unsigned char *src, pf_float4 *dst, long count, const float *table);
 /* pf_store_rgba8_srgb_row; the AVX2 variant looks the codes up 8 pixels at a time with

@@ -44,12 +44,6 @@ PF_INLINE pf_u8 pf_pick1(pf_u8 a, pf_u8 b, int is_max) { return is_max ? (a > b 
 #define PF_PICKV(a, b, is_max) pf_pick16(a, b, is_max)
 #define PF_BN(name) name
 #include "CSIMDBytesKernels.h"
-#undef PF_BV
-#undef PF_BW
-#undef PF_LDV
-#undef PF_STV
-#undef PF_PICKV
-#undef PF_BN
 
 /* The kernels above dispatched at run time, for Swift to call (defined in CSIMD.c): rows of
  * at least 32 bytes go through 32-byte vectors compiled for AVX2 where the processor has it,

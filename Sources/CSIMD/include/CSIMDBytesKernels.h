@@ -5,7 +5,8 @@
  * each function for that width). CSIMDBytes.h includes it with 16-byte vectors under the
  * plain names; CSIMD.c includes it again with 32-byte vectors compiled for AVX2 (names ending
  * in _w32), behind the run-time dispatched pf_u8_*_run entry points. The kernels are exact,
- * so both widths give the same bytes (ByteKernelsTests checks it). No include guard.
+ * so both widths give the same bytes (ByteKernelsTests checks it). No include guard; the
+ * parameters are undefined at the end.
  */
 
 #include "CSIMDMedianNetworks.h"
@@ -338,3 +339,9 @@ PF_INLINE void PF_BN(pf_u8_median5x5_row)(const pf_u8 *const *rows, pf_u8 *dst, 
 }
 
 #undef PF_CE
+#undef PF_BV
+#undef PF_BW
+#undef PF_LDV
+#undef PF_STV
+#undef PF_PICKV
+#undef PF_BN

@@ -215,6 +215,15 @@ public struct RenderContext: Sendable {
         }
     }
 
+    /// The buffer to convert straight to the gray8 target when `root` is an 8-bit RGBA source
+    /// read without sRGB decoding: `pf_rgba8_to_gray8_row_run` then gives the bytes of loading
+    /// each row to working values and storing it gray, in one pass without the float rows.
+    static func grayConversionSource(_ root: Node, target: TileTarget, linear: Bool) -> PixelBuffer? {
+        guard target.format == .gray8, !target.encode, !target.unpremultiply, case let .source(b) = root.op,
+              b.format == .rgba8, !(linear && b.colorEncoding == .sRGB) else { return nil }
+        return b
+    }
+
     /// Computes `root` over `rect` tile by tile on all workers into `dst`, whose first byte is
     /// pixel (rect.x, rect.y); each tile advances the current render's progress by one unit.
     func renderTiles(_ root: Node, rect: IntRect, grid: TileGrid? = nil, evaluator: Evaluator, target: TileTarget,
@@ -222,10 +231,20 @@ public struct RenderContext: Sendable {
         let control = RenderControl.current
         let grid = grid ?? TileGrid(rect: rect, tileWidth: options.tileWidth, tileHeight: options.tileHeight)
         let bpp = target.format.bytesPerPixel
+        let graySource = Self.grayConversionSource(root, target: target, linear: evaluator.linear)
+        let rootRect = IntRect(covering: root.extent)
         Scheduler.run(count: grid.count, threads: options.threadCount, arenas: arenas) { item, arena in
             let t = grid[item]
             let lx = t.x - rect.x, ly = t.y - rect.y
-            if target.direct {
+            if let b = graySource, rootRect.contains(t) {
+                b.withUnsafeBytes { raw in
+                    for y in 0..<t.height {
+                        pf_rgba8_to_gray8_row_run(raw.baseAddress! + (t.y + y) * b.bytesPerRow + t.x * 4,
+                                                  (dst.base + (ly + y) * dst.bytesPerRow + lx).assumingMemoryBound(to: UInt8.self),
+                                                  t.width, b.alphaMode == .straight ? 1 : 0)
+                    }
+                }
+            } else if target.direct {
                 let base = (dst.base + ly * dst.bytesPerRow + lx * bpp).assumingMemoryBound(to: SIMD4<Float>.self)
                 precondition(dst.bytesPerRow % 16 == 0)
                 let tile = Tile(base: base, stride: dst.bytesPerRow / 16, rect: t)
