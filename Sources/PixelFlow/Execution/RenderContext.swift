@@ -215,13 +215,31 @@ public struct RenderContext: Sendable {
         }
     }
 
-    /// The buffer to convert straight to the gray8 target when `root` is an 8-bit RGBA source
-    /// read without sRGB decoding: `pf_rgba8_to_gray8_row_run` then gives the bytes of loading
-    /// each row to working values and storing it gray, in one pass without the float rows.
-    static func grayConversionSource(_ root: Node, target: TileTarget, linear: Bool) -> PixelBuffer? {
-        guard target.format == .gray8, !target.encode, !target.unpremultiply, case let .source(b) = root.op,
-              b.format == .rgba8, !(linear && b.colorEncoding == .sRGB) else { return nil }
-        return b
+    /// A source rendered as it is into a buffer of another format, converted row by row in one
+    /// pass, without the float tile; each kind does the float path's operations in its order,
+    /// so the bytes are the same (SourceConversionTests).
+    struct SourceConversion {
+        enum Kind {
+            /// 8-bit RGBA to gray8 (`pf_rgba8_to_gray8_row_run`), premultiplying straight alpha first.
+            case gray(premultiply: Bool)
+            /// Premultiplied float RGBA in the working encoding to premultiplied 8-bit RGBA
+            /// (`pf_store_rgba8_row_run`).
+            case quantize
+        }
+        let source: PixelBuffer
+        let kind: Kind
+    }
+
+    /// The conversion that replaces the tiles when `root` is a source read without sRGB
+    /// decoding and the target needs no encoding or unpremultiplying, else nil.
+    static func sourceConversion(_ root: Node, target: TileTarget, linear: Bool) -> SourceConversion? {
+        guard !target.encode, !target.unpremultiply, case let .source(b) = root.op,
+              !(linear && b.colorEncoding == .sRGB) else { return nil }
+        switch (b.format, target.format) {
+        case (.rgba8, .gray8): return SourceConversion(source: b, kind: .gray(premultiply: b.alphaMode == .straight))
+        case (.rgbaF32, .rgba8) where b.alphaMode == .premultiplied: return SourceConversion(source: b, kind: .quantize)
+        default: return nil
+        }
     }
 
     /// Computes `root` over `rect` tile by tile on all workers into `dst`, whose first byte is
@@ -231,17 +249,22 @@ public struct RenderContext: Sendable {
         let control = RenderControl.current
         let grid = grid ?? TileGrid(rect: rect, tileWidth: options.tileWidth, tileHeight: options.tileHeight)
         let bpp = target.format.bytesPerPixel
-        let graySource = Self.grayConversionSource(root, target: target, linear: evaluator.linear)
+        let conversion = Self.sourceConversion(root, target: target, linear: evaluator.linear)
         let rootRect = IntRect(covering: root.extent)
         Scheduler.run(count: grid.count, threads: options.threadCount, arenas: arenas) { item, arena in
             let t = grid[item]
             let lx = t.x - rect.x, ly = t.y - rect.y
-            if let b = graySource, rootRect.contains(t) {
-                b.withUnsafeBytes { raw in
+            if let c = conversion, rootRect.contains(t) {
+                c.source.withUnsafeBytes { raw in
                     for y in 0..<t.height {
-                        pf_rgba8_to_gray8_row_run(raw.baseAddress! + (t.y + y) * b.bytesPerRow + t.x * 4,
-                                                  (dst.base + (ly + y) * dst.bytesPerRow + lx).assumingMemoryBound(to: UInt8.self),
-                                                  t.width, b.alphaMode == .straight ? 1 : 0)
+                        let s = raw.baseAddress! + (t.y + y) * c.source.bytesPerRow + t.x * c.source.format.bytesPerPixel
+                        let d = (dst.base + (ly + y) * dst.bytesPerRow + lx * bpp).assumingMemoryBound(to: UInt8.self)
+                        switch c.kind {
+                        case let .gray(premultiply):
+                            pf_rgba8_to_gray8_row_run(s.assumingMemoryBound(to: UInt8.self), d, t.width, premultiply ? 1 : 0)
+                        case .quantize:
+                            pf_store_rgba8_row_run(s.assumingMemoryBound(to: SIMD4<Float>.self), d, t.width)
+                        }
                     }
                 }
             } else if target.direct {

@@ -2,12 +2,13 @@ import CSIMD
 import XCTest
 @testable import PixelFlow
 
-/// Rendering an 8-bit RGBA source into a gray8 buffer converts each row in one pass
-/// (`pf_rgba8_to_gray8_row_run`, `RenderContext.grayConversionSource`). Tolerance 0: the bytes
-/// must be those of the float path it replaces, loading the row to working values
-/// (`loadRowRGBA`, then `premultiplyRow` for straight alpha) and storing it gray
-/// (`storeRowRGBA`), which KernelReferenceTests checks against the luma formula.
-final class GrayConversionTests: XCTestCase {
+/// Rendering a source as it is into a buffer of another format converts each row in one pass
+/// (`RenderContext.sourceConversion`): 8-bit RGBA to gray8 (`pf_rgba8_to_gray8_row_run`) and
+/// premultiplied float RGBA to 8-bit (`pf_store_rgba8_row_run`). Tolerance 0: the bytes must be
+/// those of the float path they replace, loading the row to working values (`loadRowRGBA`, then
+/// `premultiplyRow` for straight alpha) and storing it (`storeRowRGBA`), which
+/// KernelReferenceTests checks against the luma formula and `_quantize8`.
+final class SourceConversionTests: XCTestCase {
     /// The float path for one row of `count` pixels.
     func floatPath(_ src: UnsafePointer<UInt8>, count: Int, straight: Bool, decode: Bool = false) -> [UInt8] {
         var row = [SIMD4<Float>](repeating: .zero, count: count)
@@ -73,8 +74,8 @@ final class GrayConversionTests: XCTestCase {
                                               (.premultiplied, .sRGB, .linear)] {
             let src = try source(width: 203, height: 37, alpha: alpha, encoding: encoding)
             let decodes = management == .linear && encoding == .sRGB
-            XCTAssertEqual(decodes, RenderContext.grayConversionSource(Image(src).node, target: .init(format: .gray8, colorEncoding: .linear, alphaMode: .straight, linear: management == .linear),
-                                                                      linear: management == .linear) == nil)
+            XCTAssertEqual(decodes, RenderContext.sourceConversion(Image(src).node, target: .init(format: .gray8, colorEncoding: .linear, alphaMode: .straight, linear: management == .linear),
+                                                                   linear: management == .linear) == nil)
             for (rect, threads, tile) in [(Rect(x: 0, y: 0, width: 203, height: 37), 1, 256),
                                           (Rect(x: 5, y: 3, width: 150, height: 20), 2, 16),
                                           (Rect(x: 190, y: 30, width: 13, height: 7), 3, 8)] {
@@ -94,6 +95,75 @@ final class GrayConversionTests: XCTestCase {
                                                   count: Int(rect.width)))
                     }
                     XCTAssertEqual(got, expected, "\(alpha) \(encoding) \(management) rect \(rect) row \(y)")
+                }
+            }
+        }
+    }
+
+    /// Float rows with the values that test the quantizer's rounding and clamping, through the
+    /// dispatched store (AVX2 where the machine has it) and the baseline build inlined here.
+    func testRGBA8StoreMatchesTheScalarQuantizer() {
+        var rng = SeededRandom(seed: 11)
+        var values: [Float] = [0, -0, 1, -1, 0.5, .nan, .infinity, -.infinity, 1e-30, 255.5 / 255, 2, .greatestFiniteMagnitude]
+        for c in 0..<256 {
+            let mid = (Float(c) - 0.5) / 255
+            values += [mid, mid.nextDown, mid.nextUp, Float(c) / 255]
+        }
+        for _ in 0..<2000 { values.append(rng.unit() * 1.4 - 0.2) }
+        while values.count % 4 != 0 { values.append(0.25) }
+        let pixels = stride(from: 0, to: values.count, by: 4).map { SIMD4(values[$0], values[$0 + 1], values[$0 + 2], values[$0 + 3]) }
+        for count in [1, 7, 8, 9, 16, 17, pixels.count] {
+            var run = [UInt8](repeating: 0xAB, count: 4 * count + 1), inline = run
+            pixels.withUnsafeBufferPointer { p in
+                run.withUnsafeMutableBufferPointer { pf_store_rgba8_row_run(p.baseAddress!, $0.baseAddress!, count) }
+                inline.withUnsafeMutableBufferPointer { pf_store_rgba8_row(p.baseAddress!, $0.baseAddress!, count) }
+            }
+            for i in 0..<count {
+                let q = PixelBuffer._quantize8(pixels[i])
+                for ch in 0..<4 where run[4 * i + ch] != q[ch] || inline[4 * i + ch] != q[ch] {
+                    XCTFail("n=\(count) pixel \(i) channel \(ch) (\(pixels[i][ch])): \(run[4 * i + ch]), \(inline[4 * i + ch]), expected \(q[ch])")
+                    return
+                }
+            }
+            XCTAssertEqual(run[4 * count], 0xAB, "wrote past the row")
+        }
+    }
+
+    /// A premultiplied float source rendered into 8-bit RGBA, against the float path.
+    func testRenderFloatIntoRGBA8MatchesTheFloatPath() throws {
+        var src = try PixelBuffer(width: 131, height: 21, format: .rgbaF32, colorEncoding: .linear, alphaMode: .premultiplied)
+        var rng = SeededRandom(seed: 5)
+        src.withUnsafeMutableBytes { raw in
+            let f = raw.bindMemory(to: Float.self)
+            for i in 0..<f.count { f[i] = rng.unit() * 1.2 - 0.1 }
+        }
+        for alpha in [AlphaMode.premultiplied, .straight] {
+            XCTAssertEqual(alpha == .premultiplied, RenderContext.sourceConversion(
+                Image(src).node, target: .init(format: .rgba8, colorEncoding: .linear, alphaMode: alpha, linear: true), linear: true) != nil)
+            for (rect, threads, tile) in [(Rect(x: 0, y: 0, width: 131, height: 21), 2, 64), (Rect(x: 3, y: 2, width: 100, height: 9), 3, 8)] {
+                let context = RenderContext(threadCount: threads, tileWidth: tile, tileHeight: tile)
+                var out = try PixelBuffer(width: Int(rect.width), height: Int(rect.height), format: .rgba8,
+                                          colorEncoding: .linear, alphaMode: alpha)
+                try context.render(Image(src), rect: rect, to: &out)
+                for y in 0..<Int(rect.height) {
+                    for x in 0..<Int(rect.width) {
+                        var p = src.withUnsafeBytes { raw in
+                            raw.baseAddress!.assumingMemoryBound(to: SIMD4<Float>.self)[(Int(rect.y) + y) * src.bytesPerRow / 16 + Int(rect.x) + x]
+                        }
+                        if alpha == .straight {
+                            var row = [p]
+                            row.withUnsafeMutableBufferPointer { unpremultiplyRow($0.baseAddress!, count: 1) }
+                            p = row[0]
+                        }
+                        let got = out.withUnsafeBytes { raw in
+                            (0..<4).map { raw[y * out.bytesPerRow + 4 * x + $0] }
+                        }
+                        let q = PixelBuffer._quantize8(p)
+                        if got != [q[0], q[1], q[2], q[3]] {
+                            XCTFail("\(alpha) rect \(rect) pixel (\(x), \(y)): \(got) != \(q)")
+                            return
+                        }
+                    }
                 }
             }
         }
