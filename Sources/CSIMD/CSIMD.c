@@ -103,10 +103,6 @@ void pf_point_program_run(const pf_float4 *src, pf_float4 *dst, long count,
 
 PF_DISPATCHED(pf_load_rgba8_row, (const unsigned char *src, pf_float4 *dst, long count), (src, dst, count))
 PF_DISPATCHED(pf_store_gray8_row, (const pf_float4 *src, unsigned char *dst, long count), (src, dst, count))
-PF_DISPATCHED(pf_correlate3x3_row,
-              (const pf_float4 *a, const pf_float4 *b, const pf_float4 *c, const float *weights, pf_float4 bias,
-               int rgb_only, long count, pf_float4 *dst),
-              (a, b, c, weights, bias, rgb_only, count, dst))
 
 /* pf_store_rgba8_srgb_row: the baseline build is the scalar loop; the AVX2 one splits 8
  * pixels into channel vectors and gathers each channel's bucket codes and thresholds, with
@@ -233,6 +229,49 @@ void pf_store_rgba8_row_run(const pf_float4 *src, unsigned char *dst, long count
     if (pf_csimd_uses_avx2()) { store_rgba8_row_avx2(src, dst, count); return; }
 #endif
     pf_store_rgba8_row(src, dst, count);
+}
+
+/* pf_correlate3x3_row: the AVX2 variant works on the rows as flat arrays of floats, two pixels
+ * (8 lanes) at a time: tap i of a lane is 4 * i floats to the right, so each lane sums the
+ * nine products in pf_corr3x3_one's order, then adds the bias (same operations per channel;
+ * with rgb_only the alpha lanes take the center pixel's alpha). */
+#if defined(__x86_64__) && defined(__clang__)
+__attribute__((target("avx2")))
+static void correlate3x3_row_avx2(const pf_float4 *a, const pf_float4 *b, const pf_float4 *c, const float *weights,
+                                  pf_float4 bias, int rgb_only, long count, pf_float4 *dst) {
+#pragma clang fp contract(off)
+    const float *fa = (const float *)a, *fb = (const float *)b, *fc = (const float *)c;
+    float *fd = (float *)dst;
+    pf_float8 w[9];
+    for (int k = 0; k < 9; k++) w[k] = (pf_float8)weights[k];
+    const pf_float8 bias8 = {bias.x, bias.y, bias.z, bias.w, bias.x, bias.y, bias.z, bias.w};
+    const pf_int8 alpha = {0, 0, 0, -1, 0, 0, 0, -1};
+    long x = 0;
+    for (; x + 2 <= count; x += 2) {
+        const long k = 4 * x;
+        pf_float8 acc = pf_load8(fa + k) * w[0];
+        acc = acc + pf_load8(fa + k + 4) * w[1];
+        acc = acc + pf_load8(fa + k + 8) * w[2];
+        acc = acc + pf_load8(fb + k) * w[3];
+        acc = acc + pf_load8(fb + k + 4) * w[4];
+        acc = acc + pf_load8(fb + k + 8) * w[5];
+        acc = acc + pf_load8(fc + k) * w[6];
+        acc = acc + pf_load8(fc + k + 4) * w[7];
+        acc = acc + pf_load8(fc + k + 8) * w[8];
+        acc = acc + bias8;
+        if (rgb_only) acc = (pf_float8)(((pf_int8)acc & ~alpha) | ((pf_int8)pf_load8(fb + k + 4) & alpha));
+        pf_store8(fd + k, acc);
+    }
+    pf_correlate3x3_row(a + x, b + x, c + x, weights, bias, rgb_only, count - x, dst + x);
+}
+#endif
+
+void pf_correlate3x3_row_run(const pf_float4 *a, const pf_float4 *b, const pf_float4 *c, const float *weights,
+                             pf_float4 bias, int rgb_only, long count, pf_float4 *dst) {
+#if defined(__x86_64__) && defined(__clang__)
+    if (pf_csimd_uses_avx2()) { correlate3x3_row_avx2(a, b, c, weights, bias, rgb_only, count, dst); return; }
+#endif
+    pf_correlate3x3_row(a, b, c, weights, bias, rgb_only, count, dst);
 }
 
 /* pf_rgba8_to_gray8_row: the AVX2 variant takes 8 pixels as 32-bit words, converts each

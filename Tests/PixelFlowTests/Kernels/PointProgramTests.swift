@@ -302,14 +302,17 @@ final class DispatchedRowKernelTests: XCTestCase {
         XCTAssertEqual(af.map { $0.x.bitPattern }, bf.map { $0.x.bitPattern })
         XCTAssertEqual(af.map { $0.w.bitPattern }, bf.map { $0.w.bitPattern })
         let w: [Float] = [-2, -1, 0, -1, 1, 1, 0, 1, 2.5]
-        var c1 = [SIMD4<Float>](repeating: .zero, count: n - 2), c2 = c1
         floats.withUnsafeBufferPointer { s in
             let p = s.baseAddress!
             for rgbOnly: Int32 in [0, 1] {
-                pf_correlate3x3_row(p, p + 1, p + 2, w, SIMD4(0.1, 0, -0.2, 0), rgbOnly, Int(n - 4), &c1)
-                pf_correlate3x3_row_run(p, p + 1, p + 2, w, SIMD4(0.1, 0, -0.2, 0), rgbOnly, Int(n - 4), &c2)
-                XCTAssertEqual(c1.map { $0.x.bitPattern }, c2.map { $0.x.bitPattern })
-                XCTAssertEqual(c1.map { $0.w.bitPattern }, c2.map { $0.w.bitPattern })
+                for count in [1, 2, 3, 8, n - 4] {
+                    var c1 = [SIMD4<Float>](repeating: SIMD4(repeating: 9), count: n - 2), c2 = c1
+                    pf_correlate3x3_row(p, p + 1, p + 2, w, SIMD4(0.1, 0.3, -0.2, 0.05), rgbOnly, count, &c1)
+                    pf_correlate3x3_row_run(p, p + 1, p + 2, w, SIMD4(0.1, 0.3, -0.2, 0.05), rgbOnly, count, &c2)
+                    for ch in 0..<4 {
+                        XCTAssertEqual(c1.map { $0[ch].bitPattern }, c2.map { $0[ch].bitPattern }, "n=\(count) rgbOnly=\(rgbOnly) channel \(ch)")
+                    }
+                }
             }
         }
     }
