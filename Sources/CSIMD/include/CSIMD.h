@@ -793,6 +793,9 @@ PF_INLINE void pf_store_rgba8_srgb_row(const pf_float4 *src, unsigned char *dst,
 void pf_load_rgba8_row_run(const unsigned char *src, pf_float4 *dst, long count);
 void pf_store_rgba8_row_run(const pf_float4 *src, unsigned char *dst, long count);
 void pf_store_gray8_row_run(const pf_float4 *src, unsigned char *dst, long count);
+/* pf_bilinear_half_rgba8_row, 4 output pixels at a time with AVX2 where the processor has it
+ * (same results). */
+void pf_bilinear_half_rgba8_row_run(const unsigned char *top, const unsigned char *bottom, long count, pf_float4 *dst);
 /* pf_rgba8_to_gray8_row, 8 pixels at a time with AVX2 where the processor has it (same bytes). */
 void pf_rgba8_to_gray8_row_run(const unsigned char *src, unsigned char *dst, long count, int premultiply);
 /* pf_load_rgba8_srgb_row; the AVX2 variant gathers 8 pixels' colors from the table at a time. */

@@ -111,7 +111,7 @@ extension Evaluator {
                     let iy = r.y + yIndex[oy]
                     if bytesHalf && yWeight[oy] == 0.5 && iy >= r.y && iy + 1 < r.maxY {
                         let top = base + iy * bpr + (r.x + xIndex[0]) * 4
-                        pf_bilinear_half_rgba8_row(top.assumingMemoryBound(to: UInt8.self),
+                        pf_bilinear_half_rgba8_row_run(top.assumingMemoryBound(to: UInt8.self),
                                                    (top + bpr).assumingMemoryBound(to: UInt8.self), o.width, out.row(o.y + oy))
                         continue
                     }

@@ -301,6 +301,18 @@ final class DispatchedRowKernelTests: XCTestCase {
         XCTAssertEqual(ag, bg)
         XCTAssertEqual(af.map { $0.x.bitPattern }, bf.map { $0.x.bitPattern })
         XCTAssertEqual(af.map { $0.w.bitPattern }, bf.map { $0.w.bitPattern })
+        // Half-size bilinear from two 8-bit rows of 2 * count pixels.
+        for count in [1, 3, 4, 5, 8, 150] {
+            var h1 = [SIMD4<Float>](repeating: SIMD4(repeating: 9), count: count + 1), h2 = h1
+            bytes.withUnsafeBufferPointer { b in
+                let top = b.baseAddress!, bottom = b.baseAddress! + 8 * count
+                pf_bilinear_half_rgba8_row(top, bottom, count, &h1)
+                pf_bilinear_half_rgba8_row_run(top, bottom, count, &h2)
+            }
+            for ch in 0..<4 {
+                XCTAssertEqual(h1.map { $0[ch].bitPattern }, h2.map { $0[ch].bitPattern }, "half bilinear n=\(count) channel \(ch)")
+            }
+        }
         let w: [Float] = [-2, -1, 0, -1, 1, 1, 0, 1, 2.5]
         floats.withUnsafeBufferPointer { s in
             let p = s.baseAddress!
