@@ -92,6 +92,14 @@ void pf_point_program_run(const pf_float4 *src, pf_float4 *dst, long count,
 }
 #endif
 
+/* In a _run function with its own AVX2 variant: runs `call` (the AVX2 variant) and returns
+ * when the processor has AVX2; the code after it is the baseline. */
+#if defined(__x86_64__) && defined(__clang__)
+#define PF_AVX2_FIRST(call) do { if (pf_csimd_uses_avx2()) { call; return; } } while (0)
+#else
+#define PF_AVX2_FIRST(call) do { } while (0)
+#endif
+
 /* Row kernels from CSIMD.h compiled here, at the C target's optimization level (Swift builds
  * imported inline C for size), for baseline x86-64 and AVX2, dispatched like the others. */
 #define PF_DISPATCHED(name, params, args) \
@@ -152,9 +160,7 @@ static void store_rgba8_srgb_row_avx2(const pf_float4 *src, unsigned char *dst, 
 
 void pf_store_rgba8_srgb_row_run(const pf_float4 *src, unsigned char *dst, long count,
                                  const float *thresholds, const unsigned char *buckets) {
-#if defined(__x86_64__) && defined(__clang__)
-    if (pf_csimd_uses_avx2()) { store_rgba8_srgb_row_avx2(src, dst, count, thresholds, buckets); return; }
-#endif
+    PF_AVX2_FIRST(store_rgba8_srgb_row_avx2(src, dst, count, thresholds, buckets));
     store_rgba8_srgb_row_baseline(src, dst, count, thresholds, buckets);
 }
 
@@ -184,9 +190,7 @@ static void load_rgba8_srgb_row_avx2(const unsigned char *src, pf_float4 *dst, l
 #endif
 
 void pf_load_rgba8_srgb_row_run(const unsigned char *src, pf_float4 *dst, long count, const float *table) {
-#if defined(__x86_64__) && defined(__clang__)
-    if (pf_csimd_uses_avx2()) { load_rgba8_srgb_row_avx2(src, dst, count, table); return; }
-#endif
+    PF_AVX2_FIRST(load_rgba8_srgb_row_avx2(src, dst, count, table));
     pf_load_rgba8_srgb_row(src, dst, count, table);
 }
 
@@ -225,9 +229,7 @@ static void store_rgba8_row_avx2(const pf_float4 *src, unsigned char *dst, long 
 #endif
 
 void pf_store_rgba8_row_run(const pf_float4 *src, unsigned char *dst, long count) {
-#if defined(__x86_64__) && defined(__clang__)
-    if (pf_csimd_uses_avx2()) { store_rgba8_row_avx2(src, dst, count); return; }
-#endif
+    PF_AVX2_FIRST(store_rgba8_row_avx2(src, dst, count));
     pf_store_rgba8_row(src, dst, count);
 }
 
@@ -268,9 +270,7 @@ static void correlate3x3_row_avx2(const pf_float4 *a, const pf_float4 *b, const 
 
 void pf_correlate3x3_row_run(const pf_float4 *a, const pf_float4 *b, const pf_float4 *c, const float *weights,
                              pf_float4 bias, int rgb_only, long count, pf_float4 *dst) {
-#if defined(__x86_64__) && defined(__clang__)
-    if (pf_csimd_uses_avx2()) { correlate3x3_row_avx2(a, b, c, weights, bias, rgb_only, count, dst); return; }
-#endif
+    PF_AVX2_FIRST(correlate3x3_row_avx2(a, b, c, weights, bias, rgb_only, count, dst));
     pf_correlate3x3_row(a, b, c, weights, bias, rgb_only, count, dst);
 }
 
@@ -309,9 +309,7 @@ static void bilinear_half_rgba8_row_avx2(const unsigned char *top, const unsigne
 #endif
 
 void pf_bilinear_half_rgba8_row_run(const unsigned char *top, const unsigned char *bottom, long count, pf_float4 *dst) {
-#if defined(__x86_64__) && defined(__clang__)
-    if (pf_csimd_uses_avx2()) { bilinear_half_rgba8_row_avx2(top, bottom, count, dst); return; }
-#endif
+    PF_AVX2_FIRST(bilinear_half_rgba8_row_avx2(top, bottom, count, dst));
     pf_bilinear_half_rgba8_row(top, bottom, count, dst);
 }
 
@@ -352,9 +350,7 @@ static void rgba8_to_gray8_row_avx2(const unsigned char *src, unsigned char *dst
 #endif
 
 void pf_rgba8_to_gray8_row_run(const unsigned char *src, unsigned char *dst, long count, int premultiply) {
-#if defined(__x86_64__) && defined(__clang__)
-    if (pf_csimd_uses_avx2()) { rgba8_to_gray8_row_avx2(src, dst, count, premultiply); return; }
-#endif
+    PF_AVX2_FIRST(rgba8_to_gray8_row_avx2(src, dst, count, premultiply));
     pf_rgba8_to_gray8_row(src, dst, count, premultiply);
 }
 
