@@ -111,6 +111,8 @@ void pf_point_program_run(const pf_float4 *src, pf_float4 *dst, long count,
 
 PF_DISPATCHED(pf_load_rgba8_row, (const unsigned char *src, pf_float4 *dst, long count), (src, dst, count))
 PF_DISPATCHED(pf_store_gray8_row, (const pf_float4 *src, unsigned char *dst, long count), (src, dst, count))
+PF_DISPATCHED(pf_blend_row, (int op, const pf_float4 *fg, const pf_float4 *bg, pf_float4 *dst, long count, float amount, int stream),
+              (op, fg, bg, dst, count, amount, stream))
 
 /* pf_store_rgba8_srgb_row: the baseline build is the scalar loop; the AVX2 one splits 8
  * pixels into channel vectors and gathers each channel's bucket codes and thresholds, with

@@ -163,12 +163,34 @@ final class Evaluator: @unchecked Sendable {
     /// as the tile-by-tile path, so the same pixels.
     private func blendRows(_ k: BlendKernel, background: PixelBuffer, foreground: PixelBuffer, streams: Bool,
                            into out: Tile, arena: Arena) {
+        if let blend = k.builtin, readsAsStored(background), readsAsStored(foreground) {
+            // Both inputs hold the tile's pixels as they are: the kernel reads their rows
+            // and writes the output row, with no copies.
+            let x = out.rect.x, w = out.rect.width
+            background.withUnsafeBytes { bgRaw in
+                foreground.withUnsafeBytes { fgRaw in
+                    for y in out.rect.y..<out.rect.maxY {
+                        let bg = (bgRaw.baseAddress! + y * background.bytesPerRow).assumingMemoryBound(to: SIMD4<Float>.self) + x
+                        let fg = (fgRaw.baseAddress! + y * foreground.bytesPerRow).assumingMemoryBound(to: SIMD4<Float>.self) + x
+                        blend.apply(fg, bg, into: out.row(y), count: w, streams: streams)
+                    }
+                }
+            }
+            if streams { pf_store_fence() }
+            return
+        }
         let fg = arena.allocate(Evaluator.chunk, of: SIMD4<Float>.self)
         forEachChunk(of: out, streams: streams, arena: arena) { d, x, y, c in
             loadSourceRow(background, x: out.rect.x + x, y: y, count: c, into: d, premultiply: true)
             loadSourceRow(foreground, x: out.rect.x + x, y: y, count: c, into: fg, premultiply: true)
             k.apply(UnsafePointer(fg), d, c)
         }
+    }
+
+    /// True when `loadSourceRow` of `buffer` would copy its pixels unchanged: premultiplied
+    /// floats with no sRGB decoding (their rows are 16-byte aligned, as every buffer's).
+    private func readsAsStored(_ buffer: PixelBuffer) -> Bool {
+        buffer.format == .rgbaF32 && buffer.alphaMode == .premultiplied && !(linear && buffer.colorEncoding == .sRGB)
     }
 
     /// Calls `body(chunk, x, y, count)` over `out` row by row, in chunks of at most

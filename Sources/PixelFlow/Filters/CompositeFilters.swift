@@ -20,9 +20,7 @@ extension FilterDescriptor {
         inputs: [.image(), .image("inputBackgroundImage", summary: "The image underneath.")]
     ) { a in
         try a.image().blended(with: try a.image("inputBackgroundImage"),
-                              kernel: BlendKernel(name: "sourceAtop", extentRule: .background) { fg, dst, n in
-                                  sourceAtopRow(fg, dst, count: n)
-                              })
+                              kernel: BuiltinBlend.sourceAtop.kernel(name: "sourceAtop", extentRule: .background))
     }
 
     static let mix = FilterDescriptor(
@@ -34,9 +32,7 @@ extension FilterDescriptor {
     ) { a in
         let t = try a.float("inputAmount")
         return try a.image().blended(with: try a.image("inputBackgroundImage"),
-                                     kernel: BlendKernel(name: "mix \(t)", extentRule: .union) { fg, dst, n in
-                                         mixRow(fg, dst, count: n, amount: t)
-                                     })
+                                     kernel: BuiltinBlend.mix(amount: t).kernel(name: "mix \(t)", extentRule: .union))
     }
 }
 

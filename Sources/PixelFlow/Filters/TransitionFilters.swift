@@ -67,9 +67,7 @@ extension Image {
 
     /// `dst + (fg - dst) * amount` with this image as `dst` and `target` as `fg`.
     func _dissolved(to target: Image, amount: Float) -> Image {
-        target.blended(with: self, kernel: BlendKernel(name: "dissolve \(amount)", extentRule: .union) { fg, dst, n in
-            mixRow(fg, dst, count: n, amount: amount)
-        })
+        target.blended(with: self, kernel: BuiltinBlend.mix(amount: amount).kernel(name: "dissolve \(amount)", extentRule: .union))
     }
 
     /// `fg + dst` with the alpha limited to 1: light added over this image.

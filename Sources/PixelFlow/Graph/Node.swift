@@ -107,5 +107,8 @@ struct BlendKernel: Sendable {
     var extentRule: ExtentRule
     /// True when `name` fully determines what the kernel computes (see `GeneratorKernel`).
     var sharesByName: Bool = true
+    /// The same computation as a built-in row kernel, when it is one: the evaluator then
+    /// reads both inputs where they are stored. Must give exactly `apply`'s results.
+    var builtin: BuiltinBlend? = nil
     var apply: @Sendable (_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, _ count: Int) -> Void
 }

@@ -79,9 +79,7 @@ public struct Image: Sendable, Hashable, CustomStringConvertible {
 
     /// The image composited over `background` (Porter-Duff source-over).
     public func composited(over background: Image) -> Image {
-        blended(with: background, kernel: BlendKernel(name: "sourceOver", extentRule: .union) { fg, dst, n in
-            sourceOverRow(fg, dst, count: n)
-        })
+        blended(with: background, kernel: BuiltinBlend.sourceOver.kernel(name: "sourceOver", extentRule: .union))
     }
 
     // MARK: Builders used by filters

@@ -3,7 +3,9 @@ import XCTest
 
 /// A blend of two sources runs chunk by chunk (`Evaluator.blendRows`); it must give exactly
 /// the bytes of the tile-by-tile path, which the same graph takes when an input is not a bare
-/// source (here a crop, kept because the context does not optimize).
+/// source (here a crop, kept because the context does not optimize). Premultiplied float
+/// inputs take the built-in kernels straight from the buffers' rows (no copies, non-temporal
+/// stores into a float destination); tiles of 37 pixels put rows at every alignment.
 final class BlendRowsTests: XCTestCase {
     func testChunkedBlendsMatchTheTilePathBitForBit() throws {
         let w = 301, h = 37
