@@ -111,6 +111,9 @@ void pf_point_program_run(const pf_float4 *src, pf_float4 *dst, long count,
 
 PF_DISPATCHED(pf_load_rgba8_row, (const unsigned char *src, pf_float4 *dst, long count), (src, dst, count))
 PF_DISPATCHED(pf_store_gray8_row, (const pf_float4 *src, unsigned char *dst, long count), (src, dst, count))
+PF_DISPATCHED(pf_affine_bilinear_row, (const pf_float4 *src, long stride, long rx, long ry, long rw, long rh,
+              double a, double b, double bx, double by, long x0, long count, pf_float4 *dst),
+              (src, stride, rx, ry, rw, rh, a, b, bx, by, x0, count, dst))
 PF_DISPATCHED(pf_blend_row, (int op, const pf_float4 *fg, const pf_float4 *bg, pf_float4 *dst, long count, float amount, int stream),
               (op, fg, bg, dst, count, amount, stream))
 

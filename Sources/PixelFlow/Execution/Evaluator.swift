@@ -390,6 +390,9 @@ final class Evaluator: @unchecked Sendable {
         // A materialized input is sampled in place: warps only read their source, and a warp
         // whose region of interest is large whatever the tile (a kaleidoscope reads its whole
         // triangle) would otherwise copy that region once per tile.
+        // A source is copied into the region first even when stored as premultiplied floats:
+        // a rotation reads its rows along a slant, which ran 1.3x slower from the buffer in
+        // memory than from the copy in the cache (rotate15_f32, 1920x1080).
         let src: Tile
         if let m = materialized[ObjectIdentifier(input)], m.tile.rect.contains(roi) {
             src = m.tile.view(roi)

@@ -6,33 +6,26 @@ import CSIMD
 /// Fills `count` pixels of output row `y`, starting at column `x0`, by sampling `src` at
 /// `inverse` applied to each output pixel center. Samples outside `src.rect` are transparent.
 /// Coordinates are computed per pixel (not incrementally) so results never depend on where
-/// a tile starts. Tolerance against a scalar reference: 0.
+/// a tile starts. Bilinear sampling runs in C (`pf_affine_bilinear_row_run`, coordinates four
+/// pixels at a time). Tolerance against a scalar reference: 0.
 func affineWarpRow(_ src: Tile, inverse t: AffineTransform, sampling: Sampling, x0: Int, y: Int,
                    count: Int, into dst: UnsafeMutablePointer<SIMD4<Float>>) {
     let r = src.rect
     let cy = Double(y) + 0.5
     let bx = t.c * cy + t.tx, by = t.d * cy + t.ty
-    for i in 0..<count {
-        let cx = Double(x0 + i) + 0.5
-        let sx = t.a * cx + bx, sy = t.b * cx + by
-        switch sampling {
-        case .nearest:
+    switch sampling {
+    case .bilinear:
+        pf_affine_bilinear_row_run(src.base, src.stride, r.x, r.y, r.width, r.height, t.a, t.b, bx, by, x0, count, dst)
+    case .nearest:
+        for i in 0..<count {
+            let cx = Double(x0 + i) + 0.5
+            let sx = t.a * cx + bx, sy = t.b * cx + by
             let ix = Int((sx).rounded(.down)), iy = Int((sy).rounded(.down))
             if ix >= r.x && ix < r.maxX && iy >= r.y && iy < r.maxY {
                 dst[i] = src.pointer(x: ix, y: iy).pointee
             } else {
                 dst[i] = .zero
             }
-        case .bilinear:
-            let fx = sx - 0.5, fy = sy - 0.5
-            guard fx > Double(r.x - 1), fx < Double(r.maxX), fy > Double(r.y - 1), fy < Double(r.maxY) else {
-                dst[i] = .zero
-                continue
-            }
-            let flx = fx.rounded(.down), fly = fy.rounded(.down)
-            let ix = Int(flx), iy = Int(fly)
-            let wx = Float(fx - flx), wy = Float(fy - fly)
-            dst[i] = bilinearSample(src, ix, iy, wx, wy)
         }
     }
 }
