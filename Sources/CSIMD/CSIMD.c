@@ -111,6 +111,8 @@ void pf_point_program_run(const pf_float4 *src, pf_float4 *dst, long count,
 
 PF_DISPATCHED(pf_load_rgba8_row, (const unsigned char *src, pf_float4 *dst, long count), (src, dst, count))
 PF_DISPATCHED(pf_store_gray8_row, (const pf_float4 *src, unsigned char *dst, long count), (src, dst, count))
+PF_DISPATCHED(pf_correlate_v_block, (const float *const *rows, const float *taps, int ntaps, long nfloats,
+              float *const *dsts, int nout), (rows, taps, ntaps, nfloats, dsts, nout))
 PF_DISPATCHED(pf_affine_bilinear_row, (const pf_float4 *src, long stride, long rx, long ry, long rw, long rh,
               double a, double b, double bx, double by, long x0, long count, pf_float4 *dst),
               (src, stride, rx, ry, rw, rh, a, b, bx, by, x0, count, dst))

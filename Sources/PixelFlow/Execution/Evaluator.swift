@@ -513,11 +513,12 @@ final class Evaluator: @unchecked Sendable {
             for y in src.rect.y..<src.rect.maxY {
                 correlateRowHorizontal(UnsafePointer(src.pointer(x: out.rect.x - r, y: y)), taps: t, count: w, into: mid.row(y))
             }
-            let rows = arena.allocate(taps.count, of: UnsafePointer<SIMD4<Float>>.self)
-            for y in out.rect.y..<out.rect.maxY {
-                for k in 0..<taps.count { rows[k] = UnsafePointer(mid.row(y - r + k)) }
-                correlateRowsVertical(rows, taps: t, count: w, into: out.row(y))
-            }
+            let h = out.rect.height
+            let rows = arena.allocate(taps.count + h - 1, of: UnsafePointer<SIMD4<Float>>.self)
+            let dsts = arena.allocate(h, of: UnsafeMutablePointer<SIMD4<Float>>.self)
+            for k in 0..<(taps.count + h - 1) { rows[k] = UnsafePointer(mid.row(out.rect.y - r + k)) }
+            for j in 0..<h { dsts[j] = out.row(out.rect.y + j) }
+            correlateRowsVertical(rows, taps: t, count: w, into: dsts, outputs: h)
         }
     }
 }

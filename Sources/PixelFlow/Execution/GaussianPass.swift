@@ -50,13 +50,14 @@ enum GaussianPass {
             }
             let outBlocks = (region.height + rowBlock - 1) / rowBlock
             Scheduler.run(count: outBlocks, threads: threads) { i, arena in
-                let rows = arena.allocate(taps.count, of: UnsafePointer<SIMD4<Float>>.self)
+                let rows = arena.allocate(taps.count + rowBlock - 1, of: UnsafePointer<SIMD4<Float>>.self)
+                let dsts = arena.allocate(rowBlock, of: UnsafeMutablePointer<SIMD4<Float>>.self)
                 taps.withUnsafeBufferPointer { t in
-                    let y0 = region.y + i * rowBlock
-                    for y in y0..<Swift.min(y0 + rowBlock, region.maxY) {
-                        for k in 0..<taps.count { rows[k] = UnsafePointer(b.tile.row(y - r + k)) }
-                        correlateRowsVertical(rows, taps: t, count: region.width, into: out.tile.row(y))
-                    }
+                    // The block's output rows together, each input row read once for all of them.
+                    let y0 = region.y + i * rowBlock, n = Swift.min(rowBlock, region.maxY - y0)
+                    for k in 0..<(taps.count + n - 1) { rows[k] = UnsafePointer(b.tile.row(y0 - r + k)) }
+                    for j in 0..<n { dsts[j] = out.tile.row(y0 + j) }
+                    correlateRowsVertical(rows, taps: t, count: region.width, into: dsts, outputs: n)
                 }
             }
         case let .boxes(radii):

@@ -28,6 +28,18 @@ func correlateRowsVertical(_ rows: UnsafePointer<UnsafePointer<SIMD4<Float>>>, t
     }
 }
 
+/// Vertical correlation of `outputs` consecutive rows at once: `dsts[j][x] = sum_k taps[k] *
+/// rows[j + k][x]`, with `taps.count + outputs - 1` input rows. The same sums as
+/// `correlateRowsVertical` row by row (`pf_correlate_v_block`: four output rows share each
+/// input load, so an input row is read once per block instead of once per tap).
+/// Tolerance against a scalar reference: 0 (sums in tap order).
+func correlateRowsVertical(_ rows: UnsafePointer<UnsafePointer<SIMD4<Float>>>, taps: UnsafeBufferPointer<Float>,
+                           count: Int, into dsts: UnsafePointer<UnsafeMutablePointer<SIMD4<Float>>>, outputs: Int) {
+    let r = UnsafeRawPointer(rows).assumingMemoryBound(to: UnsafePointer<Float>?.self)
+    let d = UnsafeRawPointer(dsts).assumingMemoryBound(to: UnsafeMutablePointer<Float>?.self)
+    pf_correlate_v_block_run(r, taps.baseAddress, Int32(taps.count), 4 * count, d, Int32(outputs))
+}
+
 /// 2D correlation with a `kw` x `kh` kernel: `dst[x] = sum_{j,i} w[j*kw+i] * rows[j][x+i] + bias`,
 /// where `rows[j]` points at the left end of the window row `j`. With `rgbOnly`, alpha is
 /// copied from the center pixel and bias applies to RGB only. Four outputs per step share each

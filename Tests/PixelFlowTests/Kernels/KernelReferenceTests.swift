@@ -163,6 +163,41 @@ final class KernelReferenceTests: XCTestCase {
         }
     }
 
+    /// The vertical correlation of several output rows at once (`pf_correlate_v_block`) against
+    /// scalar sums in tap order (tolerance 0, bit patterns): 1 to 9 and 16 output rows (blocks
+    /// of four and the rest), tap counts below and above four, and widths that end on its
+    /// 16-float steps or not.
+    func testBlockVerticalCorrelationMatchesScalarSums() {
+        for ntaps in [1, 2, 3, 4, 5, 13, 61] {
+            let taps = (0..<ntaps).map { Float($0 + 1) / Float(ntaps * 3) - 0.1 }
+            for outputs in [1, 2, 3, 4, 5, 7, 9, 16] {
+                for count in [1, 3, 4, 5, 8, 13, 67] {
+                    let rows = (0..<(ntaps + outputs - 1)).map { randomRow(count, seed: UInt64(500 + $0 * 13 + count + outputs)) }
+                    let ptrs = rows.map { r -> UnsafeMutablePointer<SIMD4<Float>> in
+                        let p = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: count); p.initialize(from: r, count: count); return p
+                    }
+                    let outs = (0..<outputs).map { _ in UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: count) }
+                    defer { ptrs.forEach { $0.deallocate() }; outs.forEach { $0.deallocate() } }
+                    ptrs.map { UnsafePointer($0) }.withUnsafeBufferPointer { rp in
+                        taps.withUnsafeBufferPointer { t in
+                            outs.withUnsafeBufferPointer { correlateRowsVertical(rp.baseAddress!, taps: t, count: count, into: $0.baseAddress!, outputs: outputs) }
+                        }
+                    }
+                    for j in 0..<outputs {
+                        for x in 0..<count {
+                            var v = SIMD4<Float>.zero
+                            for k in 0..<ntaps { v = v + rows[j + k][x] * taps[k] }
+                            for c in 0..<4 where outs[j][x][c].bitPattern != v[c].bitPattern {
+                                XCTFail("\(ntaps) taps, \(outputs) outputs, count \(count): row \(j) x \(x) channel \(c): \(outs[j][x][c]) != \(v[c])")
+                                return
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     /// The C gray8 store against `_luma` then `_quantize8` (tolerance 0), on random rows with
     /// values around every rounding boundary, NaN and out-of-range values, and short tails.
     func testGray8StoreMatchesLumaThenQuantize() {
