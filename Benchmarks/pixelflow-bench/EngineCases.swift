@@ -61,6 +61,13 @@ func runEngineCases(input8: PixelBuffer, inputF: PixelBuffer, out8: inout PixelB
         let m3 = try Measurement.run(warmup: options.warmup, runs: options.runs, minTime: options.minTime) { try ctx.render(chain3, to: &out8) }
         emit(record("chain3_sepia_exposure_invert", dtype: "rgba8->rgba8", threads: t, pixels: pixels, m3,
                     roofline: rooflines[t]?.bound(bytesPerPixelRead: 4, written: 4)))
+        // The chain5 goal for 8-bit sRGB images, as photographs come: one color matrix rgba8 ->
+        // rgba8 with the same decoding to linear light and encoding back as chain5_u8_srgb.
+        let cm8 = try Image(input8).colorMatrix(r: sepia.row(0), g: sepia.row(1), b: sepia.row(2), a: sepia.row(3), bias: sepia.bias)
+        let mCM8 = try Measurement.run(warmup: options.warmup, runs: options.runs, minTime: options.minTime) { try ctx.render(cm8, to: &out8) }
+        emit(record("color_matrix", variant: "color_matrix_u8_srgb", dtype: "rgba8->rgba8", threads: t, pixels: pixels, mCM8,
+                    roofline: rooflines[t]?.bound(bytesPerPixelRead: 4, written: 4)))
+        print(String(format: "  rgba8 sRGB: chain5 / color matrix alone = %.2f (goal <= 1.3)", m5.median / mCM8.median))
 
         // Rotate 15 degrees about the center, scale 0.8, translate: folded into one warp.
         let cx = Double(W) / 2, cy = Double(H) / 2
