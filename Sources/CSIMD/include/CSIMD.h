@@ -511,18 +511,6 @@ PF_INLINE void pf_correlate_v(const float *const *rows, const float *taps, int n
         pf_store8(dst + i, a0); pf_store8(dst + i + 8, a1); pf_store8(dst + i + 16, a2); pf_store8(dst + i + 24, a3);
         pf_store8(dst + i + 32, a4); pf_store8(dst + i + 40, a5); pf_store8(dst + i + 48, a6); pf_store8(dst + i + 56, a7);
     }
-    for (; i + 32 <= nfloats; i += 32) {
-        pf_float8 a0 = 0.0f, a1 = 0.0f, a2 = 0.0f, a3 = 0.0f;
-        for (int k = 0; k < ntaps; k++) {
-            const pf_float8 w = taps[k];
-            const float *q = rows[k] + i;
-            a0 = a0 + pf_load8(q) * w;
-            a1 = a1 + pf_load8(q + 8) * w;
-            a2 = a2 + pf_load8(q + 16) * w;
-            a3 = a3 + pf_load8(q + 24) * w;
-        }
-        pf_store8(dst + i, a0); pf_store8(dst + i + 8, a1); pf_store8(dst + i + 16, a2); pf_store8(dst + i + 24, a3);
-    }
     for (; i + 8 <= nfloats; i += 8) {
         pf_float8 a = 0.0f;
         for (int k = 0; k < ntaps; k++) a = a + pf_load8(rows[k] + i) * (pf_float8)taps[k];
