@@ -249,25 +249,13 @@ final class Evaluator: @unchecked Sendable {
         // A single alpha-preserving matrix with no alpha column runs on premultiplied values
         // directly: (M u + b) * a = M c + b * a, so the bias becomes the alpha column and the
         // unpremultiply (a divide) and premultiply disappear.
+        // It runs as a one-step point program (channel by channel, 32-byte loads and stores);
+        // float sources already in the working representation are read in place and, at the
+        // root, streamed into a destination nobody reads during the render.
         if premultiplyResult, !sourceIsStraight, ops.count == 1, case let .colorMatrix(m) = ops[0],
-           let pm = m.premultipliedForm {
-            // Float sources already in the working representation stream straight from the
-            // source into a destination nobody reads during the render.
-            if node === streamedRoot, case let .buffer(b) = fusedSource, b.format == .rgbaF32, b.alphaMode == .premultiplied,
-               !(linear && b.colorEncoding == .sRGB) {
-                b.withUnsafeBytes { raw in
-                    for y in out.rect.y..<out.rect.maxY {
-                        let src = (raw.baseAddress! + y * b.bytesPerRow).assumingMemoryBound(to: SIMD4<Float>.self) + out.rect.x
-                        colorMatrixRowStreaming(src, out.row(y), count: w, matrix: pm)
-                    }
-                }
-                pf_store_fence()
-                return
-            }
-            forEachChunk(of: out, streams: false, arena: arena) { p, x, y, c in
-                if let s = fusedSource { loadFusedRow(s, x: out.rect.x + x, y: y, count: c, into: p, premultiply: true) }
-                colorMatrixRow(p, count: c, matrix: pm)
-            }
+           let pm = m.premultipliedForm, let program = PointProgram([.colorMatrix(pm)]) {
+            runPointProgram(program, fusedSource: fusedSource, sourceIsStraight: false, streams: node === streamedRoot,
+                            into: out, arena: arena, premultiplyResult: true, asIs: true)
             return
         }
         // Chains of matrices and point steps run as a planar program, straight from a float
@@ -306,8 +294,10 @@ final class Evaluator: @unchecked Sendable {
 
     /// The rest of `evaluateColorChain` for a chain that is a `PointProgram`: `out` holds the
     /// chain's premultiplied input unless `fusedSource` is given.
+    /// `asIs`: the program works on premultiplied pixels as they are (matrices in their
+    /// premultiplied form), so nothing is unpremultiplied before or finished after.
     private func runPointProgram(_ program: PointProgram, fusedSource: FusedSource?, sourceIsStraight: Bool, streams: Bool,
-                                 into out: Tile, arena: Arena, premultiplyResult: Bool) {
+                                 into out: Tile, arena: Arena, premultiplyResult: Bool, asIs: Bool = false) {
         let w = out.rect.width
         // A float source whose values are used as stored is read in place; others are loaded
         // into the destination row (or a scratch chunk when storing non-temporally).
@@ -337,8 +327,12 @@ final class Evaluator: @unchecked Sendable {
                     } else {
                         src = UnsafePointer(row + x)
                     }
-                    program.run(src, row + x, count: c, unpremultiplyInput: unpremultiply,
-                                premultiplyOutput: premultiplyResult, stream: stream)
+                    if asIs {
+                        program.runAsIs(src, row + x, count: c, stream: stream)
+                    } else {
+                        program.run(src, row + x, count: c, unpremultiplyInput: unpremultiply,
+                                    premultiplyOutput: premultiplyResult, stream: stream)
+                    }
                     x += c
                 }
             }

@@ -13,21 +13,6 @@ func colorMatrixRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, matrix 
     }
 }
 
-/// `dst[i] = M * src[i] + bias`, storing with non-temporal stores (the output is not read
-/// again soon, so its cache lines are not fetched first). `dst` must be 16-byte aligned.
-/// Tolerance against a scalar reference: 0 (as `colorMatrixRow`).
-func colorMatrixRowStreaming(_ src: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>,
-                             count: Int, matrix m: ColorMatrix) {
-    let (c0, c1, c2, c3) = m.columns
-    let b = m.bias
-    var i = 0
-    while i < count {
-        let v = src[i]
-        pf_stream4(dst + i, c0 * v.x + c1 * v.y + c2 * v.z + c3 * v.w + b)
-        i &+= 1
-    }
-}
-
 /// `rgb = sign(rgb) * |rgb|^power`, alpha unchanged (Core Image's gamma, defined for negatives).
 ///
 /// Powers that are multiples of 1/4 up to 16 in magnitude (0.25, 0.5, 0.75, 1.5, 2.2 is not)

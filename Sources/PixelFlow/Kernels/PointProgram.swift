@@ -77,4 +77,15 @@ struct PointProgram {
             pf_point_program_run(src, dst, count, s.baseAddress, Int32(s.count), flags)
         }
     }
+
+    /// Runs the steps alone over `count` pixels, with no unpremultiplying before and no
+    /// premultiplying or zeroing after: for matrices in their premultiplied form
+    /// (`ColorMatrix.premultipliedForm`), which work on premultiplied pixels directly.
+    /// Bit-identical to `colorMatrixRow` on each matrix in turn (finite values).
+    func runAsIs(_ src: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int, stream: Bool) {
+        let flags: Int32 = stream ? Int32(PF_PROGRAM_STREAM) : 0
+        steps.withUnsafeBufferPointer { s in
+            pf_point_program_run(src, dst, count, s.baseAddress, Int32(s.count), flags)
+        }
+    }
 }

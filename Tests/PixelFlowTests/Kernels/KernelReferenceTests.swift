@@ -351,4 +351,41 @@ final class PremultipliedMatrixTests: XCTestCase {
         XCTAssertLessThan(maxDifference(streamed, straight), 2e-6)
         XCTAssertNil(ColorMatrix(rows: SIMD4(1, 0, 0, 0), SIMD4(0, 1, 0, 0), SIMD4(0, 0, 1, 0), SIMD4(0, 0, 0, 0.5)).premultipliedForm)
     }
+
+    /// A lone alpha-preserving matrix on premultiplied floats runs as a one-step point program
+    /// on the premultiplied pixels as they are: bit for bit `colorMatrixRow` with the
+    /// premultiplied form, whether the source is read in place and streamed into the
+    /// destination (any thread count, tile size or sub-rect) or loaded into tiles first (an
+    /// sRGB-tagged float source, decoded in the linear working space).
+    func testLoneMatrixOnPremultipliedFloatsMatchesTheRowKernel() throws {
+        let m = ColorMatrix.sepia(intensity: 0.6)
+        let pm = try XCTUnwrap(m.premultipliedForm)
+        let w = 45, h = 21
+        let src = TestImages.random(width: w, height: h, format: .rgbaF32, seed: 12, alphaMode: .premultiplied)
+        var expected = (0..<h).flatMap { y in (0..<w).map { x in src[x, y] } }
+        expected.withUnsafeMutableBufferPointer { colorMatrixRow($0.baseAddress!, count: $0.count, matrix: pm) }
+        let img = try Image(src).sepiaTone(intensity: 0.6)
+        for (threads, tw, th) in [(1, 256, 64), (2, 16, 8), (3, 7, 5)] {
+            let ctx = RenderContext(threadCount: threads, tileWidth: tw, tileHeight: th)
+            let out = try ctx.makeBuffer(img, format: .rgbaF32)
+            for y in 0..<h {
+                for x in 0..<w where out[x, y] != expected[y * w + x] {
+                    XCTFail("\(threads) threads, \(tw)x\(th): pixel \(x), \(y): \(out[x, y]) != \(expected[y * w + x])")
+                    return
+                }
+            }
+            var part = try PixelBuffer(width: 19, height: 6, format: .rgbaF32)
+            try ctx.render(img, rect: Rect(x: 13, y: 9, width: 19, height: 6), to: &part)
+            for y in 0..<6 { for x in 0..<19 { XCTAssertEqual(part[x, y], expected[(y + 9) * w + x + 13], "sub-rect \(x), \(y)") } }
+        }
+        // Loaded into tiles first: the same kernel on the decoded pixels.
+        var tagged = src
+        tagged.colorEncoding = .sRGB
+        var decoded = try RenderContext().makeBuffer(Image(tagged), format: .rgbaF32)
+        decoded.withUnsafeMutableBytes { raw in
+            colorMatrixRow(raw.baseAddress!.assumingMemoryBound(to: SIMD4<Float>.self), count: w * h, matrix: pm)
+        }
+        let out = try RenderContext(threadCount: 2, tileWidth: 16, tileHeight: 8).makeBuffer(Image(tagged).sepiaTone(intensity: 0.6), format: .rgbaF32)
+        XCTAssertEqual(out, decoded)
+    }
 }
