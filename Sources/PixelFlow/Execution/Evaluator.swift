@@ -245,7 +245,6 @@ final class Evaluator: @unchecked Sendable {
         }
         if fusedSource == nil { evaluate(n, into: out, arena: arena) }
         let sourceIsStraight = fusedSource?.isStraight ?? false
-        let w = out.rect.width
         // A single alpha-preserving matrix with no alpha column runs on premultiplied values
         // directly: (M u + b) * a = M c + b * a, so the bias becomes the alpha column and the
         // unpremultiply (a divide) and premultiply disappear.
