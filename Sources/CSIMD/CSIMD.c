@@ -120,8 +120,12 @@ PF_DISPATCHED(pf_blend_row, (int op, const pf_float4 *fg, const pf_float4 *bg, p
               (op, fg, bg, dst, count, amount, stream))
 
 /* pf_store_rgba8_srgb_row: the baseline build is the scalar loop; the AVX2 one splits 8
- * pixels into channel vectors and gathers each channel's bucket codes and thresholds, with
- * the same comparisons and conversions as pf_srgb_encode8 and pf_quantize8. */
+ * pixels into channel vectors and gathers each lane's bucket code and the threshold of that
+ * code as one 64-bit pair (lanes 0, 1, 4, 5 in one gather and 2, 3, 6, 7 in the other, so
+ * that one in-lane shuffle puts the eight thresholds, and another the eight codes, in lane
+ * order), with the same comparisons and conversions as pf_srgb_encode8 and pf_quantize8.
+ * Half the gathered elements of a code gather followed by a threshold gather, and no gather
+ * waits on another. */
 static void store_rgba8_srgb_row_baseline(const pf_float4 *src, unsigned char *dst, long count,
                                           const float *thresholds, const unsigned char *buckets) {
     pf_store_rgba8_srgb_row(src, dst, count, thresholds, buckets);
@@ -130,7 +134,8 @@ static void store_rgba8_srgb_row_baseline(const pf_float4 *src, unsigned char *d
 #include <immintrin.h>
 __attribute__((target("avx2")))
 static void store_rgba8_srgb_row_avx2(const pf_float4 *src, unsigned char *dst, long count,
-                                      const float *thresholds, const unsigned char *buckets) {
+                                      const float *thresholds, const unsigned char *buckets,
+                                      const unsigned long long *pairs) {
 #pragma clang fp contract(off)
     const pf_float8 zero = 0.0f, one = 1.0f, scale = 4096.0f, q255 = 255.0f, half = 0.5f;
     long i = 0;
@@ -144,9 +149,12 @@ static void store_rgba8_srgb_row_avx2(const pf_float4 *src, unsigned char *dst, 
             pf_int8 below = x < one;
             x = (pf_float8)(((pf_int8)x & below) | ((pf_int8)one & ~below));
             pf_int8 bucket = __builtin_convertvector(x * scale, pf_int8);
-            __m256i k = _mm256_i32gather_epi32((const int *)buckets, (__m256i)bucket, 1);
-            pf_int8 kk = (pf_int8)k & 0xFF;
-            pf_float8 t = (pf_float8)_mm256_i32gather_ps(thresholds, (__m256i)kk, 4);
+            const pf_int4 lo = __builtin_shufflevector(bucket, bucket, 0, 1, 4, 5);
+            const pf_int4 hi = __builtin_shufflevector(bucket, bucket, 2, 3, 6, 7);
+            const __m256 pa = (__m256)_mm256_i32gather_epi64((const long long *)pairs, (__m128i)lo, 8);
+            const __m256 pb = (__m256)_mm256_i32gather_epi64((const long long *)pairs, (__m128i)hi, 8);
+            const pf_float8 t = (pf_float8)_mm256_shuffle_ps(pa, pb, 0x88);   /* low halves: thresholds */
+            const pf_int8 kk = (pf_int8)_mm256_shuffle_ps(pa, pb, 0xDD);     /* high halves: codes */
             code[c] = kk - (pf_int8)(x >= t);
         }
         pf_float8 a = v[3] * q255;
@@ -166,8 +174,9 @@ static void store_rgba8_srgb_row_avx2(const pf_float4 *src, unsigned char *dst, 
 #endif
 
 void pf_store_rgba8_srgb_row_run(const pf_float4 *src, unsigned char *dst, long count,
-                                 const float *thresholds, const unsigned char *buckets) {
-    PF_AVX2_FIRST(store_rgba8_srgb_row_avx2(src, dst, count, thresholds, buckets));
+                                 const float *thresholds, const unsigned char *buckets,
+                                 const unsigned long long *pairs) {
+    PF_AVX2_FIRST(store_rgba8_srgb_row_avx2(src, dst, count, thresholds, buckets, pairs));
     store_rgba8_srgb_row_baseline(src, dst, count, thresholds, buckets);
 }
 

@@ -822,8 +822,8 @@ PF_INLINE void pf_load_rgba8_srgb_row(const unsigned char *src, pf_float4 *dst, 
 
 /* A linear value to its 8-bit sRGB code, exactly SRGB._encode8: NaN and values <= 0 give 0,
  * values >= 1 give 255, others the code of their bucket in the 4096-bucket index, plus one
- * when they reach the next code's threshold. `buckets` holds 4097 codes (and at least 3
- * readable bytes after them, for the gathering variant), `thresholds` 256 values. */
+ * when they reach the next code's threshold. `buckets` holds 4097 codes,
+ * `thresholds` 256 values. */
 PF_INLINE unsigned pf_srgb_encode8(float v, const float *thresholds, const unsigned char *buckets) {
     float x = v > 0.0f ? v : 0.0f;
     x = x < 1.0f ? x : 1.0f;
@@ -966,10 +966,13 @@ void pf_bilinear_half_rgba8_row_run(const unsigned char *top, const unsigned cha
 void pf_rgba8_to_gray8_row_run(const unsigned char *src, unsigned char *dst, long count, int premultiply);
 /* pf_load_rgba8_srgb_row; the AVX2 variant gathers 8 pixels' colors from the table at a time. */
 void pf_load_rgba8_srgb_row_run(const unsigned char *src, pf_float4 *dst, long count, const float *table);
-/* pf_store_rgba8_srgb_row; the AVX2 variant looks the codes up 8 pixels at a time with
- * gathers (the same comparisons, so the same bytes). */
+/* pf_store_rgba8_srgb_row; the AVX2 variant looks the codes up 8 pixels at a time in `pairs`
+ * (4097 entries: bucket i's code buckets[i] in the high 32 bits and thresholds[buckets[i]]'s
+ * bits in the low 32), one 64-bit gather per 4 lanes, and makes the same comparison, so the
+ * same bytes. */
 void pf_store_rgba8_srgb_row_run(const pf_float4 *src, unsigned char *dst, long count,
-                                 const float *thresholds, const unsigned char *buckets);
+                                 const float *thresholds, const unsigned char *buckets,
+                                 const unsigned long long *pairs);
 /* pf_affine_bilinear_row (the AVX2 variant rounds and converts coordinates in 4-lane vectors). */
 void pf_affine_bilinear_row_run(const pf_float4 *src, long stride, long rx, long ry, long rw, long rh,
                                 double a, double b, double bx, double by, long x0, long count, pf_float4 *dst);

@@ -43,10 +43,9 @@ public enum SRGB {
 
     static let bucketCount = 4096
     /// For bucket `i` covering linear values `[i/4096, (i+1)/4096)`, the code of its lower edge
-    /// (4097 entries, then 3 padding bytes that `pf_store_rgba8_srgb_row_run` may read when it
-    /// gathers 4 bytes at a time).
+    /// (4097 entries: the last is for the value 1).
     static let bucketStart: [UInt8] = {
-        var b = [UInt8](repeating: 0, count: bucketCount + 4)
+        var b = [UInt8](repeating: 0, count: bucketCount + 1)
         var k = 0
         for i in 0...bucketCount {
             let lower = Float(i) / Float(bucketCount)
@@ -55,6 +54,14 @@ public enum SRGB {
         }
         return b
     }()
+
+    /// `bucketStart` and the threshold of that code side by side, for the gathering encoder
+    /// (`pf_store_rgba8_srgb_row_run`): entry `i` holds the code `k = bucketStart[i]` in its
+    /// high 32 bits and the bits of `thresholds[k]` in its low 32 bits.
+    static let bucketPairs: [UInt64] = (0...bucketCount).map { i in
+        let k = bucketStart[i]
+        return UInt64(k) << 32 | UInt64(thresholds[Int(k)].bitPattern)
+    }
 
     /// Encodes a linear value to the nearest 8-bit sRGB code (values outside 0...1 clamp).
     public static func encode8(_ v: Float) -> UInt8 {

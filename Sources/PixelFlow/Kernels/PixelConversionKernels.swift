@@ -77,7 +77,9 @@ func storeRowRGBA(_ src: UnsafePointer<SIMD4<Float>>, count: Int, format: PixelF
             // (gathering 8 pixels at a time with AVX2; tested equal byte for byte).
             SRGB.thresholds.withUnsafeBufferPointer { t in
                 SRGB.bucketStart.withUnsafeBufferPointer { b in
-                    pf_store_rgba8_srgb_row_run(src, d, count, t.baseAddress, b.baseAddress)
+                    SRGB.bucketPairs.withUnsafeBufferPointer { p in
+                        pf_store_rgba8_srgb_row_run(src, d, count, t.baseAddress, b.baseAddress, p.baseAddress)
+                    }
                 }
             }
         } else {

@@ -262,9 +262,11 @@ final class DispatchedRowKernelTests: XCTestCase {
             var inline = [UInt8](repeating: 0, count: 4 * n), run = inline
             SRGB.thresholds.withUnsafeBufferPointer { t in
                 SRGB.bucketStart.withUnsafeBufferPointer { b in
-                    pixels.withUnsafeBufferPointer { s in
-                        pf_store_rgba8_srgb_row(s.baseAddress!, &inline, n, t.baseAddress, b.baseAddress)
-                        pf_store_rgba8_srgb_row_run(s.baseAddress!, &run, n, t.baseAddress, b.baseAddress)
+                    SRGB.bucketPairs.withUnsafeBufferPointer { p in
+                        pixels.withUnsafeBufferPointer { s in
+                            pf_store_rgba8_srgb_row(s.baseAddress!, &inline, n, t.baseAddress, b.baseAddress)
+                            pf_store_rgba8_srgb_row_run(s.baseAddress!, &run, n, t.baseAddress, b.baseAddress, p.baseAddress)
+                        }
                     }
                 }
             }
