@@ -72,6 +72,7 @@ final class Evaluator: @unchecked Sendable {
         case .color, .colorMatrix:
             evaluateColorChain(node, into: out, arena: arena)
         case let .blend(k):
+            if let blend = k.builtin, blendInPlace(blend, node, into: out) { return }
             if let bg = rowSource(node.inputs[1], covering: out.rect), let fg = rowSource(node.inputs[0], covering: out.rect) {
                 blendRows(k, background: bg, foreground: fg, streams: node === streamedRoot, into: out, arena: arena)
                 return
@@ -163,22 +164,6 @@ final class Evaluator: @unchecked Sendable {
     /// as the tile-by-tile path, so the same pixels.
     private func blendRows(_ k: BlendKernel, background: PixelBuffer, foreground: PixelBuffer, streams: Bool,
                            into out: Tile, arena: Arena) {
-        if let blend = k.builtin, readsAsStored(background), readsAsStored(foreground) {
-            // Both inputs hold the tile's pixels as they are: the kernel reads their rows
-            // and writes the output row, with no copies.
-            let x = out.rect.x, w = out.rect.width
-            background.withUnsafeBytes { bgRaw in
-                foreground.withUnsafeBytes { fgRaw in
-                    for y in out.rect.y..<out.rect.maxY {
-                        let bg = (bgRaw.baseAddress! + y * background.bytesPerRow).assumingMemoryBound(to: SIMD4<Float>.self) + x
-                        let fg = (fgRaw.baseAddress! + y * foreground.bytesPerRow).assumingMemoryBound(to: SIMD4<Float>.self) + x
-                        blend.apply(fg, bg, into: out.row(y), count: w, streams: streams)
-                    }
-                }
-            }
-            if streams { pf_store_fence() }
-            return
-        }
         let fg = arena.allocate(Evaluator.chunk, of: SIMD4<Float>.self)
         forEachChunk(of: out, streams: streams, arena: arena) { d, x, y, c in
             loadSourceRow(background, x: out.rect.x + x, y: y, count: c, into: d, premultiply: true)
@@ -187,10 +172,23 @@ final class Evaluator: @unchecked Sendable {
         }
     }
 
-    /// True when `loadSourceRow` of `buffer` would copy its pixels unchanged: premultiplied
-    /// floats with no sRGB decoding (their rows are 16-byte aligned, as every buffer's).
-    private func readsAsStored(_ buffer: PixelBuffer) -> Bool {
-        buffer.format == .rgbaF32 && buffer.alphaMode == .premultiplied && !(linear && buffer.colorEncoding == .sRGB)
+    /// A built-in blend whose two inputs already hold the tile's pixels where they are
+    /// (`withPixelsInPlace`: premultiplied float sources, buffers computed in advance): the
+    /// kernel reads their rows and writes the output row, with no copies, non-temporally at
+    /// the root of a render. False, having done nothing, when an input must be computed.
+    private func blendInPlace(_ blend: BuiltinBlend, _ node: Node, into out: Tile) -> Bool {
+        let streams = node === streamedRoot
+        return withPixelsInPlace(node.inputs[1], out.rect) { bg in
+            guard let bg else { return false }
+            return withPixelsInPlace(node.inputs[0], out.rect) { fg in
+                guard let fg else { return false }
+                for y in out.rect.y..<out.rect.maxY {
+                    blend.apply(fg.row(y), bg.row(y), into: out.row(y), count: out.rect.width, streams: streams)
+                }
+                if streams { pf_store_fence() }
+                return true
+            }
+        }
     }
 
     /// Calls `body(chunk, x, y, count)` over `out` row by row, in chunks of at most

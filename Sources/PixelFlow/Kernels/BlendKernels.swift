@@ -20,11 +20,13 @@ enum BuiltinBlend: Sendable, Equatable {
     @inline(__always)
     func apply(_ fg: UnsafePointer<SIMD4<Float>>, _ bg: UnsafePointer<SIMD4<Float>>,
                into dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int, streams: Bool = false) {
+        let (op, amount): (Int32, Float)
         switch self {
-        case .sourceOver: pf_blend_row_run(Int32(PF_BLEND_SOURCE_OVER), fg, bg, dst, count, 0, streams ? 1 : 0)
-        case .sourceAtop: pf_blend_row_run(Int32(PF_BLEND_SOURCE_ATOP), fg, bg, dst, count, 0, streams ? 1 : 0)
-        case let .mix(t): pf_blend_row_run(Int32(PF_BLEND_MIX), fg, bg, dst, count, t, streams ? 1 : 0)
+        case .sourceOver: (op, amount) = (Int32(PF_BLEND_SOURCE_OVER), 0)
+        case .sourceAtop: (op, amount) = (Int32(PF_BLEND_SOURCE_ATOP), 0)
+        case let .mix(t): (op, amount) = (Int32(PF_BLEND_MIX), t)
         }
+        pf_blend_row_run(op, fg, bg, dst, count, amount, streams ? 1 : 0)
     }
 
     /// The blend as a kernel (`dst` holds the background on entry).
