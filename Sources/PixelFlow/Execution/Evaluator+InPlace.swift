@@ -11,8 +11,7 @@ extension Evaluator {
         }
         switch node.op {
         case let .source(b):
-            guard b.format == .rgbaF32, !(linear && b.colorEncoding == .sRGB), b.alphaMode == .premultiplied,
-                  b.bytesPerRow % 16 == 0, IntRect(covering: node.extent).contains(rect) else { return body(nil) }
+            guard Evaluator.isStoredAsWorked(b, linear: linear), IntRect(covering: node.extent).contains(rect) else { return body(nil) }
             return b.withUnsafeBytes { raw in
                 let px = UnsafeMutableRawPointer(mutating: raw.baseAddress!).assumingMemoryBound(to: SIMD4<Float>.self)
                 let stride = b.bytesPerRow / 16
@@ -25,5 +24,55 @@ extension Evaluator {
         default:
             return body(nil)
         }
+    }
+
+    /// True when `b` holds its pixels as the render works on them (premultiplied float, with
+    /// no decoding in the working space), in rows the kernels can read in place.
+    static func isStoredAsWorked(_ b: PixelBuffer, linear: Bool) -> Bool {
+        b.format == .rgbaF32 && !(linear && b.colorEncoding == .sRGB) && b.alphaMode == .premultiplied && b.bytesPerRow % 16 == 0
+    }
+
+    /// The largest rect over which `withPixelsInPlace(node, _:_:)` finds the pixels where they
+    /// are (any rect inside it succeeds), or nil when it never does.
+    func inPlaceRect(_ node: Node) -> IntRect? {
+        if let m = materialized[ObjectIdentifier(node)] { return m.tile.rect }
+        switch node.op {
+        case let .source(b):
+            guard Evaluator.isStoredAsWorked(b, linear: linear) else { return nil }
+            return IntRect(covering: node.extent)
+        case let .warp(.clamp(e)):
+            return inPlaceRect(node.inputs[0]).map { $0.intersection(e) }.flatMap { $0.isEmpty ? nil : $0 }
+        case .crop:
+            return inPlaceRect(node.inputs[0]).map { $0.intersection(IntRect(covering: node.extent)) }
+                .flatMap { $0.isEmpty ? nil : $0 }
+        default:
+            return nil
+        }
+    }
+
+    /// For a stencil output `rect` whose input region is only partly readable in place (an
+    /// edge tile of a clamped or cropped source): `rect` cut into the part whose input region
+    /// lies inside the pixels readable in place, first, and the strips around it (at most
+    /// four), so that only the strips copy their input region. Nil when there is nothing to
+    /// gain: the whole region is readable in place, or none of the output is. Each output
+    /// pixel is computed with the same operations in any part, as in any tile.
+    func edgeSplit(_ s: Stencil, input: Node, _ rect: IntRect) -> [IntRect]? {
+        let roi = Evaluator.stencilROI(s, for: rect)
+        guard let inner = inPlaceRect(input), !inner.contains(roi) else { return nil }
+        let left = rect.x - roi.x, top = rect.y - roi.y
+        let right = roi.maxX - rect.maxX, bottom = roi.maxY - rect.maxY
+        let x0 = Swift.max(rect.x, inner.x + left), x1 = Swift.min(rect.maxX, inner.maxX - right)
+        let y0 = Swift.max(rect.y, inner.y + top), y1 = Swift.min(rect.maxY, inner.maxY - bottom)
+        guard x1 > x0, y1 > y0 else { return nil }
+        let core = IntRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+        // Margins that depend on the rect's position would make the core's region differ.
+        guard inner.contains(Evaluator.stencilROI(s, for: core)) else { return nil }
+        let strips = [
+            IntRect(x: rect.x, y: rect.y, width: rect.width, height: y0 - rect.y),
+            IntRect(x: rect.x, y: y1, width: rect.width, height: rect.maxY - y1),
+            IntRect(x: rect.x, y: y0, width: x0 - rect.x, height: y1 - y0),
+            IntRect(x: x1, y: y0, width: rect.maxX - x1, height: y1 - y0),
+        ]
+        return [core] + strips.filter { !$0.isEmpty }
     }
 }

@@ -438,9 +438,26 @@ final class Evaluator: @unchecked Sendable {
     }
 
     private func evaluateStencil(_ s: Stencil, _ inputs: [Node], into out: Tile, arena: Arena) {
-        let roi = Evaluator.stencilROI(s, for: out.rect)
+        // Edge tiles of a clamped source: the inner part reads in place, strips copy.
+        if Evaluator.readsInputInPlace(s), let parts = edgeSplit(s, input: inputs[0], out.rect) {
+            for r in parts { evaluateStencilPart(s, inputs, into: out.view(r), arena: arena) }
+            return
+        }
+        evaluateStencilPart(s, inputs, into: out, arena: arena)
+    }
+
+    /// True when the stencil only reads input 0's region, so that it may read it where it is
+    /// stored (a source buffer, a buffer computed in advance).
+    static func readsInputInPlace(_ s: Stencil) -> Bool {
         switch s {
-        case .convolution, .gaussian:
+        case .convolution, .gaussian: return true
+        case let .custom(k): return k.readsInputInPlace && k.applyToInputs == nil
+        }
+    }
+
+    private func evaluateStencilPart(_ s: Stencil, _ inputs: [Node], into out: Tile, arena: Arena) {
+        let roi = Evaluator.stencilROI(s, for: out.rect)
+        if Evaluator.readsInputInPlace(s) {
             // These only read their input: they may read it where it is already stored.
             withPixelsInPlace(inputs[0], roi) { inPlace in
                 let src: Tile
@@ -452,11 +469,11 @@ final class Evaluator: @unchecked Sendable {
                 }
                 applyStencil(s, inputs, src, into: out, arena: arena)
             }
-        case .custom:
-            let src = arena.tile(roi)
-            evaluate(inputs[0], into: src, arena: arena)
-            applyStencil(s, inputs, src, into: out, arena: arena)
+            return
         }
+        let src = arena.tile(roi)
+        evaluate(inputs[0], into: src, arena: arena)
+        applyStencil(s, inputs, src, into: out, arena: arena)
     }
 
     private func applyStencil(_ s: Stencil, _ inputs: [Node], _ src: Tile, into out: Tile, arena: Arena) {

@@ -8,7 +8,8 @@ extension RenderPlan {
     func explain(destination: PixelBuffer? = nil) -> String {
         var lines: [String] = []
         let grid = outputGrid()
-        let strips = grid.tileWidth != options.tileWidth ? " (full-width strips: every node is pointwise)" : ""
+        let strips = grid.tileWidth == options.tileWidth ? "" : isPointwise ? " (full-width strips: every node is pointwise)"
+            : " (full-width strips: rows read from left to right)"
         lines.append("render \(rect.width)x\(rect.height) at (\(rect.x), \(rect.y)); \(grid.count) tiles of "
             + "\(grid.tileWidth)x\(grid.tileHeight)\(strips); \(options.threadCount) thread(s); working space "
             + (options.colorManagement == .linear ? "linear" : "none") + "; optimization " + (options.optimizes ? "on" : "off"))

@@ -237,34 +237,105 @@ final class RenderPlan {
         materializedNodes.reduce(outputGrid().count) { $0 + (region(of: $1).map(workUnits) ?? 0) }
     }
 
-    /// True when every node the output tiles compute, down to sources and materialized
-    /// buffers, works pixel by pixel (sources, generators, color and blend kernels, crops):
-    /// any tiling then gives the same pixels.
-    var isPointwise: Bool {
+    /// How the output tiles read memory, from the nodes they compute (down to sources and
+    /// materialized buffers).
+    enum Access {
+        /// Every node works pixel by pixel (sources, generators, color and blend kernels,
+        /// crops): any tiling gives the same pixels and each output row reads input rows.
+        case pointwise
+        /// Besides those, only scales without rotation, clamps and stencils reaching at most
+        /// `haloY` rows: each output row still reads a few input rows, from left to right.
+        case rows(haloY: Int)
+        /// Rotations, general warps, wide stencils, reductions.
+        case other
+    }
+
+    /// The memory access of the output tiles' nodes (see `Access`).
+    var access: Access {
         let stages = Set(materializedNodes.map(ObjectIdentifier.init))
         var stack = [root]
         var seen = Set<ObjectIdentifier>()
+        var halo = -1
         while let n = stack.popLast() {
             guard seen.insert(ObjectIdentifier(n)).inserted else { continue }
             if n !== root, stages.contains(ObjectIdentifier(n)) { continue }
             switch n.op {
             case .source, .streamedSource, .generator, .color, .colorMatrix, .blend, .crop:
-                stack.append(contentsOf: n.inputs)
-            case .warp, .stencil, .reduction:
-                return false
+                break
+            case .warp(.clamp):
+                halo = Swift.max(halo, 0)
+            case let .warp(.affine(t, _)) where t.b == 0 && t.c == 0:
+                // A source that needs converting is converted two rows at a time, which
+                // full-width rows would push out of the L1 cache.
+                guard readsInPlace(n.inputs[0], stages: stages) else { return .other }
+                halo = Swift.max(halo, 0)
+            case let .stencil(s) where s.halo.y <= RenderPlan.stripHaloLimit:
+                // Taller reaches only when the input is read in place: a copied region
+                // would repeat the halo rows of every strip.
+                guard s.halo.y <= 2 || (Evaluator.readsInputInPlace(s) && readsInPlace(n.inputs[0], stages: stages)) else { return .other }
+                if case let .custom(k) = s, k.wholeRegion || k.applyToInputs != nil { return .other }
+                halo = Swift.max(halo, s.halo.y)
+            default:
+                return .other
             }
+            stack.append(contentsOf: n.inputs)
         }
-        return true
+        return halo < 0 ? .pointwise : .rows(haloY: halo)
     }
 
-    /// The output tiles. A pointwise plan is cut into full-width strips of about the same
-    /// number of pixels as a tile: each worker then reads and writes long runs of memory,
-    /// which the hardware prefetchers follow (a 256-pixel-wide tile reads 64 short runs
-    /// 1 row apart). Other plans use the context's tile size.
+    /// True when the output tiles read `node`'s pixels where they are stored (see
+    /// `Evaluator.withPixelsInPlace`): a materialized stage or a float source in the working
+    /// representation, behind crops and clamps.
+    private func readsInPlace(_ node: Node, stages: Set<ObjectIdentifier>) -> Bool {
+        var n = node
+        while true {
+            if stages.contains(ObjectIdentifier(n)) { return true }
+            switch n.op {
+            case let .source(b): return Evaluator.isStoredAsWorked(b, linear: options.colorManagement == .linear)
+            case .crop, .warp(.clamp): n = n.inputs[0]
+            default: return false
+            }
+        }
+    }
+
+    /// True when every node the output tiles compute works pixel by pixel (`Access.pointwise`):
+    /// any tiling then gives the same pixels.
+    var isPointwise: Bool {
+        if case .pointwise = access { return true }
+        return false
+    }
+
+    /// The tallest stencil reach for which output tiles become full-width strips.
+    static let stripHaloLimit = 16
+    /// The most pixels of a strip of a plan with stencils or scales, in tiles.
+    static let stripAreaFactor = 4
+    /// The fewest rows of a strip of a plan with stencils or scales.
+    static let stripMinimumRows = 16
+
+    /// The output tiles. A plan whose output rows read their input rows from left to right
+    /// (`Access`) is cut into full-width strips of about the same number of pixels as a
+    /// tile (at least `stripMinimumRows` rows when it has stencils or scales): each worker
+    /// then reads and writes long runs of memory, which the hardware prefetchers follow (a
+    /// 256-pixel-wide tile reads 64 short runs a row apart, and each run starts on a new
+    /// page, where the prefetchers stop). Other plans use the context's tile size: a rotation
+    /// read along full-width rows would need a far larger region of its input per tile.
     func outputGrid() -> TileGrid {
-        if rect.width > options.tileWidth, isPointwise {
+        if rect.width > options.tileWidth {
             let rows = Swift.max(1, options.tileWidth * options.tileHeight / rect.width)
-            return TileGrid(rect: rect, tileWidth: rect.width, tileHeight: rows)
+            switch access {
+            case .pointwise:
+                return TileGrid(rect: rect, tileWidth: rect.width, tileHeight: rows)
+            case let .rows(haloY):
+                // At least four times the reach, so that halo rows stay a small part of a
+                // strip; at most `stripAreaFactor` tiles' pixels, so that a stage's scratch
+                // tiles still fit in the caches (a narrower strip then, still long runs).
+                let height = Swift.max(rows, RenderPlan.stripMinimumRows, 4 * haloY)
+                let cap = RenderPlan.stripAreaFactor * options.tileWidth * options.tileHeight
+                let width = Swift.min(rect.width, Swift.max(options.tileWidth, cap / height))
+                return TileGrid(rect: rect, tileWidth: width, tileHeight: height)
+            case .other:
+                break
+            }
         }
         return TileGrid(rect: rect, tileWidth: options.tileWidth, tileHeight: options.tileHeight)
     }

@@ -70,7 +70,7 @@ extension Image {
     func medianFiltered(radiusInPixels r: Int) -> Image {
         if r <= 0 { return self }
         return applyingStencil(.custom(StencilKernel(name: "median r\(r)", haloX: r, haloY: r, cost: r <= 2 ? 20 * r * r : 8 * r,
-                                                          bytes: .median(radius: r)) {
+                                                          bytes: .median(radius: r), readsInputInPlace: true) {
             input, output, _, arena in
             let o = output.rect
             let w = o.width

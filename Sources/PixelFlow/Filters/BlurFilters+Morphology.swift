@@ -39,7 +39,8 @@ extension FilterDescriptor {
         let spans = discSpans(radius: r)
         let reach = Int(r.rounded(.down))
         return image.applyingStencil(.custom(StencilKernel(
-            name: "morphology gradient r\(r)", haloX: reach, haloY: reach, cost: 8 * spans.count) { input, output, _, arena in
+            name: "morphology gradient r\(r)", haloX: reach, haloY: reach, cost: 8 * spans.count,
+            readsInputInPlace: true) { input, output, _, arena in
                 let lo = arena.tile(output.rect)
                 discExtremumTile(_Maximum.self, input, output, spans: spans, arena: arena)
                 discExtremumTile(_Minimum.self, input, lo, spans: spans, arena: arena)
@@ -116,7 +117,7 @@ extension Image {
         let reach = Int(r.rounded(.down))
         return applyingStencil(.custom(StencilKernel(
             name: "morphology \(maximum ? "max" : "min") r\(r)", haloX: reach, haloY: reach, cost: 4 * spans.count,
-            bytes: .spans(maximum: maximum, spans: spans)) { input, output, _, arena in
+            bytes: .spans(maximum: maximum, spans: spans), readsInputInPlace: true) { input, output, _, arena in
                 if maximum {
                     discExtremumTile(_Maximum.self, input, output, spans: spans, arena: arena)
                 } else {
@@ -130,7 +131,8 @@ extension Image {
         if w == 1 && h == 1 { return self }
         return applyingStencil(.custom(StencilKernel(
             name: "morphology rect \(maximum ? "max" : "min") \(w)x\(h)", haloX: w / 2, haloY: h / 2,
-            wholeRegion: w > 64 || h > 64, cost: 6, bytes: .rectangle(maximum: maximum, width: w, height: h)) {
+            wholeRegion: w > 64 || h > 64, cost: 6, bytes: .rectangle(maximum: maximum, width: w, height: h),
+            readsInputInPlace: true) {
                 input, output, threads, arena in
                 if w > 64 || h > 64 {
                     BoxPlan.runPieces(output, size: 256, threads: threads) { piece, a in

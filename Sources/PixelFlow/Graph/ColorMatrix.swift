@@ -179,6 +179,10 @@ struct StencilKernel: Sendable {
     /// median): the render then may take the byte path (`BytePlan`). Must match `apply` on
     /// every pixel whose values decode from bytes.
     var bytes: ByteStencil? = nil
+    /// True when `apply` only reads its input tile: the render may then pass a view of the
+    /// pixels where they are stored (a source buffer, a buffer computed in advance) instead
+    /// of a copy. Kernels that use the input tile as scratch space leave it false.
+    var readsInputInPlace: Bool = false
     var apply: @Sendable (_ input: Tile, _ output: Tile, _ threads: Int, _ arena: Arena) -> Void
 }
 

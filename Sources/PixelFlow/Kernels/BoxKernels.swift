@@ -133,7 +133,8 @@ func boxStencil(radius r: Int) -> StencilKernel {
     let block = BoxPlan.block(radius: r)
     let whole = r > BoxPlan.tileLocalLimit
     let halo = r + block - 1
-    return StencilKernel(name: "box r\(r)", haloX: halo, haloY: halo, wholeRegion: whole, cost: 6) { input, output, threads, arena in
+    return StencilKernel(name: "box r\(r)", haloX: halo, haloY: halo, wholeRegion: whole, cost: 6,
+                         readsInputInPlace: true) { input, output, threads, arena in
         if whole {
             BoxPlan.runPieces(output, size: Swift.max(256, 2 * block), threads: threads) { piece, a in
                 boxMeanTile(input, piece, radius: r, block: block, arena: a)
@@ -208,7 +209,7 @@ func spanStencil(name: String, terms: [SpanTerm]) -> StencilKernel {
     for t in terms { total += Double(t.weight) * Double(2 * t.halfWidth + 1) }
     let scale = Float(1 / Swift.max(total, 1e-30))
     return StencilKernel(name: name, haloX: reach + block - 1, haloY: rows, wholeRegion: whole,
-                         cost: 3 * Swift.max(1, terms.count)) { input, output, threads, arena in
+                         cost: 3 * Swift.max(1, terms.count), readsInputInPlace: true) { input, output, threads, arena in
         if whole {
             BoxPlan.runPieces(output, size: Swift.max(256, 2 * block), threads: threads) { piece, a in
                 spanSumTile(input, piece, terms: terms, scale: scale, block: block, arena: a)

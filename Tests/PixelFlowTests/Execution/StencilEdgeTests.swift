@@ -1,0 +1,72 @@
+import XCTest
+@testable import PixelFlow
+
+/// Edge tiles of a stencil over a clamped float source (`Evaluator.edgeSplit`): the part of
+/// the tile whose input region lies inside the source reads the source where it is stored, and
+/// only the strips along the edges copy their clamped region. Every stencil that reads its
+/// input in place must give exactly the bits of the copying path, which the same graph takes
+/// when an identity color matrix (kept: the context does not optimize) stands between the
+/// source and the clamp, at every tile size and thread count.
+final class StencilEdgeTests: XCTestCase {
+    func stencils() -> [(String, (Image) throws -> Image)] {
+        [
+            ("convolution 3x3", { try $0.convolved3x3(weights: [-1, 0, 1, -2, 0, 2, -1, 0, 1]) }),
+            ("gaussian 2", { try $0.gaussianBlurred(radius: 2) }),
+            ("gaussian 9", { try $0.gaussianBlurred(radius: 9) }),
+            ("box 5", { try $0.boxBlurred(radius: 5) }),
+            ("disc 4", { try $0.discBlurred(radius: 4) }),
+            ("rectangle maximum 5x3", { try $0.morphologyRectangleMaximum(width: 5, height: 3) }),
+            ("disc maximum 3", { try $0.morphologyMaximum(radius: 3) }),
+            ("gradient 2", { try $0.morphologyGradient(radius: 2) }),
+            ("median 1", { try $0.median(radius: 1) }),
+            ("median 2", { try $0.median(radius: 2) }),
+        ]
+    }
+
+    func testEdgeTilesReadTheInnerPartInPlaceWithTheSameBits() throws {
+        let w = 83, h = 61
+        let b = TestImages.random(width: w, height: h, seed: 11, colorEncoding: .linear, alphaMode: .premultiplied)
+        let identity = { (i: Image) throws -> Image in
+            try i.colorMatrix(r: SIMD4(1, 0, 0, 0), g: SIMD4(0, 1, 0, 0), b: SIMD4(0, 0, 1, 0), a: SIMD4(0, 0, 0, 1))
+        }
+        // The whole source, and a part of it (the clamp then repeats pixels inside the buffer).
+        let regions = [Rect(x: 0, y: 0, width: Double(w), height: Double(h)), Rect(x: 7, y: 5, width: 50, height: 41)]
+        for region in regions {
+            for (name, stencil) in stencils() {
+                let inPlace = try stencil(Image(b).cropped(to: region).clampedToExtent()).cropped(to: region)
+                let copied = try stencil(identity(Image(b)).cropped(to: region).clampedToExtent()).cropped(to: region)
+                let reference = try RenderContext(threadCount: 1, optimizes: false).makeBuffer(copied, format: .rgbaF32)
+                for (threads, tw, th) in [(1, 256, 64), (2, 16, 16), (3, 37, 13), (1, 1 << 20, 1 << 20)] {
+                    let out = try RenderContext(threadCount: threads, tileWidth: tw, tileHeight: th)
+                        .makeBuffer(inPlace, format: .rgbaF32)
+                    XCTAssertTrue(out == reference, "\(name) over \(region): threads \(threads) tile \(tw)x\(th) differs")
+                }
+            }
+        }
+    }
+
+    func testTheSplitCoversTheTileOnceAndOnlyTheCoreReadsInPlace() throws {
+        let b = TestImages.random(width: 40, height: 30, seed: 3, colorEncoding: .linear, alphaMode: .premultiplied)
+        let source = Image(b).clampedToExtent()
+        let evaluator = Evaluator(linear: true)
+        let stencil = Stencil.convolution(width: 3, height: 5, weights: [Float](repeating: 1, count: 15), bias: 0, rgbOnly: false)
+        for rect in [IntRect(x: -4, y: -3, width: 20, height: 12), IntRect(x: 30, y: 20, width: 16, height: 16),
+                     IntRect(x: 0, y: 0, width: 40, height: 30)] {
+            let parts = try XCTUnwrap(evaluator.edgeSplit(stencil, input: source.node, rect), "\(rect)")
+            let inner = IntRect(x: 0, y: 0, width: 40, height: 30)
+            XCTAssertTrue(inner.contains(Evaluator.stencilROI(stencil, for: parts[0])), "core of \(rect)")
+            for p in parts.dropFirst() { XCTAssertFalse(inner.contains(Evaluator.stencilROI(stencil, for: p)), "strip \(p) of \(rect)") }
+            var covered = [Int](repeating: 0, count: rect.area)
+            for p in parts {
+                XCTAssertTrue(rect.contains(p))
+                for y in p.y..<p.maxY { for x in p.x..<p.maxX { covered[(y - rect.y) * rect.width + x - rect.x] += 1 } }
+            }
+            XCTAssertEqual(Set(covered), [1], "\(rect)")
+        }
+        // Entirely inside: nothing to split. Entirely outside the source: nothing reads in place.
+        XCTAssertNil(evaluator.edgeSplit(stencil, input: source.node, IntRect(x: 5, y: 5, width: 10, height: 10)))
+        XCTAssertNil(evaluator.edgeSplit(stencil, input: source.node, IntRect(x: 60, y: 5, width: 10, height: 10)))
+        XCTAssertNil(evaluator.edgeSplit(stencil, input: Image(TestImages.random(width: 40, height: 30, format: .rgba8)).clampedToExtent().node,
+                                         IntRect(x: -4, y: -3, width: 20, height: 12)))
+    }
+}
