@@ -16,7 +16,12 @@ enum GaussianPass {
                     options: RenderContext.Options) -> Materialized {
         let inRect = GaussianPlan.inputRect(sigma: sigma, for: region)
         let valid = input.extent.isInfinite ? inRect : inRect.intersection(IntRect(covering: input.extent))
-        let a = valid.isEmpty ? nil : RenderPlan.renderToBuffer(input, rect: valid, evaluator: evaluator, options: options)
+        // An input whose pixels are already stored (a float source in the working
+        // representation, a buffer computed in advance, behind crops and clamps) is read row by
+        // row where it is, the clamped or transparent ends of a row copied into scratch;
+        // others are computed into a buffer first.
+        let stored = evaluator.inPlaceRect(input) != nil
+        let a = valid.isEmpty || stored ? nil : RenderPlan.renderToBuffer(input, rect: valid, evaluator: evaluator, options: options)
         let b = Materialized(rect: IntRect(x: region.x, y: inRect.y, width: region.width, height: inRect.height))
         let out = Materialized(rect: region)
         let threads = options.threadCount
@@ -29,6 +34,19 @@ enum GaussianPass {
             (temp + (valid.x - inRect.x)).update(from: a.tile.row(y), count: valid.width)
             return temp
         }
+        /// Calls `body` with row `y` of the input over `inRect`'s columns (as `paddedRow`),
+        /// read in place when the input is stored.
+        @Sendable func withRow(_ y: Int, _ temp: UnsafeMutablePointer<SIMD4<Float>>, _ arena: Arena,
+                               _ body: (UnsafeMutablePointer<SIMD4<Float>>?) -> Void) {
+            guard stored else { body(paddedRow(y, temp)); return }
+            guard !valid.isEmpty, y >= valid.y, y < valid.maxY else { body(nil); return }
+            let row = IntRect(x: inRect.x, y: y, width: inRect.width, height: 1)
+            evaluator.withPixelsInPlace(input, row) { inPlace in
+                if let inPlace { body(inPlace.base); return }
+                evaluator.evaluate(input, into: Tile(base: temp, stride: inRect.width, rect: row), arena: arena)
+                body(temp)
+            }
+        }
         switch GaussianPlan.mode(sigma: sigma) {
         case .tileLocal, .exact:
             let taps = GaussianPlan.exactTaps(sigma: sigma)
@@ -39,12 +57,14 @@ enum GaussianPass {
                 taps.withUnsafeBufferPointer { t in
                     let y0 = inRect.y + i * rowBlock
                     for y in y0..<Swift.min(y0 + rowBlock, inRect.maxY) {
-                        guard let row = paddedRow(y, temp) else {
-                            b.tile.row(y).update(repeating: .zero, count: region.width)
-                            continue
+                        withRow(y, temp, arena) { row in
+                            guard let row else {
+                                b.tile.row(y).update(repeating: .zero, count: region.width)
+                                return
+                            }
+                            correlateRowHorizontal(UnsafePointer(row + (region.x - r - inRect.x)), taps: t,
+                                                   count: region.width, into: b.tile.row(y))
                         }
-                        correlateRowHorizontal(UnsafePointer(row + (region.x - r - inRect.x)), taps: t,
-                                               count: region.width, into: b.tile.row(y))
                     }
                 }
             }
@@ -72,11 +92,14 @@ enum GaussianPass {
                 let temp = arena.allocate(inRect.width, of: SIMD4<Float>.self)
                 let y0 = inRect.y + i * rowBlock
                 for y in y0..<Swift.min(y0 + rowBlock, inRect.maxY) {
-                    guard let row = paddedRow(y, temp) else {
+                    var defined = false
+                    withRow(y, temp, arena) { row in
+                        if let row { s.update(from: row, count: inRect.width); defined = true }
+                    }
+                    guard defined else {
                         b.tile.row(y).update(repeating: .zero, count: region.width)
                         continue
                     }
-                    s.update(from: row, count: inRect.width)
                     var start = inRect.x
                     for (k, r) in radii.enumerated() {
                         let o = hx.outputs[k]

@@ -45,6 +45,35 @@ final class StencilEdgeTests: XCTestCase {
         }
     }
 
+    /// Whole-region Gaussian passes (`GaussianPass`) read a stored input row by row where it
+    /// is, instead of copying it into a buffer first: the same bits, with clamped edges,
+    /// transparent edges and a part of the source, exact taps and box cascades.
+    func testWholeRegionBlursReadStoredRowsWithTheSameBits() throws {
+        let w = 97, h = 53
+        let b = TestImages.random(width: w, height: h, seed: 12, colorEncoding: .linear, alphaMode: .premultiplied)
+        let identity = { (i: Image) throws -> Image in
+            try i.colorMatrix(r: SIMD4(1, 0, 0, 0), g: SIMD4(0, 1, 0, 0), b: SIMD4(0, 0, 1, 0), a: SIMD4(0, 0, 0, 1))
+        }
+        let part = Rect(x: 9, y: 4, width: 70, height: 40)
+        let inputs: [(String, (Image) throws -> Image, Rect)] = [
+            ("clamped", { $0.clampedToExtent() }, b.bounds),
+            ("transparent edges", { $0 }, Rect(x: -20, y: -20, width: Double(w) + 40, height: Double(h) + 40)),
+            ("clamped part", { $0.cropped(to: part).clampedToExtent() }, part),
+        ]
+        for sigma in [5.0, 20.0] {
+            XCTAssertNotEqual(GaussianPlan.mode(sigma: sigma), .tileLocal)
+            for (name, input, crop) in inputs {
+                let stored = try input(Image(b)).gaussianBlurred(radius: sigma).cropped(to: crop)
+                let copied = try input(identity(Image(b))).gaussianBlurred(radius: sigma).cropped(to: crop)
+                let reference = try RenderContext(threadCount: 1, optimizes: false).makeBuffer(copied, format: .rgbaF32)
+                for (threads, tw, th) in [(1, 256, 64), (2, 16, 16), (3, 37, 13)] {
+                    let out = try RenderContext(threadCount: threads, tileWidth: tw, tileHeight: th).makeBuffer(stored, format: .rgbaF32)
+                    XCTAssertTrue(out == reference, "sigma \(sigma) \(name): threads \(threads) tile \(tw)x\(th) differs")
+                }
+            }
+        }
+    }
+
     func testTheSplitCoversTheTileOnceAndOnlyTheCoreReadsInPlace() throws {
         let b = TestImages.random(width: 40, height: 30, seed: 3, colorEncoding: .linear, alphaMode: .premultiplied)
         let source = Image(b).clampedToExtent()
