@@ -50,6 +50,21 @@ extension Evaluator {
         }
     }
 
+    /// True when `node` is a source or a buffer computed in advance, behind crops and clamps:
+    /// any row of it costs a read (in place) or a conversion of that row, with no
+    /// neighbourhood to compute.
+    func isStoredBehindCropsAndClamps(_ node: Node) -> Bool {
+        var n = node
+        while true {
+            if materialized[ObjectIdentifier(n)] != nil { return true }
+            switch n.op {
+            case .source: return true
+            case .crop, .warp(.clamp): n = n.inputs[0]
+            default: return false
+            }
+        }
+    }
+
     /// For a stencil output `rect` whose input region is only partly readable in place (an
     /// edge tile of a clamped or cropped source): `rect` cut into the part whose input region
     /// lies inside the pixels readable in place, first, and the strips around it (at most

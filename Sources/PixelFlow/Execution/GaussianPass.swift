@@ -16,11 +16,11 @@ enum GaussianPass {
                     options: RenderContext.Options) -> Materialized {
         let inRect = GaussianPlan.inputRect(sigma: sigma, for: region)
         let valid = input.extent.isInfinite ? inRect : inRect.intersection(IntRect(covering: input.extent))
-        // An input whose pixels are already stored (a float source in the working
-        // representation, a buffer computed in advance, behind crops and clamps) is read row by
-        // row where it is, the clamped or transparent ends of a row copied into scratch;
-        // others are computed into a buffer first.
-        let stored = evaluator.inPlaceRect(input) != nil
+        // An input whose pixels are already stored (a source or a buffer computed in advance,
+        // behind crops and clamps) is read row by row: in place when it holds working values,
+        // else each row converted into scratch, as are a row's clamped or transparent ends.
+        // Other inputs are computed into a buffer first.
+        let stored = evaluator.isStoredBehindCropsAndClamps(input)
         let a = valid.isEmpty || stored ? nil : RenderPlan.renderToBuffer(input, rect: valid, evaluator: evaluator, options: options)
         let b = Materialized(rect: IntRect(x: region.x, y: inRect.y, width: region.width, height: inRect.height))
         let out = Materialized(rect: region)

@@ -45,12 +45,17 @@ final class StencilEdgeTests: XCTestCase {
         }
     }
 
-    /// Whole-region Gaussian passes (`GaussianPass`) read a stored input row by row where it
-    /// is, instead of copying it into a buffer first: the same bits, with clamped edges,
-    /// transparent edges and a part of the source, exact taps and box cascades.
+    /// Whole-region Gaussian passes (`GaussianPass`) read a source row by row (in place, or
+    /// converting each row) instead of rendering it into a buffer first: the same bits, with
+    /// clamped edges, transparent edges and a part of the source, exact taps and box cascades.
     func testWholeRegionBlursReadStoredRowsWithTheSameBits() throws {
         let w = 97, h = 53
-        let b = TestImages.random(width: w, height: h, seed: 12, colorEncoding: .linear, alphaMode: .premultiplied)
+        try checkWholeRegionBlurs(TestImages.random(width: w, height: h, seed: 12, colorEncoding: .linear, alphaMode: .premultiplied))
+        try checkWholeRegionBlurs(TestImages.random(width: w, height: h, format: .rgba8, seed: 13, colorEncoding: .sRGB))
+    }
+
+    func checkWholeRegionBlurs(_ b: PixelBuffer) throws {
+        let w = b.width, h = b.height
         let identity = { (i: Image) throws -> Image in
             try i.colorMatrix(r: SIMD4(1, 0, 0, 0), g: SIMD4(0, 1, 0, 0), b: SIMD4(0, 0, 1, 0), a: SIMD4(0, 0, 0, 1))
         }
@@ -68,7 +73,7 @@ final class StencilEdgeTests: XCTestCase {
                 let reference = try RenderContext(threadCount: 1, optimizes: false).makeBuffer(copied, format: .rgbaF32)
                 for (threads, tw, th) in [(1, 256, 64), (2, 16, 16), (3, 37, 13)] {
                     let out = try RenderContext(threadCount: threads, tileWidth: tw, tileHeight: th).makeBuffer(stored, format: .rgbaF32)
-                    XCTAssertTrue(out == reference, "sigma \(sigma) \(name): threads \(threads) tile \(tw)x\(th) differs")
+                    XCTAssertTrue(out == reference, "\(b.format) sigma \(sigma) \(name): threads \(threads) tile \(tw)x\(th) differs")
                 }
             }
         }
