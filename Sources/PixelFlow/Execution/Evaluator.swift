@@ -378,6 +378,24 @@ final class Evaluator: @unchecked Sendable {
             evaluateScaleWarp(inv, input, roi: roi, into: out, arena: arena)
             return
         }
+        if case let .lanczos(o) = w {
+            // Lanczos reads its region row by row (a horizontal pass, then a vertical one), so
+            // a stored input is read where it is, like a scale's.
+            withPixelsInPlace(input, roi) { inPlace in
+                let src: Tile
+                if let inPlace {
+                    src = inPlace
+                } else {
+                    src = arena.tile(roi)
+                    evaluate(input, into: src, arena: arena)
+                }
+                let e = IntRect(covering: input.extent)
+                let wx = LanczosWeights(outputRange: out.rect.x - o.x ..< out.rect.maxX - o.x, inputSize: e.width, outputSize: o.width)
+                let wy = LanczosWeights(outputRange: out.rect.y - o.y ..< out.rect.maxY - o.y, inputSize: e.height, outputSize: o.height)
+                lanczosResample(src, wx: wx, wy: wy, inputOrigin: (e.x, e.y), into: out, arena: arena)
+            }
+            return
+        }
         // A materialized input is sampled in place: warps only read their source, and a warp
         // whose region of interest is large whatever the tile (a kaleidoscope reads its whole
         // triangle) would otherwise copy that region once per tile.
@@ -398,11 +416,8 @@ final class Evaluator: @unchecked Sendable {
                 affineWarpRow(src, inverse: inv, sampling: sampling, x0: out.rect.x, y: y,
                               count: out.rect.width, into: out.row(y))
             }
-        case let .lanczos(o):
-            let e = IntRect(covering: input.extent)
-            let wx = LanczosWeights(outputRange: out.rect.x - o.x ..< out.rect.maxX - o.x, inputSize: e.width, outputSize: o.width)
-            let wy = LanczosWeights(outputRange: out.rect.y - o.y ..< out.rect.maxY - o.y, inputSize: e.height, outputSize: o.height)
-            lanczosResample(src, wx: wx, wy: wy, inputOrigin: (e.x, e.y), into: out, arena: arena)
+        case .lanczos:
+            preconditionFailure("Lanczos warps return above")
         case let .custom(k):
             for y in out.rect.y..<out.rect.maxY {
                 customWarpRow(src, kernel: k, x0: out.rect.x, y: y, count: out.rect.width, into: out.row(y))

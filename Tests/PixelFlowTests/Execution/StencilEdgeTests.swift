@@ -79,6 +79,31 @@ final class StencilEdgeTests: XCTestCase {
         }
     }
 
+    /// Lanczos scales read a stored float input where it is (`Evaluator.evaluateWarp`): the
+    /// bits of the copying path, down and up, with clamped and transparent edges.
+    func testLanczosReadsStoredInputWithTheSameBits() throws {
+        let b = TestImages.random(width: 90, height: 47, seed: 14, colorEncoding: .linear, alphaMode: .premultiplied)
+        let identity = { (i: Image) throws -> Image in
+            try i.colorMatrix(r: SIMD4(1, 0, 0, 0), g: SIMD4(0, 1, 0, 0), b: SIMD4(0, 0, 1, 0), a: SIMD4(0, 0, 0, 1))
+        }
+        let margin = Rect(x: -6, y: -6, width: 102, height: 59)
+        let inputs: [(String, (Image) throws -> Image)] = [
+            ("plain", { $0 }),
+            ("clamped", { $0.clampedToExtent().cropped(to: margin) }),
+        ]
+        for scale in [0.5, 0.37, 1.6] {
+            for (name, input) in inputs {
+                let stored = try input(Image(b)).lanczosScaled(scale: scale)
+                let copied = try input(identity(Image(b))).lanczosScaled(scale: scale)
+                let reference = try RenderContext(threadCount: 1, optimizes: false).makeBuffer(copied, format: .rgbaF32)
+                for (threads, tw, th) in [(1, 256, 64), (2, 16, 16), (3, 37, 13)] {
+                    let out = try RenderContext(threadCount: threads, tileWidth: tw, tileHeight: th).makeBuffer(stored, format: .rgbaF32)
+                    XCTAssertTrue(out == reference, "scale \(scale) \(name): threads \(threads) tile \(tw)x\(th) differs")
+                }
+            }
+        }
+    }
+
     func testTheSplitCoversTheTileOnceAndOnlyTheCoreReadsInPlace() throws {
         let b = TestImages.random(width: 40, height: 30, seed: 3, colorEncoding: .linear, alphaMode: .premultiplied)
         let source = Image(b).clampedToExtent()
