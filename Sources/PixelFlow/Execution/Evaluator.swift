@@ -550,12 +550,22 @@ final class Evaluator: @unchecked Sendable {
 final class Materialized: @unchecked Sendable {
     let tile: Tile
     let storage: UnsafeMutablePointer<SIMD4<Float>>
+    /// False when `storage` belongs to someone else (a destination buffer written directly).
+    private let owns: Bool
 
     init(rect: IntRect) {
         storage = .allocate(capacity: Swift.max(1, rect.width * rect.height))
         tile = Tile(base: storage, stride: rect.width, rect: rect)
+        owns = true
     }
-    deinit { storage.deallocate() }
+
+    /// The pixels of `tile`, owned by the caller, who keeps them alive at least as long.
+    init(wrapping tile: Tile) {
+        storage = tile.base
+        self.tile = tile
+        owns = false
+    }
+    deinit { if owns { storage.deallocate() } }
 
     /// Copies `out.rect` (transparent where it lies outside the materialized rect).
     func copy(into out: Tile) {

@@ -12,8 +12,10 @@ enum GaussianPass {
     static let stripWidth = 64
     static let rowBlock = 16
 
+    /// The blur of `input` over `region`; written into `destination` (which must cover
+    /// `region` exactly) instead of a new buffer when given.
     static func run(sigma: Double, input: Node, region: IntRect, evaluator: Evaluator,
-                    options: RenderContext.Options) -> Materialized {
+                    options: RenderContext.Options, into destination: Tile? = nil) -> Materialized {
         let inRect = GaussianPlan.inputRect(sigma: sigma, for: region)
         let valid = input.extent.isInfinite ? inRect : inRect.intersection(IntRect(covering: input.extent))
         // An input whose pixels are already stored (a source or a buffer computed in advance,
@@ -23,7 +25,8 @@ enum GaussianPass {
         let stored = evaluator.isStoredBehindCropsAndClamps(input)
         let a = valid.isEmpty || stored ? nil : RenderPlan.renderToBuffer(input, rect: valid, evaluator: evaluator, options: options)
         let b = Materialized(rect: IntRect(x: region.x, y: inRect.y, width: region.width, height: inRect.height))
-        let out = Materialized(rect: region)
+        precondition(destination == nil || destination!.rect == region, "destination must cover the region exactly")
+        let out = destination.map(Materialized.init(wrapping:)) ?? Materialized(rect: region)
         let threads = options.threadCount
         /// Row `y` of the input over `inRect`'s columns, with zeros outside the materialized part;
         /// nil when the whole row is transparent.

@@ -60,6 +60,10 @@ public struct RenderContext: Sendable {
         /// Docs/Architecture.md, "The byte path"). Off, the float path always runs: for tests
         /// and measurements.
         public var usesBytePath: Bool
+        /// Whether a whole-region blur that is the whole output is computed straight into a
+        /// premultiplied float destination, with no output tiles (default on). Off: for tests
+        /// comparing it with the tile path.
+        var writesLastStageInPlace = true
 
         /// Creates options; every parameter has the default stated on its property.
         public init(threadCount: Int? = nil, tileWidth: Int = 256, tileHeight: Int = 64,
@@ -182,8 +186,19 @@ public struct RenderContext: Sendable {
         for n in plan.order where plan.region(of: n) != nil {
             if case let .streamedSource(s) = n.op { evaluator.windows[ObjectIdentifier(n)] = try s.decodeFully() }
         }
-        try plan.materialize(with: evaluator)
         let target = TileTarget(buffer: buffer, linear: evaluator.linear)
+        if opts.writesLastStageInPlace, target.direct, !target.unpremultiply, buffer.bytesPerRow % 16 == 0,
+           let stage = plan.stageWritingOutput() {
+            // The last stage is the output: computed in the destination, no tiles to copy it.
+            let bpr = buffer.bytesPerRow
+            try buffer.withUnsafeMutableBytes { raw in
+                let px = raw.baseAddress!.assumingMemoryBound(to: SIMD4<Float>.self)
+                try plan.materialize(with: evaluator, output: (stage, Tile(base: px, stride: bpr / 16, rect: rect)))
+            }
+            control?.advance(plan.outputGrid().count)
+            return
+        }
+        try plan.materialize(with: evaluator)
         if target.direct { evaluator.streamedRoot = plan.root }
         let bpr = buffer.bytesPerRow
         buffer.withUnsafeMutableBytes { raw in

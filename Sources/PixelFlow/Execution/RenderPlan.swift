@@ -193,14 +193,17 @@ final class RenderPlan {
     }
 
     /// Computes every materialized node, inputs first, into `evaluator.materialized`.
-    func materialize(with evaluator: Evaluator) throws {
+    /// Computes the stages in order. `output`, from `stageWritingOutput()`, is written
+    /// straight into the destination's pixels.
+    func materialize(with evaluator: Evaluator, output: (node: Node, tile: Tile)? = nil) throws {
         let control = RenderControl.current
         for n in materializedNodes {
             if control?.isCancelled == true { throw PixelFlowError.cancelled }
             guard let region = region(of: n) else { continue }
             let m: Materialized
             if case let .stencil(.gaussian(sigma)) = n.op, GaussianPlan.mode(sigma: sigma) != .tileLocal {
-                m = GaussianPass.run(sigma: sigma, input: n.inputs[0], region: region, evaluator: evaluator, options: options)
+                m = GaussianPass.run(sigma: sigma, input: n.inputs[0], region: region, evaluator: evaluator, options: options,
+                                     into: output?.node === n ? output?.tile : nil)
             } else if case let .reduction(r) = n.op {
                 m = RenderPlan.reduce(r, inputs: n.inputs, evaluator: evaluator, options: options)
             } else if case let .stencil(.custom(k)) = n.op, k.wholeRegion {
@@ -225,6 +228,17 @@ final class RenderPlan {
             evaluator.materialized[ObjectIdentifier(n)] = m
             control?.advance(workUnits(of: region))
         }
+    }
+
+    /// The stage whose buffer would be the whole output, which can then be computed straight
+    /// into the destination with no output tiles: a whole-region Gaussian blur at the root,
+    /// or under a crop that keeps all of the render rect, whose region is the render rect.
+    func stageWritingOutput() -> Node? {
+        var n = root
+        if case .crop = n.op, IntRect(covering: n.extent).contains(rect) { n = n.inputs[0] }
+        guard case let .stencil(.gaussian(sigma)) = n.op, GaussianPlan.mode(sigma: sigma) != .tileLocal,
+              materializedNodes.contains(where: { $0 === n }), region(of: n) == rect else { return nil }
+        return n
     }
 
     /// Progress units of a stage: its region's tile count.

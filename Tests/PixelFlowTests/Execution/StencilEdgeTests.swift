@@ -129,3 +129,36 @@ final class StencilEdgeTests: XCTestCase {
                                          IntRect(x: -4, y: -3, width: 20, height: 12)))
     }
 }
+
+/// A whole-region blur that is the whole output is computed straight into a premultiplied
+/// float destination (`RenderPlan.stageWritingOutput`), with no output tiles copying it: the
+/// same bits as the tile path, at the root and under a crop, for sub-rects, exact taps and
+/// box cascades; other destinations, and blurs that are not the whole output, take the tiles.
+final class OutputStageTests: XCTestCase {
+    func testBlurComputedInTheDestinationMatchesTheTilePath() throws {
+        let b = TestImages.random(width: 77, height: 45, format: .rgba8, seed: 21)
+        let graphs: [(String, Image)] = [
+            ("root", try Image(b).gaussianBlurred(radius: 6)),
+            ("crop", try Image(b).clampedToExtent().gaussianBlurred(radius: 6).cropped(to: b.bounds)),
+            ("boxes", try Image(b).clampedToExtent().gaussianBlurred(radius: 25).cropped(to: b.bounds)),
+        ]
+        for (name, image) in graphs {
+            for rect in [b.bounds, Rect(x: 5, y: 7, width: 30, height: 20)] {
+                var off = RenderContext.Options(threadCount: 2)
+                off.writesLastStageInPlace = false
+                let plan = RenderPlan(root: image.node, rect: IntRect(covering: rect), options: off)
+                XCTAssertNotNil(plan.stageWritingOutput(), name)
+                let reference = try RenderContext(options: off).makeBuffer(image, rect: rect, format: .rgbaF32)
+                for (threads, tw, th) in [(1, 256, 64), (3, 16, 16)] {
+                    let out = try RenderContext(threadCount: threads, tileWidth: tw, tileHeight: th).makeBuffer(image, rect: rect, format: .rgbaF32)
+                    XCTAssertTrue(out == reference, "\(name) \(rect): threads \(threads) tile \(tw)x\(th)")
+                }
+            }
+        }
+        // A blur followed by another operation, or a crop of part of it, is not the whole output.
+        let tinted = try Image(b).gaussianBlurred(radius: 6).colorInverted()
+        XCTAssertNil(RenderPlan(root: tinted.node, rect: IntRect(covering: tinted.extent), options: .init()).stageWritingOutput())
+        let part = try Image(b).gaussianBlurred(radius: 6).cropped(to: Rect(x: 0, y: 0, width: 20, height: 20))
+        XCTAssertNil(RenderPlan(root: part.node, rect: IntRect(covering: b.bounds), options: .init()).stageWritingOutput())
+    }
+}
