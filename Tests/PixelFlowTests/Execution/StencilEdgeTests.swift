@@ -23,23 +23,35 @@ final class StencilEdgeTests: XCTestCase {
         ]
     }
 
+    /// An identity color matrix: kept by a context that does not optimize, it stands between a
+    /// source and its reader, which then cannot read the source where it is stored.
+    static func copying(_ i: Image) throws -> Image {
+        try i.colorMatrix(r: SIMD4(1, 0, 0, 0), g: SIMD4(0, 1, 0, 0), b: SIMD4(0, 0, 1, 0), a: SIMD4(0, 0, 0, 1))
+    }
+
+    static let schedules = [(1, 256, 64), (2, 16, 16), (3, 37, 13)]
+
+    /// Asserts that `graph(source)`, rendered with each schedule (threads, tile width, tile
+    /// height), gives the bits of `graph(copying(source))` rendered unoptimized on one thread.
+    func assertSameBitsAsCopying(_ source: Image, _ message: String, schedules: [(Int, Int, Int)] = schedules,
+                                 _ graph: (Image) throws -> Image) throws {
+        let reference = try RenderContext(threadCount: 1, optimizes: false).makeBuffer(graph(Self.copying(source)), format: .rgbaF32)
+        let image = try graph(source)
+        for (threads, tw, th) in schedules {
+            let out = try RenderContext(threadCount: threads, tileWidth: tw, tileHeight: th).makeBuffer(image, format: .rgbaF32)
+            XCTAssertTrue(out == reference, "\(message): threads \(threads) tile \(tw)x\(th) differs")
+        }
+    }
+
     func testEdgeTilesReadTheInnerPartInPlaceWithTheSameBits() throws {
         let w = 83, h = 61
         let b = TestImages.random(width: w, height: h, seed: 11, colorEncoding: .linear, alphaMode: .premultiplied)
-        let identity = { (i: Image) throws -> Image in
-            try i.colorMatrix(r: SIMD4(1, 0, 0, 0), g: SIMD4(0, 1, 0, 0), b: SIMD4(0, 0, 1, 0), a: SIMD4(0, 0, 0, 1))
-        }
         // The whole source, and a part of it (the clamp then repeats pixels inside the buffer).
         let regions = [Rect(x: 0, y: 0, width: Double(w), height: Double(h)), Rect(x: 7, y: 5, width: 50, height: 41)]
         for region in regions {
             for (name, stencil) in stencils() {
-                let inPlace = try stencil(Image(b).cropped(to: region).clampedToExtent()).cropped(to: region)
-                let copied = try stencil(identity(Image(b)).cropped(to: region).clampedToExtent()).cropped(to: region)
-                let reference = try RenderContext(threadCount: 1, optimizes: false).makeBuffer(copied, format: .rgbaF32)
-                for (threads, tw, th) in [(1, 256, 64), (2, 16, 16), (3, 37, 13), (1, 1 << 20, 1 << 20)] {
-                    let out = try RenderContext(threadCount: threads, tileWidth: tw, tileHeight: th)
-                        .makeBuffer(inPlace, format: .rgbaF32)
-                    XCTAssertTrue(out == reference, "\(name) over \(region): threads \(threads) tile \(tw)x\(th) differs")
+                try assertSameBitsAsCopying(Image(b), "\(name) over \(region)", schedules: Self.schedules + [(1, 1 << 20, 1 << 20)]) {
+                    try stencil($0.cropped(to: region).clampedToExtent()).cropped(to: region)
                 }
             }
         }
@@ -56,9 +68,6 @@ final class StencilEdgeTests: XCTestCase {
 
     func checkWholeRegionBlurs(_ b: PixelBuffer) throws {
         let w = b.width, h = b.height
-        let identity = { (i: Image) throws -> Image in
-            try i.colorMatrix(r: SIMD4(1, 0, 0, 0), g: SIMD4(0, 1, 0, 0), b: SIMD4(0, 0, 1, 0), a: SIMD4(0, 0, 0, 1))
-        }
         let part = Rect(x: 9, y: 4, width: 70, height: 40)
         let inputs: [(String, (Image) throws -> Image, Rect)] = [
             ("clamped", { $0.clampedToExtent() }, b.bounds),
@@ -68,12 +77,8 @@ final class StencilEdgeTests: XCTestCase {
         for sigma in [5.0, 20.0] {
             XCTAssertNotEqual(GaussianPlan.mode(sigma: sigma), .tileLocal)
             for (name, input, crop) in inputs {
-                let stored = try input(Image(b)).gaussianBlurred(radius: sigma).cropped(to: crop)
-                let copied = try input(identity(Image(b))).gaussianBlurred(radius: sigma).cropped(to: crop)
-                let reference = try RenderContext(threadCount: 1, optimizes: false).makeBuffer(copied, format: .rgbaF32)
-                for (threads, tw, th) in [(1, 256, 64), (2, 16, 16), (3, 37, 13)] {
-                    let out = try RenderContext(threadCount: threads, tileWidth: tw, tileHeight: th).makeBuffer(stored, format: .rgbaF32)
-                    XCTAssertTrue(out == reference, "\(b.format) sigma \(sigma) \(name): threads \(threads) tile \(tw)x\(th) differs")
+                try assertSameBitsAsCopying(Image(b), "\(b.format) sigma \(sigma) \(name)") {
+                    try input($0).gaussianBlurred(radius: sigma).cropped(to: crop)
                 }
             }
         }
@@ -83,9 +88,6 @@ final class StencilEdgeTests: XCTestCase {
     /// bits of the copying path, down and up, with clamped and transparent edges.
     func testLanczosReadsStoredInputWithTheSameBits() throws {
         let b = TestImages.random(width: 90, height: 47, seed: 14, colorEncoding: .linear, alphaMode: .premultiplied)
-        let identity = { (i: Image) throws -> Image in
-            try i.colorMatrix(r: SIMD4(1, 0, 0, 0), g: SIMD4(0, 1, 0, 0), b: SIMD4(0, 0, 1, 0), a: SIMD4(0, 0, 0, 1))
-        }
         let margin = Rect(x: -6, y: -6, width: 102, height: 59)
         let inputs: [(String, (Image) throws -> Image)] = [
             ("plain", { $0 }),
@@ -93,13 +95,7 @@ final class StencilEdgeTests: XCTestCase {
         ]
         for scale in [0.5, 0.37, 1.6] {
             for (name, input) in inputs {
-                let stored = try input(Image(b)).lanczosScaled(scale: scale)
-                let copied = try input(identity(Image(b))).lanczosScaled(scale: scale)
-                let reference = try RenderContext(threadCount: 1, optimizes: false).makeBuffer(copied, format: .rgbaF32)
-                for (threads, tw, th) in [(1, 256, 64), (2, 16, 16), (3, 37, 13)] {
-                    let out = try RenderContext(threadCount: threads, tileWidth: tw, tileHeight: th).makeBuffer(stored, format: .rgbaF32)
-                    XCTAssertTrue(out == reference, "scale \(scale) \(name): threads \(threads) tile \(tw)x\(th) differs")
-                }
+                try assertSameBitsAsCopying(Image(b), "scale \(scale) \(name)") { try input($0).lanczosScaled(scale: scale) }
             }
         }
     }
