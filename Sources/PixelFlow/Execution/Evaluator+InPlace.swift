@@ -1,28 +1,22 @@
 extension Evaluator {
-    /// Calls `body` with a tile that reads `node`'s pixels over `rect` where they already are,
-    /// when they need no computing: a buffer computed in advance, or a float source stored in
-    /// the working representation (premultiplied, no decoding), possibly behind crops and
-    /// `clampedToExtent()` that are the identity over `rect`. Otherwise calls `body(nil)`.
-    /// The tile must only be read (it may be a source buffer's storage).
-    func withPixelsInPlace<R>(_ node: Node, _ rect: IntRect, _ body: (Tile?) -> R) -> R {
-        if rect.isEmpty { return body(nil) }
-        if let m = materialized[ObjectIdentifier(node)] {
-            return m.tile.rect.contains(rect) ? body(m.tile.view(rect)) : body(nil)
-        }
-        switch node.op {
-        case let .source(b):
-            guard Evaluator.isStoredAsWorked(b, linear: linear), IntRect(covering: node.extent).contains(rect) else { return body(nil) }
-            return b.withUnsafeBytes { raw in
-                let px = UnsafeMutableRawPointer(mutating: raw.baseAddress!).assumingMemoryBound(to: SIMD4<Float>.self)
-                let stride = b.bytesPerRow / 16
-                return body(Tile(base: px + rect.y * stride + rect.x, stride: stride, rect: rect))
+    /// Below `node`, through crops and clamps, the node whose pixels are stored (a source, or
+    /// a stage for which `isStage` is true), and the rect over which those stored pixels are
+    /// `node`'s own: the crops' and clamps' extents and the storage's, intersected. Nil when
+    /// something else (a filter to compute) comes first. The one walk behind
+    /// `withPixelsInPlace`, `inPlaceRect`, `isStoredBehindCropsAndClamps` and the planner's
+    /// choice of tile shape.
+    static func storage(below node: Node, isStage: (Node) -> Bool) -> (node: Node, rect: IntRect)? {
+        var n = node
+        var rect = IntRect(covering: node.extent)
+        while true {
+            if isStage(n) { return (n, rect) }
+            switch n.op {
+            case .source: return (n, rect.intersection(IntRect(covering: n.extent)))
+            case let .warp(.clamp(e)): rect = rect.intersection(e)
+            case .crop: rect = rect.intersection(IntRect(covering: n.extent))
+            default: return nil
             }
-        case let .warp(.clamp(e)) where e.contains(rect):
-            return withPixelsInPlace(node.inputs[0], rect, body)
-        case .crop where IntRect(covering: node.extent).contains(rect):
-            return withPixelsInPlace(node.inputs[0], rect, body)
-        default:
-            return body(nil)
+            n = n.inputs[0]
         }
     }
 
@@ -32,38 +26,45 @@ extension Evaluator {
         b.format == .rgbaF32 && !(linear && b.colorEncoding == .sRGB) && b.alphaMode == .premultiplied && b.bytesPerRow % 16 == 0
     }
 
+    /// `storage(below:isStage:)` with the stages computed so far.
+    private func storage(below node: Node) -> (node: Node, rect: IntRect)? {
+        Evaluator.storage(below: node) { materialized[ObjectIdentifier($0)] != nil }
+    }
+
+    /// Calls `body` with a tile that reads `node`'s pixels over `rect` where they already are,
+    /// when they need no computing: a buffer computed in advance, or a float source stored in
+    /// the working representation (premultiplied, no decoding), possibly behind crops and
+    /// `clampedToExtent()` that are the identity over `rect`. Otherwise calls `body(nil)`.
+    /// The tile must only be read (it may be a source buffer's storage).
+    func withPixelsInPlace<R>(_ node: Node, _ rect: IntRect, _ body: (Tile?) -> R) -> R {
+        guard !rect.isEmpty, let (stored, r) = storage(below: node), r.contains(rect) else { return body(nil) }
+        if let m = materialized[ObjectIdentifier(stored)] {
+            return m.tile.rect.contains(rect) ? body(m.tile.view(rect)) : body(nil)
+        }
+        guard case let .source(b) = stored.op, Evaluator.isStoredAsWorked(b, linear: linear) else { return body(nil) }
+        return b.withUnsafeBytes { raw in
+            let px = UnsafeMutableRawPointer(mutating: raw.baseAddress!).assumingMemoryBound(to: SIMD4<Float>.self)
+            let stride = b.bytesPerRow / 16
+            return body(Tile(base: px + rect.y * stride + rect.x, stride: stride, rect: rect))
+        }
+    }
+
     /// The largest rect over which `withPixelsInPlace(node, _:_:)` finds the pixels where they
     /// are (any rect inside it succeeds), or nil when it never does.
     func inPlaceRect(_ node: Node) -> IntRect? {
-        if let m = materialized[ObjectIdentifier(node)] { return m.tile.rect }
-        switch node.op {
-        case let .source(b):
-            guard Evaluator.isStoredAsWorked(b, linear: linear) else { return nil }
-            return IntRect(covering: node.extent)
-        case let .warp(.clamp(e)):
-            return inPlaceRect(node.inputs[0]).map { $0.intersection(e) }.flatMap { $0.isEmpty ? nil : $0 }
-        case .crop:
-            return inPlaceRect(node.inputs[0]).map { $0.intersection(IntRect(covering: node.extent)) }
-                .flatMap { $0.isEmpty ? nil : $0 }
-        default:
-            return nil
+        guard let (stored, r) = storage(below: node), !r.isEmpty else { return nil }
+        if let m = materialized[ObjectIdentifier(stored)] {
+            let inner = r.intersection(m.tile.rect)
+            return inner.isEmpty ? nil : inner
         }
+        guard case let .source(b) = stored.op, Evaluator.isStoredAsWorked(b, linear: linear) else { return nil }
+        return r
     }
 
     /// True when `node` is a source or a buffer computed in advance, behind crops and clamps:
     /// any row of it costs a read (in place) or a conversion of that row, with no
     /// neighbourhood to compute.
-    func isStoredBehindCropsAndClamps(_ node: Node) -> Bool {
-        var n = node
-        while true {
-            if materialized[ObjectIdentifier(n)] != nil { return true }
-            switch n.op {
-            case .source: return true
-            case .crop, .warp(.clamp): n = n.inputs[0]
-            default: return false
-            }
-        }
-    }
+    func isStoredBehindCropsAndClamps(_ node: Node) -> Bool { storage(below: node) != nil }
 
     /// For a stencil output `rect` whose input region is only partly readable in place (an
     /// edge tile of a clamped or cropped source): `rect` cut into the part whose input region

@@ -186,9 +186,7 @@ public struct RenderContext: Sendable {
         for n in plan.order where plan.region(of: n) != nil {
             if case let .streamedSource(s) = n.op { evaluator.windows[ObjectIdentifier(n)] = try s.decodeFully() }
         }
-        let target = TileTarget(buffer: buffer, linear: evaluator.linear)
-        if opts.writesLastStageInPlace, target.direct, !target.unpremultiply, buffer.bytesPerRow % 16 == 0,
-           let stage = plan.stageWritingOutput() {
+        if let stage = plan.stageWritingOutput(into: buffer) {
             // The last stage is the output: computed in the destination, no tiles to copy it.
             let bpr = buffer.bytesPerRow
             try buffer.withUnsafeMutableBytes { raw in
@@ -199,6 +197,7 @@ public struct RenderContext: Sendable {
             return
         }
         try plan.materialize(with: evaluator)
+        let target = TileTarget(buffer: buffer, linear: evaluator.linear)
         if target.direct { evaluator.streamedRoot = plan.root }
         let bpr = buffer.bytesPerRow
         buffer.withUnsafeMutableBytes { raw in

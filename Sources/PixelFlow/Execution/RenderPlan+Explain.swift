@@ -35,6 +35,10 @@ extension RenderPlan {
                     + "the stages above are not run")
             case let .failure(why):
                 lines.append("byte path: off: \(why)")
+                if let stage = stageWritingOutput(into: destination),
+                   let k = materializedNodes.firstIndex(where: { $0 === stage }) {
+                    lines.append("stage \(k + 1) is computed straight into the destination (no buffer of its own, no output tiles)")
+                }
             }
         } else if case let .success(p) = BytePlan.recognize(root) {
             lines.append("byte path: possible for \(p.summary), when rendered into a \(p.source.format) buffer "

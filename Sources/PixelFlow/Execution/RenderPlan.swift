@@ -241,6 +241,15 @@ final class RenderPlan {
         return n
     }
 
+    /// `stageWritingOutput()` when a render into `buffer` computes it in the buffer: premultiplied
+    /// floats in the working encoding (tiles would be stored as they are), rows the kernels can
+    /// write, and `Options.writesLastStageInPlace` on.
+    func stageWritingOutput(into buffer: PixelBuffer) -> Node? {
+        let target = RenderContext.TileTarget(buffer: buffer, linear: options.colorManagement == .linear)
+        guard options.writesLastStageInPlace, target.direct, !target.unpremultiply, buffer.bytesPerRow % 16 == 0 else { return nil }
+        return stageWritingOutput()
+    }
+
     /// Progress units of a stage: its region's tile count.
     func workUnits(of region: IntRect) -> Int {
         TileGrid(rect: region, tileWidth: options.tileWidth, tileHeight: options.tileHeight).count
@@ -278,7 +287,7 @@ final class RenderPlan {
                 break
             case .warp(.clamp):
                 halo = Swift.max(halo, 0)
-            case let .warp(.affine(t, _)) where t.b == 0 && t.c == 0:
+            case let .warp(.affine(t, .bilinear)) where t.inverted().map(Evaluator.isSeparableScale) == true:
                 // A source that needs converting is converted two rows at a time, which
                 // full-width rows would push out of the L1 cache.
                 guard readsInPlace(n.inputs[0], stages: stages) else { return .other }
@@ -301,15 +310,11 @@ final class RenderPlan {
     /// `Evaluator.withPixelsInPlace`): a materialized stage or a float source in the working
     /// representation, behind crops and clamps.
     private func readsInPlace(_ node: Node, stages: Set<ObjectIdentifier>) -> Bool {
-        var n = node
-        while true {
-            if stages.contains(ObjectIdentifier(n)) { return true }
-            switch n.op {
-            case let .source(b): return Evaluator.isStoredAsWorked(b, linear: options.colorManagement == .linear)
-            case .crop, .warp(.clamp): n = n.inputs[0]
-            default: return false
-            }
+        guard let (stored, _) = Evaluator.storage(below: node, isStage: { stages.contains(ObjectIdentifier($0)) }) else { return false }
+        if case let .source(b) = stored.op, !stages.contains(ObjectIdentifier(stored)) {
+            return Evaluator.isStoredAsWorked(b, linear: options.colorManagement == .linear)
         }
+        return true
     }
 
     /// True when every node the output tiles compute works pixel by pixel (`Access.pointwise`):

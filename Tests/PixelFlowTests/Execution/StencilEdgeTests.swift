@@ -151,6 +151,13 @@ final class OutputStageTests: XCTestCase {
                 }
             }
         }
+        // explain(_:rect:into:) says so for such a destination, and not for others.
+        let blur = graphs[1].1
+        let f32 = try PixelBuffer(width: b.width, height: b.height, format: .rgbaF32, alphaMode: .premultiplied)
+        XCTAssertTrue(try RenderContext().explain(blur, into: f32).contains("computed straight into the destination"))
+        let straight = try PixelBuffer(width: b.width, height: b.height, format: .rgbaF32, alphaMode: .straight)
+        XCTAssertFalse(try RenderContext().explain(blur, into: straight).contains("computed straight into the destination"))
+        XCTAssertFalse(try RenderContext().explain(blur, into: b).contains("computed straight into the destination"))
         // A blur followed by another operation, or a crop of part of it, is not the whole output.
         let tinted = try Image(b).gaussianBlurred(radius: 6).colorInverted()
         XCTAssertNil(RenderPlan(root: tinted.node, rect: IntRect(covering: tinted.extent), options: .init()).stageWritingOutput())
