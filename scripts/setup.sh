@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what PixelFlow needs from the system, if it is missing:
-#   - always: pkg-config, libpng and libjpeg-turbo headers (zlib comes with libpng-dev),
-#     and OpenCV's cascade XML files (Debian package opencv-data, under /usr/share/opencv4)
+#   - always: pkg-config, the headers of libpng, libjpeg-turbo (zlib comes with libpng-dev),
+#     libwebp, libtiff, giflib, libheif (HEIC and AVIF; Debian's build brings the x265 and
+#     aom encoders and the libde265 and dav1d decoders) and lcms2, and OpenCV's cascade XML files (Debian package opencv-data, under /usr/share/opencv4)
 #     that the face detector and its tests load;
 #   - with --reference-tools: the Python packages that regenerate test fixtures and run the
 #     peer benchmark (OpenCV, Pillow, numpy), from scripts/requirements-reference.txt.
@@ -13,6 +14,11 @@ need_apt=()
 command -v pkg-config >/dev/null 2>&1 || need_apt+=(pkg-config)
 pkg-config --exists libpng 2>/dev/null || need_apt+=(libpng-dev)
 pkg-config --exists libjpeg 2>/dev/null || need_apt+=(libjpeg62-turbo-dev)
+pkg-config --exists libwebpdemux libwebpmux 2>/dev/null || need_apt+=(libwebp-dev)
+pkg-config --exists libtiff-4 2>/dev/null || need_apt+=(libtiff-dev)
+[ -f /usr/include/gif_lib.h ] || need_apt+=(libgif-dev)
+pkg-config --exists libheif 2>/dev/null || need_apt+=(libheif-dev)
+pkg-config --exists lcms2 2>/dev/null || need_apt+=(liblcms2-dev)
 [ -f /usr/share/opencv4/haarcascades/haarcascade_frontalface_default.xml ] || need_apt+=(opencv-data)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "setup: installing ${need_apt[*]}"

@@ -175,4 +175,12 @@ int pf_jpeg_encoder_write_rows(pf_jpeg_encoder *encoder, const uint8_t *pixels, 
 int pf_jpeg_encoder_finish(pf_jpeg_encoder *encoder, char *message);
 void pf_jpeg_encoder_destroy(pf_jpeg_encoder *encoder);
 
+/* ---- The other formats and color management: one header each ------------------------ */
+
+#include "pf_webp.h"
+#include "pf_tiff.h"
+#include "pf_gif.h"
+#include "pf_heif.h"
+#include "pf_lcms.h"
+
 #endif

@@ -27,15 +27,29 @@ public struct DecodeOptions: Sendable, Equatable {
     /// other unused chunks without inflating them; the limit stops files made of thousands of
     /// them, which would otherwise each cost a checksum.
     public var maximumPNGAncillaryChunks: Int
-    /// Whether a JPEG's EXIF orientation (tag 0x0112) is applied, so that the buffer is
-    /// upright. Default `true`.
+    /// Whether the file's orientation (EXIF tag 0x0112, TIFF Orientation, HEIF irot/imir) is
+    /// applied, so that the buffer is upright. Default `true`.
     public var applyOrientation: Bool
+    /// Which image of a file holding several to decode: the page of a multi-page TIFF, the
+    /// frame of an animated GIF or WebP (composited over the frames before it), the top-level
+    /// image of a HEIF. Default 0, the first (HEIF: 0 is the primary image).
+    public var imageIndex: Int
+    /// The most pages, frames or images a file may hold before decoding stops with
+    /// `limitExceeded`, checked as they are counted. Default 10_000.
+    public var maximumImageCount: Int
+    /// Whether pixels are converted out of the file's color space (its ICC profile, or
+    /// PNG's cICP, cHRM and gAMA, or HEIF's nclx): into sRGB for a `PixelBuffer`, into the
+    /// working space for an `Image`. Default `true`; `false` keeps the values as stored.
+    /// CMYK is always converted to RGB (through the profile when there is one and this is
+    /// true, else with the naive formula).
+    public var appliesColorProfile: Bool
 
     /// Creates options; every parameter defaults to the value of `DecodeOptions.default`.
     public init(maximumWidth: Int = 65_535, maximumHeight: Int = 65_535,
                 maximumPixelCount: Int = 100_000_000, maximumFileSize: Int = 1 << 30,
                 maximumJPEGScans: Int = 1000, maximumPNGAncillaryChunks: Int = 1000,
-                applyOrientation: Bool = true) {
+                applyOrientation: Bool = true, imageIndex: Int = 0, maximumImageCount: Int = 10_000,
+                appliesColorProfile: Bool = true) {
         self.maximumWidth = maximumWidth
         self.maximumHeight = maximumHeight
         self.maximumPixelCount = maximumPixelCount
@@ -43,10 +57,14 @@ public struct DecodeOptions: Sendable, Equatable {
         self.maximumJPEGScans = maximumJPEGScans
         self.maximumPNGAncillaryChunks = maximumPNGAncillaryChunks
         self.applyOrientation = applyOrientation
+        self.imageIndex = imageIndex
+        self.maximumImageCount = maximumImageCount
+        self.appliesColorProfile = appliesColorProfile
     }
 
     /// The default limits: 65_535 x 65_535 pixels at most, 100_000_000 pixels, 1 GiB files,
-    /// 1000 JPEG scans, 1000 PNG chunks besides the image data; EXIF orientation applied.
+    /// 1000 JPEG scans, 1000 PNG chunks besides the image data, 10_000 pages or frames;
+    /// orientation and color profile applied; the first image.
     public static let `default` = DecodeOptions()
 
     /// Throws unless `width` x `height` is a positive size within the limits.
@@ -68,6 +86,31 @@ public struct DecodeOptions: Sendable, Equatable {
         if overflow || pixels > maximumPixelCount {
             throw PixelFlowError.limitExceeded(what: "\(file): pixel count (\(width)x\(height))",
                                                value: overflow ? Int.max : pixels, limit: maximumPixelCount)
+        }
+    }
+
+    /// Throws `limitExceeded` when a file holds more than `maximumImageCount` images.
+    func _checkImageCount(_ count: Int, file: String) throws {
+        if count > maximumImageCount {
+            throw PixelFlowError.limitExceeded(what: "\(file): pages or frames", value: count, limit: maximumImageCount)
+        }
+    }
+
+    /// Throws `invalidParameter` unless `imageIndex` is in `0..<count`.
+    func _checkImageIndex(count: Int, file: String) throws {
+        guard imageIndex >= 0, imageIndex < count else {
+            throw PixelFlowError.invalidParameter(filter: "decoder of \(file)", key: "imageIndex",
+                reason: "must be in 0..<\(count) (the file holds \(count) image\(count == 1 ? "" : "s")), got \(imageIndex)")
+        }
+    }
+
+    /// Throws `limitExceeded` when `count` frames of `width` x `height` pixels (the frames API
+    /// keeps every frame) would hold more than `maximumPixelCount` pixels in all.
+    func _checkFramesTotal(count: Int, width: Int, height: Int, file: String) throws {
+        guard let total = _Codec.product(count, width, height), total <= maximumPixelCount else {
+            throw PixelFlowError.limitExceeded(what: "\(file): pixels of all \(count) frames (\(width)x\(height) each)",
+                                               value: _Codec.product(count, width, height) ?? Int.max,
+                                               limit: maximumPixelCount)
         }
     }
 }

@@ -1,9 +1,10 @@
-/// Format-specific choices for encoding image files. JPEG quality is a separate argument of
-/// `PixelBuffer.encoded(as:quality:options:)`; options that do not apply to the chosen
-/// format are ignored.
+/// Format-specific choices for encoding image files. Quality (JPEG, lossy WebP, HEIF, AVIF)
+/// is a separate argument of `PixelBuffer.encoded(as:quality:options:)`; options that do not
+/// apply to the chosen format are ignored.
 ///
 /// ```swift
 /// let bytes = try buffer.encoded(as: .png, options: EncodeOptions(interlaced: true))
+/// let webp = try buffer.encoded(as: .webp, options: EncodeOptions(lossless: true, effort: 6))
 /// ```
 public struct EncodeOptions: Sendable, Equatable {
     /// How a JPEG stores its chroma (Cb, Cr) relative to luma.
@@ -16,6 +17,49 @@ public struct EncodeOptions: Sendable, Equatable {
         case yuv444 = "4:4:4"
     }
 
+    /// How a TIFF's strips are compressed.
+    public enum TIFFCompression: String, Sendable, CaseIterable {
+        /// No compression.
+        case none
+        /// Lempel-Ziv-Welch, with horizontal differencing.
+        case lzw
+        /// zlib's Deflate (Adobe Deflate, tag value 8), with horizontal differencing.
+        case deflate
+        /// Apple's PackBits run-length coding.
+        case packBits = "packbits"
+        /// JPEG (new-style, tag value 7), 8-bit only; lossy, at the encoder's quality.
+        case jpeg
+    }
+
+    /// How a GIF's palette of at most 256 colors is chosen from the image.
+    public enum GIFQuantizer: String, Sendable, CaseIterable {
+        /// Heckbert's median cut: boxes of the color cube split at the median of their longest side.
+        case medianCut = "mediancut"
+        /// An octree of colors, merged from the deepest level up (Gervautz and Purgathofer).
+        case octree
+    }
+
+    /// Which color profile is written into the file.
+    public enum ColorProfileEmbedding: Sendable, Equatable {
+        /// The profile of the color space the pixels are in: sRGB for ordinary buffers, the
+        /// context's output color space for a render (the default).
+        case automatic
+        /// No profile: readers assume sRGB.
+        case none
+    }
+
+    /// Which metadata blocks of `metadata` are written.
+    public struct MetadataKinds: OptionSet, Sendable, Hashable {
+        public let rawValue: Int
+        public init(rawValue: Int) { self.rawValue = rawValue }
+        /// The EXIF block (its orientation tag is reset to 1, since pixels are written upright).
+        public static let exif = MetadataKinds(rawValue: 1)
+        /// The XMP packet.
+        public static let xmp = MetadataKinds(rawValue: 2)
+        /// EXIF and XMP.
+        public static let all: MetadataKinds = [.exif, .xmp]
+    }
+
     /// PNG: zlib compression level, 0 (none, fastest) ... 9 (smallest). Default 6.
     public var compressionLevel: Int
     /// PNG: write Adam7-interlaced. Default `false`.
@@ -24,16 +68,67 @@ public struct EncodeOptions: Sendable, Equatable {
     public var progressive: Bool
     /// JPEG: chroma subsampling of color images. Default `.yuv420`.
     public var chromaSubsampling: ChromaSubsampling
+    /// WebP, AVIF and HEIC: compress without loss (quality then trades size for speed).
+    /// Default `false`.
+    public var lossless: Bool
+    /// WebP, AVIF and HEIC: how hard the encoder works for a smaller file, 0 (fastest) ... 9
+    /// (smallest). WebP's method is `min(effort, 6)`; AVIF's speed is `9 - effort`. Default 4.
+    public var effort: Int
+    /// TIFF: the compression of the strips. Default `.deflate`.
+    public var tiffCompression: TIFFCompression
+    /// GIF: how the palette is chosen. Default `.medianCut`.
+    public var gifQuantizer: GIFQuantizer
+    /// GIF: spread each pixel's quantization error to its neighbours (Floyd-Steinberg).
+    /// Default `true`.
+    public var dithering: Bool
+    /// GIF: the most colors in the palette, 2 ... 256 (one of them is kept for transparency
+    /// when the image has any). Default 256.
+    public var maximumColorCount: Int
+    /// Which color profile is embedded. Default `.automatic`.
+    public var colorProfile: ColorProfileEmbedding
+    /// EXIF and XMP to write where the format has a place for them, filtered by
+    /// `keptMetadata`; its color profile and orientation are not used. Default: none.
+    public var metadata: ImageMetadata?
+    /// Which blocks of `metadata` are written. Default `[]`: metadata is stripped, as sharp
+    /// and libvips' `strip` do, and only the color profile is written.
+    public var keptMetadata: MetadataKinds
 
     /// Creates options; every parameter defaults to the value of `EncodeOptions.default`.
     public init(compressionLevel: Int = 6, interlaced: Bool = false, progressive: Bool = false,
-                chromaSubsampling: ChromaSubsampling = .yuv420) {
+                chromaSubsampling: ChromaSubsampling = .yuv420, lossless: Bool = false, effort: Int = 4,
+                tiffCompression: TIFFCompression = .deflate, gifQuantizer: GIFQuantizer = .medianCut,
+                dithering: Bool = true, maximumColorCount: Int = 256,
+                colorProfile: ColorProfileEmbedding = .automatic, metadata: ImageMetadata? = nil,
+                keptMetadata: MetadataKinds = []) {
         self.compressionLevel = compressionLevel
         self.interlaced = interlaced
         self.progressive = progressive
         self.chromaSubsampling = chromaSubsampling
+        self.lossless = lossless
+        self.effort = effort
+        self.tiffCompression = tiffCompression
+        self.gifQuantizer = gifQuantizer
+        self.dithering = dithering
+        self.maximumColorCount = maximumColorCount
+        self.colorProfile = colorProfile
+        self.metadata = metadata
+        self.keptMetadata = keptMetadata
     }
 
-    /// Zlib level 6, not interlaced, baseline JPEG with 4:2:0 chroma.
+    /// Zlib level 6, not interlaced, baseline JPEG with 4:2:0 chroma, lossy WebP/AVIF at
+    /// effort 4, Deflate TIFF, median-cut dithered GIF; the color profile written, EXIF and
+    /// XMP stripped.
     public static let `default` = EncodeOptions()
+
+    /// Throws `invalidParameter` unless `effort` is in 0...9 and `maximumColorCount` in 2...256.
+    func _validate(format: ImageFileFormat) throws {
+        guard (0...9).contains(effort) else {
+            throw PixelFlowError.invalidParameter(filter: "\(format.rawValue) encoder", key: "effort",
+                                                  reason: "must be in 0...9, got \(effort)")
+        }
+        guard (2...256).contains(maximumColorCount) else {
+            throw PixelFlowError.invalidParameter(filter: "\(format.rawValue) encoder", key: "maximumColorCount",
+                                                  reason: "must be in 2...256, got \(maximumColorCount)")
+        }
+    }
 }

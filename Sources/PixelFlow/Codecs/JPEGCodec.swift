@@ -11,7 +11,35 @@ import CCodecShims
 /// - Complexity: O(pixels). Progressive files keep their coefficients in memory
 ///   (2 bytes per sample) while decoding.
 enum _JPEGCodec {
+    /// The stored pixels and metadata (placeholder: only the EXIF block and orientation).
+    static func decodeStored(_ bytes: [UInt8], name: String, options: DecodeOptions) throws -> _DecodedImage {
+        try options._checkImageIndex(count: 1, file: name)
+        var stored = options
+        stored.applyOrientation = false
+        var exifBlock: [UInt8]?
+        let buffer = try decode(bytes, name: name, options: stored, exifOut: &exifBlock)
+        var metadata = ImageMetadata()
+        if let exifBlock {
+            metadata.exif = exifBlock
+            metadata.orientation = EXIFOrientation(exif: exifBlock) ?? .up
+        }
+        return _DecodedImage(buffer: buffer, metadata: metadata)
+    }
+
+    /// What the header says (placeholder: decodes the pixels).
+    static func inspect(_ bytes: [UInt8], name: String, options: DecodeOptions) throws -> ImageFileInfo {
+        let d = try decodeStored(bytes, name: name, options: options)
+        return ImageFileInfo(format: .jpeg, width: d.buffer.width, height: d.buffer.height,
+                             colorModel: d.buffer.format == .gray8 ? "gray" : "ycbcr", metadata: d.metadata)
+    }
+
     static func decode(_ bytes: [UInt8], name: String, options: DecodeOptions) throws -> PixelBuffer {
+        var ignored: [UInt8]?
+        return try decode(bytes, name: name, options: options, exifOut: &ignored)
+    }
+
+    static func decode(_ bytes: [UInt8], name: String, options: DecodeOptions,
+                       exifOut: inout [UInt8]?) throws -> PixelBuffer {
         // Check the frame size before libjpeg reads the tables and scans after it.
         if let (width, height) = frameSize(bytes), width > 0, height > 0 {
             try options._checkDimensions(width: width, height: height, file: name)
@@ -38,6 +66,7 @@ enum _JPEGCodec {
             guard status == PF_OK else { throw error(status, message, name: name, options: options) }
             return buffer
         }
+        if header.exif_size > 6 { exifOut = Array(exif[6..<Int(header.exif_size)]) }
         if options.applyOrientation, header.exif_size > 0,
            let orientation = EXIFOrientation(exifPayload: exif[..<Int(header.exif_size)]),
            orientation != .up {
@@ -102,7 +131,8 @@ enum _JPEGCodec {
     ///
     /// - Throws: `invalidParameter` when `quality` is outside 1...100; `encodingFailed`
     ///   when a side exceeds JPEG's 65_535 pixels.
-    static func encode(_ source: PixelBuffer, quality: Int, name: String, options: EncodeOptions) throws -> [UInt8] {
+    static func encode(_ source: PixelBuffer, quality: Int, name: String, options: EncodeOptions,
+                       metadata: _EmbeddedMetadata) throws -> [UInt8] {
         try _Codec.checkQuality(quality, format: .jpeg)
         var buffer = _Codec.encodable(source)
         if buffer.format == .rgba16 { buffer = buffer.converted(to: .rgba8) }

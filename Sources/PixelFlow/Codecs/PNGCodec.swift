@@ -81,7 +81,21 @@ enum _PNGCodec {
     /// Encodes `gray8` as 8-bit gray, `rgba8` and `rgba16` as RGB when every alpha is the
     /// maximum and as RGBA otherwise, at their own bit depth. Other buffers go through
     /// `_Codec.encodable` first.
-    static func encode(_ source: PixelBuffer, name: String, options: EncodeOptions) throws -> [UInt8] {
+    /// The stored pixels and metadata (placeholder: metadata is not read yet).
+    static func decodeStored(_ bytes: [UInt8], name: String, options: DecodeOptions) throws -> _DecodedImage {
+        try options._checkImageIndex(count: 1, file: name)
+        return _DecodedImage(buffer: try decode(bytes, name: name, options: options), metadata: ImageMetadata())
+    }
+
+    /// What the header says (placeholder: decodes the pixels).
+    static func inspect(_ bytes: [UInt8], name: String, options: DecodeOptions) throws -> ImageFileInfo {
+        let b = try decode(bytes, name: name, options: options)
+        return ImageFileInfo(format: .png, width: b.width, height: b.height, bitsPerSample: b.format == .rgba16 ? 16 : 8,
+                             colorModel: b.format == .gray8 ? "gray" : "rgb", hasAlpha: !_Codec.isOpaque(b))
+    }
+
+    static func encode(_ source: PixelBuffer, name: String, options: EncodeOptions,
+                       metadata: _EmbeddedMetadata) throws -> [UInt8] {
         guard (0...9).contains(options.compressionLevel) else {
             throw PixelFlowError.invalidParameter(filter: "png encoder", key: "compressionLevel",
                                                   reason: "must be in 0...9, got \(options.compressionLevel)")

@@ -1,4 +1,4 @@
-/// Reading and writing image files: PNG, JPEG, PNM/PAM and BMP.
+/// Reading and writing image files: PNG, JPEG, WebP, TIFF, GIF, HEIF, AVIF, PNM/PAM and BMP.
 ///
 /// ```swift
 /// let photo = try PixelBuffer(contentsOfFile: "in.jpg")          // upright, rgba8
@@ -34,7 +34,7 @@ extension PixelBuffer {
     /// Decodes the bytes of an image file; the format comes from its first bytes.
     ///
     /// - Parameters:
-    ///   - bytes: a whole PNG, JPEG, PNM/PAM or BMP file.
+    ///   - bytes: a whole image file in one of the formats of `ImageFileFormat`.
     ///   - name: how errors name the input, usually its path.
     ///   - options: size limits and whether to apply a JPEG's EXIF orientation.
     /// - Throws: `decodingFailed` for empty, corrupt or truncated data; `unsupportedFormat`
@@ -42,22 +42,9 @@ extension PixelBuffer {
     ///   `limitExceeded` when the image is larger than the limits, before any allocation.
     /// - Complexity: O(pixels); the buffer, plus libjpeg's coefficients for progressive JPEG.
     public init(encoded bytes: [UInt8], name: String = "<memory>", options: DecodeOptions = .default) throws {
-        guard !bytes.isEmpty else { throw PixelFlowError.decodingFailed(file: name, reason: "the file is empty") }
-        guard bytes.count <= options.maximumFileSize else {
-            throw PixelFlowError.limitExceeded(what: "\(name): file size in bytes", value: bytes.count,
-                                               limit: options.maximumFileSize)
-        }
-        guard let format = ImageFileFormat.sniff(bytes) else {
-            let head = bytes.prefix(8).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined(separator: " ")
-            throw PixelFlowError.unsupportedFormat(file: name,
-                reason: "not a PNG, JPEG, PNM or BMP file (it starts with \(head))")
-        }
-        switch format {
-        case .png: self = try _PNGCodec.decode(bytes, name: name, options: options)
-        case .jpeg: self = try _JPEGCodec.decode(bytes, name: name, options: options)
-        case .pnm: self = try _PNMCodec.decode(bytes, name: name, options: options)
-        case .bmp: self = try _BMPCodec.decode(bytes, name: name, options: options)
-        }
+        let format = try _ImageCodecs.format(of: bytes, name: name, options: options)
+        let stored = try _ImageCodecs.decodeStored(bytes, format: format, name: name, options: options)
+        self = try _ImageCodecs.finishForBuffer(stored, name: name, options: options)
     }
 
     /// The bytes of an image file holding this buffer.
@@ -79,13 +66,8 @@ extension PixelBuffer {
     }
 
     func _encoded(as format: ImageFileFormat, quality: Int, options: EncodeOptions, name: String) throws -> [UInt8] {
-        try _Codec.checkQuality(quality, format: format)
-        switch format {
-        case .png: return try _PNGCodec.encode(self, name: name, options: options)
-        case .jpeg: return try _JPEGCodec.encode(self, quality: quality, name: name, options: options)
-        case .pnm: return try _PNMCodec.encode(self, name: name)
-        case .bmp: return try _BMPCodec.encode(self, name: name)
-        }
+        try _ImageCodecs.encode(self, as: format, quality: quality, options: options, name: name,
+                                profile: nil)
     }
 
     /// Writes this buffer to the file at `path` atomically: the file is encoded in memory,
