@@ -37,8 +37,21 @@ public struct RenderContext: Sendable {
         public var tileWidth: Int
         /// Height of a tile in pixels.
         public var tileHeight: Int
-        /// Working color space.
+        /// Whether filters work on linear light (`.linear`, default) or on the stored values
+        /// (`.none`: no conversion anywhere, `workingColorSpace` and `outputColorSpace` unused).
         public var colorManagement: ColorManagement
+        /// The space filters compute in, with `.linear` color management: linear sRGB by
+        /// default (values unbounded, so wider colors survive); `.linearDisplayP3`,
+        /// `.linearRec2020` or any linear space made from chromaticities. Sources are converted
+        /// into it and results out of it by one 3x3 matrix each, which the optimizer folds
+        /// into neighbouring color matrices (Core Image's `kCIContextWorkingColorSpace`).
+        public var workingColorSpace: ColorSpace
+        /// The space of rendered pixels and written files (Core Image's
+        /// `kCIContextOutputColorSpace`): sRGB by default. Encoded destinations (8 and 16-bit
+        /// buffers, files) hold its encoded values; linear float destinations hold linear
+        /// values with its primaries. Files get its ICC profile unless
+        /// `EncodeOptions.colorProfile` is `.none`.
+        public var outputColorSpace: ColorSpace
         /// The most pixels one render may produce, and the most any node of its graph may be
         /// computed over (default 100 megapixels). Stage buffers and a tile's scratch are
         /// sized by these regions, which can be far larger than the output: a blur of an
@@ -69,8 +82,11 @@ public struct RenderContext: Sendable {
         public init(threadCount: Int? = nil, tileWidth: Int = 256, tileHeight: Int = 64,
                     colorManagement: ColorManagement = .linear,
                     maximumRenderPixelCount: Int = 100_000_000, optimizes: Bool = true, stripHeight: Int = 128,
-                    usesBytePath: Bool = true) {
+                    usesBytePath: Bool = true, workingColorSpace: ColorSpace = .linearSRGB,
+                    outputColorSpace: ColorSpace = .sRGB) {
             self.threadCount = threadCount ?? RenderContext.activeProcessorCount
+            self.workingColorSpace = workingColorSpace
+            self.outputColorSpace = outputColorSpace
             self.tileWidth = tileWidth
             self.tileHeight = tileHeight
             self.colorManagement = colorManagement

@@ -1,0 +1,240 @@
+/* lcms2 shims: profile inspection, built-in profiles and row transforms. lcms2 reports
+   errors through a log handler and NULL returns, never longjmp; its default handler prints
+   nothing. */
+#include "CCodecShims.h"
+
+#include <lcms2.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void set_message(char *message, const char *text) {
+    if (message) snprintf(message, PF_MESSAGE_CAPACITY, "%s", text);
+}
+
+static cmsUInt32Number lcms_format(int layout) {
+    switch (layout) {
+    case PF_LCMS_RGBA8: return TYPE_RGBA_8;
+    case PF_LCMS_RGBA16: return TYPE_RGBA_16;
+    case PF_LCMS_GRAY8: return TYPE_GRAY_8;
+    case PF_LCMS_RGBA_FLOAT: return TYPE_RGBA_FLT;
+    case PF_LCMS_CMYK8: return TYPE_CMYK_8;
+    case PF_LCMS_CMYK16: return TYPE_CMYK_16;
+    case PF_LCMS_GRAY16: return TYPE_GRAY_16;
+    default: return 0;
+    }
+}
+
+static int layout_has_alpha(int layout) {
+    return layout == PF_LCMS_RGBA8 || layout == PF_LCMS_RGBA16 || layout == PF_LCMS_RGBA_FLOAT;
+}
+
+/* The sRGB curve as lcms2's parametric type 4: Y = (aX + b)^g for X >= d, else cX. */
+static const cmsFloat64Number srgb_params[5] = {2.4, 1.0 / 1.055, 0.055 / 1.055, 1.0 / 12.92, 0.04045};
+/* BT.709: V = 1.099 L^0.45 - 0.099 for L >= 0.018, else 4.5 L; inverted as a type 4 curve. */
+static const cmsFloat64Number bt709_params[5] = {1.0 / 0.45, 1.0 / 1.099, 0.099 / 1.099, 1.0 / 4.5, 0.081};
+
+static double srgb_decode(double v) {
+    return v <= 0.04045 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4);
+}
+
+static cmsToneCurve *make_curve(int transfer, double gamma) {
+    switch (transfer) {
+    case PF_LCMS_TRANSFER_LINEAR: return cmsBuildGamma(NULL, 1.0);
+    case PF_LCMS_TRANSFER_SRGB: return cmsBuildParametricToneCurve(NULL, 4, srgb_params);
+    case PF_LCMS_TRANSFER_GAMMA: return gamma > 0 && isfinite(gamma) ? cmsBuildGamma(NULL, gamma) : NULL;
+    case PF_LCMS_TRANSFER_BT709: return cmsBuildParametricToneCurve(NULL, 4, bt709_params);
+    default: return NULL;
+    }
+}
+
+static int save_profile(cmsHPROFILE profile, const char *description, uint8_t **output,
+                        size_t *output_size, char *message) {
+    cmsMLU *desc = cmsMLUalloc(NULL, 1);
+    cmsMLU *copyright = cmsMLUalloc(NULL, 1);
+    int ok = desc && copyright;
+    if (ok) {
+        cmsMLUsetASCII(desc, "en", "US", description);
+        cmsMLUsetASCII(copyright, "en", "US", "No copyright, use freely");
+        ok = cmsWriteTag(profile, cmsSigProfileDescriptionTag, desc)
+             && cmsWriteTag(profile, cmsSigCopyrightTag, copyright);
+    }
+    if (desc) cmsMLUfree(desc);
+    if (copyright) cmsMLUfree(copyright);
+    cmsSetProfileVersion(profile, 2.1);
+    cmsUInt32Number needed = 0;
+    if (!ok || !cmsSaveProfileToMem(profile, NULL, &needed) || needed == 0) {
+        set_message(message, "lcms2 could not serialize the profile");
+        return PF_ERROR;
+    }
+    uint8_t *bytes = malloc(needed);
+    if (!bytes) { set_message(message, "out of memory"); return PF_OUT_OF_MEMORY; }
+    if (!cmsSaveProfileToMem(profile, bytes, &needed)) {
+        free(bytes);
+        set_message(message, "lcms2 could not serialize the profile");
+        return PF_ERROR;
+    }
+    *output = bytes;
+    *output_size = needed;
+    return PF_OK;
+}
+
+int pf_lcms_make_rgb_profile(const double white[2], const double red[2], const double green[2],
+                             const double blue[2], int transfer, double gamma,
+                             const char *description, uint8_t **output, size_t *output_size,
+                             char *message) {
+    cmsCIExyY wp = {white[0], white[1], 1.0};
+    cmsCIExyYTRIPLE primaries = {{red[0], red[1], 1.0}, {green[0], green[1], 1.0}, {blue[0], blue[1], 1.0}};
+    cmsToneCurve *curve = make_curve(transfer, gamma);
+    if (!curve) { set_message(message, "invalid transfer function"); return PF_ERROR; }
+    cmsToneCurve *curves[3] = {curve, curve, curve};
+    cmsHPROFILE profile = cmsCreateRGBProfile(&wp, &primaries, curves);
+    cmsFreeToneCurve(curve);
+    if (!profile) { set_message(message, "lcms2 could not make an RGB profile from these chromaticities"); return PF_ERROR; }
+    int status = save_profile(profile, description, output, output_size, message);
+    cmsCloseProfile(profile);
+    return status;
+}
+
+int pf_lcms_make_gray_profile(int transfer, double gamma, const char *description,
+                              uint8_t **output, size_t *output_size, char *message) {
+    cmsToneCurve *curve = make_curve(transfer, gamma);
+    if (!curve) { set_message(message, "invalid transfer function"); return PF_ERROR; }
+    cmsHPROFILE profile = cmsCreateGrayProfile(cmsD50_xyY(), curve);
+    cmsFreeToneCurve(curve);
+    if (!profile) { set_message(message, "lcms2 could not make a gray profile"); return PF_ERROR; }
+    int status = save_profile(profile, description, output, output_size, message);
+    cmsCloseProfile(profile);
+    return status;
+}
+
+/* Whether `curve` is the sRGB curve within `tolerance` at 64 points. */
+static int is_srgb_curve(const cmsToneCurve *curve, double tolerance) {
+    if (!curve) return 0;
+    for (int i = 0; i <= 64; i++) {
+        double x = i / 64.0;
+        double y = cmsEvalToneCurveFloat(curve, (cmsFloat32Number)x);
+        if (fabs(y - srgb_decode(x)) > tolerance) return 0;
+    }
+    return 1;
+}
+
+static int is_srgb_profile(cmsHPROFILE profile, int space) {
+    const double tolerance = 0.002;
+    if (space == PF_LCMS_SPACE_GRAY) {
+        return is_srgb_curve(cmsReadTag(profile, cmsSigGrayTRCTag), tolerance);
+    }
+    if (space != PF_LCMS_SPACE_RGB || !cmsIsMatrixShaper(profile)) return 0;
+    cmsHPROFILE srgb = cmsCreate_sRGBProfile();
+    if (!srgb) return 0;
+    static const cmsTagSignature colorants[3] = {cmsSigRedColorantTag, cmsSigGreenColorantTag, cmsSigBlueColorantTag};
+    static const cmsTagSignature curves[3] = {cmsSigRedTRCTag, cmsSigGreenTRCTag, cmsSigBlueTRCTag};
+    int same = 1;
+    for (int c = 0; c < 3 && same; c++) {
+        const cmsCIEXYZ *a = cmsReadTag(profile, colorants[c]);
+        const cmsCIEXYZ *b = cmsReadTag(srgb, colorants[c]);
+        if (!a || !b || fabs(a->X - b->X) > tolerance || fabs(a->Y - b->Y) > tolerance
+            || fabs(a->Z - b->Z) > tolerance) {
+            same = 0;
+        } else if (!is_srgb_curve(cmsReadTag(profile, curves[c]), tolerance)) {
+            same = 0;
+        }
+    }
+    cmsCloseProfile(srgb);
+    return same;
+}
+
+static int space_of(cmsHPROFILE profile) {
+    switch (cmsGetColorSpace(profile)) {
+    case cmsSigRgbData: return PF_LCMS_SPACE_RGB;
+    case cmsSigGrayData: return PF_LCMS_SPACE_GRAY;
+    case cmsSigCmykData: return PF_LCMS_SPACE_CMYK;
+    default: return PF_LCMS_SPACE_OTHER;
+    }
+}
+
+int pf_lcms_profile_inspect(const uint8_t *icc, size_t size, pf_lcms_profile_info *info,
+                            char *description, size_t capacity, char *message) {
+    if (!icc || size < 132 || size > 0xFFFFFFFFu) {
+        set_message(message, "the ICC profile is shorter than its 128-byte header and tag count");
+        return PF_ERROR;
+    }
+    cmsHPROFILE profile = cmsOpenProfileFromMem(icc, (cmsUInt32Number)size);
+    if (!profile) { set_message(message, "lcms2 cannot parse the ICC profile"); return PF_ERROR; }
+    memset(info, 0, sizeof *info);
+    info->color_space = space_of(profile);
+    info->is_matrix_shaper = cmsIsMatrixShaper(profile) ? 1 : 0;
+    info->is_srgb = is_srgb_profile(profile, info->color_space);
+    info->version = cmsGetProfileVersion(profile);
+    if (description && capacity > 0) {
+        description[0] = 0;
+        cmsUInt32Number n = cmsGetProfileInfoASCII(profile, cmsInfoDescription, "en", "US", description,
+                                                   (cmsUInt32Number)capacity);
+        if (n == 0) description[0] = 0;
+        description[capacity - 1] = 0;
+    }
+    cmsCloseProfile(profile);
+    return PF_OK;
+}
+
+struct pf_lcms_transform {
+    cmsHTRANSFORM transform;
+    int source_layout;
+    int destination_layout;
+};
+
+pf_lcms_transform *pf_lcms_transform_create(const uint8_t *source_icc, size_t source_size,
+                                            int source_layout, const uint8_t *destination_icc,
+                                            size_t destination_size, int destination_layout,
+                                            int intent, char *message) {
+    cmsUInt32Number in_format = lcms_format(source_layout), out_format = lcms_format(destination_layout);
+    if (!in_format || !out_format || intent < 0 || intent > 3) {
+        set_message(message, "invalid transform layout or intent");
+        return NULL;
+    }
+    if (source_size > 0xFFFFFFFFu || destination_size > 0xFFFFFFFFu) {
+        set_message(message, "ICC profile too large");
+        return NULL;
+    }
+    cmsHPROFILE source = cmsOpenProfileFromMem(source_icc, (cmsUInt32Number)source_size);
+    if (!source) { set_message(message, "lcms2 cannot parse the source ICC profile"); return NULL; }
+    cmsHPROFILE destination = cmsOpenProfileFromMem(destination_icc, (cmsUInt32Number)destination_size);
+    if (!destination) {
+        cmsCloseProfile(source);
+        set_message(message, "lcms2 cannot parse the destination ICC profile");
+        return NULL;
+    }
+    cmsUInt32Number flags = cmsFLAGS_NOCACHE;
+    if (layout_has_alpha(source_layout) && layout_has_alpha(destination_layout)) flags |= cmsFLAGS_COPY_ALPHA;
+    cmsHTRANSFORM t = cmsCreateTransform(source, in_format, destination, out_format, (cmsUInt32Number)intent, flags);
+    cmsCloseProfile(source);
+    cmsCloseProfile(destination);
+    if (!t) {
+        set_message(message, "lcms2 cannot make a transform between these profiles (does the source profile match the pixels: RGB, gray or CMYK?)");
+        return NULL;
+    }
+    pf_lcms_transform *result = malloc(sizeof *result);
+    if (!result) {
+        cmsDeleteTransform(t);
+        set_message(message, "out of memory");
+        return NULL;
+    }
+    result->transform = t;
+    result->source_layout = source_layout;
+    result->destination_layout = destination_layout;
+    return result;
+}
+
+void pf_lcms_transform_rows(const pf_lcms_transform *transform, const void *source,
+                            size_t source_stride, void *destination, size_t destination_stride,
+                            uint32_t width, uint32_t height) {
+    cmsDoTransformLineStride(transform->transform, source, destination, width, height,
+                             (cmsUInt32Number)source_stride, (cmsUInt32Number)destination_stride, 0, 0);
+}
+
+void pf_lcms_transform_destroy(pf_lcms_transform *transform) {
+    if (!transform) return;
+    cmsDeleteTransform(transform->transform);
+    free(transform);
+}
