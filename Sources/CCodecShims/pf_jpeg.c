@@ -75,6 +75,7 @@ struct pf_jpeg_decoder {
     size_t size;
     int color;
     int adobe;
+    int raw_cmyk;
     int header_read;
     int pixels_read;
 };
@@ -129,6 +130,7 @@ int pf_jpeg_read_header(pf_jpeg_decoder *decoder, pf_jpeg_header *header, uint8_
 
     jpeg_mem_src(cinfo, decoder->data, (unsigned long)decoder->size);
     jpeg_save_markers(cinfo, JPEG_APP0 + 1, 0xFFFF);
+    jpeg_save_markers(cinfo, JPEG_APP0 + 2, 0xFFFF);
     jpeg_read_header(cinfo, TRUE);
 
     memset(header, 0, sizeof *header);
@@ -161,6 +163,50 @@ int pf_jpeg_read_header(pf_jpeg_decoder *decoder, pf_jpeg_header *header, uint8_
         }
     }
     return PF_OK;
+}
+
+static const char pf_xmp_namespace[] = "http://ns.adobe.com/xap/1.0/";
+
+void pf_jpeg_copy_metadata(pf_jpeg_decoder *decoder, uint8_t **icc, size_t *icc_size,
+                           uint8_t **xmp, size_t *xmp_size) {
+    j_decompress_ptr cinfo = &decoder->cinfo;
+    *icc = NULL; *icc_size = 0; *xmp = NULL; *xmp_size = 0;
+    if (!decoder->header_read) return;
+    /* jpeg_read_icc_profile only reads the saved markers; it reports errors through the
+       error manager only for out-of-memory, which a jump to here turns into "no profile". */
+    char message[PF_MESSAGE_CAPACITY];
+    decoder->error.message = message;
+    decoder->error.status = PF_ERROR;
+    if (setjmp(decoder->error.jump)) { *icc = NULL; *icc_size = 0; return; }
+    JOCTET *profile = NULL;
+    unsigned int length = 0;
+    if (jpeg_read_icc_profile(cinfo, &profile, &length) && profile != NULL && length > 0) {
+        /* libjpeg allocates with malloc: hand it over as it is. */
+        *icc = profile;
+        *icc_size = length;
+    }
+    size_t prefix = sizeof pf_xmp_namespace; /* with its NUL */
+    for (jpeg_saved_marker_ptr marker = cinfo->marker_list; marker != NULL; marker = marker->next) {
+        if (marker->marker == JPEG_APP0 + 1 && marker->data_length > prefix &&
+            memcmp(marker->data, pf_xmp_namespace, prefix) == 0) {
+            size_t n = marker->data_length - prefix;
+            uint8_t *copy = malloc(n);
+            if (copy != NULL) {
+                memcpy(copy, marker->data + prefix, n);
+                *xmp = copy;
+                *xmp_size = n;
+            }
+            break;
+        }
+    }
+}
+
+void pf_jpeg_set_raw_cmyk(pf_jpeg_decoder *decoder, int raw) { decoder->raw_cmyk = raw ? 1 : 0; }
+
+/* In place, 4 bytes per pixel: stored CMYK (Adobe's inverted or not) to ink values. */
+static void pf_cmyk_to_ink(uint8_t *row, JDIMENSION width, int inverted) {
+    if (!inverted) return;
+    for (size_t i = 0; i < (size_t)width * 4; i++) row[i] = (uint8_t)(255u - row[i]);
 }
 
 /* In place, 4 bytes per pixel: CMYK (or Adobe's inverted CMYK) to RGBA. */
@@ -217,8 +263,10 @@ int pf_jpeg_read_rows(pf_jpeg_decoder *decoder, uint8_t *const *rows, uint32_t c
         JSAMPROW row = rows[i];
         if (jpeg_read_scanlines(cinfo, &row, 1) != 1)
             pf_jpeg_fail((j_common_ptr)cinfo, PF_ERROR, "the file is truncated");
-        if (decoder->color == PF_JPEG_COLOR_CMYK)
-            pf_cmyk_to_rgba(row, cinfo->output_width, decoder->adobe);
+        if (decoder->color == PF_JPEG_COLOR_CMYK) {
+            if (decoder->raw_cmyk) pf_cmyk_to_ink(row, cinfo->output_width, decoder->adobe);
+            else pf_cmyk_to_rgba(row, cinfo->output_width, decoder->adobe);
+        }
     }
     return PF_OK;
 }
@@ -343,8 +391,35 @@ static void pf_jpeg_configure(j_compress_ptr cinfo, uint32_t width, uint32_t hei
     if (progressive) jpeg_simple_progression(cinfo);
 }
 
+/* Writes the metadata segments; call right after jpeg_start_compress. */
+static void pf_jpeg_write_metadata(j_compress_ptr cinfo, const pf_metadata_blocks *m) {
+    if (m == NULL) return;
+    if (m->exif != NULL && m->exif_size > 0) {
+        if (m->exif_size + 6 > 65533)
+            pf_jpeg_fail((j_common_ptr)cinfo, PF_ERROR, "the EXIF block is larger than a JPEG segment (65527 bytes)");
+        jpeg_write_m_header(cinfo, JPEG_APP0 + 1, (unsigned int)(m->exif_size + 6));
+        static const uint8_t prefix[6] = {'E', 'x', 'i', 'f', 0, 0};
+        for (int i = 0; i < 6; i++) jpeg_write_m_byte(cinfo, prefix[i]);
+        for (size_t i = 0; i < m->exif_size; i++) jpeg_write_m_byte(cinfo, m->exif[i]);
+    }
+    if (m->xmp != NULL && m->xmp_size > 0) {
+        size_t prefix = sizeof pf_xmp_namespace;
+        if (m->xmp_size + prefix > 65533)
+            pf_jpeg_fail((j_common_ptr)cinfo, PF_ERROR, "the XMP packet is larger than a JPEG segment (extended XMP is not written)");
+        jpeg_write_m_header(cinfo, JPEG_APP0 + 1, (unsigned int)(m->xmp_size + prefix));
+        for (size_t i = 0; i < prefix; i++) jpeg_write_m_byte(cinfo, (uint8_t)pf_xmp_namespace[i]);
+        for (size_t i = 0; i < m->xmp_size; i++) jpeg_write_m_byte(cinfo, m->xmp[i]);
+    }
+    if (m->icc != NULL && m->icc_size > 0) {
+        if (m->icc_size > 255u * 65519u)
+            pf_jpeg_fail((j_common_ptr)cinfo, PF_ERROR, "the ICC profile is larger than 255 JPEG segments");
+        jpeg_write_icc_profile(cinfo, m->icc, (unsigned int)m->icc_size);
+    }
+}
+
 int pf_jpeg_encode(const uint8_t *pixels, size_t stride, uint32_t width, uint32_t height,
                    int components, int quality, int subsampling, int progressive,
+                   const pf_metadata_blocks *metadata,
                    uint8_t **output, size_t *output_size, char *message) {
     struct jpeg_compress_struct cinfo;
     pf_jpeg_error error;
@@ -370,6 +445,7 @@ int pf_jpeg_encode(const uint8_t *pixels, size_t stride, uint32_t width, uint32_
     pf_jpeg_configure(&cinfo, width, height, components, quality, subsampling, progressive);
 
     jpeg_start_compress(&cinfo, TRUE);
+    pf_jpeg_write_metadata(&cinfo, metadata);
     while (cinfo.next_scanline < cinfo.image_height) {
         JSAMPROW row = (JSAMPROW)(pixels + (size_t)cinfo.next_scanline * stride);
         jpeg_write_scanlines(&cinfo, &row, 1);
@@ -390,15 +466,31 @@ struct pf_jpeg_encoder {
     pf_jpeg_fd_destination dest;
     int started;
     int finished;
+    /* Copies of the metadata blocks, written when the first rows arrive. */
+    pf_metadata_blocks metadata;
+    uint8_t *metadata_storage;
 };
 
 pf_jpeg_encoder *pf_jpeg_encoder_create(int fd, uint32_t width, uint32_t height, int components,
                                         int quality, int subsampling, int progressive,
-                                        char *message) {
+                                        const pf_metadata_blocks *metadata, char *message) {
     pf_jpeg_encoder *encoder = (pf_jpeg_encoder *)calloc(1, sizeof *encoder);
     if (encoder == NULL) {
         if (message != NULL) snprintf(message, PF_MESSAGE_CAPACITY, "out of memory");
         return NULL;
+    }
+    if (metadata != NULL) {
+        size_t total = metadata->icc_size + metadata->exif_size + metadata->xmp_size;
+        encoder->metadata_storage = malloc(total > 0 ? total : 1);
+        if (encoder->metadata_storage == NULL) {
+            free(encoder);
+            if (message != NULL) snprintf(message, PF_MESSAGE_CAPACITY, "out of memory");
+            return NULL;
+        }
+        uint8_t *p = encoder->metadata_storage;
+        if (metadata->icc && metadata->icc_size) { memcpy(p, metadata->icc, metadata->icc_size); encoder->metadata.icc = p; encoder->metadata.icc_size = metadata->icc_size; p += metadata->icc_size; }
+        if (metadata->exif && metadata->exif_size) { memcpy(p, metadata->exif, metadata->exif_size); encoder->metadata.exif = p; encoder->metadata.exif_size = metadata->exif_size; p += metadata->exif_size; }
+        if (metadata->xmp && metadata->xmp_size) { memcpy(p, metadata->xmp, metadata->xmp_size); encoder->metadata.xmp = p; encoder->metadata.xmp_size = metadata->xmp_size; }
     }
     j_compress_ptr cinfo = &encoder->cinfo;
     pf_jpeg_install_error(&encoder->error);
@@ -407,6 +499,7 @@ pf_jpeg_encoder *pf_jpeg_encoder_create(int fd, uint32_t width, uint32_t height,
     cinfo->err = &encoder->error.pub;
     if (setjmp(encoder->error.jump)) {
         jpeg_destroy_compress(cinfo);
+        free(encoder->metadata_storage);
         free(encoder);
         return NULL;
     }
@@ -433,6 +526,7 @@ int pf_jpeg_encoder_write_rows(pf_jpeg_encoder *encoder, const uint8_t *pixels, 
     if (!encoder->started) {
         encoder->started = 1;
         jpeg_start_compress(cinfo, TRUE);
+        pf_jpeg_write_metadata(cinfo, &encoder->metadata);
     }
     for (uint32_t i = 0; i < count; i++) {
         JSAMPROW row = (JSAMPROW)(pixels + (size_t)i * stride);
@@ -456,5 +550,6 @@ int pf_jpeg_encoder_finish(pf_jpeg_encoder *encoder, char *message) {
 void pf_jpeg_encoder_destroy(pf_jpeg_encoder *encoder) {
     if (encoder == NULL) return;
     jpeg_destroy_compress(&encoder->cinfo);
+    free(encoder->metadata_storage);
     free(encoder);
 }

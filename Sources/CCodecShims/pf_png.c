@@ -99,8 +99,8 @@ int pf_png_read_header(pf_png_decoder *decoder, pf_png_header *header, char *mes
     png_set_chunk_cache_max(png, 256);
     png_set_chunk_malloc_max(png, 8u << 20);
     /* Chunks PixelFlow does not use are skipped without being buffered or inflated. */
-    static const png_byte skipped[] = "tEXt\0zTXt\0iTXt\0iCCP\0sPLT\0";
-    png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, skipped, 5);
+    static const png_byte skipped[] = "tEXt\0zTXt\0iTXt\0sPLT\0";
+    png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, skipped, 4);
     png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, NULL, 0);
     png_set_read_fn(png, decoder, pf_png_read_data);
     png_read_info(png, info);
@@ -199,8 +199,28 @@ static void pf_png_write_data(png_structp png, png_bytep bytes, size_t count) {
 
 static void pf_png_flush(png_structp png) { (void)png; }
 
+int pf_png_copy_icc(pf_png_decoder *decoder, uint8_t **icc, size_t *icc_size) {
+    *icc = NULL;
+    *icc_size = 0;
+    if (!decoder->header_read) return PF_ERROR;
+    png_charp name = NULL;
+    int compression = 0;
+    png_bytep profile = NULL;
+    png_uint_32 length = 0;
+    if (png_get_iCCP(decoder->png, decoder->info, &name, &compression, &profile, &length) == 0 ||
+        profile == NULL || length == 0)
+        return PF_OK;
+    uint8_t *copy = malloc(length);
+    if (copy == NULL) return PF_OUT_OF_MEMORY;
+    memcpy(copy, profile, length);
+    *icc = copy;
+    *icc_size = length;
+    return PF_OK;
+}
+
 int pf_png_encode(const uint8_t *pixels, size_t stride, uint32_t width, uint32_t height,
                   int input, int interlaced, int compression_level,
+                  const pf_metadata_blocks *metadata, int srgb_chunk,
                   uint8_t **output, size_t *output_size, char *message) {
     pf_png_output out;
     memset(&out, 0, sizeof out);
@@ -247,6 +267,29 @@ int pf_png_encode(const uint8_t *pixels, size_t stride, uint32_t width, uint32_t
                  interlaced ? PNG_INTERLACE_ADAM7 : PNG_INTERLACE_NONE,
                  PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     png_set_compression_level(png, compression_level);
+    if (srgb_chunk) png_set_sRGB(png, info, PNG_sRGB_INTENT_PERCEPTUAL);
+    if (metadata != NULL) {
+        if (metadata->icc != NULL && metadata->icc_size > 0 && !srgb_chunk) {
+            if (metadata->icc_size > 0x7fffffffU) png_error(png, "the ICC profile is too large");
+            png_set_iCCP(png, info, "ICC profile", PNG_COMPRESSION_TYPE_BASE, metadata->icc,
+                         (png_uint_32)metadata->icc_size);
+        }
+        if (metadata->exif != NULL && metadata->exif_size > 0) {
+            if (metadata->exif_size > 0x7fffffffU) png_error(png, "the EXIF block is too large");
+            png_set_eXIf_1(png, info, (png_uint_32)metadata->exif_size, (png_bytep)metadata->exif);
+        }
+        if (metadata->xmp != NULL && metadata->xmp_size > 0) {
+            png_text text;
+            memset(&text, 0, sizeof text);
+            text.compression = PNG_ITXT_COMPRESSION_NONE;
+            text.key = "XML:com.adobe.xmp";
+            text.text = (png_charp)metadata->xmp;
+            text.itxt_length = metadata->xmp_size;
+            text.lang = "";
+            text.lang_key = "";
+            png_set_text(png, info, &text, 1);
+        }
+    }
     png_write_info(png, info);
     if (bit_depth == 16 && PF_LITTLE_ENDIAN) png_set_swap(png);
     if (strip_alpha) png_set_filler(png, 0, PNG_FILLER_AFTER);

@@ -39,6 +39,19 @@ enum {
 /* Frees memory returned by the encoders. */
 void pf_free(void *pointer);
 
+/* Metadata blocks an encoder writes; a NULL pointer (or size 0) leaves that block out. */
+typedef struct pf_metadata_blocks {
+    /* An ICC profile. */
+    const uint8_t *icc;
+    size_t icc_size;
+    /* An EXIF TIFF structure, without the "Exif\0\0" prefix. */
+    const uint8_t *exif;
+    size_t exif_size;
+    /* An XMP packet. */
+    const uint8_t *xmp;
+    size_t xmp_size;
+} pf_metadata_blocks;
+
 /* ---- PNG ---------------------------------------------------------------------------- */
 
 /* Pixel layouts the PNG decoder can produce. */
@@ -94,10 +107,17 @@ enum {
 };
 
 /* Encodes a PNG into a malloc'd buffer returned in `*output` (free with pf_free) of
-   `*output_size` bytes. `compression_level` is zlib's 0...9. */
+   `*output_size` bytes. `compression_level` is zlib's 0...9. With `srgb_chunk` an sRGB chunk
+   is written instead of the metadata's ICC profile; EXIF goes in eXIf, XMP in an
+   uncompressed iTXt chunk "XML:com.adobe.xmp". */
 int pf_png_encode(const uint8_t *pixels, size_t stride, uint32_t width, uint32_t height,
                   int input, int interlaced, int compression_level,
+                  const pf_metadata_blocks *metadata, int srgb_chunk,
                   uint8_t **output, size_t *output_size, char *message);
+
+/* After the header: a copy of the iCCP profile, inflated (malloc'd, free with pf_free), or
+   NULL when there is none or libpng rejected it. */
+int pf_png_copy_icc(pf_png_decoder *decoder, uint8_t **icc, size_t *icc_size);
 
 /* ---- JPEG --------------------------------------------------------------------------- */
 
@@ -137,6 +157,17 @@ void pf_jpeg_decoder_destroy(pf_jpeg_decoder *decoder);
 int pf_jpeg_read_header(pf_jpeg_decoder *decoder, pf_jpeg_header *header, uint8_t *exif,
                         char *message);
 
+/* After the header: the ICC profile joined from the APP2 ICC_PROFILE segments (NULL when
+   there is none or the segments are inconsistent) and the XMP packet of the first APP1
+   segment in Adobe's XMP namespace, without its prefix (NULL when none); each malloc'd,
+   free with pf_free. */
+void pf_jpeg_copy_metadata(pf_jpeg_decoder *decoder, uint8_t **icc, size_t *icc_size,
+                           uint8_t **xmp, size_t *xmp_size);
+
+/* Before the pixels: decode CMYK files to raw ink values (C, M, Y, K, 0 = no ink, Adobe's
+   inversion undone) instead of converting them to RGBA. */
+void pf_jpeg_set_raw_cmyk(pf_jpeg_decoder *decoder, int raw);
+
 /* Decodes into `pixels`, rows `stride` bytes apart: 1 byte per pixel for
    PF_JPEG_COLOR_GRAY, otherwise 4 bytes RGBA with alpha 255. Call once, after the header. */
 int pf_jpeg_read_pixels(pf_jpeg_decoder *decoder, uint8_t *pixels, size_t stride, char *message);
@@ -156,9 +187,13 @@ enum {
 };
 
 /* Encodes a JPEG into a malloc'd buffer (free with pf_free). `components` is 1 (gray, 1 byte
-   per pixel) or 4 (RGBA, 4 bytes per pixel, alpha ignored). `quality` is 1...100. */
+   per pixel) or 4 (RGBA, 4 bytes per pixel, alpha ignored). `quality` is 1...100. The
+   metadata (or NULL) goes after the JFIF segment: EXIF as APP1 "Exif", XMP as APP1 in Adobe's
+   namespace (blocks over a segment's 65533 bytes fail: extended XMP is not written), the ICC
+   profile as APP2 ICC_PROFILE segments. */
 int pf_jpeg_encode(const uint8_t *pixels, size_t stride, uint32_t width, uint32_t height,
                    int components, int quality, int subsampling, int progressive,
+                   const pf_metadata_blocks *metadata,
                    uint8_t **output, size_t *output_size, char *message);
 
 /* A streaming JPEG encoder that writes to a file descriptor as rows arrive, with the same
@@ -169,7 +204,7 @@ int pf_jpeg_encode(const uint8_t *pixels, size_t stride, uint32_t width, uint32_
 typedef struct pf_jpeg_encoder pf_jpeg_encoder;
 pf_jpeg_encoder *pf_jpeg_encoder_create(int fd, uint32_t width, uint32_t height, int components,
                                         int quality, int subsampling, int progressive,
-                                        char *message);
+                                        const pf_metadata_blocks *metadata, char *message);
 int pf_jpeg_encoder_write_rows(pf_jpeg_encoder *encoder, const uint8_t *pixels, size_t stride,
                                uint32_t count, char *message);
 int pf_jpeg_encoder_finish(pf_jpeg_encoder *encoder, char *message);

@@ -104,6 +104,12 @@ enum _ImageCodecs {
         }
     }
 
+    /// The profile of a buffer's pixels: PixelFlow's buffers are sRGB (gray ones with the
+    /// sRGB curve).
+    static func defaultProfile(for buffer: PixelBuffer) -> [UInt8] {
+        buffer.format.channelCount == 1 ? ColorSpace.sRGBGray.iccProfile : ColorSpace.sRGB.iccProfile
+    }
+
     /// The blocks to write: `profile` unless `options.colorProfile` is `.none`; EXIF (with its
     /// orientation reset to 1) and XMP from `options.metadata` as `options.keptMetadata` says.
     static func embeddedMetadata(_ options: EncodeOptions, profile: [UInt8]?) -> _EmbeddedMetadata {

@@ -1,3 +1,5 @@
+import CCodecShims
+
 /// What an image file says about its pixels besides the pixels themselves: the color
 /// profile, EXIF and XMP blocks, and the orientation.
 ///
@@ -95,6 +97,20 @@ struct _EmbeddedMetadata: Sendable, Equatable {
     var xmp: [UInt8]?
 
     static let none = _EmbeddedMetadata()
+
+    /// Calls `body` with the shim's view of these blocks, valid during the call.
+    func withBlocks<R>(_ body: (UnsafePointer<pf_metadata_blocks>) throws -> R) rethrows -> R {
+        let icc = iccProfile ?? [], exif = exif ?? [], xmp = xmp ?? []
+        return try icc.withUnsafeBufferPointer { i in
+            try exif.withUnsafeBufferPointer { e in
+                try xmp.withUnsafeBufferPointer { x in
+                    var blocks = pf_metadata_blocks(icc: i.baseAddress, icc_size: i.count, exif: e.baseAddress,
+                                                    exif_size: e.count, xmp: x.baseAddress, xmp_size: x.count)
+                    return try body(&blocks)
+                }
+            }
+        }
+    }
 }
 
 /// What a decoder returns: the pixels as the file stores them (orientation not applied,

@@ -118,7 +118,7 @@ final class _JPEGRowEncoder: @unchecked Sendable {
     /// - Throws: `invalidParameter` for a quality outside 1...100, `encodingFailed` for a side
     ///   beyond 65_535 or a format other than `rgba8` and `gray8`.
     init(fileDescriptor: Int32, width: Int, height: Int, format: PixelFormat, quality: Int,
-         options: EncodeOptions, name: String) throws {
+         options: EncodeOptions, name: String, metadata: _EmbeddedMetadata = .none) throws {
         try _Codec.checkQuality(quality, format: .jpeg)
         guard width > 0, height > 0, width <= 65_535, height <= 65_535 else {
             throw PixelFlowError.encodingFailed(file: name,
@@ -132,10 +132,12 @@ final class _JPEGRowEncoder: @unchecked Sendable {
         self.height = height
         self.format = format
         var message = [CChar](repeating: 0, count: Int(PF_MESSAGE_CAPACITY))
-        guard let encoder = pf_jpeg_encoder_create(fileDescriptor, UInt32(width), UInt32(height),
-                                                   format == .gray8 ? 1 : 4, Int32(quality),
-                                                   Int32(_JPEGCodec.subsampling(options.chromaSubsampling)),
-                                                   options.progressive ? 1 : 0, &message) else {
+        let made = metadata.withBlocks { blocks in
+            pf_jpeg_encoder_create(fileDescriptor, UInt32(width), UInt32(height), format == .gray8 ? 1 : 4,
+                                   Int32(quality), Int32(_JPEGCodec.subsampling(options.chromaSubsampling)),
+                                   options.progressive ? 1 : 0, blocks, &message)
+        }
+        guard let encoder = made else {
             throw PixelFlowError.encodingFailed(file: name, reason: "JPEG: " + _Codec.message(message))
         }
         self.encoder = encoder

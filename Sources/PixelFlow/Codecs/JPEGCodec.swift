@@ -3,49 +3,57 @@ import CCodecShims
 /// JPEG through libjpeg-turbo (via the `CCodecShims` C target, which keeps libjpeg's longjmp
 /// in C and treats a premature end of data as an error).
 ///
-/// Decoding gives `gray8` for grayscale files and `rgba8` (alpha 255) for YCbCr, RGB, CMYK
-/// and YCCK files; CMYK is converted naively (`R = (1 - C)(1 - K)`), honoring the inverted
-/// values of files with an Adobe APP14 marker. The EXIF orientation is applied unless
-/// `DecodeOptions.applyOrientation` is false.
+/// Decoding gives `gray8` for grayscale files and `rgba8` (alpha 255) for YCbCr and RGB
+/// files; CMYK and YCCK files come back as raw ink values (Adobe APP14's inversion undone)
+/// for `_ColorConversion`, which uses their ICC profile. The metadata holds the EXIF block
+/// (APP1 "Exif"), the XMP packet (APP1 in Adobe's namespace) and the ICC profile (the APP2
+/// ICC_PROFILE segments joined).
 ///
 /// - Complexity: O(pixels). Progressive files keep their coefficients in memory
 ///   (2 bytes per sample) while decoding.
 enum _JPEGCodec {
-    /// The stored pixels and metadata (placeholder: only the EXIF block and orientation).
+    /// The stored pixels and metadata: EXIF (and its orientation), XMP, the ICC profile
+    /// from the APP2 segments; CMYK files come back as raw ink values (`isCMYK`).
     static func decodeStored(_ bytes: [UInt8], name: String, options: DecodeOptions) throws -> _DecodedImage {
         try options._checkImageIndex(count: 1, file: name)
-        var stored = options
-        stored.applyOrientation = false
-        var exifBlock: [UInt8]?
-        let buffer = try decode(bytes, name: name, options: stored, exifOut: &exifBlock)
-        var metadata = ImageMetadata()
-        if let exifBlock {
-            metadata.exif = exifBlock
-            metadata.orientation = EXIFOrientation(exif: exifBlock) ?? .up
-        }
-        return _DecodedImage(buffer: buffer, metadata: metadata)
+        return try read(bytes, name: name, options: options, pixels: true)
     }
 
-    /// What the header says (placeholder: decodes the pixels).
+    /// What the header says: size, components, color model and metadata; no pixels decoded.
     static func inspect(_ bytes: [UInt8], name: String, options: DecodeOptions) throws -> ImageFileInfo {
-        let d = try decodeStored(bytes, name: name, options: options)
-        return ImageFileInfo(format: .jpeg, width: d.buffer.width, height: d.buffer.height,
-                             colorModel: d.buffer.format == .gray8 ? "gray" : "ycbcr", metadata: d.metadata)
+        var header = pf_jpeg_header()
+        let d = try read(bytes, name: name, options: options, pixels: false, headerOut: &header)
+        let model: String
+        switch Int(header.color) {
+        case PF_JPEG_COLOR_GRAY: model = "gray"
+        case PF_JPEG_COLOR_CMYK: model = "cmyk"
+        default: model = header.components == 3 ? "ycbcr" : "rgb"
+        }
+        return ImageFileInfo(format: .jpeg, width: Int(header.width), height: Int(header.height),
+                             bitsPerSample: 8, colorModel: model, hasAlpha: false, metadata: d.metadata)
     }
 
     static func decode(_ bytes: [UInt8], name: String, options: DecodeOptions) throws -> PixelBuffer {
-        var ignored: [UInt8]?
-        return try decode(bytes, name: name, options: options, exifOut: &ignored)
+        try _ImageCodecs.finishForBuffer(try read(bytes, name: name, options: options, pixels: true), name: name,
+                                         options: options)
     }
 
-    static func decode(_ bytes: [UInt8], name: String, options: DecodeOptions,
-                       exifOut: inout [UInt8]?) throws -> PixelBuffer {
+    static func read(_ bytes: [UInt8], name: String, options: DecodeOptions, pixels: Bool) throws -> _DecodedImage {
+        var header = pf_jpeg_header()
+        return try read(bytes, name: name, options: options, pixels: pixels, headerOut: &header)
+    }
+
+    /// The header and metadata, and the stored pixels when `pixels` (else a 1x1 placeholder).
+    static func read(_ bytes: [UInt8], name: String, options: DecodeOptions, pixels: Bool,
+                     headerOut: inout pf_jpeg_header) throws -> _DecodedImage {
         // Check the frame size before libjpeg reads the tables and scans after it.
         if let (width, height) = frameSize(bytes), width > 0, height > 0 {
             try options._checkDimensions(width: width, height: height, file: name)
         }
         var exif = [UInt8](repeating: 0, count: Int(PF_JPEG_EXIF_CAPACITY))
         var header = pf_jpeg_header()
+        var metadata = ImageMetadata()
+        var isCMYK = false
         let buffer = try bytes.withUnsafeBufferPointer { input -> PixelBuffer in
             guard let decoder = pf_jpeg_decoder_create(input.baseAddress, input.count,
                                                        Int32(clamping: options.maximumJPEGScans)) else {
@@ -57,7 +65,16 @@ enum _JPEGCodec {
             guard headerStatus == PF_OK else { throw error(headerStatus, message, name: name, options: options) }
             let width = Int(header.width), height = Int(header.height)
             try options._checkDimensions(width: width, height: height, file: name)
+            var icc: UnsafeMutablePointer<UInt8>?, xmp: UnsafeMutablePointer<UInt8>?
+            var iccSize = 0, xmpSize = 0
+            pf_jpeg_copy_metadata(decoder, &icc, &iccSize, &xmp, &xmpSize)
+            defer { pf_free(icc); pf_free(xmp) }
+            if let icc, iccSize > 0 { metadata.iccProfile = Array(UnsafeBufferPointer(start: icc, count: iccSize)) }
+            if let xmp, xmpSize > 0 { metadata.xmp = Array(UnsafeBufferPointer(start: xmp, count: xmpSize)) }
             let format = try decodedFormat(header, name: name)
+            isCMYK = Int(header.color) == PF_JPEG_COLOR_CMYK
+            guard pixels else { return try _Codec.makeDecodedBuffer(width: 1, height: 1, format: format) }
+            pf_jpeg_set_raw_cmyk(decoder, isCMYK ? 1 : 0)
             var buffer = try _Codec.makeDecodedBuffer(width: width, height: height, format: format)
             let stride = buffer.bytesPerRow
             let status = buffer.withUnsafeMutableBytes { pixels in
@@ -66,13 +83,13 @@ enum _JPEGCodec {
             guard status == PF_OK else { throw error(status, message, name: name, options: options) }
             return buffer
         }
-        if header.exif_size > 6 { exifOut = Array(exif[6..<Int(header.exif_size)]) }
-        if options.applyOrientation, header.exif_size > 0,
-           let orientation = EXIFOrientation(exifPayload: exif[..<Int(header.exif_size)]),
-           orientation != .up {
-            return buffer.applyingOrientation(orientation)
+        headerOut = header
+        if header.exif_size > 6 {
+            let block = Array(exif[6..<Int(header.exif_size)])
+            metadata.exif = block
+            metadata.orientation = EXIFOrientation(exif: block) ?? .up
         }
-        return buffer
+        return _DecodedImage(buffer: buffer, metadata: metadata, isCMYK: isCMYK)
     }
 
     /// The pixel format a JPEG with `header` decodes into (gray stays gray; RGB, YCbCr and
@@ -132,7 +149,7 @@ enum _JPEGCodec {
     /// - Throws: `invalidParameter` when `quality` is outside 1...100; `encodingFailed`
     ///   when a side exceeds JPEG's 65_535 pixels.
     static func encode(_ source: PixelBuffer, quality: Int, name: String, options: EncodeOptions,
-                       metadata: _EmbeddedMetadata) throws -> [UInt8] {
+                       metadata: _EmbeddedMetadata = .none) throws -> [UInt8] {
         try _Codec.checkQuality(quality, format: .jpeg)
         var buffer = _Codec.encodable(source)
         if buffer.format == .rgba16 { buffer = buffer.converted(to: .rgba8) }
@@ -144,11 +161,13 @@ enum _JPEGCodec {
         var message = [CChar](repeating: 0, count: Int(PF_MESSAGE_CAPACITY))
         var output: UnsafeMutablePointer<UInt8>?
         var size = 0
-        let status = buffer.withUnsafeBytes { pixels in
-            pf_jpeg_encode(pixels.baseAddress!.assumingMemoryBound(to: UInt8.self), buffer.bytesPerRow,
-                           UInt32(buffer.width), UInt32(buffer.height), buffer.format == .gray8 ? 1 : 4,
-                           Int32(quality), Int32(subsampling), options.progressive ? 1 : 0,
-                           &output, &size, &message)
+        let status = metadata.withBlocks { blocks in
+            buffer.withUnsafeBytes { pixels in
+                pf_jpeg_encode(pixels.baseAddress!.assumingMemoryBound(to: UInt8.self), buffer.bytesPerRow,
+                               UInt32(buffer.width), UInt32(buffer.height), buffer.format == .gray8 ? 1 : 4,
+                               Int32(quality), Int32(subsampling), options.progressive ? 1 : 0,
+                               blocks, &output, &size, &message)
+            }
         }
         defer { pf_free(output) }
         guard status == PF_OK, let output else {

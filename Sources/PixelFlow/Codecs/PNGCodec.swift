@@ -11,6 +11,14 @@ enum _PNGCodec {
     static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
 
     static func decode(_ bytes: [UInt8], name: String, options: DecodeOptions) throws -> PixelBuffer {
+        var icc: [UInt8]?
+        return try decode(bytes, name: name, options: options, pixels: true, icc: &icc).buffer
+    }
+
+    /// The header, the iCCP profile (through libpng) and, when `pixels`, the stored pixels
+    /// (else a 1x1 placeholder buffer).
+    static func decode(_ bytes: [UInt8], name: String, options: DecodeOptions, pixels: Bool,
+                       icc iccOut: inout [UInt8]?) throws -> (buffer: PixelBuffer, header: pf_png_header) {
         // IHDR must be the first chunk: check its size before libpng reads anything after it,
         // so a huge declared size is reported as such even when the rest is garbage.
         if bytes.count >= 24, bytes[12..<16].elementsEqual("IHDR".utf8) {
@@ -20,7 +28,7 @@ enum _PNGCodec {
             }
         }
         try checkChunkCount(bytes, name: name, limit: options.maximumPNGAncillaryChunks)
-        return try bytes.withUnsafeBufferPointer { input -> PixelBuffer in
+        return try bytes.withUnsafeBufferPointer { input -> (buffer: PixelBuffer, header: pf_png_header) in
             guard let decoder = pf_png_decoder_create(input.baseAddress, input.count) else {
                 throw PixelFlowError.decodingFailed(file: name, reason: "out of memory")
             }
@@ -32,6 +40,12 @@ enum _PNGCodec {
             }
             let width = Int(header.width), height = Int(header.height)
             try options._checkDimensions(width: width, height: height, file: name)
+            var icc: UnsafeMutablePointer<UInt8>?
+            var iccSize = 0
+            if pf_png_copy_icc(decoder, &icc, &iccSize) == PF_OK, let icc, iccSize > 0 {
+                iccOut = Array(UnsafeBufferPointer(start: icc, count: iccSize))
+            }
+            pf_free(icc)
 
             let format: PixelFormat
             let output: Int32
@@ -42,6 +56,7 @@ enum _PNGCodec {
             } else {
                 (format, output) = (.rgba8, Int32(PF_PNG_OUTPUT_RGBA8))
             }
+            guard pixels else { return (try _Codec.makeDecodedBuffer(width: 1, height: 1, format: format), header) }
             var buffer = try _Codec.makeDecodedBuffer(width: width, height: height, format: format)
             let stride = buffer.bytesPerRow
             let status = buffer.withUnsafeMutableBytes { pixels in
@@ -51,8 +66,56 @@ enum _PNGCodec {
             guard status == PF_OK else {
                 throw PixelFlowError.decodingFailed(file: name, reason: "PNG: " + _Codec.message(message))
             }
-            return buffer
+            return (buffer, header)
         }
+    }
+
+    /// The metadata chunks before the image data, read from the raw chunk stream: sRGB, gAMA,
+    /// cHRM, cICP, eXIf and the XMP iTXt chunk (uncompressed; a compressed one is skipped).
+    /// Malformed chunks are ignored here (libpng judges the file).
+    static func metadataChunks(_ bytes: [UInt8]) -> ImageMetadata {
+        var m = ImageMetadata()
+        var offset = 8
+        while offset + 12 <= bytes.count {
+            let length = bytes._be32(offset)
+            let type = String(decoding: bytes[(offset + 4)..<(offset + 8)], as: UTF8.self)
+            let start = offset + 8
+            guard length <= bytes.count - start else { break }
+            let data = bytes[start..<(start + length)]
+            switch type {
+            case "IDAT", "IEND": return m
+            case "sRGB": m.declaresSRGB = true
+            case "gAMA" where length == 4:
+                let g = Double(bytes._be32(start)) / 100_000
+                if g > 0 { m.gamma = g }
+            case "cHRM" where length == 32:
+                let v = (0..<8).map { Double(bytes._be32(start + 4 * $0)) / 100_000 }
+                m.chromaticities = Chromaticities(whiteX: v[0], whiteY: v[1], redX: v[2], redY: v[3],
+                                                  greenX: v[4], greenY: v[5], blueX: v[6], blueY: v[7])
+            case "cICP" where length == 4:
+                m.cicp = CICP(colorPrimaries: Int(data[start]), transferCharacteristics: Int(data[start + 1]),
+                              matrixCoefficients: Int(data[start + 2]), fullRange: data[start + 3] != 0)
+            case "eXIf" where length >= 8:
+                let block = Array(data)
+                m.exif = block
+                m.orientation = EXIFOrientation(exif: block) ?? .up
+            case "iTXt":
+                let key = Array("XML:com.adobe.xmp".utf8) + [0]
+                if data.starts(with: key), length >= key.count + 2, data[start + key.count] == 0 {
+                    // compression flag 0, method, then language and translated keyword, NUL-terminated.
+                    var i = start + key.count + 2
+                    var nuls = 0
+                    while i < start + length, nuls < 2 {
+                        if bytes[i] == 0 { nuls += 1 }
+                        i += 1
+                    }
+                    if nuls == 2 { m.xmp = Array(bytes[i..<(start + length)]) }
+                }
+            default: break
+            }
+            offset = start + length + 4
+        }
+        return m
     }
 
     /// Walks the chunk headers (length and type; nothing is read or checked inside a chunk)
@@ -81,21 +144,36 @@ enum _PNGCodec {
     /// Encodes `gray8` as 8-bit gray, `rgba8` and `rgba16` as RGB when every alpha is the
     /// maximum and as RGBA otherwise, at their own bit depth. Other buffers go through
     /// `_Codec.encodable` first.
-    /// The stored pixels and metadata (placeholder: metadata is not read yet).
+    /// The stored pixels and metadata (iCCP, sRGB, gAMA, cHRM, cICP, eXIf, XMP).
     static func decodeStored(_ bytes: [UInt8], name: String, options: DecodeOptions) throws -> _DecodedImage {
         try options._checkImageIndex(count: 1, file: name)
-        return _DecodedImage(buffer: try decode(bytes, name: name, options: options), metadata: ImageMetadata())
+        var icc: [UInt8]?
+        let buffer = try decode(bytes, name: name, options: options, pixels: true, icc: &icc).buffer
+        var metadata = metadataChunks(bytes)
+        metadata.iccProfile = icc
+        return _DecodedImage(buffer: buffer, metadata: metadata)
     }
 
-    /// What the header says (placeholder: decodes the pixels).
+    /// What the header and the chunks before the image data say; no pixels decoded.
     static func inspect(_ bytes: [UInt8], name: String, options: DecodeOptions) throws -> ImageFileInfo {
-        let b = try decode(bytes, name: name, options: options)
-        return ImageFileInfo(format: .png, width: b.width, height: b.height, bitsPerSample: b.format == .rgba16 ? 16 : 8,
-                             colorModel: b.format == .gray8 ? "gray" : "rgb", hasAlpha: !_Codec.isOpaque(b))
+        var icc: [UInt8]?
+        let header = try decode(bytes, name: name, options: options, pixels: false, icc: &icc).header
+        var metadata = metadataChunks(bytes)
+        metadata.iccProfile = icc
+        let model: String
+        switch header.color_type {
+        case 0, 4: model = "gray"
+        case 3: model = "palette"
+        default: model = "rgb"
+        }
+        return ImageFileInfo(format: .png, width: Int(header.width), height: Int(header.height),
+                             bitsPerSample: Int(header.bit_depth), colorModel: model,
+                             hasAlpha: header.color_type == 4 || header.color_type == 6 || header.has_transparency != 0,
+                             metadata: metadata)
     }
 
     static func encode(_ source: PixelBuffer, name: String, options: EncodeOptions,
-                       metadata: _EmbeddedMetadata) throws -> [UInt8] {
+                       metadata: _EmbeddedMetadata = .none) throws -> [UInt8] {
         guard (0...9).contains(options.compressionLevel) else {
             throw PixelFlowError.invalidParameter(filter: "png encoder", key: "compressionLevel",
                                                   reason: "must be in 0...9, got \(options.compressionLevel)")
@@ -112,10 +190,14 @@ enum _PNGCodec {
         var message = [CChar](repeating: 0, count: Int(PF_MESSAGE_CAPACITY))
         var output: UnsafeMutablePointer<UInt8>?
         var size = 0
-        let status = buffer.withUnsafeBytes { pixels in
-            pf_png_encode(pixels.baseAddress!.assumingMemoryBound(to: UInt8.self), buffer.bytesPerRow,
-                          UInt32(buffer.width), UInt32(buffer.height), input, options.interlaced ? 1 : 0,
-                          Int32(options.compressionLevel), &output, &size, &message)
+        // sRGB's own profile is written as the 13-byte sRGB chunk instead.
+        let srgbChunk = metadata.iccProfile == ColorSpace.sRGB.iccProfile || metadata.iccProfile == ColorSpace.sRGBGray.iccProfile
+        let status = metadata.withBlocks { blocks in
+            buffer.withUnsafeBytes { pixels in
+                pf_png_encode(pixels.baseAddress!.assumingMemoryBound(to: UInt8.self), buffer.bytesPerRow,
+                              UInt32(buffer.width), UInt32(buffer.height), input, options.interlaced ? 1 : 0,
+                              Int32(options.compressionLevel), blocks, srgbChunk ? 1 : 0, &output, &size, &message)
+            }
         }
         defer { pf_free(output) }
         guard status == PF_OK, let output else {

@@ -67,7 +67,7 @@ extension PixelBuffer {
 
     func _encoded(as format: ImageFileFormat, quality: Int, options: EncodeOptions, name: String) throws -> [UInt8] {
         try _ImageCodecs.encode(self, as: format, quality: quality, options: options, name: name,
-                                profile: nil)
+                                profile: _ImageCodecs.defaultProfile(for: self))
     }
 
     /// Writes this buffer to the file at `path` atomically: the file is encoded in memory,

@@ -137,6 +137,14 @@ enum _ColorConversion {
             }
         }
 
+        /// Converts every row of `buffer` in place (the layouts must have the same size).
+        func runInPlace(_ buffer: inout PixelBuffer) {
+            let w = UInt32(buffer.width), h = UInt32(buffer.height), stride = buffer.bytesPerRow
+            buffer.withUnsafeMutableBytes { b in
+                pf_lcms_transform_rows(pointer, b.baseAddress, stride, b.baseAddress, stride, w, h)
+            }
+        }
+
         /// Converts `count` pixels from `source` into `destination`.
         func run(_ source: UnsafeRawPointer, _ destination: UnsafeMutableRawPointer, count: Int, rows: Int = 1,
                  sourceStride: Int = 0, destinationStride: Int = 0) {

@@ -25,17 +25,18 @@ extension RenderContext {
     /// rotation by 90 degrees needs a whole column per strip), since the window then grows
     /// to the image's height.
     func writeJPEGStreaming(_ image: Image, rect: IntRect, path: String, quality: Int,
-                            encodeOptions: EncodeOptions) throws {
+                            encodeOptions: EncodeOptions, metadata: _EmbeddedMetadata = .none) throws {
         let control = RenderControl.current
         if control?.isCancelled == true { throw PixelFlowError.cancelled }
         let evaluator = Evaluator(linear: options.colorManagement == .linear)
-        let plan = RenderPlan(root: image.node, rect: rect, options: options)
+        let plan = RenderPlan(root: _colorManagedRoot(image.node, encodedDestination: true), rect: rect, options: options)
         try plan.checkRegionSizes()
         let schedule = StripSchedule(plan: plan, stripHeight: options.stripHeight)
         // Open the output first: a bad quality or size fails before anything is decoded.
         let file = try _AtomicFile(path: path)
         let encoder = try _JPEGRowEncoder(fileDescriptor: file.fileDescriptor, width: rect.width, height: rect.height,
-                                          format: .rgba8, quality: quality, options: encodeOptions, name: path)
+                                          format: .rgba8, quality: quality, options: encodeOptions, name: path,
+                                          metadata: metadata)
         control?.setTotal(plan.materializedNodes.reduce(schedule.tileCount(options)) {
             $0 + (plan.region(of: $1).map(plan.workUnits) ?? 0)
         })

@@ -182,6 +182,10 @@ public struct RenderContext: Sendable {
     }
 
     func render(_ image: Image, rect: IntRect, into buffer: inout PixelBuffer, control: RenderControl? = nil) throws {
+        if _outputNeedsProfileTransform && (buffer.format == .rgba8 || buffer.format == .rgba16) && buffer.colorEncoding == .sRGB {
+            try _renderThroughOutputProfile(image, rect: rect, into: &buffer, control: control)
+            return
+        }
         try RenderControl.with(control) { try renderControlled(image, rect: rect, into: &buffer) }
         if control?.isCancelled == true { throw PixelFlowError.cancelled }
     }
@@ -191,7 +195,8 @@ public struct RenderContext: Sendable {
         if control?.isCancelled == true { throw PixelFlowError.cancelled }
         let evaluator = Evaluator(linear: options.colorManagement == .linear)
         let opts = options
-        let plan = RenderPlan(root: image.node, rect: rect, options: opts)
+        let encoded = buffer.colorEncoding == .sRGB
+        let plan = RenderPlan(root: _colorManagedRoot(image.node, encodedDestination: encoded), rect: rect, options: opts)
         try plan.checkRegionSizes()
         if case let .success(bytePlan) = BytePlan.make(root: plan.root, rect: rect, options: opts, buffer: buffer) {
             bytePlan.run(rect: rect, into: &buffer, options: opts)

@@ -117,7 +117,7 @@ extension RenderContext {
     public func explain(_ image: Image, rect: Rect? = nil) throws -> String {
         try validate()
         let r = try renderRect(image, rect)
-        return RenderPlan(root: image.node, rect: r, options: options).explain()
+        return RenderPlan(root: _colorManagedRoot(image.node, encodedDestination: true), rect: r, options: options).explain()
     }
 
     /// Like `explain(_:rect:)`, for a render into `buffer` (its format, encoding and alpha
@@ -126,6 +126,7 @@ extension RenderContext {
     public func explain(_ image: Image, rect: Rect? = nil, into buffer: PixelBuffer) throws -> String {
         try validate()
         let r = try renderRect(image, rect)
-        return RenderPlan(root: image.node, rect: r, options: options).explain(destination: buffer)
+        return RenderPlan(root: _colorManagedRoot(image.node, encodedDestination: buffer.colorEncoding == .sRGB),
+                          rect: r, options: options).explain(destination: buffer)
     }
 }

@@ -1,6 +1,14 @@
 extension Image {
-    /// An image of the pixels of a PNG, JPEG, PNM or BMP file (format sniffed from the bytes),
-    /// with its EXIF orientation applied unless `options` says otherwise.
+    /// An image of the pixels of an image file (any format of `ImageFileFormat`, sniffed from
+    /// the bytes), upright (its orientation applied) and color-managed unless `options` says
+    /// otherwise.
+    ///
+    /// Pixels in a color space other than sRGB (an embedded ICC profile such as Display P3 or
+    /// Adobe RGB, PNG's cICP or gAMA/cHRM, CMYK with a profile) are converted here by lcms2
+    /// into linear sRGB floats (`rgbaF32`, unbounded, so colors outside sRGB keep their
+    /// values and a P3 working or output space gets them back); sRGB files keep their 8 or
+    /// 16-bit pixels and the fast paths that read them. `DecodeOptions.imageIndex` picks the
+    /// page or frame of a multi-image file.
     ///
     /// With `streaming`, a JPEG is not decoded here: its header is read and checked against
     /// `options`, and each render decodes the rows it needs. `RenderContext.write(_:toFile:...)`
@@ -8,8 +16,9 @@ extension Image {
     /// keeps only a window of rows about one strip tall, so neither the input nor the output
     /// is ever whole in memory; every other render decodes the file fully first (a render that
     /// needs random access, such as a 90 degree rotation, costs a full decode either way).
-    /// Other formats, and a JPEG whose EXIF orientation must be applied, are decoded fully
-    /// here as without `streaming`.
+    /// Other formats, and a JPEG whose EXIF orientation must be applied or whose colors must
+    /// be converted (a profile other than sRGB, CMYK), are decoded fully here as without
+    /// `streaming`.
     ///
     /// ```swift
     /// let photo = try Image(contentsOfFile: "big.jpg", streaming: true)
@@ -23,20 +32,35 @@ extension Image {
     ///     The file's bytes stay in memory; corrupt data then throws from the render.
     /// - Throws: `PixelFlowError` naming the file for unreadable, corrupt or oversized files.
     public init(contentsOfFile path: String, options: DecodeOptions = .default, streaming: Bool = false) throws {
-        guard streaming else {
-            self.init(try PixelBuffer(contentsOfFile: path, options: options))
-            return
-        }
         let bytes = try _FileIO.readAll(path: path, limit: options.maximumFileSize)
-        if ImageFileFormat.sniff(bytes) == .jpeg {
-            let source = try StreamedSource(jpeg: bytes, name: path, options: options)
-            if !options.applyOrientation || source.orientation == .up {
+        try self.init(encoded: bytes, name: path, options: options, streaming: streaming)
+    }
+
+    /// An image of the pixels of an image file's bytes, as `init(contentsOfFile:options:streaming:)`.
+    public init(encoded bytes: [UInt8], name: String = "<memory>", options: DecodeOptions = .default,
+                streaming: Bool = false) throws {
+        let format = try _ImageCodecs.format(of: bytes, name: name, options: options)
+        if streaming, format == .jpeg, options.imageIndex == 0 {
+            // Stream only what needs no conversion: no profile to apply, not CMYK, upright.
+            let header = try _JPEGCodec.read(bytes, name: name, options: options, pixels: false)
+            let plain = !header.isCMYK && (!options.appliesColorProfile || _ColorConversion.sourceSpace(of: header) == nil)
+            if plain && (!options.applyOrientation || header.metadata.orientation == .up) {
+                let source = try StreamedSource(jpeg: bytes, name: name, options: options)
                 self.init(node: Node(.streamedSource(source), inputs: [],
                                      extent: Rect(x: 0, y: 0, width: Double(source.width), height: Double(source.height))))
                 return
             }
         }
-        self.init(try PixelBuffer(encoded: bytes, name: path, options: options))
+        let stored = try _ImageCodecs.decodeStored(bytes, format: format, name: name, options: options)
+        guard var linear = try _ColorConversion.toLinearWorking(stored, name: name,
+                                                                applyProfile: options.appliesColorProfile) else {
+            self.init(try _ImageCodecs.finishForBuffer(stored, name: name, options: options))
+            return
+        }
+        if options.applyOrientation, stored.metadata.orientation != .up {
+            linear = linear.applyingOrientation(stored.metadata.orientation)
+        }
+        self.init(linear)
     }
 }
 
@@ -54,7 +78,11 @@ extension RenderContext {
     ///   - format: the file format; by default chosen from the path's extension (PNG if none).
     ///   - quality: JPEG quality, 1...100.
     ///   - pixelFormat: `.rgba8` (default) or `.rgba16` for 16-bit PNG and PNM output.
-    ///   - encodeOptions: PNG compression and interlacing, JPEG progressive and subsampling.
+    ///   - encodeOptions: PNG compression and interlacing, JPEG progressive and subsampling,
+    ///     the other formats' options, and which metadata is written: the output color
+    ///     space's ICC profile by default (`colorProfile: .none` writes none; no profile is
+    ///     written with `.none` color management), EXIF and XMP of `encodeOptions.metadata` as
+    ///     `keptMetadata` says.
     ///   - cancellation: cancels the render from another thread, as in `makeBuffer`; it then
     ///     throws `PixelFlowError.cancelled` and the file is not touched. A full render checks
     ///     it once more before encoding (a cancel during encoding lets the write finish); a
@@ -68,17 +96,32 @@ extension RenderContext {
                       quality: Int = 90, pixelFormat: PixelFormat = .rgba8, encodeOptions: EncodeOptions = .default,
                       cancellation: CancellationToken? = nil, progress: (@Sendable (Double) -> Void)? = nil) throws {
         let chosen = try ImageFileFormat._forWriting(path, format)
-        if chosen == .jpeg && pixelFormat == .rgba8 {
+        // The output space's profile (sRGB's by default); none without color management.
+        let profile: [UInt8]? = options.colorManagement == .linear ? outputProfile(for: pixelFormat) : nil
+        if chosen == .jpeg && pixelFormat == .rgba8 && !_outputNeedsProfileTransform {
+            try _Codec.checkQuality(quality, format: chosen)
+            try encodeOptions._validate(format: chosen)
             try validate()
             let r = try renderRect(image, rect)
             let control = RenderControl(token: cancellation, progress: progress)
+            let metadata = _ImageCodecs.embeddedMetadata(encodeOptions, profile: profile)
             try RenderControl.with(control) {
-                try writeJPEGStreaming(image, rect: r, path: path, quality: quality, encodeOptions: encodeOptions)
+                try writeJPEGStreaming(image, rect: r, path: path, quality: quality, encodeOptions: encodeOptions,
+                                       metadata: metadata)
             }
             return
         }
         let buffer = try makeBuffer(image, rect: rect, format: pixelFormat, cancellation: cancellation, progress: progress)
         if cancellation?.isCancelled == true { throw PixelFlowError.cancelled }
-        try buffer.write(toFile: path, format: chosen, quality: quality, options: encodeOptions)
+        let bytes = try _ImageCodecs.encode(buffer, as: chosen, quality: quality, options: encodeOptions, name: path,
+                                            profile: profile)
+        try AtomicFileWriter.write(bytes, toFile: path)
+    }
+
+    /// The ICC profile written with a render into `pixelFormat`: the output space's (its gray
+    /// counterpart for gray formats when the output space is sRGB).
+    func outputProfile(for pixelFormat: PixelFormat) -> [UInt8] {
+        if pixelFormat.channelCount == 1 && options.outputColorSpace.isSRGB { return ColorSpace.sRGBGray.iccProfile }
+        return options.outputColorSpace.iccProfile
     }
 }
