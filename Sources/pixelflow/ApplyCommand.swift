@@ -4,8 +4,9 @@ import PixelFlow
 /// folder.
 ///
 /// ```
-/// pixelflow apply IN OUT [--filter 'NAME key=value ...']... [--threads N] [--quality Q]
-///                        [--format png|jpeg|pnm|bmp] [--explain]
+/// pixelflow apply IN OUT [--filter 'NAME key=value ...']... [--threads N] [--format F]
+///                        [--quality Q] [--lossless] [--effort N] [--compression C]
+///                        [--keep-profile] [--keep-metadata] [--strip] [--page N] [--explain]
 /// pixelflow apply IN1 IN2 ... OUTDIR [--filter ...]...
 /// ```
 ///
@@ -18,6 +19,8 @@ enum ApplyCommand: Subcommand {
     static let options: [Arguments.Option] = [
         .value("--filter", "-f"), .value("--threads", "-j"), .value("--quality", "-q"),
         .value("--format"), .flag("--explain"), .value("--jobs"), .flag("--overwrite"), .flag("--help", "-h"),
+        .flag("--lossless"), .value("--effort"), .value("--compression"), .flag("--keep-profile"),
+        .flag("--keep-metadata"), .flag("--strip"), .value("--page", "--frame"),
     ]
 
     static var help: String {
@@ -52,10 +55,31 @@ enum ApplyCommand: Subcommand {
                             at most one per file).
               --overwrite   Allow an output to replace an input file (for example filtering
                             a folder in place: pixelflow apply photos/*.png photos/ --overwrite).
-          -q, --quality Q   JPEG quality 1...100 (default 90).
-              --format F    Output format: png, jpeg, pnm or bmp. Default: from OUT's extension,
-                            png when OUT is `-`. In batch mode the output names take F's
-                            extension; inputs whose extension names no format are written as PNG.
+              --format F    Output format: png, jpeg, webp, tiff, gif, heif, avif, pnm or bmp.
+                            Default: from OUT's extension (.png, .jpg/.jpeg, .webp, .tif/.tiff,
+                            .gif, .heic/.heif, .avif, .pnm/.pgm/.ppm/.pam, .bmp), png when OUT
+                            is `-`. In batch mode the output names take F's extension; inputs
+                            whose extension names no format are written as PNG.
+          -q, --quality Q   Quality 1...100 of JPEG, lossy WebP, HEIF and AVIF, and of TIFF
+                            with --compression jpeg (default 90).
+              --lossless    WebP, AVIF and HEIF: compress without loss.
+              --effort N    WebP, AVIF and HEIF: 0 (fastest) ... 9 (smallest file); default 4.
+              --compression C
+                            A number 0...9 is PNG's zlib level (default 6); a name is TIFF's
+                            compression: none, lzw, deflate (default), packbits or jpeg. A
+                            kind that no output format takes is a usage error.
+              --keep-profile
+                            Keep the input's ICC color profile: render into its color space and
+                            embed it (a Display P3 photo stays P3). Default: sRGB output with
+                            the sRGB profile. Gray and CMYK profiles are not kept.
+              --keep-metadata
+                            Copy the input's EXIF (its orientation reset to 1, since pixels are
+                            written upright) and XMP. Default: they are stripped.
+              --strip       Write no metadata at all, not even the color profile. Not with
+                            --keep-profile or --keep-metadata.
+              --page N, --frame N
+                            Read page or frame N (from 0) of a multi-page TIFF, an animated
+                            GIF or WebP, or a HEIF with several images (default 0).
               --explain     Print the filter chain, with every input's value (defaults
                             included), the optimized render plan (stages, fused nodes,
                             folded matrices and transforms, buffers) and each render's
@@ -75,11 +99,15 @@ enum ApplyCommand: Subcommand {
         filters (CICrop, CIAffineTransform, CILanczosScaleTransform) set a new frame: the
         output has the size of their result (a rotation's bounding box, a scaled size).
         Images are rendered as 8-bit RGBA; a 16-bit PNG input stays 16-bit when OUT is PNG or PNM.
+        Options a format does not take (--quality for PNG, --lossless for JPEG) are ignored.
 
         Examples:
           pixelflow apply photo.jpg sepia.png --filter 'CISepiaTone inputIntensity=0.8'
           pixelflow apply in.png out.jpg -q 85 \\
               --filter 'ExposureAdjust inputEV=0.5' --filter 'GaussianBlur radius=3'
+          pixelflow apply photo.heic photo.webp --lossless --keep-profile --keep-metadata
+          pixelflow apply scan.tif page3.png --page 2 --compression 9 --strip
+          pixelflow apply a.png b.png tiffs/ --format tiff --compression lzw
           pixelflow apply in.png out.png --filter 'SourceOverCompositing inputBackgroundImage=bg.png'
           pixelflow apply in.png out.png --filter 'AffineTransform inputTransform=[0.5 0 0 0.5 0 0]'
           pixelflow apply a.png b.jpg c.bmp thumbs/ --filter 'LanczosScaleTransform inputScale=0.25'
@@ -111,7 +139,8 @@ struct ApplyJob {
     var output: String
     var isBatch: Bool
     var format: ImageFileFormat?
-    var quality: Int
+    /// Page, encoder and metadata choices.
+    var settings: OutputSettings
     var explain: Bool
     var context: RenderContext
     /// True when outputs may replace input files (`--overwrite`).
@@ -142,20 +171,31 @@ struct ApplyJob {
         explain = args.flag("--explain")
         // --explain prints each file's plan: one file at a time keeps them readable.
         jobs = isBatch && !explain ? max(1, min(requestedJobs ?? cores, inputs.count)) : 1
-        quality = try args.integer("--quality", in: 1...100) ?? 90
+        var format: ImageFileFormat?
         if let f = try args.value("--format") {
             guard let parsed = ImageFileFormat(rawValue: f.lowercased()) ?? ImageFileFormat(pathExtension: f) else {
-                throw CLIError.usage("unknown --format '\(f)'; use png, jpeg, pnm or bmp")
+                let names = ImageFileFormat.allCases.map(\.rawValue).joined(separator: ", ")
+                throw CLIError.usage("unknown --format '\(f)'; use \(names)")
             }
             format = parsed
         }
+        self.format = format
         steps = try args.values("--filter").map(FilterStep.init(parsing:))
         for step in steps { try step.validate() }
-        if !isBatch && format == nil && output != "-" {
-            guard let ext = pathExtension(output), ImageFileFormat(pathExtension: ext) != nil else {
-                throw CLIError.usage("cannot tell the output format from '\(output)'; name it .png, .jpg, .pnm or .bmp, or pass --format png|jpeg|pnm|bmp")
+        let outputFormats: Set<ImageFileFormat>
+        if isBatch {
+            outputFormats = Set(inputs.map { ApplyJob.batchOutput(for: $0, format: format).1 })
+        } else if let format {
+            outputFormats = [format]
+        } else if output == "-" {
+            outputFormats = [.png]
+        } else {
+            guard let ext = pathExtension(output), let f = ImageFileFormat(pathExtension: ext) else {
+                throw CLIError.usage("cannot tell the output format from '\(output)'; name it .png, .jpg, .webp, .tif, .gif, .heic, .avif, .pnm or .bmp, or pass --format")
             }
+            outputFormats = [f]
         }
+        settings = try OutputSettings(args, outputFormats: outputFormats)
         // Jobs share the processors unless --threads says otherwise; the pixels do not depend on it.
         context = RenderContext(threadCount: threads ?? max(1, cores / jobs))
     }
@@ -190,6 +230,11 @@ struct ApplyJob {
 
     /// The output file name and format for `input` in batch mode.
     func batchOutput(for input: String) -> (String, ImageFileFormat) {
+        ApplyJob.batchOutput(for: input, format: format)
+    }
+
+    /// The output file name and format for `input` in batch mode with `--format format`.
+    static func batchOutput(for input: String, format: ImageFileFormat?) -> (String, ImageFileFormat) {
         let name = baseName(input)
         let own = pathExtension(name).flatMap(ImageFileFormat.init(pathExtension:))
         if let format {
@@ -204,7 +249,8 @@ struct ApplyJob {
     ///
     /// - Throws: `CLIError.runtime` or `PixelFlowError`, naming the file where it helps.
     func process(_ input: String, to destination: String, format: ImageFileFormat) throws {
-        let buffer = try ApplyJob.load(input)
+        let (buffer, metadata) = try ApplyJob.load(input, options: settings.decodeOptions,
+                                                   withMetadata: settings.needsInputMetadata)
         let source = Image(buffer)
         var image = source
         // The frame the output is cropped to: the input's extent until a geometry filter
@@ -227,27 +273,54 @@ struct ApplyJob {
             throw CLIError.runtime("\(displayName(input)): the result is empty: the filters leave no pixels inside \(frame) (a crop outside the image?)")
         }
         let pixelFormat: PixelFormat = buffer.format == .rgba16 && (format == .png || format == .pnm) ? .rgba16 : .rgba8
+        // --keep-profile: the render's output space is the input's, and the file embeds it.
+        var context = self.context
+        let kept = settings.keptColorSpace(metadata, input: displayName(input))
+        if let note = kept.note { Terminal.error("pixelflow apply: note: " + note) }
+        if let space = kept.space { context.options.outputColorSpace = space }
+        let encodeOptions = settings.encodeOptions(keeping: metadata)
         if explain, let plan = try? context.explain(image) {
             Terminal.error("plan for \(displayName(input)):")
             for line in plan.split(separator: "\n") { Terminal.error("  " + line) }
         }
-        let result: PixelBuffer
         do {
-            result = try context.makeBuffer(image, format: pixelFormat)
+            if destination == "-" {
+                try writeStandardOutput(image, context: context, format: format, pixelFormat: pixelFormat,
+                                        encodeOptions: encodeOptions)
+            } else {
+                try context.write(image, toFile: destination, format: format, quality: settings.quality,
+                                  pixelFormat: pixelFormat, encodeOptions: encodeOptions)
+            }
         } catch let error as PixelFlowError {
-            throw CLIError.runtime("\(displayName(input)): cannot render the result: \(error)")
-        }
-        if destination == "-" {
-            try Terminal.writeStandardOutput(try result.encoded(as: format, quality: quality))
-        } else {
-            try result.write(toFile: destination, format: format, quality: quality)
+            throw CLIError.runtime(ApplyJob.message(error, about: displayName(input)))
         }
         if explain {
+            let size = IntSize(covering: image.extent)
             var line = "\(displayName(input)) (\(buffer.width)x\(buffer.height) \(buffer.format)) -> "
-                + "\(destination == "-" ? "<stdout>" : destination) (\(result.width)x\(result.height) \(pixelFormat), \(format.rawValue))"
+                + "\(destination == "-" ? "<stdout>" : destination) (\(size.width)x\(size.height) \(pixelFormat), \(format.rawValue)"
+                + ", \(context.options.outputColorSpace.name))"
             if mustCrop { line += "; cropped from \(extent) to \(frame)" }
             Terminal.error(line)
         }
+    }
+
+    /// Renders `image` and writes the file to standard output. In sRGB the buffer is encoded
+    /// in memory; in another output space (`--keep-profile`) the file is written by
+    /// `RenderContext.write` to a temporary file and copied, since only that path embeds the
+    /// context's output profile.
+    func writeStandardOutput(_ image: Image, context: RenderContext, format: ImageFileFormat, pixelFormat: PixelFormat,
+                             encodeOptions: EncodeOptions) throws {
+        if context.options.outputColorSpace.isSRGB {
+            let result = try context.makeBuffer(image, format: pixelFormat)
+            try Terminal.writeStandardOutput(
+                try result.encoded(as: format, quality: settings.quality, options: encodeOptions))
+            return
+        }
+        let temporary = try Terminal.makeTemporaryFile(suffix: "." + fileExtension(for: format))
+        defer { Terminal.removeFile(temporary) }
+        try context.write(image, toFile: temporary, format: format, quality: settings.quality,
+                          pixelFormat: pixelFormat, encodeOptions: encodeOptions)
+        try Terminal.writeStandardOutput(try Terminal.readFile(temporary))
     }
 
     /// Prints the chain, one filter a line, to standard error.
@@ -265,11 +338,21 @@ struct ApplyJob {
     ///
     /// - Throws: `CLIError.runtime` whose message names the file.
     static func load(_ path: String) throws -> PixelBuffer {
+        try load(path, options: .default, withMetadata: false).buffer
+    }
+
+    /// Decodes the image file at `path` (standard input for `-`) with `options`, and reads
+    /// its metadata (color profile, EXIF, XMP) when `withMetadata`.
+    ///
+    /// - Throws: `CLIError.runtime` whose message names the file.
+    static func load(_ path: String, options: DecodeOptions,
+                     withMetadata: Bool) throws -> (buffer: PixelBuffer, metadata: ImageMetadata?) {
         do {
             if path == "-" {
                 let bytes = try Terminal.readStandardInput()
                 if bytes.isEmpty { throw CLIError.runtime("<stdin>: no data on standard input") }
-                return try PixelBuffer(encoded: bytes, name: "<stdin>")
+                let metadata = withMetadata ? try ImageFile(encoded: bytes, name: "<stdin>", options: options).metadata : nil
+                return (try PixelBuffer(encoded: bytes, name: "<stdin>", options: options), metadata)
             }
             if !Terminal.exists(path) {
                 throw CLIError.runtime("\(path): no such file")
@@ -277,7 +360,8 @@ struct ApplyJob {
             if Terminal.isDirectory(path) {
                 throw CLIError.runtime("\(path): is a directory, not an image file")
             }
-            return try PixelBuffer(contentsOfFile: path)
+            let metadata = withMetadata ? try ImageFile(contentsOfFile: path, options: options).metadata : nil
+            return (try PixelBuffer(contentsOfFile: path, options: options), metadata)
         } catch let error as CLIError {
             throw error
         } catch {
@@ -302,7 +386,24 @@ struct ApplyJob {
     }
 }
 
-/// The extension written for `format` in batch mode: `jpg` for JPEG, else the format's name.
+/// The extension written for `format` in batch mode: `jpg` for JPEG, `heic` for HEIF, else
+/// the format's name.
 func fileExtension(for format: ImageFileFormat) -> String {
-    format == .jpeg ? "jpg" : format.rawValue
+    switch format {
+    case .jpeg: return "jpg"
+    case .heif: return "heic"
+    default: return format.rawValue
+    }
+}
+
+/// The size in pixels of a render of `rect`, for `--explain`: the whole pixels it covers,
+/// with the 1e-7 tolerance a render uses (so 10.00000001 wide is 10 pixels).
+struct IntSize {
+    var width: Int
+    var height: Int
+
+    init(covering rect: Rect) {
+        width = max(0, Int((rect.maxX - 1e-7).rounded(.up) - (rect.minX + 1e-7).rounded(.down)))
+        height = max(0, Int((rect.maxY - 1e-7).rounded(.up) - (rect.minY + 1e-7).rounded(.down)))
+    }
 }

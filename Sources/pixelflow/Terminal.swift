@@ -68,6 +68,45 @@ enum Terminal {
         }
     }
 
+    /// Reads every byte of the file at `path`.
+    ///
+    /// - Throws: `CLIError.runtime` naming the file when it cannot be opened or read.
+    static func readFile(_ path: String) throws -> [UInt8] {
+        let fd = open(path, O_RDONLY)
+        if fd < 0 { throw CLIError.runtime("\(path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n == 0 { break }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw CLIError.runtime("\(path): \(String(cString: strerror(errno)))")
+            }
+            bytes.append(contentsOf: chunk[0..<n])
+        }
+        return bytes
+    }
+
+    /// Creates an empty file with a unique name ending in `suffix` in `$TMPDIR` (or `/tmp`)
+    /// and returns its path; the caller removes it.
+    ///
+    /// - Throws: `CLIError.runtime` when no file can be created there.
+    static func makeTemporaryFile(suffix: String) throws -> String {
+        let folder = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        var template = Array(joinPath(folder, "pixelflow-XXXXXX" + suffix).utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemps($0.baseAddress!, Int32(suffix.utf8.count)) }
+        if fd < 0 {
+            throw CLIError.runtime("cannot create a temporary file in \(folder): \(String(cString: strerror(errno))); set TMPDIR to a writable folder")
+        }
+        close(fd)
+        return template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+    }
+
+    /// Removes the file at `path`, ignoring errors.
+    static func removeFile(_ path: String) { unlink(path) }
+
     /// True when `path` names an existing directory.
     static func isDirectory(_ path: String) -> Bool {
         var s = stat()

@@ -26,7 +26,7 @@ protocol Subcommand {
 enum PixelFlowTool {
     /// The command table.
     static var commands: [any Subcommand.Type] {
-        [FiltersCommand.self, DescribeCommand.self, ApplyCommand.self, DocsCommand.self,
+        [FiltersCommand.self, DescribeCommand.self, ApplyCommand.self, InfoCommand.self, DocsCommand.self,
          DetectCommand.self, QRCommand.self, BenchCommand.self]
     }
 
@@ -51,6 +51,8 @@ enum PixelFlowTool {
               pixelflow apply in.png out.jpg --filter 'ExposureAdjust inputEV=0.5' --filter 'GaussianBlur inputRadius=2'
               cat in.png | pixelflow apply - - --format jpeg --filter 'ColorInvert' > out.jpg
               pixelflow apply *.jpg thumbs/ --filter 'LanczosScaleTransform inputScale=0.25'
+              pixelflow apply photo.heic photo.webp --keep-profile --keep-metadata --quality 80
+              pixelflow info photo.jpg scan.tif --json
               pixelflow detect qr code.png --json
               pixelflow bench --smoke
 
