@@ -7,7 +7,8 @@ enum WebPTarget {
         var file = bytes
         if ImageFileFormat.sniff(bytes) != .webp {
             let size = 4 + bytes.count
-            file = Array("RIFF".utf8) + (0..<4).map { UInt8(truncatingIfNeeded: size >> (8 * $0)) }
+            file =
+                Array("RIFF".utf8) + (0..<4).map { UInt8(truncatingIfNeeded: size >> (8 * $0)) }
                 + Array("WEBP".utf8) + bytes
         }
         DecoderTargets.decodeChecked(file)
@@ -15,8 +16,9 @@ enum WebPTarget {
             let frames = try ImageFile(encoded: file, name: "fuzz").frames()
             let limits = DecodeOptions.default
             let pixels = frames.reduce(0) { $0 + $1.buffer.width * $1.buffer.height }
-            precondition(!frames.isEmpty && frames.count <= limits.maximumImageCount && pixels <= limits.maximumPixelCount,
-                         "\(frames.count) frames of \(pixels) pixels in all, outside the limits")
+            precondition(
+                !frames.isEmpty && frames.count <= limits.maximumImageCount && pixels <= limits.maximumPixelCount,
+                "\(frames.count) frames of \(pixels) pixels in all, outside the limits")
             trace("\(frames.count) frames, durations \(frames.map(\.duration))")
         } catch {
             expectPixelFlowError(error, "frames")

@@ -24,12 +24,14 @@ enum _WebPCodec {
         return try withDecoder(bytes, name: name) { decoder, header in
             let count = Int(header.frame_count)
             try options._checkImageCount(count, file: name)
-            try options._checkDimensions(width: Int(header.canvas_width), height: Int(header.canvas_height),
-                                         file: name)
-            return ImageFileInfo(format: .webp, width: Int(header.canvas_width), height: Int(header.canvas_height),
-                                 imageCount: count, bitsPerSample: 8, colorModel: "rgb",
-                                 hasAlpha: header.has_alpha != 0, isAnimated: header.is_animated != 0,
-                                 metadata: try metadata(decoder, header, name: name))
+            try options._checkDimensions(
+                width: Int(header.canvas_width), height: Int(header.canvas_height),
+                file: name)
+            return ImageFileInfo(
+                format: .webp, width: Int(header.canvas_width), height: Int(header.canvas_height),
+                imageCount: count, bitsPerSample: 8, colorModel: "rgb",
+                hasAlpha: header.has_alpha != 0, isAnimated: header.is_animated != 0,
+                metadata: try metadata(decoder, header, name: name))
         }
     }
 
@@ -82,15 +84,19 @@ enum _WebPCodec {
                 try call(name) { pf_webp_frame_duration(decoder, UInt32(index), &milliseconds, &$0) }
                 var buffer = try _Codec.makeDecodedBuffer(width: width, height: height, format: .rgba8)
                 try readNextFrame(decoder, into: &buffer, name: name)
-                frames.append(_DecodedFrame(image: _DecodedImage(buffer: buffer, metadata: metadata),
-                                            duration: Double(milliseconds) / 1000))
+                frames.append(
+                    _DecodedFrame(
+                        image: _DecodedImage(buffer: buffer, metadata: metadata),
+                        duration: Double(milliseconds) / 1000))
             }
             return frames
         }
     }
 
-    static func encode(_ source: PixelBuffer, quality: Int, name: String, options: EncodeOptions,
-                       metadata: _EmbeddedMetadata) throws -> [UInt8] {
+    static func encode(
+        _ source: PixelBuffer, quality: Int, name: String, options: EncodeOptions,
+        metadata: _EmbeddedMetadata
+    ) throws -> [UInt8] {
         let buffer = try rgba8(source, name: name)
         let hasAlpha = !_Codec.isOpaque(buffer)
         let method = Int32(min(options.effort, 6))
@@ -100,10 +106,11 @@ enum _WebPCodec {
                 try withOptionalBytes(block(metadata.xmp)) { xmp, xmpSize in
                     try encoded(name) { output, size, message in
                         buffer.withUnsafeBytes { pixels in
-                            pf_webp_encode(pixels.baseAddress!.assumingMemoryBound(to: UInt8.self), buffer.bytesPerRow,
-                                           UInt32(buffer.width), UInt32(buffer.height), hasAlpha ? 1 : 0,
-                                           options.lossless ? 1 : 0, Int32(quality), method, icc, iccSize, exif,
-                                           exifSize, xmp, xmpSize, &output, &size, &message)
+                            pf_webp_encode(
+                                pixels.baseAddress!.assumingMemoryBound(to: UInt8.self), buffer.bytesPerRow,
+                                UInt32(buffer.width), UInt32(buffer.height), hasAlpha ? 1 : 0,
+                                options.lossless ? 1 : 0, Int32(quality), method, icc, iccSize, exif,
+                                exifSize, xmp, xmpSize, &output, &size, &message)
                         }
                     }
                 }
@@ -119,8 +126,10 @@ enum _WebPCodec {
     /// - Throws: `invalidParameter` for no frames, frames of different sizes or a duration
     ///   outside 0...16777.215 seconds; `encodingFailed` when libwebp fails or a side is over
     ///   16383.
-    static func encodeAnimation(_ frames: [ImageFrame], quality: Int, name: String,
-                                options: EncodeOptions) throws -> [UInt8] {
+    static func encodeAnimation(
+        _ frames: [ImageFrame], quality: Int, name: String,
+        options: EncodeOptions
+    ) throws -> [UInt8] {
         try _Codec.checkQuality(quality, format: .webp)
         try options._validate(format: .webp)
         guard let first = frames.first else {
@@ -130,11 +139,15 @@ enum _WebPCodec {
         var buffers: [PixelBuffer] = []
         for (index, frame) in frames.enumerated() {
             guard frame.buffer.width == first.buffer.width, frame.buffer.height == first.buffer.height else {
-                throw PixelFlowError.invalidParameter(filter: "webp encoder", key: "frames",
-                    reason: "frame \(index) is \(frame.buffer.width)x\(frame.buffer.height), frame 0 is \(first.buffer.width)x\(first.buffer.height)")
+                throw PixelFlowError.invalidParameter(
+                    filter: "webp encoder", key: "frames",
+                    reason:
+                        "frame \(index) is \(frame.buffer.width)x\(frame.buffer.height), frame 0 is \(first.buffer.width)x\(first.buffer.height)"
+                )
             }
             guard frame.duration.isFinite, (0...16777.215).contains(frame.duration) else {
-                throw PixelFlowError.invalidParameter(filter: "webp encoder", key: "duration",
+                throw PixelFlowError.invalidParameter(
+                    filter: "webp encoder", key: "duration",
                     reason: "frame \(index): must be in 0...16777.215 seconds, got \(frame.duration)")
             }
             durations.append(Int32((frame.duration * 1000).rounded()))
@@ -145,9 +158,10 @@ enum _WebPCodec {
         let stride = buffers[0].bytesPerRow
         return try withPointers(to: buffers) { pointers in
             try encoded(name) { output, size, message in
-                pf_webp_encode_animation(pointers, durations, UInt32(buffers.count), stride, UInt32(width),
-                                         UInt32(height), options.lossless ? 1 : 0, Int32(quality),
-                                         Int32(min(options.effort, 6)), &output, &size, &message)
+                pf_webp_encode_animation(
+                    pointers, durations, UInt32(buffers.count), stride, UInt32(width),
+                    UInt32(height), options.lossless ? 1 : 0, Int32(quality),
+                    Int32(min(options.effort, 6)), &output, &size, &message)
             }
         }
     }
@@ -181,8 +195,10 @@ enum _WebPCodec {
     }
 
     /// Runs `body` with a decoder over `bytes` whose header was read.
-    private static func withDecoder<R>(_ bytes: [UInt8], name: String,
-                                       _ body: (OpaquePointer, pf_webp_header) throws -> R) throws -> R {
+    private static func withDecoder<R>(
+        _ bytes: [UInt8], name: String,
+        _ body: (OpaquePointer, pf_webp_header) throws -> R
+    ) throws -> R {
         try bytes.withUnsafeBufferPointer { input in
             guard let decoder = pf_webp_decoder_create(input.baseAddress, input.count) else {
                 throw PixelFlowError.decodingFailed(file: name, reason: "WebP: out of memory")
@@ -196,8 +212,10 @@ enum _WebPCodec {
 
     /// The ICC profile, EXIF (without an `Exif\0\0` prefix some writers keep) with its
     /// orientation, and XMP.
-    private static func metadata(_ decoder: OpaquePointer, _ header: pf_webp_header,
-                                 name: String) throws -> ImageMetadata {
+    private static func metadata(
+        _ decoder: OpaquePointer, _ header: pf_webp_header,
+        name: String
+    ) throws -> ImageMetadata {
         let chunkSizes = [header.chunk_sizes.0, header.chunk_sizes.1, header.chunk_sizes.2]
         func chunk(_ kind: Int) throws -> [UInt8]? {
             let size = chunkSizes[kind]
@@ -253,7 +271,8 @@ enum _WebPCodec {
     /// `encodingFailed` for a side over 16383.
     private static func rgba8(_ source: PixelBuffer, name: String) throws -> PixelBuffer {
         guard source.width <= maximumSide, source.height <= maximumSide else {
-            throw PixelFlowError.encodingFailed(file: name,
+            throw PixelFlowError.encodingFailed(
+                file: name,
                 reason: "WebP: \(source.width)x\(source.height) is too large (WebP holds at most \(maximumSide) pixels a side)")
         }
         let buffer = _Codec.encodable(source)
@@ -261,8 +280,10 @@ enum _WebPCodec {
     }
 
     /// Runs an encoding shim call and returns its output; throws `encodingFailed` on failure.
-    private static func encoded(_ name: String,
-                                _ body: (inout UnsafeMutablePointer<UInt8>?, inout Int, inout [CChar]) -> Int32) throws -> [UInt8] {
+    private static func encoded(
+        _ name: String,
+        _ body: (inout UnsafeMutablePointer<UInt8>?, inout Int, inout [CChar]) -> Int32
+    ) throws -> [UInt8] {
         var message = [CChar](repeating: 0, count: Int(PF_MESSAGE_CAPACITY))
         var output: UnsafeMutablePointer<UInt8>?
         var size = 0
@@ -274,16 +295,20 @@ enum _WebPCodec {
         return Array(UnsafeBufferPointer(start: output, count: size))
     }
 
-    private static func withOptionalBytes<R>(_ bytes: [UInt8]?,
-                                             _ body: (UnsafePointer<UInt8>?, Int) throws -> R) rethrows -> R {
+    private static func withOptionalBytes<R>(
+        _ bytes: [UInt8]?,
+        _ body: (UnsafePointer<UInt8>?, Int) throws -> R
+    ) rethrows -> R {
         guard let bytes else { return try body(nil, 0) }
         return try bytes.withUnsafeBufferPointer { try body($0.baseAddress, $0.count) }
     }
 
     /// Runs `body` with the base addresses of `buffers`' pixels, all kept alive meanwhile
     /// (read only: the storage is never written through them).
-    private static func withPointers<R>(to buffers: [PixelBuffer],
-                                        _ body: ([UnsafePointer<UInt8>?]) throws -> R) rethrows -> R {
+    private static func withPointers<R>(
+        to buffers: [PixelBuffer],
+        _ body: ([UnsafePointer<UInt8>?]) throws -> R
+    ) rethrows -> R {
         try withExtendedLifetime(buffers) {
             try body(buffers.map { UnsafePointer($0._storage.bytes.assumingMemoryBound(to: UInt8.self)) })
         }

@@ -35,12 +35,15 @@ final class WebPCodecTests: XCTestCase {
     }
 
     /// Asserts that `body` throws a `PixelFlowError` of kind `kind` whose message names `name`.
-    static func assertThrowsNaming(_ kind: S.ErrorKind, _ name: String, file: StaticString = #filePath,
-                                   line: UInt = #line, _ body: () throws -> Void) {
+    static func assertThrowsNaming(
+        _ kind: S.ErrorKind, _ name: String, file: StaticString = #filePath,
+        line: UInt = #line, _ body: () throws -> Void
+    ) {
         let error = S.assertThrows(kind, file: file, line: line, body)
         if let error {
-            XCTAssertTrue(String(describing: error).contains(name), "\(error) does not name \(name)",
-                          file: file, line: line)
+            XCTAssertTrue(
+                String(describing: error).contains(name), "\(error) does not name \(name)",
+                file: file, line: line)
         }
     }
 
@@ -76,8 +79,11 @@ final class WebPCodecTests: XCTestCase {
 
     func testInspect() throws {
         let lossless = try ImageFile(contentsOfFile: Self.path("lossless.webp")).info
-        XCTAssertEqual(lossless, ImageFileInfo(format: .webp, width: 40, height: 30, imageCount: 1, bitsPerSample: 8,
-                                               colorModel: "rgb", hasAlpha: false, isAnimated: false))
+        XCTAssertEqual(
+            lossless,
+            ImageFileInfo(
+                format: .webp, width: 40, height: 30, imageCount: 1, bitsPerSample: 8,
+                colorModel: "rgb", hasAlpha: false, isAnimated: false))
         XCTAssertTrue(try ImageFile(contentsOfFile: Self.path("lossless-alpha.webp")).info.hasAlpha)
         XCTAssertTrue(try ImageFile(contentsOfFile: Self.path("lossy-alpha.webp")).info.hasAlpha)
         XCTAssertFalse(try ImageFile(contentsOfFile: Self.path("lossy.webp")).info.hasAlpha)
@@ -86,6 +92,7 @@ final class WebPCodecTests: XCTestCase {
         XCTAssertEqual(animated.height, 32)
         XCTAssertEqual(animated.imageCount, 4)
         XCTAssertTrue(animated.isAnimated)
+        XCTAssertTrue(animated.hasAlpha)
         XCTAssertEqual(animated.bitsPerSample, 8)
         XCTAssertEqual(animated.colorModel, "rgb")
     }
@@ -183,8 +190,9 @@ final class WebPCodecTests: XCTestCase {
         let xmp = try Self.bytes("metadata.xmp")
         let options = EncodeOptions(lossless: true, metadata: ImageMetadata(exif: exif, xmp: xmp), keptMetadata: .all)
         let image = S.rgba8(width: 9, height: 7, alpha: true)
-        let bytes = try _ImageCodecs.encode(image, as: .webp, quality: 90, options: options, name: "m.webp",
-                                            profile: profile)
+        let bytes = try _ImageCodecs.encode(
+            image, as: .webp, quality: 90, options: options, name: "m.webp",
+            profile: profile)
         let file = try ImageFile(encoded: bytes)
         XCTAssertEqual(file.metadata.iccProfile, profile)
         XCTAssertEqual(file.metadata.exif, EXIFOrientation.resettingOrientation(in: exif))
@@ -282,8 +290,9 @@ final class WebPCodecTests: XCTestCase {
             }
             frames.append(ImageFrame(buffer: canvas, duration: duration))
         }
-        let bytes = try _WebPCodec.encodeAnimation(frames, quality: 100, name: "a.webp",
-                                                   options: EncodeOptions(lossless: true))
+        let bytes = try _WebPCodec.encodeAnimation(
+            frames, quality: 100, name: "a.webp",
+            options: EncodeOptions(lossless: true))
         let file = try ImageFile(encoded: bytes)
         XCTAssertTrue(file.info.isAnimated)
         XCTAssertEqual(file.info.imageCount, 3)
@@ -298,8 +307,9 @@ final class WebPCodecTests: XCTestCase {
             try _WebPCodec.encodeAnimation([], quality: 90, name: "a.webp", options: .default)
         }
         S.assertThrows(.invalidParameter) {
-            try _WebPCodec.encodeAnimation([frames[0], ImageFrame(buffer: S.rgba8(width: 3, height: 3, alpha: false), duration: 1)],
-                                           quality: 90, name: "a.webp", options: .default)
+            try _WebPCodec.encodeAnimation(
+                [frames[0], ImageFrame(buffer: S.rgba8(width: 3, height: 3, alpha: false), duration: 1)],
+                quality: 90, name: "a.webp", options: .default)
         }
     }
 
@@ -322,7 +332,8 @@ final class WebPCodecTests: XCTestCase {
         let failures = LockedCounter()
         DispatchQueue.concurrentPerform(iterations: 8) { _ in
             guard let frames = try? ImageFile(encoded: bytes).frames(),
-                  S.maximumDifference(frames[3].buffer, expected) == 0 else { failures.increment(); return }
+                S.maximumDifference(frames[3].buffer, expected) == 0
+            else { failures.increment(); return }
         }
         XCTAssertEqual(failures.value, 0)
     }
@@ -428,8 +439,11 @@ final class WebPCodecTests: XCTestCase {
         var offset = 12
         while offset + 8 <= file.count {
             let size = file._le32(offset + 4)
-            out.append((String(decoding: file[offset..<(offset + 4)], as: UTF8.self),
-                        Array(file[(offset + 8)..<min(file.count, offset + 8 + size)])))
+            out.append(
+                (
+                    String(decoding: file[offset..<(offset + 4)], as: UTF8.self),
+                    Array(file[(offset + 8)..<min(file.count, offset + 8 + size)])
+                ))
             offset += 8 + size + (size & 1)
         }
         return out
