@@ -28,7 +28,10 @@ let package = Package(
         .systemLibrary(name: "CLCMS2", path: "Sources/CLCMS2", pkgConfig: "lcms2",
                        providers: [.apt(["liblcms2-dev"])]),
         .target(name: "CCodecShims", dependencies: ["CPNG", "CJPEG", "CWebP", "CTIFF", "CGIF", "CHEIF", "CLCMS2"],
-                path: "Sources/CCodecShims"),
+                path: "Sources/CCodecShims",
+                // A C target does not autolink its system modules' `link` lines (only a
+                // Swift import does), and pkg-config's libwebpdemux does not bring libwebpmux.
+                linkerSettings: [.linkedLibrary("webpmux")]),
         .target(name: "CSIMD", path: "Sources/CSIMD"),
         .target(name: "PixelFlow", dependencies: ["CCodecShims", "CSIMD"], path: "Sources/PixelFlow"),
         .target(name: "PixelFlowCLI", dependencies: ["PixelFlow"], path: "Sources/PixelFlowCLI"),
