@@ -31,7 +31,11 @@ let package = Package(
                 path: "Sources/CCodecShims",
                 // A C target does not autolink its system modules' `link` lines (only a
                 // Swift import does), and pkg-config's libwebpdemux does not bring libwebpmux.
-                linkerSettings: [.linkedLibrary("webpmux")]),
+                // A C target does not take the `link` lines of the system modules it depends on
+                // (only a Swift import does), and pkg-config does not name every library these use.
+                linkerSettings: [.linkedLibrary("webpmux"), .linkedLibrary("webpdemux"), .linkedLibrary("webp"),
+                                 .linkedLibrary("tiff"), .linkedLibrary("gif"), .linkedLibrary("heif"),
+                                 .linkedLibrary("lcms2")]),
         .target(name: "CSIMD", path: "Sources/CSIMD"),
         .target(name: "PixelFlow", dependencies: ["CCodecShims", "CSIMD"], path: "Sources/PixelFlow"),
         .target(name: "PixelFlowCLI", dependencies: ["PixelFlow"], path: "Sources/PixelFlowCLI"),

@@ -121,7 +121,24 @@ final class CodecFileTests: XCTestCase {
 
         XCTAssertEqual(ImageFileFormat(pathExtension: ".JPEG"), .jpeg)
         XCTAssertEqual(ImageFileFormat(pathExtension: "pbm"), .pnm)
-        XCTAssertNil(ImageFileFormat(pathExtension: "tiff"))
+        XCTAssertEqual(ImageFileFormat(pathExtension: "tiff"), .tiff)
+        XCTAssertEqual(ImageFileFormat(pathExtension: "HEIC"), .heif)
+        XCTAssertNil(ImageFileFormat(pathExtension: "psd"))
+        XCTAssertEqual(ImageFileFormat.sniff(Array("RIFF\0\0\0\0WEBPVP8 ".utf8)), .webp)
+        XCTAssertNil(ImageFileFormat.sniff(Array("RIFF\0\0\0\0WAVEfmt ".utf8)))
+        XCTAssertEqual(ImageFileFormat.sniff([0x49, 0x49, 0x2A, 0]), .tiff)
+        XCTAssertEqual(ImageFileFormat.sniff([0x4D, 0x4D, 0, 0x2A]), .tiff)
+        XCTAssertEqual(ImageFileFormat.sniff(Array("GIF89a".utf8)), .gif)
+        XCTAssertNil(ImageFileFormat.sniff(Array("GIF90a".utf8)))
+        let ftyp: (String, [String]) -> [UInt8] = { major, compatible in
+            var b: [UInt8] = [0, 0, 0, UInt8(16 + 4 * compatible.count)] + Array("ftyp".utf8) + Array(major.utf8) + [0, 0, 0, 0]
+            for c in compatible { b += Array(c.utf8) }
+            return b
+        }
+        XCTAssertEqual(ImageFileFormat.sniff(ftyp("heic", ["mif1", "heic"])), .heif)
+        XCTAssertEqual(ImageFileFormat.sniff(ftyp("avif", ["mif1", "avif"])), .avif)
+        XCTAssertEqual(ImageFileFormat.sniff(ftyp("mif1", ["mif1", "avif"])), .avif)
+        XCTAssertNil(ImageFileFormat.sniff(ftyp("isom", ["isom", "mp41"])))
         XCTAssertEqual(ImageFileFormat._pathExtension(of: "a.b/c"), nil)
         XCTAssertEqual(ImageFileFormat._pathExtension(of: "dir/.hidden"), nil)
         XCTAssertEqual(ImageFileFormat._pathExtension(of: "x/y.tar.gz"), "gz")
