@@ -29,8 +29,6 @@ let package = Package(
                        providers: [.apt(["liblcms2-dev"])]),
         .target(name: "CCodecShims", dependencies: ["CPNG", "CJPEG", "CWebP", "CTIFF", "CGIF", "CHEIF", "CLCMS2"],
                 path: "Sources/CCodecShims",
-                // A C target does not autolink its system modules' `link` lines (only a
-                // Swift import does), and pkg-config's libwebpdemux does not bring libwebpmux.
                 // A C target does not take the `link` lines of the system modules it depends on
                 // (only a Swift import does), and pkg-config does not name every library these use.
                 linkerSettings: [.linkedLibrary("webpmux"), .linkedLibrary("webpdemux"), .linkedLibrary("webp"),
