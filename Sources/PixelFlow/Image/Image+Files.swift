@@ -80,9 +80,8 @@ extension RenderContext {
     ///   - pixelFormat: `.rgba8` (default) or `.rgba16` for 16-bit PNG and PNM output.
     ///   - encodeOptions: PNG compression and interlacing, JPEG progressive and subsampling,
     ///     the other formats' options, and which metadata is written: the output color
-    ///     space's ICC profile by default (`colorProfile: .none` writes none; no profile is
-    ///     written with `.none` color management), EXIF and XMP of `encodeOptions.metadata` as
-    ///     `keptMetadata` says.
+    ///     space's ICC profile by default (`colorProfile: .none` writes none), EXIF and XMP
+    ///     of `encodeOptions.metadata` as `keptMetadata` says.
     ///   - cancellation: cancels the render from another thread, as in `makeBuffer`; it then
     ///     throws `PixelFlowError.cancelled` and the file is not touched. A full render checks
     ///     it once more before encoding (a cancel during encoding lets the write finish); a
@@ -96,8 +95,9 @@ extension RenderContext {
                       quality: Int = 90, pixelFormat: PixelFormat = .rgba8, encodeOptions: EncodeOptions = .default,
                       cancellation: CancellationToken? = nil, progress: (@Sendable (Double) -> Void)? = nil) throws {
         let chosen = try ImageFileFormat._forWriting(path, format)
-        // The output space's profile (sRGB's by default); none without color management.
-        let profile: [UInt8]? = options.colorManagement == .linear ? outputProfile(for: pixelFormat) : nil
+        // The output space's profile (sRGB's by default). Without color management the
+        // values are the stored ones, taken as the output space's (sRGB for ordinary files).
+        let profile: [UInt8]? = outputProfile(for: pixelFormat)
         if chosen == .jpeg && pixelFormat == .rgba8 && !_outputNeedsProfileTransform {
             try _Codec.checkQuality(quality, format: chosen)
             try encodeOptions._validate(format: chosen)

@@ -20,7 +20,7 @@ final class FormatCLITests: TemporaryDirectoryTestCase {
         XCTAssertEqual(r.lines.count, 2, r.text)
         XCTAssertEqual(
             r.lines[0],
-            "alpha.png: png 7x5, 1 image, 8-bit rgb, alpha, no profile (sRGB assumed), orientation 1 (up), no EXIF or XMP")
+            "alpha.png: png 7x5, 1 image, 8-bit rgb, alpha, profile sRGB (sRGB chunk), orientation 1 (up), no EXIF or XMP")
         // The stored size (before the orientation is applied) and the EXIF block's size.
         let exif = try XCTUnwrap(try ImageFile(contentsOfFile: path("orientation6.jpg")).metadata.exif)
         XCTAssertTrue(
@@ -49,7 +49,9 @@ final class FormatCLITests: TemporaryDirectoryTestCase {
         XCTAssertEqual(png["animated"] as? Bool, false)
         XCTAssertEqual(png["bits_per_sample"] as? Int, 8)
         XCTAssertEqual(png["has_alpha"] as? Bool, false)
-        XCTAssertTrue(png["profile"] is NSNull, "no profile is null: \(r.text)")
+        // PixelFlow writes sRGB as PNG's sRGB chunk: a profile with a name but no ICC bytes.
+        XCTAssertEqual(png["profile"] as? String, "sRGB (sRGB chunk)", r.text)
+        XCTAssertEqual(png["icc_bytes"] as? Int, 0)
         XCTAssertEqual(png["exif_bytes"] as? Int, 0)
         XCTAssertEqual(jpeg["format"] as? String, "jpeg")
         XCTAssertEqual(jpeg["color_model"] as? String, "ycbcr")

@@ -234,8 +234,12 @@ final class WebPCodecTests: XCTestCase {
 
     func testLossyRoundTripsStayClose() throws {
         let smooth = S.smooth(width: 64, height: 48)
-        let bytes = try smooth.encoded(as: .webp, quality: 90)
+        // Without a profile the file is a simple lossy one ("VP8 "); with sRGB's, an extended one.
+        let bytes = try smooth.encoded(as: .webp, quality: 90, options: EncodeOptions(colorProfile: .none))
         XCTAssertEqual(Array(bytes[12..<16]), Array("VP8 ".utf8))
+        let withProfile = try smooth.encoded(as: .webp, quality: 90)
+        XCTAssertEqual(Array(withProfile[12..<16]), Array("VP8X".utf8))
+        XCTAssertEqual(try ImageFile(encoded: withProfile).metadata.iccProfile, ColorSpace.sRGB.iccProfile)
         let decoded = try PixelBuffer(encoded: bytes)
         // Measured 9 with libwebp 1.2.4 at quality 90 (4:2:0 chroma of a smooth gradient).
         XCTAssertLessThanOrEqual(S.maximumDifference(decoded, smooth), 12)
