@@ -46,9 +46,10 @@ enum _TIFFCodec {
             let count = try pageCount(decoder, name: name, options: options)
             let page = try pageInfo(decoder, index: 0, name: name)
             try options._checkDimensions(width: page.width, height: page.height, file: name)
-            return ImageFileInfo(format: .tiff, width: page.width, height: page.height, imageCount: count,
-                                 bitsPerSample: page.bitsPerSample, colorModel: page.colorModel,
-                                 hasAlpha: page.hasAlpha, isAnimated: false, metadata: page.metadata)
+            return ImageFileInfo(
+                format: .tiff, width: page.width, height: page.height, imageCount: count,
+                bitsPerSample: page.bitsPerSample, colorModel: page.colorModel,
+                hasAlpha: page.hasAlpha, isAnimated: false, metadata: page.metadata)
         }
     }
 
@@ -78,8 +79,9 @@ enum _TIFFCodec {
                     if sizes.count == 1 {
                         try options._checkFramesTotal(count: count, width: page.width, height: page.height, file: name)
                     }
-                    throw PixelFlowError.limitExceeded(what: "\(name): pixels of all \(count) pages",
-                                                       value: total, limit: options.maximumPixelCount)
+                    throw PixelFlowError.limitExceeded(
+                        what: "\(name): pixels of all \(count) pages",
+                        value: total, limit: options.maximumPixelCount)
                 }
             }
             return try (0..<count).map { index in
@@ -89,8 +91,10 @@ enum _TIFFCodec {
         }
     }
 
-    static func encode(_ source: PixelBuffer, quality: Int, name: String, options: EncodeOptions,
-                       metadata: _EmbeddedMetadata) throws -> [UInt8] {
+    static func encode(
+        _ source: PixelBuffer, quality: Int, name: String, options: EncodeOptions,
+        metadata: _EmbeddedMetadata
+    ) throws -> [UInt8] {
         let buffer = _Codec.encodable(source)
         let opaque = _Codec.isOpaque(buffer)
         let input: Int32
@@ -109,7 +113,8 @@ enum _TIFFCodec {
         case .jpeg: compression = Int32(PF_TIFF_COMPRESSION_JPEG)
         }
         if options.tiffCompression == .jpeg && buffer.format == .rgba16 {
-            throw PixelFlowError.invalidParameter(filter: "tiff encoder", key: "tiffCompression",
+            throw PixelFlowError.invalidParameter(
+                filter: "tiff encoder", key: "tiffCompression",
                 reason: "JPEG compression takes 8-bit images; convert the rgba16 buffer to rgba8 or choose another compression")
         }
         var message = [CChar](repeating: 0, count: Int(PF_MESSAGE_CAPACITY))
@@ -119,10 +124,11 @@ enum _TIFFCodec {
         let status = buffer.withUnsafeBytes { pixels in
             icc.withUnsafeBufferPointer { icc in
                 xmp.withUnsafeBufferPointer { xmp in
-                    pf_tiff_encode(pixels.baseAddress!.assumingMemoryBound(to: UInt8.self), buffer.bytesPerRow,
-                                   UInt32(buffer.width), UInt32(buffer.height), input, compression,
-                                   Int32(quality), icc.baseAddress, icc.count, xmp.baseAddress, xmp.count,
-                                   &output, &size, &message)
+                    pf_tiff_encode(
+                        pixels.baseAddress!.assumingMemoryBound(to: UInt8.self), buffer.bytesPerRow,
+                        UInt32(buffer.width), UInt32(buffer.height), input, compression,
+                        Int32(quality), icc.baseAddress, icc.count, xmp.baseAddress, xmp.count,
+                        &output, &size, &message)
                 }
             }
         }
@@ -136,13 +142,16 @@ enum _TIFFCodec {
     // MARK: - Decoding steps
 
     /// Opens a decoder over `bytes` for the duration of `body`.
-    private static func withDecoder<T>(_ bytes: [UInt8], name: String, options: DecodeOptions,
-                                       _ body: (OpaquePointer) throws -> T) throws -> T {
+    private static func withDecoder<T>(
+        _ bytes: [UInt8], name: String, options: DecodeOptions,
+        _ body: (OpaquePointer) throws -> T
+    ) throws -> T {
         try bytes.withUnsafeBufferPointer { input in
             var message = [CChar](repeating: 0, count: Int(PF_MESSAGE_CAPACITY))
             var decoder: OpaquePointer?
-            let status = pf_tiff_decoder_open(input.baseAddress, input.count, maximumAllocation(options),
-                                              &decoder, &message)
+            let status = pf_tiff_decoder_open(
+                input.baseAddress, input.count, maximumAllocation(options),
+                &decoder, &message)
             guard status == PF_OK, let decoder else {
                 throw PixelFlowError.decodingFailed(file: name, reason: "TIFF: " + _Codec.message(message))
             }
@@ -178,16 +187,21 @@ enum _TIFFCodec {
             throw PixelFlowError.decodingFailed(file: name, reason: "TIFF: page \(index): " + _Codec.message(message))
         }
         var metadata = ImageMetadata()
-        if let icc = info.icc, info.icc_size > 0 { metadata.iccProfile = Array(UnsafeBufferPointer(start: icc, count: Int(info.icc_size))) }
-        if let xmp = info.xmp, info.xmp_size > 0 { metadata.xmp = Array(UnsafeBufferPointer(start: xmp, count: Int(info.xmp_size))) }
+        if let icc = info.icc, info.icc_size > 0 {
+            metadata.iccProfile = Array(UnsafeBufferPointer(start: icc, count: Int(info.icc_size)))
+        }
+        if let xmp = info.xmp, info.xmp_size > 0 {
+            metadata.xmp = Array(UnsafeBufferPointer(start: xmp, count: Int(info.xmp_size)))
+        }
         metadata.orientation = EXIFOrientation(rawValue: Int(info.orientation)) ?? .up
         let models = ["gray", "rgb", "palette", "cmyk", "ycbcr"]
         let model = Int(info.color_model)
-        return Page(width: Int(info.width), height: Int(info.height), bitsPerSample: Int(info.bits_per_sample),
-                    colorModel: model < models.count ? models[model] : "other", hasAlpha: info.has_alpha != 0,
-                    output: Int32(info.output), isCMYK: info.is_cmyk != 0, supported: info.supported != 0,
-                    reason: info.supported != 0 ? "" : _Codec.message(message),
-                    tileWidth: Int(info.tile_width), tileHeight: Int(info.tile_height), metadata: metadata)
+        return Page(
+            width: Int(info.width), height: Int(info.height), bitsPerSample: Int(info.bits_per_sample),
+            colorModel: model < models.count ? models[model] : "other", hasAlpha: info.has_alpha != 0,
+            output: Int32(info.output), isCMYK: info.is_cmyk != 0, supported: info.supported != 0,
+            reason: info.supported != 0 ? "" : _Codec.message(message),
+            tileWidth: Int(info.tile_width), tileHeight: Int(info.tile_height), metadata: metadata)
     }
 
     /// Throws unless `page` is readable and its size and tiles are within the limits.
@@ -201,8 +215,9 @@ enum _TIFFCodec {
             do {
                 try options._checkDimensions(width: page.tileWidth, height: page.tileHeight, file: name)
             } catch PixelFlowError.limitExceeded(_, let value, let limit) {
-                throw PixelFlowError.limitExceeded(what: "\(name): tile size (\(page.tileWidth)x\(page.tileHeight))",
-                                                   value: value, limit: limit)
+                throw PixelFlowError.limitExceeded(
+                    what: "\(name): tile size (\(page.tileWidth)x\(page.tileHeight))",
+                    value: value, limit: limit)
             }
         }
     }

@@ -35,9 +35,11 @@ final class TIFFCodecTests: XCTestCase {
     }
 
     /// Decodes fixture `name` as stored and compares it with `name.raw` (or `expected.raw`).
-    func assertFixture(_ name: String, format: PixelFormat, width: Int = 33, height: Int = 21,
-                       tolerance: Int = 0, cmyk: Bool = false, expected: String? = nil,
-                       options: DecodeOptions = .default, file: StaticString = #filePath, line: UInt = #line) throws {
+    func assertFixture(
+        _ name: String, format: PixelFormat, width: Int = 33, height: Int = 21,
+        tolerance: Int = 0, cmyk: Bool = false, expected: String? = nil,
+        options: DecodeOptions = .default, file: StaticString = #filePath, line: UInt = #line
+    ) throws {
         let decoded = try _TIFFCodec.decode(try Self.fixture("\(name).tif"), name: name, options: options)
         XCTAssertEqual(decoded.buffer.format, format, name, file: file, line: line)
         XCTAssertEqual(decoded.buffer.width, width, name, file: file, line: line)
@@ -168,8 +170,9 @@ final class TIFFCodecTests: XCTestCase {
         var options = DecodeOptions.default
         for (index, (format, width, height)) in [(PixelFormat.gray8, 20, 10), (.rgba8, 16, 16), (.rgba8, 8, 12)].enumerated() {
             options.imageIndex = index
-            try assertFixture("multipage", format: format, width: width, height: height,
-                              expected: "multipage.\(index)", options: options)
+            try assertFixture(
+                "multipage", format: format, width: width, height: height,
+                expected: "multipage.\(index)", options: options)
         }
         XCTAssertEqual(try file.decode(imageAt: 2).width, 8)
         let error = CodecTestSupport.assertThrows(.invalidParameter) { try file.decode(imageAt: 3) }
@@ -253,8 +256,10 @@ final class TIFFCodecTests: XCTestCase {
         let back = try PixelBuffer(encoded: bytes)
         XCTAssertLessThanOrEqual(CodecTestSupport.maximumDifference(back, smooth), 12)
         let gray = smooth.converted(to: .gray8)
-        let grayBack = try PixelBuffer(encoded: try gray.encoded(as: .tiff, quality: 90,
-                                                                 options: EncodeOptions(tiffCompression: .jpeg)))
+        let grayBack = try PixelBuffer(
+            encoded: try gray.encoded(
+                as: .tiff, quality: 90,
+                options: EncodeOptions(tiffCompression: .jpeg)))
         XCTAssertLessThanOrEqual(CodecTestSupport.maximumDifference(grayBack, gray), 8)
         let withAlpha = CodecTestSupport.rgba8(width: 16, height: 16, alpha: true)
         let alphaBack = try PixelBuffer(encoded: try withAlpha.encoded(as: .tiff, options: EncodeOptions(tiffCompression: .jpeg)))
@@ -268,8 +273,9 @@ final class TIFFCodecTests: XCTestCase {
     func testMetadataRoundTrip() throws {
         let profile = try Self.fixture("profile.icc"), xmp = try Self.fixture("metadata.xmp")
         let source = CodecTestSupport.rgba8(width: 9, height: 7, alpha: false)
-        let bytes = try _TIFFCodec.encode(source, quality: 90, name: "m.tif", options: .default,
-                                          metadata: _EmbeddedMetadata(iccProfile: profile, exif: nil, xmp: xmp))
+        let bytes = try _TIFFCodec.encode(
+            source, quality: 90, name: "m.tif", options: .default,
+            metadata: _EmbeddedMetadata(iccProfile: profile, exif: nil, xmp: xmp))
         let file = try ImageFile(encoded: bytes)
         XCTAssertEqual(file.metadata.iccProfile, profile)
         XCTAssertEqual(file.metadata.xmp, xmp)
@@ -356,8 +362,10 @@ final class TIFFCodecTests: XCTestCase {
     /// A little-endian TIFF of `pages` 8-bit gray directories (or `bitsPerSample` with
     /// `sampleFormat`) that all share one strip (or tile, `tile` pixels square) of zeros;
     /// with `loop`, the last directory's next offset points at the first.
-    static func makeTIFF(width: Int, height: Int, pages: Int, tile: Int? = nil, loop: Bool = false,
-                         bitsPerSample: Int = 8, sampleFormat: Int = 1) -> [UInt8] {
+    static func makeTIFF(
+        width: Int, height: Int, pages: Int, tile: Int? = nil, loop: Bool = false,
+        bitsPerSample: Int = 8, sampleFormat: Int = 1
+    ) -> [UInt8] {
         var out: [UInt8] = Array("II".utf8) + [42, 0]
         out._appendLE32(8)
         let dataOffset = 8
