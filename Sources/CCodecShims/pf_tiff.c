@@ -226,10 +226,16 @@ int pf_tiff_count_pages(pf_tiff_decoder *d, uint32_t limit, uint32_t *count, cha
     d->page_ready = 0;
     if (!TIFFSetDirectory(d->tif, 0)) return pf_tiff_fail(&d->errors, "the first page cannot be read", message);
     uint32_t n = 1;
-    while (n <= limit && TIFFReadDirectory(d->tif)) n++;
+    for (;;) {
+        if (n > limit) break;
+        /* Errors libtiff reports while still reading a directory are not failures. */
+        d->errors.count = 0;
+        if (!TIFFReadDirectory(d->tif)) break;
+        n++;
+    }
     /* TIFFReadDirectory returns 0 at the end of the chain and on errors (a truncated or
        corrupt directory, a loop): only the second is reported. */
-    if (d->errors.count > 0) {
+    if (n <= limit && d->errors.count > 0) {
         char text[PF_MESSAGE_CAPACITY];
         snprintf(text, sizeof text, "page %u cannot be read: %s", (unsigned)n, d->errors.text);
         pf_tiff_copy_message(message, text);

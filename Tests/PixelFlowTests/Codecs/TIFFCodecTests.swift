@@ -69,6 +69,8 @@ final class TIFFCodecTests: XCTestCase {
         try assertFixture("rgb16", format: .rgba16)
         try assertFixture("rgba8", format: .rgba8)
         try assertFixture("rgba16", format: .rgba16)
+        try assertFixture("rgb16_bigendian", format: .rgba16)
+        try assertFixture("gray_alpha8_bigendian", format: .rgba8)
     }
 
     func testCompressionsStripsTilesAndPlanes() throws {
@@ -289,6 +291,32 @@ final class TIFFCodecTests: XCTestCase {
         let none = try ImageFile(encoded: try source.encoded(as: .tiff, options: EncodeOptions(colorProfile: .none)))
         XCTAssertNil(none.metadata.iccProfile)
         XCTAssertNil(none.metadata.xmp)
+    }
+
+    /// Decodes on several threads at once give the same pixels (the shim keeps no global
+    /// state; each libtiff handle has its own error handlers).
+    func testConcurrentDecodesAgree() throws {
+        let names = ["rgb8_lzw", "rgb8_tiled", "rgb8_jpeg_ycbcr", "palette4", "ycbcr_uncompressed", "rgba16"]
+        let files = try names.map { try Self.fixture("\($0).tif") }
+        let reference = try files.map { Self.packed(try PixelBuffer(encoded: $0)) }
+        let results = Results()
+        DispatchQueue.concurrentPerform(iterations: 24) { i in
+            // A corrupt file among them makes error handlers run concurrently too.
+            var bad = files[i % files.count]
+            bad[bad.count / 2] ^= 0x5A
+            _ = try? PixelBuffer(encoded: bad)
+            results.set(i, (try? Self.packed(PixelBuffer(encoded: files[i % files.count]))) ?? [])
+        }
+        for i in 0..<24 { XCTAssertEqual(results.get(i), reference[i % files.count], names[i % files.count]) }
+    }
+
+    /// Pixels collected from several threads; the lock makes the shared dictionary safe,
+    /// hence `@unchecked Sendable`.
+    final class Results: @unchecked Sendable {
+        private let lock = NSLock()
+        private var values: [Int: [UInt8]] = [:]
+        func set(_ i: Int, _ value: [UInt8]) { lock.withLock { values[i] = value } }
+        func get(_ i: Int) -> [UInt8]? { lock.withLock { values[i] } }
     }
 
     // MARK: - Bad input

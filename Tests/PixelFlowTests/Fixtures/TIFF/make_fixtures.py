@@ -77,6 +77,11 @@ write('rgba8', rgba8, rgba8, photometric='rgb', extrasamples=['unassalpha'], com
 rgba16 = pattern16(4)
 write('rgba16', rgba16, rgba16, photometric='rgb', extrasamples=['unassalpha'], compression='packbits')
 
+# Big-endian (MM) files: libtiff swaps 16-bit samples.
+write('rgb16_bigendian', rgb16, rgba(rgb16, 65535), photometric='rgb', byteorder='>')
+write('gray_alpha8_bigendian', ga8, rgba(ga8, 255), photometric='minisblack', extrasamples=['unassalpha'],
+      byteorder='>', compression='lzw')
+
 # The same RGB image with each compression.
 write('rgb8_lzw', rgb8, rgba(rgb8, 255), photometric='rgb', compression='lzw')
 write('rgb8_deflate', rgb8, rgba(rgb8, 255), photometric='rgb', compression='deflate', predictor=True)
@@ -174,7 +179,8 @@ tifffile.imwrite('rgb8_jpeg_ycbcr.tif', smooth, photometric='ycbcr', subsampling
                  compressionargs={'level': 90}, rowsperstrip=16)
 save_raw('rgb8_jpeg_ycbcr', np.asarray(Image.open('rgb8_jpeg_ycbcr.tif').convert('RGBA')))
 
-# Uncompressed YCbCr 4:2:0: read through libtiff's RGBA interface.
+# Uncompressed YCbCr, read through libtiff's RGBA interface (tifffile writes it without
+# subsampling and warns that it cannot apply (2, 2)); Pillow reads it the same way.
 try:
     tifffile.imwrite('ycbcr_uncompressed.tif', smooth, photometric='ycbcr', subsampling=(2, 2))
     save_raw('ycbcr_uncompressed', np.asarray(Image.open('ycbcr_uncompressed.tif').convert('RGBA')))
