@@ -120,6 +120,8 @@ final class TIFFCodecTests: XCTestCase {
     /// YCbCr without JPEG goes through libtiff's RGBA interface; Pillow uses the same one.
     func testUncompressedYCbCrThroughRGBAInterface() throws {
         try assertFixture("ycbcr_uncompressed", format: .rgba8, tolerance: 2)
+        try assertFixture("ycbcr_orientation3", format: .rgba8, tolerance: 2, expected: "ycbcr_uncompressed")
+        XCTAssertEqual(try ImageFile(contentsOfFile: Self.fixturePath("ycbcr_orientation3.tif")).metadata.orientation, .down)
     }
 
     func testInspect() throws {

@@ -184,6 +184,8 @@ save_raw('rgb8_jpeg_ycbcr', np.asarray(Image.open('rgb8_jpeg_ycbcr.tif').convert
 try:
     tifffile.imwrite('ycbcr_uncompressed.tif', smooth, photometric='ycbcr', subsampling=(2, 2))
     save_raw('ycbcr_uncompressed', np.asarray(Image.open('ycbcr_uncompressed.tif').convert('RGBA')))
+    # The same with Orientation 3: the RGBA interface must return the rows as stored.
+    tifffile.imwrite('ycbcr_orientation3.tif', smooth, photometric='ycbcr', extratags=[(274, 'H', 1, 3, True)])
 except Exception as error:  # this tifffile cannot write it: no such fixture
     print('ycbcr_uncompressed.tif not written:', error)
 
