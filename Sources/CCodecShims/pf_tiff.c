@@ -497,6 +497,25 @@ static void pf_tiff_store(const pf_tiff_decoder *d, int plane, const uint8_t *so
         pf_tiff_store_span(d, plane, source, 0, 1, count, out);
         return;
     }
+    /* The common layouts, 8-bit RGB(A) and gray, without the per-sample dispatch. */
+    if (d->bits == 8 && !d->min_is_white && d->info.output == PF_TIFF_OUTPUT_RGBA8 &&
+        (d->info.color_model == PF_TIFF_MODEL_RGB || d->info.color_model == PF_TIFF_MODEL_YCBCR ||
+         d->info.color_model == PF_TIFF_MODEL_GRAY)) {
+        const size_t step = (size_t)d->samples;
+        const int gray = d->info.color_model == PF_TIFF_MODEL_GRAY, alpha = d->alpha_index;
+        for (uint32_t i = 0; i < count; i++) {
+            const uint8_t *s = source + i * step;
+            out[4 * i] = s[0];
+            out[4 * i + 1] = gray ? s[0] : s[1];
+            out[4 * i + 2] = gray ? s[0] : s[2];
+            out[4 * i + 3] = alpha >= 0 ? s[alpha] : 255;
+        }
+        return;
+    }
+    if (d->bits == 8 && d->info.output == PF_TIFF_OUTPUT_GRAY8 && !d->min_is_white && d->samples == 1) {
+        memcpy(out, source, count);
+        return;
+    }
     for (int c = 0; c < d->samples; c++) {
         if (pf_tiff_wanted(d, c)) pf_tiff_store_span(d, c, source, (uint32_t)c, (uint32_t)d->samples, count, out);
     }
