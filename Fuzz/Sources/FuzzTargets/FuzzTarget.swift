@@ -39,6 +39,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// The command line's `--filter` parser (`FilterStep`) on up to 8 lines of text, each
     /// validated, applied to a small image and rendered.
     case cliFilter = "cli-filter"
+    /// `PixelBuffer(encoded:)` and `ImageFile.frames()` on TIFF bytes (`II*\0` prepended
+    /// when missing).
+    case tiff
     /// `CascadeClassifier(xmlData:)`, the OpenCV cascade XML parser of the face detector;
     /// a cascade that loads is also run over a small gray image.
     case cascadeXML = "cascade-xml"
@@ -57,6 +60,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .filterGraph: FilterGraphTarget.run(bytes)
         case .cliFilter: CLIFilterTarget.run(bytes)
         case .cascadeXML: CascadeXMLTarget.run(bytes)
+        case .tiff: TIFFTarget.run(bytes)
         }
     }
 }
