@@ -62,7 +62,7 @@ static int save_profile(cmsHPROFILE profile, const char *description, uint8_t **
     }
     if (desc) cmsMLUfree(desc);
     if (copyright) cmsMLUfree(copyright);
-    cmsSetProfileVersion(profile, 2.1);
+    cmsSetProfileVersion(profile, 4.3);
     cmsUInt32Number needed = 0;
     if (!ok || !cmsSaveProfileToMem(profile, NULL, &needed) || needed == 0) {
         set_message(message, "lcms2 could not serialize the profile");

@@ -56,15 +56,15 @@ enum {
     PF_LCMS_TRANSFER_BT709 = 3,      /* ITU-R BT.709 / BT.2020 (10 and 12 bit use the same curve) */
 };
 
-/* Makes an ICC v2.1 RGB matrix/TRC profile from CIE xy chromaticities (adapted to D50 with
-   Bradford by lcms2) and a transfer function, with `description`, into a malloc'd buffer
+/* Makes an ICC v4.3 RGB matrix/TRC profile (parametric curves, about 700 bytes) from CIE xy
+   chromaticities (adapted to D50 with Bradford by lcms2) and a transfer function, with `description`, into a malloc'd buffer
    (free with pf_free). `gamma` is only read for PF_LCMS_TRANSFER_GAMMA. */
 int pf_lcms_make_rgb_profile(const double white[2], const double red[2], const double green[2],
                              const double blue[2], int transfer, double gamma,
                              const char *description, uint8_t **output, size_t *output_size,
                              char *message);
 
-/* Makes an ICC v2.1 gray profile (D65 white) with a transfer function, as above. */
+/* Makes an ICC v4.3 gray profile (D50 white) with a transfer function, as above. */
 int pf_lcms_make_gray_profile(int transfer, double gamma, const char *description,
                               uint8_t **output, size_t *output_size, char *message);
 

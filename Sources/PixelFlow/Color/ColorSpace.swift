@@ -83,8 +83,8 @@ public struct ColorSpace: Sendable, Hashable, CustomStringConvertible {
         transferFunction = nil
     }
 
-    /// An RGB color space from its chromaticities and transfer function, with an ICC v2.1
-    /// matrix/TRC profile made by lcms2.
+    /// An RGB color space from its chromaticities and transfer function, with an ICC v4.3
+    /// matrix/TRC profile with parametric curves made by lcms2.
     ///
     /// - Throws: `invalidParameter` for chromaticities that give no profile (collinear
     ///   primaries, a white point with y = 0) or a gamma that is not positive and finite.
