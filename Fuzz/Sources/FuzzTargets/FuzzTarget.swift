@@ -39,6 +39,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// `CascadeClassifier(xmlData:)`, the OpenCV cascade XML parser of the face detector;
     /// a cascade that loads is also run over a small gray image.
     case cascadeXML = "cascade-xml"
+    /// `PixelBuffer(encoded:)` and `ImageFile(encoded:).frames()` on HEIF or AVIF bytes
+    /// (libheif), as given.
+    case heif
 
     /// Runs the entry point on `bytes`.
     public func run(_ bytes: [UInt8]) {
@@ -53,6 +56,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .filterGraph: FilterGraphTarget.run(bytes)
         case .cliFilter: CLIFilterTarget.run(bytes)
         case .cascadeXML: CascadeXMLTarget.run(bytes)
+        case .heif: HEIFTarget.run(bytes)
         }
     }
 }

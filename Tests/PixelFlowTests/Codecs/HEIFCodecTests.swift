@@ -53,8 +53,9 @@ final class HEIFCodecTests: XCTestCase {
 
     // MARK: - Fixtures from independent encoders
 
-    /// Measured: libheif 1.15 (libde265, dav1d) and the independent decoders give the same
-    /// 8-bit values except for YCbCr-to-RGB rounding, at most 2 levels (0-1 for these files).
+    /// libheif 1.15 (libde265, dav1d) and the independent decoders give the same values but
+    /// for YCbCr-to-RGB rounding: measured at most 1 level on every fixture (0 for gray and
+    /// the 10-bit file); 2 allowed.
     static let decoderTolerance = 2
 
     func testFixturesMatchIndependentDecoders() throws {
@@ -71,8 +72,8 @@ final class HEIFCodecTests: XCTestCase {
         XCTAssertEqual(file.info.bitsPerSample, 10)
         let decoded = try file.decode()
         XCTAssertEqual(decoded.format, .rgba16)
-        // 16-bit units: 2 levels of 10 bits are 128.
-        XCTAssertLessThanOrEqual(difference(decoded, try Self.expected("deep10.heic.png")), 2 * 65535 / 1023 + 1)
+        // Measured 0; allowed: 1 level of 10 bits (64 in 16-bit units).
+        XCTAssertLessThanOrEqual(difference(decoded, try Self.expected("deep10.heic.png")), 65535 / 1023 + 1)
     }
 
     func testInspectReportsTheHeaders() throws {
@@ -213,7 +214,7 @@ final class HEIFCodecTests: XCTestCase {
                 XCTAssertEqual(info.hasAlpha, alpha, "\(format)")
                 let back = try PixelBuffer(encoded: bytes, options: Self.stored)
                 XCTAssertEqual(back.format, .rgba8)
-                // Measured at quality 90: at most 6 (HEIF) and 5 (AVIF) levels on this image.
+                // Measured at quality 90: at most 8 levels for both, with and without alpha.
                 XCTAssertLessThanOrEqual(difference(back, source), 12, "\(format) alpha \(alpha)")
             }
         }
@@ -305,7 +306,8 @@ final class HEIFCodecTests: XCTestCase {
         for format in [ImageFileFormat.heif, .avif] {
             for effort in [0, 9] {
                 let bytes = try source.encoded(as: format, quality: 70, options: EncodeOptions(effort: effort))
-                XCTAssertLessThanOrEqual(difference(try PixelBuffer(encoded: bytes, options: Self.stored), source), 16)
+                // Measured at quality 70: 10 (HEIF, both efforts), 14 and 10 (AVIF, effort 0 and 9).
+                XCTAssertLessThanOrEqual(difference(try PixelBuffer(encoded: bytes, options: Self.stored), source), 20)
             }
             CodecTestSupport.assertThrows(.invalidParameter) {
                 try source.encoded(as: format, options: EncodeOptions(effort: 10))
