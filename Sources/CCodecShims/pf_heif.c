@@ -145,6 +145,10 @@ int pf_heif_select_image(pf_heif_decoder *decoder, int index, pf_heif_header *he
     int height = heif_image_handle_get_height(handle);
     header->width = width > 0 ? (uint32_t)width : 0;
     header->height = height > 0 ? (uint32_t)height : 0;
+    int coded_width = heif_image_handle_get_ispe_width(handle);
+    int coded_height = heif_image_handle_get_ispe_height(handle);
+    header->coded_width = coded_width > 0 ? (uint32_t)coded_width : 0;
+    header->coded_height = coded_height > 0 ? (uint32_t)coded_height : 0;
     header->bits_per_sample = heif_image_handle_get_luma_bits_per_pixel(handle);
     header->has_alpha = heif_image_handle_has_alpha_channel(handle) != 0;
     header->premultiplied_alpha = header->has_alpha && heif_image_handle_is_premultiplied_alpha(handle) != 0;

@@ -45,6 +45,10 @@ typedef struct pf_heif_header {
     /* Size of the pixels pf_heif_read_pixels gives: clap, irot and imir applied. */
     uint32_t width;
     uint32_t height;
+    /* Size of the coded image (ispe) before clap crops it, 0 when unknown: libheif decodes
+       at this size first, so the caller checks it against its limits too. */
+    uint32_t coded_width;
+    uint32_t coded_height;
     /* Bits per luma sample (8, 10, 12), or -1 when unknown. */
     int bits_per_sample;
     int has_alpha;

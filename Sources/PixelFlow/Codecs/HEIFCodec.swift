@@ -103,7 +103,8 @@ enum _HEIFCodec {
         }
     }
 
-    /// Selects image `index` and checks its size against the limits.
+    /// Selects image `index` and checks its size, and the coded size a clap box crops it
+    /// from, against the limits.
     private static func select(_ decoder: OpaquePointer, index: Int, name: String, options: DecodeOptions,
                                bytes: [UInt8]) throws -> pf_heif_header {
         var message = [CChar](repeating: 0, count: Int(PF_MESSAGE_CAPACITY))
@@ -111,6 +112,13 @@ enum _HEIFCodec {
         let status = pf_heif_select_image(decoder, Int32(index), &header, &message)
         guard status == PF_OK else { throw error(status, message, name: name, options: options, bytes: bytes) }
         try options._checkDimensions(width: Int(header.width), height: Int(header.height), file: name)
+        if header.coded_width > 0, header.coded_height > 0 {
+            // libheif decodes the whole coded image before cropping it: a tiny clap over a
+            // huge ispe must not get through. (irot may swap the sides.)
+            let (w, h) = (Int(header.coded_width), Int(header.coded_height))
+            let swapped = (header.width > header.height) != (w > h)
+            try options._checkDimensions(width: swapped ? h : w, height: swapped ? w : h, file: name)
+        }
         return header
     }
 

@@ -368,6 +368,11 @@ final class HEIFCodecTests: XCTestCase {
             XCTAssertTrue("\(String(describing: error))".contains("huge.heic"))
             CodecTestSupport.assertThrows(.limitExceeded) { try ImageFile(encoded: huge, name: "huge.heic") }
         }
+        // rgb8.heic is coded 64x64 and cropped by clap to 64x48: the ispe size counts too,
+        // since libheif decodes all of it before cropping.
+        let clapped = Self.declaringSize(try Self.fixture("rgb8.heic"), width: 20_000, height: 20_000)
+        let clapError = CodecTestSupport.assertThrows(.limitExceeded) { try PixelBuffer(encoded: clapped, name: "clap.heic") }
+        XCTAssertTrue("\(String(describing: clapError))".contains("pixel count"), "\(String(describing: clapError))")
         CodecTestSupport.assertThrows(.limitExceeded) {
             try PixelBuffer(encoded: bytes, options: DecodeOptions(maximumWidth: 63))
         }
