@@ -16,7 +16,8 @@ extension _HEIFCodec {
     /// - Complexity: O(boxes before and in `meta`); reads no sample data.
     static func orientation(ofItem itemID: UInt32, in bytes: [UInt8]) -> EXIFOrientation {
         guard let meta = children(of: 0..<bytes.count, in: bytes).first(where: { $0.type == "meta" }),
-              meta.body.count >= 4 else { return .up }
+            meta.body.count >= 4
+        else { return .up }
         let metaChildren = children(of: (meta.body.lowerBound + 4)..<meta.body.upperBound, in: bytes)
         guard let iprp = metaChildren.first(where: { $0.type == "iprp" }) else { return .up }
         let iprpChildren = children(of: iprp.body, in: bytes)

@@ -35,12 +35,13 @@ enum _HEIFCodec {
             metadata.orientation = orientation(ofItem: header.item_id, in: bytes)
             // The header gives the upright size; the stored one is before the quarter turns.
             let swapped = metadata.orientation.rawValue >= 5
-            return ImageFileInfo(format: ImageFileFormat.sniff(bytes) ?? .heif,
-                                 width: Int(swapped ? header.height : header.width),
-                                 height: Int(swapped ? header.width : header.height), imageCount: count,
-                                 bitsPerSample: Int(max(header.bits_per_sample, 1)),
-                                 colorModel: header.has_nclx != 0 && header.matrix_coefficients == 0 ? "rgb" : "ycbcr",
-                                 hasAlpha: header.has_alpha != 0, metadata: metadata)
+            return ImageFileInfo(
+                format: ImageFileFormat.sniff(bytes) ?? .heif,
+                width: Int(swapped ? header.height : header.width),
+                height: Int(swapped ? header.width : header.height), imageCount: count,
+                bitsPerSample: Int(max(header.bits_per_sample, 1)),
+                colorModel: header.has_nclx != 0 && header.matrix_coefficients == 0 ? "rgb" : "ycbcr",
+                hasAlpha: header.has_alpha != 0, metadata: metadata)
         }
     }
 
@@ -60,12 +61,15 @@ enum _HEIFCodec {
                 // Every frame is kept: bound the pixels of all of them, as they are counted.
                 let (sum, overflow) = pixelsSoFar.addingReportingOverflow(Int(header.width) * Int(header.height))
                 if overflow || sum > options.maximumPixelCount {
-                    throw PixelFlowError.limitExceeded(what: "\(name): pixels of the first \(index + 1) images",
-                                                       value: overflow ? Int.max : sum, limit: options.maximumPixelCount)
+                    throw PixelFlowError.limitExceeded(
+                        what: "\(name): pixels of the first \(index + 1) images",
+                        value: overflow ? Int.max : sum, limit: options.maximumPixelCount)
                 }
                 pixelsSoFar = sum
-                frames.append(_DecodedFrame(image: try readImage(decoder, header, name: name, options: options, bytes: bytes),
-                                            duration: 0))
+                frames.append(
+                    _DecodedFrame(
+                        image: try readImage(decoder, header, name: name, options: options, bytes: bytes),
+                        duration: 0))
             }
             return frames
         }
@@ -74,8 +78,10 @@ enum _HEIFCodec {
     // MARK: - Decoding steps
 
     /// Opens `bytes`, checks the image count, and runs `body` with the decoder and the count.
-    private static func withDecoder<R>(_ bytes: [UInt8], name: String, options: DecodeOptions,
-                                       _ body: (OpaquePointer, Int) throws -> R) throws -> R {
+    private static func withDecoder<R>(
+        _ bytes: [UInt8], name: String, options: DecodeOptions,
+        _ body: (OpaquePointer, Int) throws -> R
+    ) throws -> R {
         try bytes.withUnsafeBufferPointer { input in
             guard let decoder = pf_heif_decoder_create() else {
                 throw PixelFlowError.decodingFailed(file: name, reason: "out of memory")
@@ -94,8 +100,10 @@ enum _HEIFCodec {
     }
 
     /// Opens `bytes` and selects image `options.imageIndex`.
-    private static func withImage<R>(_ bytes: [UInt8], name: String, options: DecodeOptions,
-                                     _ body: (OpaquePointer, pf_heif_header, Int) throws -> R) throws -> R {
+    private static func withImage<R>(
+        _ bytes: [UInt8], name: String, options: DecodeOptions,
+        _ body: (OpaquePointer, pf_heif_header, Int) throws -> R
+    ) throws -> R {
         try withDecoder(bytes, name: name, options: options) { decoder, count in
             try options._checkImageIndex(count: count, file: name)
             let header = try select(decoder, index: options.imageIndex, name: name, options: options, bytes: bytes)
@@ -105,8 +113,10 @@ enum _HEIFCodec {
 
     /// Selects image `index` and checks its size, and the coded size a clap box crops it
     /// from, against the limits.
-    private static func select(_ decoder: OpaquePointer, index: Int, name: String, options: DecodeOptions,
-                               bytes: [UInt8]) throws -> pf_heif_header {
+    private static func select(
+        _ decoder: OpaquePointer, index: Int, name: String, options: DecodeOptions,
+        bytes: [UInt8]
+    ) throws -> pf_heif_header {
         var message = [CChar](repeating: 0, count: Int(PF_MESSAGE_CAPACITY))
         var header = pf_heif_header()
         let status = pf_heif_select_image(decoder, Int32(index), &header, &message)
@@ -123,8 +133,10 @@ enum _HEIFCodec {
     }
 
     /// The selected image's ICC profile, nclx, EXIF and XMP.
-    private static func readMetadata(_ decoder: OpaquePointer, _ header: pf_heif_header, name: String,
-                                     options: DecodeOptions) throws -> ImageMetadata {
+    private static func readMetadata(
+        _ decoder: OpaquePointer, _ header: pf_heif_header, name: String,
+        options: DecodeOptions
+    ) throws -> ImageMetadata {
         var icc = [UInt8](repeating: 0, count: header.icc_size)
         var exif = [UInt8](repeating: 0, count: header.exif_size)
         var xmp = [UInt8](repeating: 0, count: header.xmp_size)
@@ -142,9 +154,10 @@ enum _HEIFCodec {
         metadata.exif = tiffStructure(inExifItem: exif)
         if !xmp.isEmpty { metadata.xmp = xmp }
         if header.has_nclx != 0 {
-            metadata.cicp = CICP(colorPrimaries: Int(header.color_primaries),
-                                 transferCharacteristics: Int(header.transfer_characteristics),
-                                 matrixCoefficients: Int(header.matrix_coefficients), fullRange: header.full_range != 0)
+            metadata.cicp = CICP(
+                colorPrimaries: Int(header.color_primaries),
+                transferCharacteristics: Int(header.transfer_characteristics),
+                matrixCoefficients: Int(header.matrix_coefficients), fullRange: header.full_range != 0)
         }
         // Never the EXIF block's orientation: the callers set it from irot and imir.
         metadata.orientation = .up
@@ -162,12 +175,15 @@ enum _HEIFCodec {
     }
 
     /// Decodes the selected image: `rgba16` when it has more than 8 bits per sample.
-    private static func readImage(_ decoder: OpaquePointer, _ header: pf_heif_header, name: String,
-                                  options: DecodeOptions, bytes: [UInt8]) throws -> _DecodedImage {
+    private static func readImage(
+        _ decoder: OpaquePointer, _ header: pf_heif_header, name: String,
+        options: DecodeOptions, bytes: [UInt8]
+    ) throws -> _DecodedImage {
         let metadata = try readMetadata(decoder, header, name: name, options: options)
         let deep = header.bits_per_sample > 8
-        var buffer = try _Codec.makeDecodedBuffer(width: Int(header.width), height: Int(header.height),
-                                                  format: deep ? .rgba16 : .rgba8)
+        var buffer = try _Codec.makeDecodedBuffer(
+            width: Int(header.width), height: Int(header.height),
+            format: deep ? .rgba16 : .rgba8)
         var message = [CChar](repeating: 0, count: Int(PF_MESSAGE_CAPACITY))
         let stride = buffer.bytesPerRow
         let output = Int32(deep ? PF_HEIF_OUTPUT_RGBA16 : PF_HEIF_OUTPUT_RGBA8)
@@ -195,20 +211,27 @@ enum _HEIFCodec {
 
     /// The `PixelFlowError` for a shim status: `unsupportedFormat` naming the missing
     /// decoder, `limitExceeded` for libheif's size limit, `decodingFailed` otherwise.
-    private static func error(_ status: Int32, _ message: [CChar], name: String, options: DecodeOptions,
-                              bytes: [UInt8]) -> PixelFlowError {
+    private static func error(
+        _ status: Int32, _ message: [CChar], name: String, options: DecodeOptions,
+        bytes: [UInt8]
+    ) -> PixelFlowError {
         let format = ImageFileFormat.sniff(bytes)
         let label = format == .avif ? "AVIF" : "HEIF"
         switch status {
         case Int32(PF_HEIF_MISSING_CODEC):
-            let needs = format == .avif ? "an AV1 decoder (libheif built with dav1d or aom)"
-                                        : "an HEVC decoder (libheif built with libde265)"
-            return .unsupportedFormat(file: name, reason: "\(label): this libheif has no decoder for the file's codec; "
-                                      + "it needs \(needs) (\(_Codec.message(message)))")
+            let needs =
+                format == .avif
+                ? "an AV1 decoder (libheif built with dav1d or aom)"
+                : "an HEVC decoder (libheif built with libde265)"
+            return .unsupportedFormat(
+                file: name,
+                reason: "\(label): this libheif has no decoder for the file's codec; "
+                    + "it needs \(needs) (\(_Codec.message(message)))")
         case Int32(PF_HEIF_SIZE_LIMIT):
             let limit = max(options.maximumWidth, options.maximumHeight)
-            return .limitExceeded(what: "\(name): image width or height (libheif: \(_Codec.message(message)))",
-                                  value: limit + 1, limit: limit)
+            return .limitExceeded(
+                what: "\(name): image width or height (libheif: \(_Codec.message(message)))",
+                value: limit + 1, limit: limit)
         case Int32(PF_OUT_OF_MEMORY):
             return .decodingFailed(file: name, reason: "\(label): out of memory (\(_Codec.message(message)))")
         default:
@@ -235,8 +258,10 @@ enum _HEIFCodec {
     /// - Throws: `unsupportedFormat` naming the encoder libheif lacks; `encodingFailed`.
     /// - Complexity: dominated by the encoder; AV1 and HEVC encoders are slow (about a second
     ///   per megapixel at the default effort).
-    static func encode(_ source: PixelBuffer, format: ImageFileFormat, quality: Int, name: String, options: EncodeOptions,
-                       metadata: _EmbeddedMetadata) throws -> [UInt8] {
+    static func encode(
+        _ source: PixelBuffer, format: ImageFileFormat, quality: Int, name: String, options: EncodeOptions,
+        metadata: _EmbeddedMetadata
+    ) throws -> [UInt8] {
         let isAVIF = format == .avif
         let label = isAVIF ? "AVIF" : "HEIF"
         let codec = Int32(isAVIF ? PF_HEIF_CODEC_AV1 : PF_HEIF_CODEC_HEVC)
@@ -263,9 +288,10 @@ enum _HEIFCodec {
                             codec: codec, quality: Int32(quality), lossless: options.lossless ? 1 : 0,
                             effort: Int32(options.effort), icc: i.baseAddress, icc_size: i.count,
                             exif: e.baseAddress, exif_size: e.count, xmp: x.baseAddress, xmp_size: x.count)
-                        return pf_heif_encode(pixels.baseAddress!.assumingMemoryBound(to: UInt8.self), buffer.bytesPerRow,
-                                              UInt32(buffer.width), UInt32(buffer.height), input, &settings,
-                                              &output, &size, &message)
+                        return pf_heif_encode(
+                            pixels.baseAddress!.assumingMemoryBound(to: UInt8.self), buffer.bytesPerRow,
+                            UInt32(buffer.width), UInt32(buffer.height), input, &settings,
+                            &output, &size, &message)
                     }
                 }
             }
@@ -282,7 +308,8 @@ enum _HEIFCodec {
 
     /// `unsupportedFormat` naming the encoder libheif lacks and the packages that bring it.
     private static func missingEncoder(isAVIF: Bool, name: String, detail: String?) -> PixelFlowError {
-        let what = isAVIF
+        let what =
+            isAVIF
             ? "AVIF: this libheif has no AV1 encoder; install libheif built with aom (Debian 12: libheif1; "
                 + "newer Debian and Ubuntu: libheif-plugin-aomenc)"
             : "HEIF: this libheif has no HEVC encoder; install libheif built with x265 (Debian 12: libheif1; "

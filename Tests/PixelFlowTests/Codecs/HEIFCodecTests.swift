@@ -135,8 +135,9 @@ final class HEIFCodecTests: XCTestCase {
             let path = Self.fixturePath("oriented\(value).avif")
             XCTAssertEqual(try ImageFile(contentsOfFile: path).metadata.orientation, orientation)
             let upright = try PixelBuffer(contentsOfFile: path, options: Self.stored)
-            XCTAssertLessThanOrEqual(difference(upright, try Self.expected("oriented\(value).avif.png")),
-                                     Self.decoderTolerance, "\(value)")
+            XCTAssertLessThanOrEqual(
+                difference(upright, try Self.expected("oriented\(value).avif.png")),
+                Self.decoderTolerance, "\(value)")
             let stored = try PixelBuffer(contentsOfFile: path, options: asStored)
             // Lossy at quality 90: measured at most 6 levels from the pattern.
             XCTAssertLessThanOrEqual(difference(stored, source), 12, "\(value)")
@@ -168,8 +169,9 @@ final class HEIFCodecTests: XCTestCase {
     }
 
     func testExifItemOffsetIsSkipped() {
-        XCTAssertEqual(_HEIFCodec.tiffStructure(inExifItem: [0, 0, 0, 6] + Array("Exif\0\0MM\0*".utf8)),
-                       Array("MM\0*".utf8))
+        XCTAssertEqual(
+            _HEIFCodec.tiffStructure(inExifItem: [0, 0, 0, 6] + Array("Exif\0\0MM\0*".utf8)),
+            Array("MM\0*".utf8))
         XCTAssertEqual(_HEIFCodec.tiffStructure(inExifItem: [0, 0, 0, 0] + Array("II*\0".utf8)), Array("II*\0".utf8))
         XCTAssertNil(_HEIFCodec.tiffStructure(inExifItem: [0, 0, 0, 9, 1]))
         XCTAssertNil(_HEIFCodec.tiffStructure(inExifItem: [0xFF, 0xFF, 0xFF, 0xFF, 1]))
@@ -287,8 +289,9 @@ final class HEIFCodecTests: XCTestCase {
         let exif = try XCTUnwrap(try ImageFile(contentsOfFile: Self.fixturePath("meta.heic")).metadata.exif)
         let options = EncodeOptions(metadata: ImageMetadata(exif: exif, xmp: xmp), keptMetadata: .all)
         for format in [ImageFileFormat.heif, .avif] {
-            let bytes = try _ImageCodecs.encode(Self.smooth(width: 16, height: 16), as: format, quality: 80,
-                                                options: options, name: "t", profile: icc)
+            let bytes = try _ImageCodecs.encode(
+                Self.smooth(width: 16, height: 16), as: format, quality: 80,
+                options: options, name: "t", profile: icc)
             let metadata = try ImageFile(encoded: bytes).metadata
             XCTAssertEqual(metadata.iccProfile, icc, "\(format)")
             XCTAssertEqual(metadata.xmp, xmp, "\(format)")
@@ -379,13 +382,19 @@ final class HEIFCodecTests: XCTestCase {
         CodecTestSupport.assertThrows(.limitExceeded) {
             try PixelBuffer(encoded: bytes, options: DecodeOptions(maximumPixelCount: 64 * 48 - 1))
         }
-        XCTAssertNoThrow(try PixelBuffer(encoded: bytes, options: DecodeOptions(maximumWidth: 64, maximumHeight: 48,
-                                                                                maximumPixelCount: 64 * 48)))
+        XCTAssertNoThrow(
+            try PixelBuffer(
+                encoded: bytes,
+                options: DecodeOptions(
+                    maximumWidth: 64, maximumHeight: 48,
+                    maximumPixelCount: 64 * 48)))
     }
 
     func testImageIndexOutOfRangeThrows() throws {
         let bytes = try Self.fixture("rgb8.avif")
-        CodecTestSupport.assertThrows(.invalidParameter) { try PixelBuffer(encoded: bytes, options: DecodeOptions(imageIndex: 1)) }
+        CodecTestSupport.assertThrows(.invalidParameter) {
+            try PixelBuffer(encoded: bytes, options: DecodeOptions(imageIndex: 1))
+        }
         CodecTestSupport.assertThrows(.invalidParameter) { try ImageFile(encoded: bytes, options: DecodeOptions(imageIndex: 1)) }
     }
 }
