@@ -16,7 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # The targets, named as in Fuzz/Package.swift and FuzzTarget.
-TARGETS=(png jpeg pnm bmp roundtrip qr-matrix qr-pixels filter-graph cli-filter cascade-xml webp tiff)
+TARGETS=(png jpeg pnm bmp roundtrip qr-matrix qr-pixels filter-graph cli-filter cascade-xml webp tiff heif)
 
 SCRATCH=Fuzz/.build-fuzz
 # DecodeOptions.default allows 100 megapixels: 800 MB as rgba16, and files up to 1 GiB.
@@ -26,6 +26,8 @@ RSS_LIMIT_MB=${RSS_LIMIT_MB:-4096}          # address sanitizer shadow memory an
 TIMEOUT_S=${TIMEOUT_S:-10}                  # one input slower than this is a bug report too
 export SWIFT_BACKTRACE=enable=no            # let the sanitizer and libFuzzer report crashes
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=0}
+# Known leaks inside system libraries (each explained in the file).
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/Fuzz/lsan-suppressions.txt:print_suppressions=0}
 
 # One product at a time: with the fuzzer sanitizer every executable is compiled as a library
 # (libFuzzer supplies main), which the ordinary fuzz-replay and fuzz-seeds are not.

@@ -45,6 +45,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// `CascadeClassifier(xmlData:)`, the OpenCV cascade XML parser of the face detector;
     /// a cascade that loads is also run over a small gray image.
     case cascadeXML = "cascade-xml"
+    /// `PixelBuffer(encoded:)` and `ImageFile(encoded:).frames()` on HEIF or AVIF bytes
+    /// (libheif), as given.
+    case heif
 
     /// Runs the entry point on `bytes`.
     public func run(_ bytes: [UInt8]) {
@@ -61,6 +64,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .cliFilter: CLIFilterTarget.run(bytes)
         case .cascadeXML: CascadeXMLTarget.run(bytes)
         case .tiff: TIFFTarget.run(bytes)
+        case .heif: HEIFTarget.run(bytes)
         }
     }
 }
