@@ -297,9 +297,12 @@ final class HEIFCodecTests: XCTestCase {
             XCTAssertEqual(metadata.xmp, xmp, "\(format)")
             XCTAssertEqual(metadata.exif, EXIFOrientation.resettingOrientation(in: exif), "\(format)")
         }
-        // Nothing asked for, nothing written.
+        // By default only sRGB's profile; nothing at all with colorProfile .none.
         let plain = try ImageFile(encoded: try Self.smooth(width: 16, height: 16).encoded(as: .avif)).metadata
-        XCTAssertNil(plain.iccProfile)
+        XCTAssertEqual(plain.iccProfile, ColorSpace.sRGB.iccProfile)
+        let none = try ImageFile(encoded: try Self.smooth(width: 16, height: 16).encoded(
+            as: .avif, options: EncodeOptions(colorProfile: .none))).metadata
+        XCTAssertNil(none.iccProfile)
         XCTAssertNil(plain.exif)
         XCTAssertNil(plain.xmp)
     }
