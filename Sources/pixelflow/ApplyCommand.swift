@@ -249,9 +249,8 @@ struct ApplyJob {
     ///
     /// - Throws: `CLIError.runtime` or `PixelFlowError`, naming the file where it helps.
     func process(_ input: String, to destination: String, format: ImageFileFormat) throws {
-        let (buffer, metadata) = try ApplyJob.load(input, options: settings.decodeOptions,
-                                                   withMetadata: settings.needsInputMetadata)
-        let source = Image(buffer)
+        let (source, info) = try ApplyJob.loadImage(input, options: settings.decodeOptions)
+        let metadata: ImageMetadata? = settings.needsInputMetadata ? info.metadata : nil
         var image = source
         // The frame the output is cropped to: the input's extent until a geometry filter
         // sets a new one.
@@ -272,7 +271,8 @@ struct ApplyJob {
         if image.extent.isEmpty {
             throw CLIError.runtime("\(displayName(input)): the result is empty: the filters leave no pixels inside \(frame) (a crop outside the image?)")
         }
-        let pixelFormat: PixelFormat = buffer.format == .rgba16 && (format == .png || format == .pnm) ? .rgba16 : .rgba8
+        let deep = info.bitsPerSample > 8 && info.colorModel != "palette"
+        let pixelFormat: PixelFormat = deep && [.png, .pnm, .tiff].contains(format) ? .rgba16 : .rgba8
         // --keep-profile: the render's output space is the input's, and the file embeds it.
         var context = self.context
         let kept = settings.keptColorSpace(metadata, input: displayName(input))
@@ -296,7 +296,7 @@ struct ApplyJob {
         }
         if explain {
             let size = IntSize(covering: image.extent)
-            var line = "\(displayName(input)) (\(buffer.width)x\(buffer.height) \(buffer.format)) -> "
+            var line = "\(displayName(input)) (\(info.width)x\(info.height) \(info.bitsPerSample)-bit \(info.colorModel)) -> "
                 + "\(destination == "-" ? "<stdout>" : destination) (\(size.width)x\(size.height) \(pixelFormat), \(format.rawValue)"
                 + ", \(context.options.outputColorSpace.name))"
             if mustCrop { line += "; cropped from \(extent) to \(frame)" }
@@ -304,23 +304,12 @@ struct ApplyJob {
         }
     }
 
-    /// Renders `image` and writes the file to standard output. In sRGB the buffer is encoded
-    /// in memory; in another output space (`--keep-profile`) the file is written by
-    /// `RenderContext.write` to a temporary file and copied, since only that path embeds the
-    /// context's output profile.
+    /// Renders `image`, encodes it with the context's output profile and writes it to standard
+    /// output.
     func writeStandardOutput(_ image: Image, context: RenderContext, format: ImageFileFormat, pixelFormat: PixelFormat,
                              encodeOptions: EncodeOptions) throws {
-        if context.options.outputColorSpace.isSRGB {
-            let result = try context.makeBuffer(image, format: pixelFormat)
-            try Terminal.writeStandardOutput(
-                try result.encoded(as: format, quality: settings.quality, options: encodeOptions))
-            return
-        }
-        let temporary = try Terminal.makeTemporaryFile(suffix: "." + fileExtension(for: format))
-        defer { Terminal.removeFile(temporary) }
-        try context.write(image, toFile: temporary, format: format, quality: settings.quality,
-                          pixelFormat: pixelFormat, encodeOptions: encodeOptions)
-        try Terminal.writeStandardOutput(try Terminal.readFile(temporary))
+        try Terminal.writeStandardOutput(try context.encoded(image, as: format, quality: settings.quality,
+                                                             pixelFormat: pixelFormat, encodeOptions: encodeOptions))
     }
 
     /// Prints the chain, one filter a line, to standard error.
@@ -347,25 +336,47 @@ struct ApplyJob {
     /// - Throws: `CLIError.runtime` whose message names the file.
     static func load(_ path: String, options: DecodeOptions,
                      withMetadata: Bool) throws -> (buffer: PixelBuffer, metadata: ImageMetadata?) {
+        let (file, _) = try read(path, options: options)
         do {
+            return (try file.decode(), withMetadata ? file.metadata : nil)
+        } catch {
+            throw CLIError.runtime(message(error, about: file.name))
+        }
+    }
+
+    /// The headers of the image file at `path` (standard input for `-`) and its bytes.
+    static func read(_ path: String, options: DecodeOptions) throws -> (file: ImageFile, bytes: [UInt8]) {
+        do {
+            let bytes: [UInt8]
             if path == "-" {
-                let bytes = try Terminal.readStandardInput()
+                bytes = try Terminal.readStandardInput()
                 if bytes.isEmpty { throw CLIError.runtime("<stdin>: no data on standard input") }
-                let metadata = withMetadata ? try ImageFile(encoded: bytes, name: "<stdin>", options: options).metadata : nil
-                return (try PixelBuffer(encoded: bytes, name: "<stdin>", options: options), metadata)
+            } else {
+                if !Terminal.exists(path) {
+                    throw CLIError.runtime("\(path): no such file")
+                }
+                if Terminal.isDirectory(path) {
+                    throw CLIError.runtime("\(path): is a directory, not an image file")
+                }
+                bytes = try Terminal.readFile(path)
             }
-            if !Terminal.exists(path) {
-                throw CLIError.runtime("\(path): no such file")
-            }
-            if Terminal.isDirectory(path) {
-                throw CLIError.runtime("\(path): is a directory, not an image file")
-            }
-            let metadata = withMetadata ? try ImageFile(contentsOfFile: path, options: options).metadata : nil
-            return (try PixelBuffer(contentsOfFile: path, options: options), metadata)
+            let name = path == "-" ? "<stdin>" : path
+            return (try ImageFile(encoded: bytes, name: name, options: options), bytes)
         } catch let error as CLIError {
             throw error
         } catch {
             throw CLIError.runtime(message(error, about: path == "-" ? "<stdin>" : path))
+        }
+    }
+
+    /// The input as an image in the working space (colors outside sRGB kept: see
+    /// `Image(encoded:name:options:streaming:)`), with its headers.
+    static func loadImage(_ path: String, options: DecodeOptions) throws -> (image: Image, info: ImageFileInfo) {
+        let (file, bytes) = try read(path, options: options)
+        do {
+            return (try Image(encoded: bytes, name: file.name, options: options), file.info)
+        } catch {
+            throw CLIError.runtime(message(error, about: file.name))
         }
     }
 

@@ -89,24 +89,6 @@ enum Terminal {
         return bytes
     }
 
-    /// Creates an empty file with a unique name ending in `suffix` in `$TMPDIR` (or `/tmp`)
-    /// and returns its path; the caller removes it.
-    ///
-    /// - Throws: `CLIError.runtime` when no file can be created there.
-    static func makeTemporaryFile(suffix: String) throws -> String {
-        let folder = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-        var template = Array(joinPath(folder, "pixelflow-XXXXXX" + suffix).utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemps($0.baseAddress!, Int32(suffix.utf8.count)) }
-        if fd < 0 {
-            throw CLIError.runtime("cannot create a temporary file in \(folder): \(String(cString: strerror(errno))); set TMPDIR to a writable folder")
-        }
-        close(fd)
-        return template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-    }
-
-    /// Removes the file at `path`, ignoring errors.
-    static func removeFile(_ path: String) { unlink(path) }
-
     /// True when `path` names an existing directory.
     static func isDirectory(_ path: String) -> Bool {
         var s = stat()

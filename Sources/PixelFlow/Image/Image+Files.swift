@@ -118,6 +118,20 @@ extension RenderContext {
         try AtomicFileWriter.write(bytes, toFile: path)
     }
 
+    /// The bytes of an image file holding `rect` of `image` (default: its extent) rendered in
+    /// the output color space, as `write(_:toFile:...)` would write them (its profile and
+    /// metadata embedded), for standard output, a network response or a database.
+    ///
+    /// - Throws: the errors of `makeBuffer` and of encoding.
+    public func encoded(_ image: Image, as format: ImageFileFormat, rect: Rect? = nil, quality: Int = 90,
+                        pixelFormat: PixelFormat = .rgba8, encodeOptions: EncodeOptions = .default) throws -> [UInt8] {
+        try _Codec.checkQuality(quality, format: format)
+        try encodeOptions._validate(format: format)
+        let buffer = try makeBuffer(image, rect: rect, format: pixelFormat)
+        return try _ImageCodecs.encode(buffer, as: format, quality: quality, options: encodeOptions, name: "<memory>",
+                                       profile: outputProfile(for: pixelFormat))
+    }
+
     /// The ICC profile written with a render into `pixelFormat`: the output space's (its gray
     /// counterpart for gray formats when the output space is sRGB).
     func outputProfile(for pixelFormat: PixelFormat) -> [UInt8] {

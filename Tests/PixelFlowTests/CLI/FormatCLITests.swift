@@ -101,32 +101,50 @@ final class FormatCLITests: TemporaryDirectoryTestCase {
     }
 
     /// A JPEG with a Display P3 ICC profile in APP2: `info` names the profile as lcms2 reads
-    /// it, whenever the JPEG reader returns it (it returns only EXIF while the metadata
-    /// readers are written).
+    /// it, and `apply --keep-profile` writes it back with it.
     func testInfoNamesAnEmbeddedICCProfile() throws {
         try copyFixture("orientation6.jpg")
         let p3 = path("p3.jpg")
         try Data(withICCProfile(try bytes(of: path("orientation6.jpg")), ColorSpace.displayP3.iccProfile))
             .write(to: URL(fileURLWithPath: p3))
-        let read = try ImageFile(contentsOfFile: p3).metadata.iccProfile
+        XCTAssertEqual(try ImageFile(contentsOfFile: p3).metadata.iccProfile, ColorSpace.displayP3.iccProfile)
         let r = try CLIProcess.run(["info", "p3.jpg"], in: directory)
         let json = try CLIProcess.run(["info", "p3.jpg", "--json"], in: directory)
         XCTAssertEqual(r.status, 0, r.stderr)
-        if read != nil {
-            XCTAssertTrue(r.text.contains("profile \"Display P3\""), r.text)
-            XCTAssertTrue(json.text.contains("\"profile\": \"Display P3\""), json.text)
-        } else {
-            XCTAssertTrue(r.text.contains("no profile (sRGB assumed)"), r.text)
-            XCTAssertTrue(json.text.contains("\"profile\": null"), json.text)
-        }
-        // apply --keep-profile takes the profile when it is read and always writes a file.
+        XCTAssertTrue(r.text.contains("profile \"Display P3\""), r.text)
+        XCTAssertTrue(json.text.contains("\"profile\": \"Display P3\""), json.text)
         let kept = try CLIProcess.run(["apply", "p3.jpg", "kept.png", "--keep-profile"], in: directory)
         XCTAssertEqual(kept.status, 0, kept.stderr)
         let out = try ImageFile(contentsOfFile: path("kept.png"))
         XCTAssertEqual([out.info.width, out.info.height], [24, 40], "written upright")
-        if read != nil, let written = out.metadata.iccProfile {
-            XCTAssertEqual(try ColorSpace(iccProfile: written).name, "Display P3")
+        XCTAssertEqual(out.metadata.iccProfile, ColorSpace.displayP3.iccProfile)
+    }
+
+    /// `--keep-profile` on a Display P3 PNG whose colors lie outside sRGB: the output holds the
+    /// input's stored values (the colors went through linear sRGB floats unclipped), while the
+    /// default output is sRGB and clips them.
+    func testKeepProfileKeepsColorsOutsideSRGB() throws {
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/Color/p3_patches.png")
+        try FileManager.default.copyItem(at: fixture, to: directory.appendingPathComponent("p3.png"))
+        XCTAssertEqual(try CLIProcess.run(["apply", "p3.png", "kept.png", "--keep-profile"], in: directory).status, 0)
+        XCTAssertEqual(try CLIProcess.run(["apply", "p3.png", "srgb.png"], in: directory).status, 0)
+        var raw = DecodeOptions()
+        raw.appliesColorProfile = false
+        let input = try PixelBuffer(contentsOfFile: path("p3.png"), options: raw)
+        let kept = try PixelBuffer(contentsOfFile: path("kept.png"), options: raw)
+        let srgb = try PixelBuffer(contentsOfFile: path("srgb.png"), options: raw)
+        XCTAssertEqual(try ImageFile(contentsOfFile: path("kept.png")).metadata.iccProfile,
+                       try ImageFile(contentsOfFile: path("p3.png")).metadata.iccProfile)
+        XCTAssertTrue(try ImageFile(contentsOfFile: path("srgb.png")).metadata.declaresSRGB)
+        for x in stride(from: 8, to: input.width, by: 16) {
+            for c in 0..<3 {
+                XCTAssertEqual(kept[x, 8][c], input[x, 8][c], accuracy: 1.5 / 255, "patch at \(x)")
+            }
         }
+        // P3 green (0, 255, 0) is outside sRGB: in the sRGB output its red is clipped to 0.
+        XCTAssertEqual(srgb[24, 8].x, 0)
+        XCTAssertEqual(srgb[24, 8].y, 1)
     }
 
     // MARK: apply: validation
