@@ -2,7 +2,8 @@ import Dispatch
 import Synchronization
 
 extension RenderContext {
-    /// Renders `rect` of `image` into a JPEG file strip by strip: each strip of
+    /// Renders `rect` of `image` into a file strip by strip, through a row encoder (JPEG; see
+    /// `_ImageCodecs.rowEncoder`): each strip of
     /// `options.stripHeight` rows is computed tile by tile on all workers, then compressed
     /// while the next strips render, so only three strips of output exist at once. Streamed
     /// sources (`Image(contentsOfFile:options:streaming:)`) decode the rows of the next strips
@@ -24,8 +25,8 @@ extension RenderContext {
     /// streamed sources fully first; so does one whose strips read rows far apart (a
     /// rotation by 90 degrees needs a whole column per strip), since the window then grows
     /// to the image's height.
-    func writeJPEGStreaming(_ image: Image, rect: IntRect, path: String, quality: Int,
-                            encodeOptions: EncodeOptions, metadata: _EmbeddedMetadata = .none) throws {
+    func writeStreaming(_ image: Image, rect: IntRect, path: String,
+                        makeEncoder: (_ fileDescriptor: Int32) throws -> any _RowEncoder) throws {
         let control = RenderControl.current
         if control?.isCancelled == true { throw PixelFlowError.cancelled }
         let evaluator = Evaluator(linear: options.colorManagement == .linear)
@@ -34,9 +35,8 @@ extension RenderContext {
         let schedule = StripSchedule(plan: plan, stripHeight: options.stripHeight)
         // Open the output first: a bad quality or size fails before anything is decoded.
         let file = try _AtomicFile(path: path)
-        let encoder = try _JPEGRowEncoder(fileDescriptor: file.fileDescriptor, width: rect.width, height: rect.height,
-                                          format: .rgba8, quality: quality, options: encodeOptions, name: path,
-                                          metadata: metadata)
+        let encoder = try makeEncoder(file.fileDescriptor)
+        let rowFormat = encoder.format
         control?.setTotal(plan.materializedNodes.reduce(schedule.tileCount(options)) {
             $0 + (plan.region(of: $1).map(plan.workUnits) ?? 0)
         })
@@ -49,14 +49,16 @@ extension RenderContext {
         try decode(strip: 0)
         try plan.materialize(with: evaluator)
 
-        let target = TileTarget(format: .rgba8, colorEncoding: .sRGB, alphaMode: .straight, linear: evaluator.linear)
+        let target = TileTarget(format: rowFormat, colorEncoding: .sRGB, alphaMode: .straight, linear: evaluator.linear)
         let strips = schedule.strips
         let maxHeight = strips.map(\.height).max() ?? 0
         // A bounded pipeline: up to `depth` strips wait for the encoder, and the decoder runs
         // up to `StripSchedule.lookahead` strips ahead, so a codec thread that is descheduled
         // for a while does not stall the strips at once.
         let depth = StripSchedule.outputBuffers
-        let buffers = (0..<Swift.min(depth, strips.count)).map { _ in _StripBuffer(width: rect.width, rows: maxHeight) }
+        let buffers = (0..<Swift.min(depth, strips.count)).map { _ in
+            _StripBuffer(width: rect.width, rows: maxHeight, bytesPerPixel: rowFormat.bytesPerPixel)
+        }
         let arenas = ArenaPool(count: options.threadCount)
         let decodeQueue = DispatchQueue(label: "PixelFlow.streaming.decode")
         let encodeQueue = DispatchQueue(label: "PixelFlow.streaming.encode")
@@ -183,7 +185,7 @@ struct StripSchedule {
     }
 }
 
-/// One strip of `rgba8` output rows.
+/// One strip of output rows (`rgba8`, `rgba16` or `gray8`).
 ///
 /// `@unchecked Sendable`: tiles write disjoint parts of it during a strip's render, and the
 /// encoder thread reads it only while no tile writes it (the render cycles through three strip
@@ -191,8 +193,8 @@ struct StripSchedule {
 final class _StripBuffer: @unchecked Sendable {
     let base: UnsafeMutableRawPointer
     let bytesPerRow: Int
-    init(width: Int, rows: Int) {
-        bytesPerRow = (width * 4 + 15) & ~15
+    init(width: Int, rows: Int, bytesPerPixel: Int) {
+        bytesPerRow = (width * bytesPerPixel + 15) & ~15
         base = .allocate(byteCount: Swift.max(1, bytesPerRow * rows), alignment: 64)
     }
     deinit { base.deallocate() }

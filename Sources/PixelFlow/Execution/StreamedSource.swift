@@ -1,10 +1,11 @@
-/// The pixels of a JPEG file, decoded row by row while a render needs them, rather than
+/// The pixels of an image file, decoded row by row while a render needs them, rather than
 /// all at once before it starts: the source of `Image(contentsOfFile:options:streaming:)`.
 ///
 /// A source node holding one of these never owns pixels. Each render binds it to a
-/// `RowWindow`: a streaming render (`RenderContext.write(_:toFile:...)` to JPEG) keeps only
-/// the rows its current strips read; every other render decodes the file fully into a
-/// window of the image's height before its tiles start (the random-access fallback).
+/// `RowWindow`: a streaming render (`RenderContext.write(_:toFile:...)` to a format with a
+/// row encoder) keeps only the rows its current strips read; every other render decodes the
+/// file fully into a window of the image's height before its tiles start (the random-access
+/// fallback).
 ///
 /// Immutable, so `Sendable`; each render makes its own decoder.
 final class StreamedSource: Sendable, CustomStringConvertible {
@@ -12,35 +13,42 @@ final class StreamedSource: Sendable, CustomStringConvertible {
     let name: String
     let width: Int
     let height: Int
-    /// `.rgba8` or `.gray8`, sRGB-encoded, straight alpha, as a full decode gives.
+    /// `.rgba8`, `.rgba16` or `.gray8`, sRGB-encoded, straight alpha, as a full decode gives.
     let format: PixelFormat
-    private let bytes: [UInt8]
-    private let options: DecodeOptions
+    /// True when every alpha is the maximum (the file has no alpha channel or transparency).
+    let isOpaque: Bool
+    /// The file format's name, for `description` and `explain()`.
+    let kind: String
+    private let factory: @Sendable () throws -> any _RowDecoder
 
-    /// Reads the header of the JPEG in `bytes` (checking limits and decoding nothing else).
-    init(jpeg bytes: [UInt8], name: String, options: DecodeOptions) throws {
-        let decoder = try _JPEGRowDecoder(bytes: bytes, name: name, options: options)
+    /// A source whose decoders `factory` makes, each positioned before the first row.
+    init(name: String, width: Int, height: Int, format: PixelFormat, isOpaque: Bool, kind: String,
+         factory: @escaping @Sendable () throws -> any _RowDecoder) {
         self.name = name
-        width = decoder.width
-        height = decoder.height
-        format = decoder.format
-        self.bytes = bytes
-        self.options = options
-        orientation = decoder.orientation
+        self.width = width
+        self.height = height
+        self.format = format
+        self.isOpaque = isOpaque
+        self.kind = kind
+        self.factory = factory
     }
 
-    /// The file's EXIF orientation (`.up` when it has none).
-    let orientation: EXIFOrientation
+    /// Reads the header of the JPEG in `bytes` (checking limits and decoding nothing else).
+    convenience init(jpeg bytes: [UInt8], name: String, options: DecodeOptions) throws {
+        let decoder = try _JPEGRowDecoder(bytes: bytes, name: name, options: options)
+        self.init(name: name, width: decoder.width, height: decoder.height, format: decoder.format, isOpaque: true,
+                  kind: "JPEG") {
+            try _JPEGRowDecoder(bytes: bytes, name: name, options: options)
+        }
+    }
 
-    var description: String { "\(width)x\(height) \(format) streamed JPEG" }
+    var description: String { "\(width)x\(height) \(format) streamed \(kind)" }
 
     /// The image's rect, at the origin.
     var bounds: IntRect { IntRect(x: 0, y: 0, width: width, height: height) }
 
     /// A decoder positioned before the first row.
-    func makeDecoder() throws -> _JPEGRowDecoder {
-        try _JPEGRowDecoder(bytes: bytes, name: name, options: options)
-    }
+    func makeDecoder() throws -> any _RowDecoder { try factory() }
 
     /// A window over every row, fully decoded: what a render that needs random access uses.
     func decodeFully() throws -> RowWindow {
@@ -63,12 +71,12 @@ final class RowWindow: @unchecked Sendable {
     let capacity: Int
     let bytesPerRow: Int
     let format: PixelFormat
-    /// Whether every alpha value is the maximum (true for JPEG, whose decoder writes 255).
-    let isOpaque = true
+    /// Whether every alpha value is the maximum (the source's file has no alpha).
+    var isOpaque: Bool { source.isOpaque }
     /// Rows `0..<decodedRows` have been decoded (the last `capacity` of them are held).
     private(set) var decodedRows = 0
     private let storage: UnsafeMutableRawPointer
-    private var decoder: _JPEGRowDecoder?
+    private var decoder: (any _RowDecoder)?
 
     /// Allocates `capacity` rows and opens a decoder.
     init(source: StreamedSource, capacity: Int) throws {
@@ -96,6 +104,6 @@ final class RowWindow: @unchecked Sendable {
         let first = decodedRows
         try decoder.readRows(count: target - first) { i in storage + ((first + i) % capacity) * bytesPerRow }
         decodedRows = target
-        if target == source.height { self.decoder = nil }  // frees libjpeg's state early
+        if target == source.height { self.decoder = nil }  // frees the library's state early
     }
 }

@@ -40,16 +40,10 @@ extension Image {
     public init(encoded bytes: [UInt8], name: String = "<memory>", options: DecodeOptions = .default,
                 streaming: Bool = false) throws {
         let format = try _ImageCodecs.format(of: bytes, name: name, options: options)
-        if streaming, format == .jpeg, options.imageIndex == 0 {
-            // Stream only what needs no conversion: no profile to apply, not CMYK, upright.
-            let header = try _JPEGCodec.read(bytes, name: name, options: options, pixels: false)
-            let plain = !header.isCMYK && (!options.appliesColorProfile || _ColorConversion.sourceSpace(of: header) == nil)
-            if plain && (!options.applyOrientation || header.metadata.orientation == .up) {
-                let source = try StreamedSource(jpeg: bytes, name: name, options: options)
-                self.init(node: Node(.streamedSource(source), inputs: [],
-                                     extent: Rect(x: 0, y: 0, width: Double(source.width), height: Double(source.height))))
-                return
-            }
+        if streaming, let source = try _ImageCodecs.streamedSource(bytes, format: format, name: name, options: options) {
+            self.init(node: Node(.streamedSource(source), inputs: [],
+                                 extent: Rect(x: 0, y: 0, width: Double(source.width), height: Double(source.height))))
+            return
         }
         let stored = try _ImageCodecs.decodeStored(bytes, format: format, name: name, options: options)
         guard var linear = try _ColorConversion.toLinearWorking(stored, name: name,
@@ -98,7 +92,7 @@ extension RenderContext {
         // The output space's profile (sRGB's by default). Without color management the
         // values are the stored ones, taken as the output space's (sRGB for ordinary files).
         let profile: [UInt8]? = outputProfile(for: pixelFormat)
-        if chosen == .jpeg && pixelFormat == .rgba8 && !_outputNeedsProfileTransform {
+        if _ImageCodecs.hasRowEncoder(for: chosen, pixelFormat: pixelFormat) && !_outputNeedsProfileTransform {
             try _Codec.checkQuality(quality, format: chosen)
             try encodeOptions._validate(format: chosen)
             try validate()
@@ -106,8 +100,14 @@ extension RenderContext {
             let control = RenderControl(token: cancellation, progress: progress)
             let metadata = _ImageCodecs.embeddedMetadata(encodeOptions, profile: profile)
             try RenderControl.with(control) {
-                try writeJPEGStreaming(image, rect: r, path: path, quality: quality, encodeOptions: encodeOptions,
-                                       metadata: metadata)
+                try writeStreaming(image, rect: r, path: path) { fd in
+                    guard let encoder = try _ImageCodecs.rowEncoder(
+                        for: chosen, fileDescriptor: fd, width: r.width, height: r.height, pixelFormat: pixelFormat,
+                        quality: quality, options: encodeOptions, metadata: metadata, name: path) else {
+                        preconditionFailure("hasRowEncoder and rowEncoder disagree for \(chosen) \(pixelFormat)")
+                    }
+                    return encoder
+                }
             }
             return
         }

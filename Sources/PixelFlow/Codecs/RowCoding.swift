@@ -1,0 +1,83 @@
+/// A decoder that delivers a file's rows top to bottom on demand: what a `StreamedSource`
+/// reads, so that a render holds a window of rows instead of the whole image.
+///
+/// Its rows equal, byte for byte, those of decoding the whole file (`_ImageCodecs.decodeStored`
+/// then the same finishing): streamed sources are only made for files that need no color
+/// conversion or orientation (see `_ImageCodecs.streamedSource`).
+///
+/// Implementations own a library object that is not thread-safe; a render hands a decoder to
+/// one codec thread at a time and waits for it before using it again.
+protocol _RowDecoder: AnyObject, Sendable {
+    var width: Int { get }
+    var height: Int { get }
+    /// `gray8`, `rgba8` or `rgba16`, sRGB-tagged with straight alpha.
+    var format: PixelFormat { get }
+    /// Decodes the next `count` rows, row `i` into `rows(i)` (`width * format.bytesPerPixel`
+    /// bytes). Throws `decodingFailed` for corrupt or truncated data; the decoder is then
+    /// unusable.
+    func readRows(count: Int, into rows: (Int) -> UnsafeMutableRawPointer) throws
+}
+
+/// An encoder that takes rows top to bottom and writes the file to a descriptor as it goes,
+/// with the settings (and so the bytes) of encoding the whole buffer in memory.
+///
+/// Used by one thread at a time, like `_RowDecoder`.
+protocol _RowEncoder: AnyObject, Sendable {
+    /// The layout of the rows it takes: `rgba8`, `rgba16` or `gray8`, sRGB, straight alpha.
+    var format: PixelFormat { get }
+    /// Compresses the next `count` rows, `bytesPerRow` apart from `rows`.
+    func write(rows: UnsafeRawPointer, bytesPerRow: Int, count: Int) throws
+    /// Writes the end of the file once every row was written.
+    func finish() throws
+}
+
+extension _JPEGRowDecoder: _RowDecoder {}
+extension _JPEGRowEncoder: _RowEncoder {}
+
+extension _ImageCodecs {
+    /// A streamed source over the file in `bytes` when its format can be read row by row and
+    /// its rows need no conversion (no color profile to apply, not CMYK, upright), else `nil`
+    /// (the caller decodes fully). Reads the header only.
+    static func streamedSource(_ bytes: [UInt8], format: ImageFileFormat, name: String,
+                               options: DecodeOptions) throws -> StreamedSource? {
+        guard options.imageIndex == 0 else { return nil }
+        switch format {
+        case .jpeg:
+            let header = try _JPEGCodec.read(bytes, name: name, options: options, pixels: false)
+            guard isPlain(header, options: options) else { return nil }
+            return try StreamedSource(jpeg: bytes, name: name, options: options)
+        default:
+            return nil
+        }
+    }
+
+    /// True when the stored rows of `header` are what a full decode gives: no profile to
+    /// apply (or `appliesColorProfile` false), not CMYK, and no orientation to apply.
+    static func isPlain(_ header: _DecodedImage, options: DecodeOptions) -> Bool {
+        !header.isCMYK
+            && (!options.appliesColorProfile || _ColorConversion.sourceSpace(of: header) == nil)
+            && (!options.applyOrientation || header.metadata.orientation == .up)
+    }
+
+    /// An encoder that writes `format` row by row to `fileDescriptor`, or `nil` when the
+    /// format or the row layout has none (the caller renders fully, then encodes).
+    static func rowEncoder(for format: ImageFileFormat, fileDescriptor: Int32, width: Int, height: Int,
+                           pixelFormat: PixelFormat, quality: Int, options: EncodeOptions,
+                           metadata: _EmbeddedMetadata, name: String) throws -> (any _RowEncoder)? {
+        switch format {
+        case .jpeg where pixelFormat == .rgba8:
+            return try _JPEGRowEncoder(fileDescriptor: fileDescriptor, width: width, height: height, format: .rgba8,
+                                       quality: quality, options: options, name: name, metadata: metadata)
+        default:
+            return nil
+        }
+    }
+
+    /// Whether `rowEncoder(for:...)` gives an encoder for these, without making one.
+    static func hasRowEncoder(for format: ImageFileFormat, pixelFormat: PixelFormat) -> Bool {
+        switch format {
+        case .jpeg: return pixelFormat == .rgba8
+        default: return false
+        }
+    }
+}
