@@ -28,7 +28,10 @@ let package = Package(
         .systemLibrary(name: "CLCMS2", path: "Sources/CLCMS2", pkgConfig: "lcms2",
                        providers: [.apt(["liblcms2-dev"])]),
         .target(name: "CCodecShims", dependencies: ["CPNG", "CJPEG", "CWebP", "CTIFF", "CGIF", "CHEIF", "CLCMS2"],
-                path: "Sources/CCodecShims"),
+                path: "Sources/CCodecShims",
+                // giflib has no pkg-config file, so the module map's `link` does not reach the
+                // C shim that includes gif_lib.h directly.
+                linkerSettings: [.linkedLibrary("gif")]),
         .target(name: "CSIMD", path: "Sources/CSIMD"),
         .target(name: "PixelFlow", dependencies: ["CCodecShims", "CSIMD"], path: "Sources/PixelFlow"),
         .target(name: "PixelFlowCLI", dependencies: ["PixelFlow"], path: "Sources/PixelFlowCLI"),

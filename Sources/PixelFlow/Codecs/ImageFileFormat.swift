@@ -51,7 +51,7 @@ public enum ImageFileFormat: String, Sendable, CaseIterable {
             return .gif
         }
         if let brand = _isoBrandFormat(head) { return brand }
-        if head.count >= 8, head == _PNGCodec.signature { return .png }
+        if head.starts(with: _PNGCodec.signature) { return .png }
         if head.count >= 3, head[0] == 0xFF, head[1] == 0xD8, head[2] == 0xFF { return .jpeg }
         if head.count >= 3, head[0] == UInt8(ascii: "P"), (UInt8(ascii: "1")...UInt8(ascii: "7")).contains(head[1]),
            _PNMParser.isWhitespace(head[2]) || head[2] == UInt8(ascii: "#") {
