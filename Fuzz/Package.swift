@@ -10,7 +10,7 @@
 import PackageDescription
 
 /// The libFuzzer targets, by the name of their entry point in `FuzzTarget`.
-let fuzzers = ["png", "jpeg", "pnm", "bmp", "roundtrip", "qr-matrix", "qr-pixels", "filter-graph", "cli-filter",
+let fuzzers = ["png", "jpeg", "pnm", "bmp", "gif", "roundtrip", "qr-matrix", "qr-pixels", "filter-graph", "cli-filter",
                "cascade-xml"]
 
 let package = Package(

@@ -23,6 +23,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case pnm
     /// `PixelBuffer(encoded:)` on BMP bytes (`BM` prepended when missing).
     case bmp
+    /// `PixelBuffer(encoded:)` and `ImageFile(encoded:).frames()` on GIF bytes (`GIF89a`
+    /// prepended when they do not start with `GIF87a` or `GIF89a`).
+    case gif
     /// A buffer built from the bytes, encoded in every format and decoded again; lossless
     /// formats must give the same pixels back.
     case roundtrip
@@ -47,6 +50,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .jpeg: DecoderTargets.decode(bytes, magic: [0xFF, 0xD8, 0xFF])
         case .pnm: DecoderTargets.decodePNM(bytes)
         case .bmp: DecoderTargets.decode(bytes, magic: Array("BM".utf8))
+        case .gif: DecoderTargets.decodeGIF(bytes)
         case .roundtrip: RoundTripTarget.run(bytes)
         case .qrMatrix: QRTargets.decodeMatrix(bytes)
         case .qrPixels: QRTargets.detect(bytes)

@@ -58,6 +58,10 @@ enum RoundTripTarget {
                 precondition(decoded == expected, "bmp did not round-trip a \(width)x\(height) \(format) buffer")
             case .jpeg:
                 break
+            default:
+                // GIF quantizes images of more than 256 colors; the other new formats bring
+                // their own checks.
+                break
             }
         }
     }
