@@ -28,8 +28,9 @@ struct _GIFCanvas {
     private var saved: [UInt8] = []
 
     init(width: Int, height: Int) throws {
-        buffer = try PixelBuffer(width: width, height: height, format: .rgba8, colorEncoding: .sRGB,
-                                 alphaMode: .straight)
+        buffer = try PixelBuffer(
+            width: width, height: height, format: .rgba8, colorEncoding: .sRGB,
+            alphaMode: .straight)
     }
 
     /// Disposes of the previous frame, then notes the disposal of the frame about to be drawn
@@ -54,8 +55,10 @@ struct _GIFCanvas {
     /// - Parameters:
     ///   - palette: R, G, B of `colorCount` entries.
     ///   - transparentIndex: the index that leaves the canvas untouched, or -1.
-    mutating func draw(_ indices: [UInt8], in rect: _GIFRect, palette: [UInt8], colorCount: Int,
-                       transparentIndex: Int) {
+    mutating func draw(
+        _ indices: [UInt8], in rect: _GIFRect, palette: [UInt8], colorCount: Int,
+        transparentIndex: Int
+    ) {
         guard rect.width > 0, rect.height > 0 else { return }
         var table = [UInt8](repeating: 0, count: 256 * 4)
         for i in 0..<256 {

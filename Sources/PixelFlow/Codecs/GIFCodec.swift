@@ -39,9 +39,10 @@ enum _GIFCodec {
                 count += 1
             }
             guard count > 0 else { throw reader.failure("the file holds no image") }
-            return ImageFileInfo(format: .gif, width: reader.width, height: reader.height, imageCount: count,
-                                 bitsPerSample: 8, colorModel: "palette", hasAlpha: transparency,
-                                 isAnimated: count > 1, metadata: reader.metadata)
+            return ImageFileInfo(
+                format: .gif, width: reader.width, height: reader.height, imageCount: count,
+                bitsPerSample: 8, colorModel: "palette", hasAlpha: transparency,
+                isAnimated: count > 1, metadata: reader.metadata)
         }
     }
 
@@ -71,11 +72,14 @@ enum _GIFCodec {
             var canvas = try _GIFCanvas(width: reader.width, height: reader.height)
             var frames: [_DecodedFrame] = []
             while let frame = try reader.nextFrame() {
-                try options._checkFramesTotal(count: frames.count + 1, width: reader.width, height: reader.height,
-                                              file: name)
+                try options._checkFramesTotal(
+                    count: frames.count + 1, width: reader.width, height: reader.height,
+                    file: name)
                 try reader.draw(frame, on: &canvas)
-                frames.append(_DecodedFrame(image: _DecodedImage(buffer: canvas.buffer, metadata: ImageMetadata()),
-                                            duration: Double(frame.delay) / 100))
+                frames.append(
+                    _DecodedFrame(
+                        image: _DecodedImage(buffer: canvas.buffer, metadata: ImageMetadata()),
+                        duration: Double(frame.delay) / 100))
             }
             guard !frames.isEmpty else { throw reader.failure("the file holds no image") }
             let metadata = reader.metadata
@@ -85,8 +89,10 @@ enum _GIFCodec {
     }
 
     /// Calls `body` with a reader whose screen was read and checked against the limits.
-    static func withReader<R>(_ bytes: [UInt8], name: String, options: DecodeOptions,
-                              _ body: (_GIFReader) throws -> R) throws -> R {
+    static func withReader<R>(
+        _ bytes: [UInt8], name: String, options: DecodeOptions,
+        _ body: (_GIFReader) throws -> R
+    ) throws -> R {
         // The logical screen size is at bytes 6...9: check it before giflib reads anything.
         if bytes.count >= 10 {
             let width = bytes._le16(6), height = bytes._le16(8)
@@ -108,20 +114,26 @@ enum _GIFCodec {
     ///
     /// - Throws: `encodingFailed` for a side over 65,535 pixels or an XMP packet holding a
     ///   NUL byte (which GIF's XMP extension cannot carry).
-    static func encode(_ buffer: PixelBuffer, quality: Int, name: String, options: EncodeOptions,
-                       metadata: _EmbeddedMetadata) throws -> [UInt8] {
+    static func encode(
+        _ buffer: PixelBuffer, quality: Int, name: String, options: EncodeOptions,
+        metadata: _EmbeddedMetadata
+    ) throws -> [UInt8] {
         let image = _Codec.encodable(buffer)
         guard image.width <= 65535, image.height <= 65535 else {
-            throw PixelFlowError.encodingFailed(file: name,
+            throw PixelFlowError.encodingFailed(
+                file: name,
                 reason: "GIF: \(image.width)x\(image.height) is larger than GIF's 65535 pixels on a side")
         }
-        let q = _GIFQuantizer.quantize(rgba8Pixels(image), width: image.width, height: image.height,
-                                       method: options.gifQuantizer, maximumColorCount: options.maximumColorCount,
-                                       dithering: options.dithering)
-        let frame = _GIFEncodedFrame(quantized: q, width: image.width, height: image.height, delay: 0,
-                                     disposal: 0, hasControl: q.transparentIndex >= 0)
-        return try write(width: image.width, height: image.height, frames: [frame], loopCount: -1,
-                         metadata: metadata, name: name)
+        let q = _GIFQuantizer.quantize(
+            rgba8Pixels(image), width: image.width, height: image.height,
+            method: options.gifQuantizer, maximumColorCount: options.maximumColorCount,
+            dithering: options.dithering)
+        let frame = _GIFEncodedFrame(
+            quantized: q, width: image.width, height: image.height, delay: 0,
+            disposal: 0, hasControl: q.transparentIndex >= 0)
+        return try write(
+            width: image.width, height: image.height, frames: [frame], loopCount: -1,
+            metadata: metadata, name: name)
     }
 
     /// Encodes an animation: every frame the whole canvas with its own palette (a local
@@ -130,54 +142,68 @@ enum _GIFCodec {
     ///
     /// - Throws: `invalidParameter` for no frames, frames of different sizes, or a negative
     ///   loop count or duration; `encodingFailed` as `encode`.
-    static func encodeAnimation(_ frames: [ImageFrame], loopCount: Int = 0, name: String = "<memory>",
-                                options: EncodeOptions = .default, metadata: _EmbeddedMetadata = .none) throws -> [UInt8] {
+    static func encodeAnimation(
+        _ frames: [ImageFrame], loopCount: Int = 0, name: String = "<memory>",
+        options: EncodeOptions = .default, metadata: _EmbeddedMetadata = .none
+    ) throws -> [UInt8] {
         try options._validate(format: .gif)
         guard let first = frames.first else {
             throw PixelFlowError.invalidParameter(filter: "gif encoder", key: "frames", reason: "must not be empty")
         }
         guard (0...65535).contains(loopCount) else {
-            throw PixelFlowError.invalidParameter(filter: "gif encoder", key: "loopCount",
-                                                  reason: "must be in 0...65535, got \(loopCount)")
+            throw PixelFlowError.invalidParameter(
+                filter: "gif encoder", key: "loopCount",
+                reason: "must be in 0...65535, got \(loopCount)")
         }
         let width = first.buffer.width, height = first.buffer.height
         guard width <= 65535, height <= 65535 else {
-            throw PixelFlowError.encodingFailed(file: name,
+            throw PixelFlowError.encodingFailed(
+                file: name,
                 reason: "GIF: \(width)x\(height) is larger than GIF's 65535 pixels on a side")
         }
         var encoded: [_GIFEncodedFrame] = []
         for (i, frame) in frames.enumerated() {
             guard frame.buffer.width == width, frame.buffer.height == height else {
-                throw PixelFlowError.invalidParameter(filter: "gif encoder", key: "frames",
+                throw PixelFlowError.invalidParameter(
+                    filter: "gif encoder", key: "frames",
                     reason: "frame \(i) is \(frame.buffer.width)x\(frame.buffer.height), frame 0 is \(width)x\(height)")
             }
             guard frame.duration >= 0, frame.duration.isFinite else {
-                throw PixelFlowError.invalidParameter(filter: "gif encoder", key: "duration",
-                                                      reason: "frame \(i) has duration \(frame.duration)")
+                throw PixelFlowError.invalidParameter(
+                    filter: "gif encoder", key: "duration",
+                    reason: "frame \(i) has duration \(frame.duration)")
             }
             let image = _Codec.encodable(frame.buffer)
-            let q = _GIFQuantizer.quantize(rgba8Pixels(image), width: width, height: height,
-                                           method: options.gifQuantizer, maximumColorCount: options.maximumColorCount,
-                                           dithering: options.dithering)
+            let q = _GIFQuantizer.quantize(
+                rgba8Pixels(image), width: width, height: height,
+                method: options.gifQuantizer, maximumColorCount: options.maximumColorCount,
+                dithering: options.dithering)
             let delay = Int(min(655.35, frame.duration) * 100 + 0.5)
-            encoded.append(_GIFEncodedFrame(quantized: q, width: width, height: height, delay: delay, disposal: 2,
-                                            hasControl: true))
+            encoded.append(
+                _GIFEncodedFrame(
+                    quantized: q, width: width, height: height, delay: delay, disposal: 2,
+                    hasControl: true))
         }
-        return try write(width: width, height: height, frames: encoded, loopCount: loopCount, metadata: metadata,
-                         name: name, localMaps: true)
+        return try write(
+            width: width, height: height, frames: encoded, loopCount: loopCount, metadata: metadata,
+            name: name, localMaps: true)
     }
 
     /// Writes frames through the shim: one global map (the first frame's palette) or a
     /// local map per frame.
-    private static func write(width: Int, height: Int, frames: [_GIFEncodedFrame], loopCount: Int,
-                              metadata: _EmbeddedMetadata, name: String, localMaps: Bool = false) throws -> [UInt8] {
+    private static func write(
+        width: Int, height: Int, frames: [_GIFEncodedFrame], loopCount: Int,
+        metadata: _EmbeddedMetadata, name: String, localMaps: Bool = false
+    ) throws -> [UInt8] {
         var message = [CChar](repeating: 0, count: Int(PF_MESSAGE_CAPACITY))
         var output: UnsafeMutablePointer<UInt8>?
         var size = 0
         let maps = frames.map { $0.colorMap }
         // Every pointer handed to C must outlive the call: nest the borrows.
-        func withFrames<R>(_ i: Int, _ inputs: [pf_gif_frame_input],
-                           _ body: ([pf_gif_frame_input]) -> R) -> R {
+        func withFrames<R>(
+            _ i: Int, _ inputs: [pf_gif_frame_input],
+            _ body: ([pf_gif_frame_input]) -> R
+        ) -> R {
             if i == frames.count { return body(inputs) }
             return frames[i].indices.withUnsafeBufferPointer { indices in
                 maps[i].withUnsafeBufferPointer { map in
@@ -201,9 +227,10 @@ enum _GIFCodec {
             global.withUnsafeBufferPointer { global in
                 withOptionalBytes(metadata.iccProfile) { icc, iccSize in
                     withOptionalBytes(metadata.xmp) { xmp, xmpSize in
-                        pf_gif_encode(UInt32(width), UInt32(height), localMaps ? nil : global.baseAddress,
-                                      localMaps ? 0 : Int32(global.count / 3), inputs, inputs.count, Int32(loopCount),
-                                      icc, iccSize, xmp, xmpSize, &output, &size, &message)
+                        pf_gif_encode(
+                            UInt32(width), UInt32(height), localMaps ? nil : global.baseAddress,
+                            localMaps ? 0 : Int32(global.count / 3), inputs, inputs.count, Int32(loopCount),
+                            icc, iccSize, xmp, xmpSize, &output, &size, &message)
                     }
                 }
             }
@@ -336,10 +363,12 @@ final class _GIFReader {
             palette = (0..<768).map { UInt8($0 / 3) }
             count = 256
         }
-        return Frame(rect: _GIFRect(x: Int(frame.left), y: Int(frame.top), width: Int(frame.width),
-                                    height: Int(frame.height)),
-                     palette: palette, colorCount: count, disposal: Int(frame.disposal), delay: Int(frame.delay),
-                     transparentIndex: Int(frame.transparent_index))
+        return Frame(
+            rect: _GIFRect(
+                x: Int(frame.left), y: Int(frame.top), width: Int(frame.width),
+                height: Int(frame.height)),
+            palette: palette, colorCount: count, disposal: Int(frame.disposal), delay: Int(frame.delay),
+            transparentIndex: Int(frame.transparent_index))
     }
 
     /// The frame's rectangle clipped to the screen.
@@ -361,13 +390,15 @@ final class _GIFReader {
         var indices = [UInt8](repeating: 0, count: max(1, visible.width * visible.height))
         let empty = visible.width == 0 || visible.height == 0
         let status = indices.withUnsafeMutableBufferPointer { p in
-            pf_gif_read_frame(decoder, empty ? 0 : UInt32(visible.x - frame.rect.x),
-                              empty ? 0 : UInt32(visible.y - frame.rect.y), UInt32(visible.width),
-                              UInt32(visible.height), p.baseAddress, max(1, visible.width), &message)
+            pf_gif_read_frame(
+                decoder, empty ? 0 : UInt32(visible.x - frame.rect.x),
+                empty ? 0 : UInt32(visible.y - frame.rect.y), UInt32(visible.width),
+                UInt32(visible.height), p.baseAddress, max(1, visible.width), &message)
         }
         try check(status)
-        canvas.draw(indices, in: visible, palette: frame.palette, colorCount: frame.colorCount,
-                    transparentIndex: frame.transparentIndex)
+        canvas.draw(
+            indices, in: visible, palette: frame.palette, colorCount: frame.colorCount,
+            transparentIndex: frame.transparentIndex)
     }
 
     /// The ICC profile and XMP packet seen so far.

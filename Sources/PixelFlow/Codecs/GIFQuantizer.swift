@@ -48,8 +48,10 @@ enum _GIFQuantizer {
     /// Quantizes `rgba` (`width` x `height` pixels, 4 bytes each, rows packed).
     ///
     /// - Parameter maximumColorCount: 2...256, the transparent index included.
-    static func quantize(_ rgba: [UInt8], width: Int, height: Int, method: EncodeOptions.GIFQuantizer,
-                         maximumColorCount: Int, dithering: Bool) -> Result {
+    static func quantize(
+        _ rgba: [UInt8], width: Int, height: Int, method: EncodeOptions.GIFQuantizer,
+        maximumColorCount: Int, dithering: Bool
+    ) -> Result {
         let count = width * height
         var transparent = false
         for i in 0..<count where rgba[4 * i + 3] < 128 { transparent = true; break }
@@ -66,8 +68,9 @@ enum _GIFQuantizer {
             for i in 0..<count where rgba[4 * i + 3] >= 128 {
                 indices[i] = lookup[packed(rgba, i)]!
             }
-            return Result(palette: palette, colorCount: colorCount, indices: indices,
-                          transparentIndex: transparent ? colorCount : -1)
+            return Result(
+                palette: palette, colorCount: colorCount, indices: indices,
+                transparentIndex: transparent ? colorCount : -1)
         }
         let histogram = Histogram(rgba, count: count)
         switch method {
@@ -75,10 +78,12 @@ enum _GIFQuantizer {
         case .octree: palette = octree(histogram, limit: limit)
         }
         let colorCount = palette.count / 3
-        let indices = map(rgba, width: width, height: height, palette: palette, dithering: dithering,
-                          transparentIndex: colorCount)
-        return Result(palette: palette, colorCount: colorCount, indices: indices,
-                      transparentIndex: transparent ? colorCount : -1)
+        let indices = map(
+            rgba, width: width, height: height, palette: palette, dithering: dithering,
+            transparentIndex: colorCount)
+        return Result(
+            palette: palette, colorCount: colorCount, indices: indices,
+            transparentIndex: transparent ? colorCount : -1)
     }
 
     @inline(__always) static func packed(_ rgba: [UInt8], _ i: Int) -> UInt32 {
@@ -255,7 +260,9 @@ enum _GIFQuantizer {
             while up < g.count || down >= 0 {
                 if up < g.count {
                     let dg = g[up] - cg
-                    if dg * dg > best { up = g.count } else {
+                    if dg * dg > best {
+                        up = g.count
+                    } else {
                         let dr = r[up] - cr, db = b[up] - cb
                         let d = dr * dr + dg * dg + db * db
                         if d < best || (d == best && index[up] < bestIndex) { best = d; bestIndex = index[up] }
@@ -264,7 +271,9 @@ enum _GIFQuantizer {
                 }
                 if down >= 0 {
                     let dg = g[down] - cg
-                    if dg * dg > best { down = -1 } else {
+                    if dg * dg > best {
+                        down = -1
+                    } else {
                         let dr = r[down] - cr, db = b[down] - cb
                         let d = dr * dr + dg * dg + db * db
                         if d < best || (d == best && index[down] < bestIndex) { best = d; bestIndex = index[down] }
@@ -278,8 +287,10 @@ enum _GIFQuantizer {
 
     /// Maps every pixel to its nearest palette color, with serpentine Floyd-Steinberg error
     /// diffusion when `dithering`; pixels with alpha < 128 get `transparentIndex`.
-    static func map(_ rgba: [UInt8], width: Int, height: Int, palette: [UInt8], dithering: Bool,
-                    transparentIndex: Int) -> [UInt8] {
+    static func map(
+        _ rgba: [UInt8], width: Int, height: Int, palette: [UInt8], dithering: Bool,
+        transparentIndex: Int
+    ) -> [UInt8] {
         var indices = [UInt8](repeating: UInt8(truncatingIfNeeded: transparentIndex), count: width * height)
         guard !palette.isEmpty else { return indices }
         let nearest = NearestColor(palette)

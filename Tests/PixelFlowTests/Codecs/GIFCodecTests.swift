@@ -17,8 +17,10 @@ final class GIFCodecTests: XCTestCase {
     }
 
     /// Asserts equal RGBA; pixels transparent in both are equal whatever their color.
-    private func assertSameRGBA(_ a: PixelBuffer, _ b: PixelBuffer, _ what: String,
-                                file: StaticString = #filePath, line: UInt = #line) {
+    private func assertSameRGBA(
+        _ a: PixelBuffer, _ b: PixelBuffer, _ what: String,
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
         XCTAssertEqual(a.width, b.width, what, file: file, line: line)
         XCTAssertEqual(a.height, b.height, what, file: file, line: line)
         guard a.width == b.width, a.height == b.height, a.format == .rgba8, b.format == .rgba8 else {
@@ -63,8 +65,11 @@ final class GIFCodecTests: XCTestCase {
         let still = try PixelBuffer(contentsOfFile: Self.fixturePath("still.gif"))
         assertSameRGBA(still, try PixelBuffer(contentsOfFile: Self.fixturePath("still.png")), "still")
         let info = try ImageFile(contentsOfFile: Self.fixturePath("still.gif")).info
-        XCTAssertEqual(info, ImageFileInfo(format: .gif, width: 20, height: 16, imageCount: 1, bitsPerSample: 8,
-                                           colorModel: "palette", hasAlpha: false, isAnimated: false))
+        XCTAssertEqual(
+            info,
+            ImageFileInfo(
+                format: .gif, width: 20, height: 16, imageCount: 1, bitsPerSample: 8,
+                colorModel: "palette", hasAlpha: false, isAnimated: false))
         let transparent = try PixelBuffer(contentsOfFile: Self.fixturePath("transparent.gif"))
         assertSameRGBA(transparent, try PixelBuffer(contentsOfFile: Self.fixturePath("transparent.png")), "transparent")
         XCTAssertTrue(try ImageFile(contentsOfFile: Self.fixturePath("transparent.gif")).info.hasAlpha)
@@ -129,10 +134,12 @@ final class GIFCodecTests: XCTestCase {
         let gray = S.gray8(width: 40, height: 9)
         let grayBack = try PixelBuffer(encoded: try gray.encoded(as: .gif))
         XCTAssertEqual(grayBack.format, .rgba8)
-        for y in 0..<9 { for x in 0..<40 {
-            let v = S.pixel(gray, x, y)[0]
-            XCTAssertEqual(S.pixel(grayBack, x, y), [v, v, v, 255])
-        } }
+        for y in 0..<9 {
+            for x in 0..<40 {
+                let v = S.pixel(gray, x, y)[0]
+                XCTAssertEqual(S.pixel(grayBack, x, y), [v, v, v, 255])
+            }
+        }
         let eight = paletteImage(width: 19, height: 11, colors: 200, transparent: true, seed: 6)
         let sixteen = eight.converted(to: .rgba16, colorEncoding: .sRGB, alphaMode: .straight)
         assertSameRGBA(try PixelBuffer(encoded: try sixteen.encoded(as: .gif)), eight, "rgba16")
@@ -147,11 +154,13 @@ final class GIFCodecTests: XCTestCase {
                 let back = try PixelBuffer(encoded: bytes)
                 var colors = Set<[Int]>()
                 var squared = 0
-                for y in 0..<48 { for x in 0..<64 {
-                    let p = S.pixel(back, x, y), q = S.pixel(image, x, y)
-                    colors.insert(p)
-                    for c in 0..<3 { squared += (p[c] - q[c]) * (p[c] - q[c]) }
-                } }
+                for y in 0..<48 {
+                    for x in 0..<64 {
+                        let p = S.pixel(back, x, y), q = S.pixel(image, x, y)
+                        colors.insert(p)
+                        for c in 0..<3 { squared += (p[c] - q[c]) * (p[c] - q[c]) }
+                    }
+                }
                 XCTAssertLessThanOrEqual(colors.count, count, "\(quantizer) \(count)")
                 // The color table's size field: 2^(n+1) >= count, the smallest such power.
                 let tableSize = 2 << Int(bytes[10] & 7)
@@ -176,8 +185,9 @@ final class GIFCodecTests: XCTestCase {
             try PixelBuffer(encoded: bytes).write(toFile: Self.fixturePath("pixelflow-smooth.png"), format: .png)
         }
         XCTAssertEqual(bytes, try Self.fixture("pixelflow-smooth.gif"))
-        assertSameRGBA(try PixelBuffer(encoded: bytes),
-                       try PixelBuffer(contentsOfFile: Self.fixturePath("pixelflow-smooth.png")), "pixelflow-smooth")
+        assertSameRGBA(
+            try PixelBuffer(encoded: bytes),
+            try PixelBuffer(contentsOfFile: Self.fixturePath("pixelflow-smooth.png")), "pixelflow-smooth")
         XCTAssertEqual(Array(bytes.prefix(6)), Array("GIF89a".utf8))
     }
 
@@ -197,9 +207,11 @@ final class GIFCodecTests: XCTestCase {
 
     func testAnimationWriterRoundTrips() throws {
         let frames = (0..<3).map { i in
-            ImageFrame(buffer: paletteImage(width: 21, height: 13, colors: 100 + 50 * i, transparent: i == 1,
-                                            seed: UInt64(10 + i)),
-                       duration: [0.1, 0.25, 0][i])
+            ImageFrame(
+                buffer: paletteImage(
+                    width: 21, height: 13, colors: 100 + 50 * i, transparent: i == 1,
+                    seed: UInt64(10 + i)),
+                duration: [0.1, 0.25, 0][i])
         }
         let bytes = try _GIFCodec.encodeAnimation(frames, loopCount: 0)
         let file = try ImageFile(encoded: bytes)
@@ -210,7 +222,9 @@ final class GIFCodecTests: XCTestCase {
         for i in 0..<3 { assertSameRGBA(back[i].buffer, frames[i].buffer, "frame \(i)") }
         S.assertThrows(.invalidParameter) { try _GIFCodec.encodeAnimation([]) }
         S.assertThrows(.invalidParameter) {
-            try _GIFCodec.encodeAnimation([frames[0], ImageFrame(buffer: S.rgba8(width: 3, height: 3, alpha: false), duration: 0)])
+            try _GIFCodec.encodeAnimation([
+                frames[0], ImageFrame(buffer: S.rgba8(width: 3, height: 3, alpha: false), duration: 0),
+            ])
         }
     }
 

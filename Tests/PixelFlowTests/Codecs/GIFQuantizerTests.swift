@@ -62,8 +62,9 @@ final class GIFQuantizerTests: XCTestCase {
             let uniform = Self.uniformError(rgba)
             for method in EncodeOptions.GIFQuantizer.allCases {
                 for count in [2, 16, 255, 256] {
-                    let q = _GIFQuantizer.quantize(rgba, width: 96, height: 64, method: method, maximumColorCount: count,
-                                                   dithering: false)
+                    let q = _GIFQuantizer.quantize(
+                        rgba, width: 96, height: 64, method: method, maximumColorCount: count,
+                        dithering: false)
                     XCTAssertLessThanOrEqual(q.colorCount, count)
                     XCTAssertEqual(q.palette.count, 3 * q.colorCount)
                     XCTAssertEqual(q.transparentIndex, -1)
@@ -83,8 +84,9 @@ final class GIFQuantizerTests: XCTestCase {
         for i in stride(from: 0, to: 40 * 30, by: 7) { rgba[4 * i + 3] = UInt8(i % 128) }
         for method in EncodeOptions.GIFQuantizer.allCases {
             for dithering in [false, true] {
-                let q = _GIFQuantizer.quantize(rgba, width: 40, height: 30, method: method, maximumColorCount: 16,
-                                               dithering: dithering)
+                let q = _GIFQuantizer.quantize(
+                    rgba, width: 40, height: 30, method: method, maximumColorCount: 16,
+                    dithering: dithering)
                 XCTAssertLessThanOrEqual(q.colorCount, 15)
                 XCTAssertEqual(q.transparentIndex, q.colorCount)
                 for i in 0..<(40 * 30) {
@@ -100,8 +102,9 @@ final class GIFQuantizerTests: XCTestCase {
         var rgba = [UInt8](repeating: 255, count: 50 * 40 * 4)
         for i in 0..<(50 * 40) { for c in 0..<3 { rgba[4 * i + c] = colors[i % 256][c] } }
         for method in EncodeOptions.GIFQuantizer.allCases {
-            let q = _GIFQuantizer.quantize(rgba, width: 50, height: 40, method: method, maximumColorCount: 256,
-                                           dithering: false)
+            let q = _GIFQuantizer.quantize(
+                rgba, width: 50, height: 40, method: method, maximumColorCount: 256,
+                dithering: false)
             XCTAssertEqual(Self.meanSquaredError(rgba, q), 0)
         }
     }
@@ -131,10 +134,12 @@ final class GIFQuantizerTests: XCTestCase {
             return sum / Double(w * h / 16 * 3)
         }
         for method in EncodeOptions.GIFQuantizer.allCases {
-            let plain = _GIFQuantizer.quantize(rgba, width: w, height: h, method: method, maximumColorCount: 16,
-                                               dithering: false)
-            let dithered = _GIFQuantizer.quantize(rgba, width: w, height: h, method: method, maximumColorCount: 16,
-                                                  dithering: true)
+            let plain = _GIFQuantizer.quantize(
+                rgba, width: w, height: h, method: method, maximumColorCount: 16,
+                dithering: false)
+            let dithered = _GIFQuantizer.quantize(
+                rgba, width: w, height: h, method: method, maximumColorCount: 16,
+                dithering: true)
             XCTAssertEqual(plain.palette, dithered.palette)
             XCTAssertLessThan(boxError(dithered), boxError(plain) * 0.6, "\(method)")
         }
@@ -143,10 +148,12 @@ final class GIFQuantizerTests: XCTestCase {
     func testOutputIsDeterministic() {
         let rgba = Self.image(width: 64, height: 48, smooth: false, seed: 5)
         for method in EncodeOptions.GIFQuantizer.allCases {
-            let a = _GIFQuantizer.quantize(rgba, width: 64, height: 48, method: method, maximumColorCount: 64,
-                                           dithering: true)
-            let b = _GIFQuantizer.quantize(rgba, width: 64, height: 48, method: method, maximumColorCount: 64,
-                                           dithering: true)
+            let a = _GIFQuantizer.quantize(
+                rgba, width: 64, height: 48, method: method, maximumColorCount: 64,
+                dithering: true)
+            let b = _GIFQuantizer.quantize(
+                rgba, width: 64, height: 48, method: method, maximumColorCount: 64,
+                dithering: true)
             XCTAssertEqual(a, b)
         }
     }
