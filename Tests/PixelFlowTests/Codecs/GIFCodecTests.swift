@@ -236,6 +236,33 @@ final class GIFCodecTests: XCTestCase {
         S.assertThrows(.invalidParameter) { try image.encoded(as: .gif, options: EncodeOptions(maximumColorCount: 257)) }
     }
 
+    func testDecodingAndEncodingOnSeveralThreadsGiveTheSameResults() throws {
+        // The shim has no global state and the quantizer runs on one thread: frames decoded
+        // and files encoded at once on several threads equal those made alone.
+        let bytes = try Self.fixture("animated-disposal.gif")
+        let frames = try ImageFile(encoded: bytes).frames().map(\.buffer)
+        let image = S.smooth(width: 48, height: 32)
+        let expected = try Self.fixture("pixelflow-smooth.gif")
+        /// Counts the threads that saw a difference; the lock guards `count`.
+        final class Tally: @unchecked Sendable {
+            let lock = NSLock()
+            var count = 0
+            func add() { lock.lock(); count += 1; lock.unlock() }
+        }
+        let mismatches = Tally()
+        DispatchQueue.concurrentPerform(iterations: 8) { i in
+            let same: Bool
+            if i % 2 == 0 {
+                same = (try? ImageFile(encoded: bytes).frames().map(\.buffer)) == frames
+            } else {
+                same = (try? image.encoded(as: .gif)) == expected
+            }
+            if !same { mismatches.add() }
+        }
+        XCTAssertEqual(mismatches.count, 0)
+        XCTAssertFalse(try ImageFile(contentsOfFile: Self.fixturePath("local-color-map.gif")).info.hasAlpha)
+    }
+
     // MARK: Bad input
 
     func testTruncatedAndCorruptFilesThrowNamingTheFile() throws {
