@@ -16,7 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # The targets, named as in Fuzz/Package.swift and FuzzTarget.
-TARGETS=(png jpeg pnm bmp roundtrip qr-matrix qr-pixels filter-graph cli-filter cascade-xml webp tiff heif)
+TARGETS=(png jpeg pnm bmp roundtrip qr-matrix qr-pixels filter-graph cli-filter cascade-xml webp tiff heif gif)
 
 SCRATCH=Fuzz/.build-fuzz
 # DecodeOptions.default allows 100 megapixels: 800 MB as rgba16, and files up to 1 GiB.

@@ -18,6 +18,25 @@ enum DecoderTargets {
         decodeChecked(file)
     }
 
+    /// Decodes `bytes` as GIF (after `GIF89a` unless they start with a GIF signature), then
+    /// reads every frame through `ImageFile`: each must be the canvas size, within the limits.
+    static func decodeGIF(_ bytes: [UInt8]) {
+        let file = bytes.starts(with: Array("GIF87a".utf8)) || bytes.starts(with: Array("GIF89a".utf8))
+            ? bytes : Array("GIF89a".utf8) + bytes
+        decodeChecked(file)
+        do {
+            let image = try ImageFile(encoded: file, name: "fuzz")
+            let frames = try image.frames()
+            precondition(frames.count == image.info.imageCount, "\(frames.count) frames, info says \(image.info.imageCount)")
+            for frame in frames {
+                precondition(frame.buffer.width == image.info.width && frame.buffer.height == image.info.height,
+                             "a frame of \(frame.buffer.width)x\(frame.buffer.height) on a screen of \(image.info.width)x\(image.info.height)")
+            }
+        } catch {
+            expectPixelFlowError(error, "frames")
+        }
+    }
+
     /// Decodes `file` with the default limits; a decoded buffer must have a size within them.
     static func decodeChecked(_ file: [UInt8]) {
         do {

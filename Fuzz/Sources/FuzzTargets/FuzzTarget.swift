@@ -26,6 +26,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// `PixelBuffer(encoded:)` and `ImageFile(encoded:).frames()` on WebP bytes (wrapped in a
     /// RIFF WEBP header when they are not a WebP file).
     case webp
+    /// `PixelBuffer(encoded:)` and `ImageFile(encoded:).frames()` on GIF bytes (`GIF89a`
+    /// prepended when they do not start with `GIF87a` or `GIF89a`).
+    case gif
     /// A buffer built from the bytes, encoded in every format and decoded again; lossless
     /// formats must give the same pixels back.
     case roundtrip
@@ -57,6 +60,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .pnm: DecoderTargets.decodePNM(bytes)
         case .bmp: DecoderTargets.decode(bytes, magic: Array("BM".utf8))
         case .webp: WebPTarget.run(bytes)
+        case .gif: DecoderTargets.decodeGIF(bytes)
         case .roundtrip: RoundTripTarget.run(bytes)
         case .qrMatrix: QRTargets.decodeMatrix(bytes)
         case .qrPixels: QRTargets.detect(bytes)
