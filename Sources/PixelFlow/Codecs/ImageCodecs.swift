@@ -97,7 +97,13 @@ enum _ImageCodecs {
         case .bmp: return try _BMPCodec.encode(buffer, name: name)
         case .webp: return try _WebPCodec.encode(buffer, quality: quality, name: name, options: options, metadata: metadata)
         case .tiff: return try _TIFFCodec.encode(buffer, quality: quality, name: name, options: options, metadata: metadata)
-        case .gif: return try _GIFCodec.encode(buffer, quality: quality, name: name, options: options, metadata: metadata)
+        case .gif:
+            // GIF is read as sRGB by every decoder; its profile extension is rare, so sRGB's is left out.
+            var gif = metadata
+            if gif.iccProfile == ColorSpace.sRGB.iccProfile || gif.iccProfile == ColorSpace.sRGBGray.iccProfile {
+                gif.iccProfile = nil
+            }
+            return try _GIFCodec.encode(buffer, quality: quality, name: name, options: options, metadata: gif)
         case .heif, .avif:
             return try _HEIFCodec.encode(buffer, format: format, quality: quality, name: name, options: options,
                                          metadata: metadata)
