@@ -46,6 +46,10 @@ public struct RenderContext: Sendable {
         /// into it and results out of it by one 3x3 matrix each, which the optimizer folds
         /// into neighbouring color matrices (Core Image's `kCIContextWorkingColorSpace`).
         public var workingColorSpace: ColorSpace
+        /// Bytes shared with the other renders of every context holding the same budget
+        /// (default `nil`: no limit). A render waits until its estimated memory fits; see
+        /// `MemoryBudget`.
+        public var memoryBudget: MemoryBudget?
         /// The space of rendered pixels and written files (Core Image's
         /// `kCIContextOutputColorSpace`): sRGB by default. Encoded destinations (8 and 16-bit
         /// buffers, files) hold its encoded values; linear float destinations hold linear
@@ -161,10 +165,14 @@ public struct RenderContext: Sendable {
                            progress: (@Sendable (Double) -> Void)? = nil) throws -> PixelBuffer {
         try validate()
         let r = try renderRect(image, rect)
-        var buffer = try PixelBuffer(_width: r.width, height: r.height, format: format,
-                                     colorEncoding: colorEncoding, alphaMode: alphaMode, zeroed: false)
-        try render(image, rect: r, into: &buffer, control: RenderControl(token: cancellation, progress: progress))
-        return buffer
+        let outputBytes = r.width * r.height * format.bytesPerPixel
+        return try withMemory(estimatedMemory(image, rect: r, destinationBytes: outputBytes, streamingRowBytes: nil),
+                              cancellation: cancellation) {
+            var buffer = try PixelBuffer(_width: r.width, height: r.height, format: format,
+                                         colorEncoding: colorEncoding, alphaMode: alphaMode, zeroed: false)
+            try render(image, rect: r, into: &buffer, control: RenderControl(token: cancellation, progress: progress))
+            return buffer
+        }
     }
 
     /// Renders `rect` of `image` (default: its extent) into `buffer`, whose size must equal
@@ -178,7 +186,10 @@ public struct RenderContext: Sendable {
         guard r.width == buffer.width, r.height == buffer.height else {
             throw PixelFlowError.mismatch("render rect is \(r.width)x\(r.height) but the buffer is \(buffer.width)x\(buffer.height)")
         }
-        try render(image, rect: r, into: &buffer, control: RenderControl(token: cancellation, progress: progress))
+        try withMemory(estimatedMemory(image, rect: r, destinationBytes: 0, streamingRowBytes: nil),
+                       cancellation: cancellation) {
+            try render(image, rect: r, into: &buffer, control: RenderControl(token: cancellation, progress: progress))
+        }
     }
 
     func render(_ image: Image, rect: IntRect, into buffer: inout PixelBuffer, control: RenderControl? = nil) throws {

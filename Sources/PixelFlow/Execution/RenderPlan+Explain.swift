@@ -28,6 +28,16 @@ extension RenderPlan {
         lines.append("stage \(materializedNodes.count + 1): output tiles")
         describe(root, into: &lines, indent: "  ", stages: stageNumber, isStageRoot: true)
         lines.append("materialized buffers: \(materializedNodes.count), \(mib(total))")
+        let schedule = StripSchedule(plan: self, stripHeight: options.stripHeight)
+        for source in schedule.sources {
+            let s = source.source
+            let rowBytes = s.width * s.format.bytesPerPixel
+            let streams = source.capacity < s.height
+            lines.append("streamed source \(s.description): "
+                + (streams ? "a streaming write decodes it into a window of \(source.capacity) of \(s.height) rows (\(mib(source.capacity * rowBytes)))"
+                    : "read in random order: decoded whole (\(mib(s.height * rowBytes))) even in a streaming write")
+                + "; a render into a buffer decodes it whole first")
+        }
         if let destination {
             switch BytePlan.make(root: root, rect: rect, options: options, buffer: destination) {
             case let .success(p):

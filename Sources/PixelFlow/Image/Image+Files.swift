@@ -10,35 +10,38 @@ extension Image {
     /// 16-bit pixels and the fast paths that read them. `DecodeOptions.imageIndex` picks the
     /// page or frame of a multi-image file.
     ///
-    /// With `streaming`, a JPEG is not decoded here: its header is read and checked against
-    /// `options`, and each render decodes the rows it needs. `RenderContext.write(_:toFile:...)`
-    /// to a JPEG then decodes rows on a codec thread while the strips above them render and
-    /// keeps only a window of rows about one strip tall, so neither the input nor the output
-    /// is ever whole in memory; every other render decodes the file fully first (a render that
-    /// needs random access, such as a 90 degree rotation, costs a full decode either way).
-    /// Other formats, and a JPEG whose EXIF orientation must be applied or whose colors must
-    /// be converted (a profile other than sRGB, CMYK), are decoded fully here as without
-    /// `streaming`.
+    /// By default (`streaming: true`) a file that can be read row by row is not decoded here:
+    /// its header is read and checked against `options`, and each render decodes the rows it
+    /// needs. `RenderContext.write(_:toFile:...)` to a format with a row encoder then decodes
+    /// rows on a codec thread while the strips above them render and keeps only a window of
+    /// rows about one strip tall, so neither the input nor the output is ever whole in memory;
+    /// every other render decodes the file fully first (a render that needs random access,
+    /// such as a 90 degree rotation, costs a full decode either way). `explain(_:)` says which
+    /// sources stream and the window's height. Files read row by row: JPEG (see
+    /// `_ImageCodecs.streamedSource` for the others as they are added). Other formats, and a
+    /// file whose orientation must be applied or whose colors must be converted (a profile other
+    /// than sRGB, CMYK), are decoded fully here, as with `streaming: false`.
     ///
     /// ```swift
-    /// let photo = try Image(contentsOfFile: "big.jpg", streaming: true)
+    /// let photo = try Image(contentsOfFile: "big.jpg")                  // header only
     /// let small = try photo.transformed(by: AffineTransform(scaleX: 0.5, y: 0.5)).cropped(to: ...)
-    /// try RenderContext().write(small, toFile: "small.jpg", quality: 90)
+    /// try RenderContext().write(small, toFile: "small.jpg", quality: 90)  // a few strips in memory
     /// ```
     ///
     /// - Parameters:
     ///   - options: size limits (checked before any pixel is allocated) and orientation.
-    ///   - streaming: decode a JPEG lazily, row by row, at render time (default `false`).
-    ///     The file's bytes stay in memory; corrupt data then throws from the render.
+    ///   - streaming: decode lazily, row by row, at render time when the format allows
+    ///     (default `true`); `false` decodes here. The file's bytes stay in memory; corrupt data
+    ///     in a streamed file throws from the render.
     /// - Throws: `PixelFlowError` naming the file for unreadable, corrupt or oversized files.
-    public init(contentsOfFile path: String, options: DecodeOptions = .default, streaming: Bool = false) throws {
+    public init(contentsOfFile path: String, options: DecodeOptions = .default, streaming: Bool = true) throws {
         let bytes = try _FileIO.readAll(path: path, limit: options.maximumFileSize)
         try self.init(encoded: bytes, name: path, options: options, streaming: streaming)
     }
 
     /// An image of the pixels of an image file's bytes, as `init(contentsOfFile:options:streaming:)`.
     public init(encoded bytes: [UInt8], name: String = "<memory>", options: DecodeOptions = .default,
-                streaming: Bool = false) throws {
+                streaming: Bool = true) throws {
         let format = try _ImageCodecs.format(of: bytes, name: name, options: options)
         if streaming, let source = try _ImageCodecs.streamedSource(bytes, format: format, name: name, options: options) {
             self.init(node: Node(.streamedSource(source), inputs: [],
@@ -99,14 +102,18 @@ extension RenderContext {
             let r = try renderRect(image, rect)
             let control = RenderControl(token: cancellation, progress: progress)
             let metadata = _ImageCodecs.embeddedMetadata(encodeOptions, profile: profile)
-            try RenderControl.with(control) {
-                try writeStreaming(image, rect: r, path: path) { fd in
-                    guard let encoder = try _ImageCodecs.rowEncoder(
-                        for: chosen, fileDescriptor: fd, width: r.width, height: r.height, pixelFormat: pixelFormat,
-                        quality: quality, options: encodeOptions, metadata: metadata, name: path) else {
-                        preconditionFailure("hasRowEncoder and rowEncoder disagree for \(chosen) \(pixelFormat)")
+            let rowBytes = r.width * pixelFormat.bytesPerPixel
+            try withMemory(estimatedMemory(image, rect: r, destinationBytes: 0, streamingRowBytes: rowBytes),
+                           cancellation: cancellation) {
+                try RenderControl.with(control) {
+                    try writeStreaming(image, rect: r, path: path) { fd in
+                        guard let encoder = try _ImageCodecs.rowEncoder(
+                            for: chosen, fileDescriptor: fd, width: r.width, height: r.height, pixelFormat: pixelFormat,
+                            quality: quality, options: encodeOptions, metadata: metadata, name: path) else {
+                            preconditionFailure("hasRowEncoder and rowEncoder disagree for \(chosen) \(pixelFormat)")
+                        }
+                        return encoder
                     }
-                    return encoder
                 }
             }
             return
