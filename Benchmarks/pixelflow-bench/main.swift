@@ -6,6 +6,7 @@
 //   swift run -c release pixelflow-bench --filter CISepiaTone --category blur
 //   swift run -c release pixelflow-bench --smoke         # CI: 256x144, 1 run, a handful of checked ops
 //   swift run -c release pixelflow-bench --task vips --input in.jpg --output out.jpg
+//   swift run -c release pixelflow-bench --task sepia --input big.jpg --output out.jpg   # scripts/bench_huge.py
 //   swift run -c release pixelflow-bench --task qr --input FOLDER        # see scripts/bench_qr.py
 //   swift run -c release pixelflow-bench --task rectangles --threads 1,2   # ms per 1920x1080 frame
 //
@@ -104,6 +105,7 @@ func parseOptions() -> Options {
                                    [--sections peer,registry,engine,faces] [--faces] [--rss] [--label NAME] [--no-roofline]
                                    [--image A.png --image-b B.png --png FILE.png --jpeg FILE.jpg]
                    pixelflow-bench --task vips --input IN.jpg --output OUT.jpg [--threads N]
+                   pixelflow-bench --task sepia|downscale|thumbnail --input IN --output OUT [--threads N]
                    pixelflow-bench --task qr --input FOLDER [--output FILE.json] [--runs N]
                    pixelflow-bench --task rectangles [--size WxH] [--threads 1,2] [--runs N] [--output FILE.json]
 
@@ -123,6 +125,10 @@ func parseOptions() -> Options {
             --image/--image-b/--png/--jpeg: the peers' inputs (scripts/bench-compare.sh passes them).
             --task vips: libvips' benchmark task (load JPEG, crop 100 px per edge, shrink 10%,
             sharpen 3x3, save JPEG q90); prints one JSON line.
+            --task sepia|downscale|thumbnail: the huge-image tasks (scripts/bench_huge.py): sepia,
+            Lanczos to 10%, or a 1000 px wide thumbnail, streamed in and out with the library's
+            defaults; the output's format follows its extension; prints one JSON line with the
+            time and the peak resident memory.
             --task qr: QR detection timed per image over a folder made by scripts/bench_qr.py
             (manifest.json + images); JSON to --output or standard output.
             --task rectangles: RectangleDetector timed on a generated 1920x1080 frame (a card in
@@ -375,7 +381,12 @@ if let task = options.task {
         } catch { fail("\(error)") }
         exit(0)
     }
-    guard task == "vips" else { fail("unknown task \(task); use vips, qr or rectangles") }
+    if ["sepia", "downscale", "thumbnail"].contains(task) {
+        guard let i = options.taskInput, let o = options.taskOutput else { fail("--task \(task) needs --input and --output") }
+        do { try runHugeTask(task, input: i, output: o, threads: options.threads.max() ?? 1) } catch { fail("\(error)") }
+        exit(0)
+    }
+    guard task == "vips" else { fail("unknown task \(task); use vips, sepia, downscale, thumbnail, qr or rectangles") }
     guard let i = options.taskInput, let o = options.taskOutput else { fail("--task vips needs --input and --output") }
     do { try runVipsTask(input: i, output: o, threads: options.threads.max() ?? 1) } catch { fail("\(error)") }
     exit(0)
