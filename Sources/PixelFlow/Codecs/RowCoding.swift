@@ -46,6 +46,11 @@ extension _ImageCodecs {
             let header = try _JPEGCodec.read(bytes, name: name, options: options, pixels: false)
             guard isPlain(header, options: options) else { return nil }
             return try StreamedSource(jpeg: bytes, name: name, options: options)
+        case .pnm:
+            // No profile, orientation or CMYK in PNM and BMP: their rows are always plain.
+            return try StreamedSource(pnm: bytes, name: name, options: options)
+        case .bmp:
+            return try StreamedSource(bmp: bytes, name: name, options: options)
         default:
             return nil
         }
@@ -68,6 +73,12 @@ extension _ImageCodecs {
         case .jpeg where pixelFormat == .rgba8:
             return try _JPEGRowEncoder(fileDescriptor: fileDescriptor, width: width, height: height, format: .rgba8,
                                        quality: quality, options: options, name: name, metadata: metadata)
+        case .pnm where pixelFormat == .gray8 || pixelFormat == .rgba8 || pixelFormat == .rgba16:
+            return try _PNMRowEncoder(fileDescriptor: fileDescriptor, width: width, height: height,
+                                      format: pixelFormat, name: name)
+        case .bmp where pixelFormat == .gray8 || pixelFormat == .rgba8:
+            return try _BMPRowEncoder(fileDescriptor: fileDescriptor, width: width, height: height,
+                                      format: pixelFormat, name: name)
         default:
             return nil
         }
@@ -77,6 +88,8 @@ extension _ImageCodecs {
     static func hasRowEncoder(for format: ImageFileFormat, pixelFormat: PixelFormat) -> Bool {
         switch format {
         case .jpeg: return pixelFormat == .rgba8
+        case .pnm: return pixelFormat == .gray8 || pixelFormat == .rgba8 || pixelFormat == .rgba16
+        case .bmp: return pixelFormat == .gray8 || pixelFormat == .rgba8
         default: return false
         }
     }
