@@ -10,6 +10,7 @@
 import PackageDescription
 
 /// The libFuzzer targets, by the name of their entry point in `FuzzTarget`.
+let fuzzers = ["png", "jpeg", "pnm", "bmp", "roundtrip", "qr-matrix", "qr-pixels", "filter-graph", "cli-filter",
                "cascade-xml", "webp", "tiff", "heif", "gif"]
 
 let package = Package(
