@@ -78,6 +78,8 @@ struct pf_jpeg_decoder {
     int raw_cmyk;
     int header_read;
     int pixels_read;
+    /* pf_jpeg_set_scale's denominator: 1, 2, 4 or 8. */
+    int scale_denominator;
 };
 
 /* Called by libjpeg for every iMCU row it consumes: a progressive file made of thousands of
@@ -98,6 +100,7 @@ pf_jpeg_decoder *pf_jpeg_decoder_create(const uint8_t *data, size_t size, int ma
     if (decoder == NULL) return NULL;
     decoder->data = data;
     decoder->size = size;
+    decoder->scale_denominator = 1;
     pf_jpeg_install_error(&decoder->error);
     decoder->cinfo.err = &decoder->error.pub;
     if (setjmp(decoder->error.jump)) {
@@ -203,6 +206,11 @@ void pf_jpeg_copy_metadata(pf_jpeg_decoder *decoder, uint8_t **icc, size_t *icc_
 
 void pf_jpeg_set_raw_cmyk(pf_jpeg_decoder *decoder, int raw) { decoder->raw_cmyk = raw ? 1 : 0; }
 
+void pf_jpeg_set_scale(pf_jpeg_decoder *decoder, int denominator) {
+    decoder->scale_denominator =
+        (denominator == 2 || denominator == 4 || denominator == 8) ? denominator : 1;
+}
+
 /* In place, 4 bytes per pixel: stored CMYK (Adobe's inverted or not) to ink values. */
 static void pf_cmyk_to_ink(uint8_t *row, JDIMENSION width, int inverted) {
     if (!inverted) return;
@@ -243,9 +251,16 @@ int pf_jpeg_start_rows(pf_jpeg_decoder *decoder, char *message) {
         pf_jpeg_fail((j_common_ptr)cinfo, PF_ERROR, "unsupported JPEG color space");
         return PF_ERROR;
     }
+    unsigned int d = (unsigned int)decoder->scale_denominator;
+    if (d > 1) {
+        cinfo->scale_num = 1;
+        cinfo->scale_denom = d;
+    }
     jpeg_start_decompress(cinfo);
-    if (cinfo->output_components != components || cinfo->output_width != cinfo->image_width ||
-        cinfo->output_height != cinfo->image_height)
+    /* libjpeg rounds scaled sizes up (jdiv_round_up), as the header promises. */
+    if (cinfo->output_components != components ||
+        cinfo->output_width != (cinfo->image_width + d - 1) / d ||
+        cinfo->output_height != (cinfo->image_height + d - 1) / d)
         pf_jpeg_fail((j_common_ptr)cinfo, PF_ERROR, "unexpected output layout");
     return PF_OK;
 }

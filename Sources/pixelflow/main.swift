@@ -26,8 +26,8 @@ protocol Subcommand {
 enum PixelFlowTool {
     /// The command table.
     static var commands: [any Subcommand.Type] {
-        [FiltersCommand.self, DescribeCommand.self, ApplyCommand.self, InfoCommand.self, DocsCommand.self,
-         DetectCommand.self, QRCommand.self, BenchCommand.self]
+        [FiltersCommand.self, DescribeCommand.self, ApplyCommand.self, ThumbnailCommand.self, InfoCommand.self,
+         DocsCommand.self, DetectCommand.self, QRCommand.self, BenchCommand.self]
     }
 
     static var help: String {
@@ -52,6 +52,7 @@ enum PixelFlowTool {
               cat in.png | pixelflow apply - - --format jpeg --filter 'ColorInvert' > out.jpg
               pixelflow apply *.jpg thumbs/ --filter 'LanczosScaleTransform inputScale=0.25'
               pixelflow apply photo.heic photo.webp --keep-profile --keep-metadata --quality 80
+              pixelflow thumbnail photo.jpg thumb.jpg --width 320
               pixelflow info photo.jpg scan.tif --json
               pixelflow detect qr code.png --json
               pixelflow bench --smoke

@@ -168,6 +168,13 @@ void pf_jpeg_copy_metadata(pf_jpeg_decoder *decoder, uint8_t **icc, size_t *icc_
    inversion undone) instead of converting them to RGBA. */
 void pf_jpeg_set_raw_cmyk(pf_jpeg_decoder *decoder, int raw);
 
+/* Before the pixels: decode at 1/`denominator` of the size (1, 2, 4 or 8; anything else
+   means 1) with libjpeg's DCT scaling, for pf_jpeg_read_pixels and pf_jpeg_start_rows alike.
+   The output is ceil(width / denominator) x ceil(height / denominator); output pixel (x, y)
+   stands for the block of stored pixels [d x, d x + d) x [d y, d y + d) (padded at the right
+   and bottom edges), computed from the block's lowest-frequency DCT coefficients. */
+void pf_jpeg_set_scale(pf_jpeg_decoder *decoder, int denominator);
+
 /* Decodes into `pixels`, rows `stride` bytes apart: 1 byte per pixel for
    PF_JPEG_COLOR_GRAY, otherwise 4 bytes RGBA with alpha 255. Call once, after the header. */
 int pf_jpeg_read_pixels(pf_jpeg_decoder *decoder, uint8_t *pixels, size_t stride, char *message);

@@ -8,6 +8,11 @@ import CCodecShims
 /// method, fancy upsampling, output `JCS_EXT_RGBA` or gray), so the pixels equal a full
 /// decode's. Corrupt or truncated data throws from whichever call meets it.
 ///
+/// With a `shrinkFactor` of 2, 4 or 8 it decodes at that fraction of the size with
+/// libjpeg's DCT scaling (`pf_jpeg_set_scale`): `ceil(stored / shrinkFactor)` on each side,
+/// row `y` standing for stored rows `shrinkFactor * y ..< shrinkFactor * (y + 1)`. These
+/// rows approximate a box average of the full decode (see `ShrinkSourcesOnLoad`).
+///
 /// `@unchecked Sendable`: it owns a libjpeg object that is not thread-safe. A streaming render
 /// hands it to one codec thread at a time and waits for that thread before using it again,
 /// so no two threads touch it at once.
@@ -19,6 +24,8 @@ final class _JPEGRowDecoder: @unchecked Sendable {
     let format: PixelFormat
     /// The EXIF orientation, `.up` when there is none.
     let orientation: EXIFOrientation
+    /// 1 (full size), 2, 4 or 8: the stored size divided by this, rounded up, is decoded.
+    let shrinkFactor: Int
     /// Rows decoded so far.
     private(set) var nextRow = 0
     /// A private copy of the file's bytes, read by libjpeg's memory source until `deinit`.
@@ -29,9 +36,11 @@ final class _JPEGRowDecoder: @unchecked Sendable {
 
     /// Reads the header of the JPEG in `bytes` and prepares to decode rows.
     ///
+    /// - Parameter shrinkFactor: 1, 2, 4 or 8; the stored size is checked against `options`.
     /// - Throws: `limitExceeded` for a size beyond `options`, `decodingFailed` for corrupt
     ///   data, `unsupportedFormat` for color spaces PixelFlow does not convert.
-    init(bytes: [UInt8], name: String, options: DecodeOptions) throws {
+    init(bytes: [UInt8], name: String, options: DecodeOptions, shrinkFactor: Int = 1) throws {
+        precondition([1, 2, 4, 8].contains(shrinkFactor), "JPEG shrink factors are 1, 2, 4 and 8")
         if let (w, h) = _JPEGCodec.frameSize(bytes), w > 0, h > 0 {
             try options._checkDimensions(width: w, height: h, file: name)
         }
@@ -39,6 +48,7 @@ final class _JPEGRowDecoder: @unchecked Sendable {
         _ = copy.initialize(from: bytes)
         self.name = name
         self.options = options
+        self.shrinkFactor = shrinkFactor
         guard let decoder = pf_jpeg_decoder_create(copy.baseAddress, bytes.count, Int32(clamping: options.maximumJPEGScans)) else {
             copy.deallocate()
             throw PixelFlowError.decodingFailed(file: name, reason: "out of memory")
@@ -54,11 +64,12 @@ final class _JPEGRowDecoder: @unchecked Sendable {
             copy.deallocate()
             throw _JPEGCodec.error(status, message, name: name, options: options)
         }
-        width = Int(header.width)
-        height = Int(header.height)
+        width = (Int(header.width) + shrinkFactor - 1) / shrinkFactor
+        height = (Int(header.height) + shrinkFactor - 1) / shrinkFactor
         do {
-            try options._checkDimensions(width: width, height: height, file: name)
+            try options._checkDimensions(width: Int(header.width), height: Int(header.height), file: name)
             format = try _JPEGCodec.decodedFormat(header, name: name)
+            pf_jpeg_set_scale(decoder, Int32(shrinkFactor))
             let start = pf_jpeg_start_rows(decoder, &message)
             guard start == PF_OK else { throw _JPEGCodec.error(start, message, name: name, options: options) }
         } catch {

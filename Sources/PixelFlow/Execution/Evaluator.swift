@@ -349,10 +349,12 @@ final class Evaluator: @unchecked Sendable {
             let margin: Double = sampling == .nearest ? 0.5 : 1
             return IntRect(covering: r.insetBy(dx: -margin, dy: -margin))
                 .intersection(IntRect(covering: input.extent))
-        case let .lanczos(o):
+        case let .lanczos(o, span):
             let e = IntRect(covering: input.extent)
-            let xs = LanczosWeights.sourceSpan(outputRange: rect.x - o.x ..< rect.maxX - o.x, inputSize: e.width, outputSize: o.width)
-            let ys = LanczosWeights.sourceSpan(outputRange: rect.y - o.y ..< rect.maxY - o.y, inputSize: e.height, outputSize: o.height)
+            let xs = LanczosWeights.sourceSpan(outputRange: rect.x - o.x ..< rect.maxX - o.x, inputSize: e.width,
+                                               outputSize: o.width, span: span?.width)
+            let ys = LanczosWeights.sourceSpan(outputRange: rect.y - o.y ..< rect.maxY - o.y, inputSize: e.height,
+                                               outputSize: o.height, span: span?.height)
             return IntRect(x: e.x + xs.lowerBound, y: e.y + ys.lowerBound, width: xs.count, height: ys.count)
         case let .custom(k):
             let margin: Double = k.sampling == .nearest ? 0.5 : 1
@@ -378,7 +380,7 @@ final class Evaluator: @unchecked Sendable {
             evaluateScaleWarp(inv, input, roi: roi, into: out, arena: arena)
             return
         }
-        if case let .lanczos(o) = w {
+        if case let .lanczos(o, span) = w {
             // Lanczos reads its region row by row (a horizontal pass, then a vertical one), so
             // a stored input is read where it is, like a scale's.
             withPixelsInPlace(input, roi) { inPlace in
@@ -390,8 +392,10 @@ final class Evaluator: @unchecked Sendable {
                     evaluate(input, into: src, arena: arena)
                 }
                 let e = IntRect(covering: input.extent)
-                let wx = LanczosWeights(outputRange: out.rect.x - o.x ..< out.rect.maxX - o.x, inputSize: e.width, outputSize: o.width)
-                let wy = LanczosWeights(outputRange: out.rect.y - o.y ..< out.rect.maxY - o.y, inputSize: e.height, outputSize: o.height)
+                let wx = LanczosWeights(outputRange: out.rect.x - o.x ..< out.rect.maxX - o.x, inputSize: e.width,
+                                        outputSize: o.width, span: span?.width)
+                let wy = LanczosWeights(outputRange: out.rect.y - o.y ..< out.rect.maxY - o.y, inputSize: e.height,
+                                        outputSize: o.height, span: span?.height)
                 lanczosResample(src, wx: wx, wy: wy, inputOrigin: (e.x, e.y), into: out, arena: arena)
             }
             return

@@ -77,6 +77,12 @@ public struct RenderContext: Sendable {
         /// Docs/Architecture.md, "The byte path"). Off, the float path always runs: for tests
         /// and measurements.
         public var usesBytePath: Bool
+        /// Whether a streamed JPEG that is first scaled down 4x or more (Lanczos, a bilinear
+        /// affine scale, a thumbnail) is decoded 2, 4 or 8 times smaller with libjpeg's DCT
+        /// scaling (default on; see `ShrinkSourcesOnLoad`): much faster and lighter, and
+        /// within a few 8-bit levels of the full-resolution result. Off, renders give the
+        /// exact full-resolution pixels. Needs `optimizes`.
+        public var shrinksOnLoad: Bool
         /// Whether a whole-region blur that is the whole output is computed straight into a
         /// premultiplied float destination, with no output tiles (default on). Off: for tests
         /// comparing it with the tile path.
@@ -87,7 +93,7 @@ public struct RenderContext: Sendable {
                     colorManagement: ColorManagement = .linear,
                     maximumRenderPixelCount: Int = 100_000_000, optimizes: Bool = true, stripHeight: Int = 128,
                     usesBytePath: Bool = true, workingColorSpace: ColorSpace = .linearSRGB,
-                    outputColorSpace: ColorSpace = .sRGB) {
+                    outputColorSpace: ColorSpace = .sRGB, shrinksOnLoad: Bool = true) {
             self.threadCount = threadCount ?? RenderContext.activeProcessorCount
             self.workingColorSpace = workingColorSpace
             self.outputColorSpace = outputColorSpace
@@ -98,6 +104,7 @@ public struct RenderContext: Sendable {
             self.optimizes = optimizes
             self.stripHeight = stripHeight
             self.usesBytePath = usesBytePath
+            self.shrinksOnLoad = shrinksOnLoad
         }
     }
 

@@ -31,7 +31,7 @@ final class RenderPlan {
         self.rect = rect
         self.options = options
         if options.optimizes {
-            (root, optimizerLog) = Optimizer.optimize(image)
+            (root, optimizerLog) = Optimizer.optimize(image, shrinksOnLoad: options.shrinksOnLoad)
         } else {
             root = image
             optimizerLog = []

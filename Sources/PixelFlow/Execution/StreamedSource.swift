@@ -19,10 +19,17 @@ final class StreamedSource: Sendable, CustomStringConvertible {
     let isOpaque: Bool
     /// The file format's name, for `description` and `explain()`.
     let kind: String
+    /// 1 for the file's own size; 2, 4 or 8 for a source that decodes the file that many
+    /// times smaller on each side (`shrunk(by:)`): its pixel (x, y) stands for the file's
+    /// pixels `[k x, k x + k) x [k y, k y + k)`, padded past the file's right and bottom edges.
+    let shrinkFactor: Int
     private let factory: @Sendable () throws -> any _RowDecoder
+    private let makeShrunk: (@Sendable (Int) -> StreamedSource)?
 
-    /// A source whose decoders `factory` makes, each positioned before the first row.
+    /// A source whose decoders `factory` makes, each positioned before the first row;
+    /// `makeShrunk`, when the format can decode smaller, makes the source of `shrunk(by:)`.
     init(name: String, width: Int, height: Int, format: PixelFormat, isOpaque: Bool, kind: String,
+         shrinkFactor: Int = 1, makeShrunk: (@Sendable (Int) -> StreamedSource)? = nil,
          factory: @escaping @Sendable () throws -> any _RowDecoder) {
         self.name = name
         self.width = width
@@ -30,19 +37,46 @@ final class StreamedSource: Sendable, CustomStringConvertible {
         self.format = format
         self.isOpaque = isOpaque
         self.kind = kind
+        self.shrinkFactor = shrinkFactor
+        self.makeShrunk = makeShrunk
         self.factory = factory
     }
 
     /// Reads the header of the JPEG in `bytes` (checking limits and decoding nothing else).
     convenience init(jpeg bytes: [UInt8], name: String, options: DecodeOptions) throws {
         let decoder = try _JPEGRowDecoder(bytes: bytes, name: name, options: options)
-        self.init(name: name, width: decoder.width, height: decoder.height, format: decoder.format, isOpaque: true,
-                  kind: "JPEG") {
+        let (w, h, format) = (decoder.width, decoder.height, decoder.format)
+        self.init(name: name, width: w, height: h, format: format, isOpaque: true, kind: "JPEG",
+                  makeShrunk: { k in
+                      StreamedSource(name: name, width: (w + k - 1) / k, height: (h + k - 1) / k, format: format,
+                                     isOpaque: true, kind: "JPEG", shrinkFactor: k) {
+                          let d = try _JPEGRowDecoder(bytes: bytes, name: name, options: options, shrinkFactor: k)
+                          guard d.width == (w + k - 1) / k, d.height == (h + k - 1) / k, d.format == format else {
+                              throw PixelFlowError.decodingFailed(file: name, reason: "JPEG: the header changed between reads")
+                          }
+                          return d
+                      }
+                  }) {
             try _JPEGRowDecoder(bytes: bytes, name: name, options: options)
         }
     }
 
-    var description: String { "\(width)x\(height) \(format) streamed \(kind)" }
+    var description: String {
+        "\(width)x\(height) \(format) streamed \(kind)" + (shrinkFactor > 1 ? " shrunk 1/\(shrinkFactor) on load" : "")
+    }
+
+    /// The factors `shrunk(by:)` accepts: 2, 4 and 8 for a JPEG at its own size (libjpeg's
+    /// DCT scaling), none otherwise.
+    var shrinkFactors: [Int] { makeShrunk == nil ? [] : [2, 4, 8] }
+
+    /// The same file decoded `factor` times smaller on each side, `ceil(width / factor)` x
+    /// `ceil(height / factor)`, or nil when `factor` is not among `shrinkFactors`. Reads
+    /// nothing now; its renders decode only the smaller rows (each 8x8 block of the file
+    /// becomes a (8 / factor)-pixel square computed from its low-frequency coefficients).
+    func shrunk(by factor: Int) -> StreamedSource? {
+        guard shrinkFactors.contains(factor), let makeShrunk else { return nil }
+        return makeShrunk(factor)
+    }
 
     /// The image's rect, at the origin.
     var bounds: IntRect { IntRect(x: 0, y: 0, width: width, height: height) }

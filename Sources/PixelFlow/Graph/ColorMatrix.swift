@@ -86,8 +86,12 @@ public enum Sampling: String, Sendable, CaseIterable {
 enum Warp: Sendable, CustomStringConvertible {
     /// `transform` maps input coordinates to output coordinates.
     case affine(AffineTransform, Sampling)
-    /// Antialiased Lanczos-3 resampling of the input extent onto `output`.
-    case lanczos(output: IntRect)
+    /// Antialiased Lanczos-3 resampling of the input extent onto `output`. `inputSpan`, when
+    /// set, is the width and height of input (from the extent's origin) that maps onto
+    /// `output` instead of the extent's whole pixels; taps still read every pixel of the
+    /// extent. `ShrinkSourcesOnLoad` sets it: a file shrunk k times covers `size / k`, which
+    /// ends inside its last pixel when the size is not a multiple of k.
+    case lanczos(output: IntRect, inputSpan: Size? = nil)
     /// Repeats the edge pixels of `extent` to infinity.
     case clamp(extent: IntRect)
     /// A position mapping given as a closure (built-in distortions and user warps).
@@ -96,7 +100,8 @@ enum Warp: Sendable, CustomStringConvertible {
     var description: String {
         switch self {
         case let .affine(t, s): return "affine \(t) \(s.rawValue)"
-        case let .lanczos(o): return "lanczos3 to \(o.width)x\(o.height)"
+        case let .lanczos(o, span?): return "lanczos3 to \(o.width)x\(o.height) from \(span.width)x\(span.height)"
+        case let .lanczos(o, nil): return "lanczos3 to \(o.width)x\(o.height)"
         case let .clamp(e): return "clamp to \(e)"
         case let .custom(k): return "\(k.name) \(k.sampling.rawValue)"
         }

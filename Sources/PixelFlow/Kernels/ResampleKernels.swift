@@ -124,8 +124,11 @@ struct LanczosWeights {
         return sin(px) / px * sin(px / 3) / (px / 3)
     }
 
-    static func window(_ o: Int, inputSize: Int, outputSize: Int) -> (start: Int, count: Int, center: Double, scale: Double) {
-        let scale = Double(inputSize) / Double(outputSize)
+    /// Output `o`'s taps: `span` (default `inputSize`) input pixels map onto `outputSize`
+    /// outputs; taps stop at `0` and `inputSize`.
+    static func window(_ o: Int, inputSize: Int, outputSize: Int, span: Double? = nil)
+        -> (start: Int, count: Int, center: Double, scale: Double) {
+        let scale = (span ?? Double(inputSize)) / Double(outputSize)
         let filterScale = Swift.max(scale, 1)
         let support = 3 * filterScale
         let center = (Double(o) + 0.5) * scale
@@ -135,19 +138,20 @@ struct LanczosWeights {
     }
 
     /// The input indices (relative to the input origin) the outputs in `outputRange` read.
-    static func sourceSpan(outputRange: Range<Int>, inputSize: Int, outputSize: Int) -> Range<Int> {
-        let a = window(Swift.max(0, outputRange.lowerBound), inputSize: inputSize, outputSize: outputSize)
-        let b = window(Swift.min(outputSize - 1, outputRange.upperBound - 1), inputSize: inputSize, outputSize: outputSize)
+    static func sourceSpan(outputRange: Range<Int>, inputSize: Int, outputSize: Int, span: Double? = nil) -> Range<Int> {
+        let a = window(Swift.max(0, outputRange.lowerBound), inputSize: inputSize, outputSize: outputSize, span: span)
+        let b = window(Swift.min(outputSize - 1, outputRange.upperBound - 1), inputSize: inputSize, outputSize: outputSize,
+                       span: span)
         return a.start ..< Swift.max(a.start, b.start + b.count)
     }
 
-    init(outputRange: Range<Int>, inputSize: Int, outputSize: Int) {
-        let scale = Swift.max(Double(inputSize) / Double(outputSize), 1)
+    init(outputRange: Range<Int>, inputSize: Int, outputSize: Int, span: Double? = nil) {
+        let scale = Swift.max((span ?? Double(inputSize)) / Double(outputSize), 1)
         maxTaps = Int((3 * scale).rounded(.up)) * 2 + 2
         starts = []; counts = []
         weights = [Float](repeating: 0, count: outputRange.count * maxTaps)
         for (i, o) in outputRange.enumerated() {
-            let w = LanczosWeights.window(o, inputSize: inputSize, outputSize: outputSize)
+            let w = LanczosWeights.window(o, inputSize: inputSize, outputSize: outputSize, span: span)
             var ws = [Double](repeating: 0, count: w.count)
             var total = 0.0
             for k in 0..<w.count {

@@ -10,14 +10,18 @@ protocol OptimizerPass: SendableMetatype {
 enum Optimizer {
     static let passes: [any OptimizerPass.Type] = [
         RemoveIdentities.self, MergeCrops.self, FoldColorMatrices.self, FoldAffineWarps.self,
-        RemoveIdentities.self, ShareCommonSubgraphs.self,
+        ShrinkSourcesOnLoad.self, RemoveIdentities.self, ShareCommonSubgraphs.self,
     ]
 
     /// Runs every pass; returns the rewritten graph and a line per pass that changed something.
-    static func optimize(_ root: Node) -> (Node, log: [String]) {
+    ///
+    /// - Parameter shrinksOnLoad: whether `ShrinkSourcesOnLoad` runs, the one pass that
+    ///   changes pixels (`RenderContext.Options.shrinksOnLoad`).
+    static func optimize(_ root: Node, shrinksOnLoad: Bool = true) -> (Node, log: [String]) {
         var node = root
         var log: [String] = []
         for p in passes {
+            if !shrinksOnLoad && p == ShrinkSourcesOnLoad.self { continue }
             let (n, changes) = p.run(node)
             node = n
             if changes > 0 { log.append("\(p.name): \(changes)") }

@@ -21,7 +21,7 @@ enum RemoveIdentities: OptimizerPass {
         switch n.op {
         case let .colorMatrix(m): return m.isIdentity
         case let .warp(.affine(t, _)): return t.isIdentity
-        case let .warp(.lanczos(o)): return o.rect == n.inputs[0].extent
+        case let .warp(.lanczos(o, nil)): return o.rect == n.inputs[0].extent
         case let .crop(r):
             let e = n.inputs[0].extent
             if e.isInfinite { return r.isInfinite }

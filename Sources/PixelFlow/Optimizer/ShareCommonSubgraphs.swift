@@ -38,7 +38,7 @@ enum ShareCommonSubgraphs: OptimizerPass {
         case let .warp(w):
             switch w {
             case let .affine(t, s): op = "affine \([t.a, t.b, t.c, t.d, t.tx, t.ty].map { $0.bitPattern }) \(s)"
-            case let .lanczos(o): op = "lanczos \(o)"
+            case let .lanczos(o, span): op = "lanczos \(o) \(span.map { [$0.width.bitPattern, $0.height.bitPattern] } ?? [])"
             case let .clamp(e): op = "clamp \(e)"
             case let .custom(k): op = "warp " + (k.sharesByName ? k.name : unique)
             }

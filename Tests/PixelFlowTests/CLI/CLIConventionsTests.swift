@@ -6,7 +6,7 @@ import PixelFlow
 /// and exit statuses; usage errors with status 2 and a next step; runtime errors with
 /// status 1 naming the file; and the batch mode's parallel run, progress and summary.
 final class CLIConventionsTests: TemporaryDirectoryTestCase {
-    static let subcommands = ["filters", "describe", "apply", "info", "docs", "detect", "qr", "bench"]
+    static let subcommands = ["filters", "describe", "apply", "thumbnail", "info", "docs", "detect", "qr", "bench"]
 
     func testEverySubcommandHasHelpWithUsageOptionsExamplesAndExitStatus() throws {
         for command in Self.subcommands {
