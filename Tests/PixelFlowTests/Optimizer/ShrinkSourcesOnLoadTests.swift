@@ -170,7 +170,7 @@ final class ShrinkSourcesOnLoadTests: TemporaryDirectoryTestCase {
     func testOnlyStreamedSourcesAndPlainScalesAreRewritten() throws {
         let path = try makeJPEG(width: 400, height: 300, detailed: false)
         let streamed = try Image(contentsOfFile: path, streaming: true)
-        let decoded = try Image(contentsOfFile: path)
+        let decoded = try Image(contentsOfFile: path, streaming: false)
         XCTAssertNil(try chosenFactor(try decoded.lanczosScaled(scale: 0.1)), "already decoded")
         XCTAssertNil(
             try chosenFactor(try streamed.transformed(by: AffineTransform(scaleX: 0.1, y: 0.1), sampling: .nearest)),
@@ -252,7 +252,7 @@ final class ShrinkSourcesOnLoadTests: TemporaryDirectoryTestCase {
     func testOptionOffGivesTheExactPathsBytes() throws {
         let path = try makeJPEG(width: 517, height: 389, detailed: true)
         let streamed = try Image(contentsOfFile: path, streaming: true)
-        let decoded = try Image(contentsOfFile: path)
+        let decoded = try Image(contentsOfFile: path, streaming: false)
         for s in [0.2, 0.05] {
             let off = try context(shrinks: false).makeBuffer(try streamed.lanczosScaled(scale: s), format: .rgba8)
             let exact = try context(shrinks: true).makeBuffer(try decoded.lanczosScaled(scale: s), format: .rgba8)
