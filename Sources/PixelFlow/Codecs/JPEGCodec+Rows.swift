@@ -1,5 +1,20 @@
 import CCodecShims
 
+/// A file's bytes copied once into memory that never moves, for C libraries that read them
+/// through a pointer for as long as a decoder lives; shared by every decoder of a streamed
+/// source. `@unchecked Sendable`: never written after `init`.
+final class _FileBytes: @unchecked Sendable {
+    let buffer: UnsafeBufferPointer<UInt8>
+
+    init(_ bytes: [UInt8]) {
+        let copy = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: Swift.max(1, bytes.count))
+        _ = copy.initialize(from: bytes)
+        buffer = UnsafeBufferPointer(start: copy.baseAddress, count: bytes.count)
+    }
+
+    deinit { UnsafeMutableRawPointer(mutating: buffer.baseAddress!).deallocate() }
+}
+
 /// A JPEG decoder that delivers rows top to bottom on demand, for streaming renders.
 ///
 /// It reads the header in `init` (checking the declared size against `DecodeOptions` before
@@ -28,8 +43,9 @@ final class _JPEGRowDecoder: @unchecked Sendable {
     let shrinkFactor: Int
     /// Rows decoded so far.
     private(set) var nextRow = 0
-    /// A private copy of the file's bytes, read by libjpeg's memory source until `deinit`.
-    private let bytes: UnsafeMutableBufferPointer<UInt8>
+    /// The file's bytes, read by libjpeg's memory source until `deinit` (shared by every
+    /// decoder of a streamed source: one copy of the file in memory).
+    private let file: _FileBytes
     private let options: DecodeOptions
     private let decoder: OpaquePointer
     private var message = [CChar](repeating: 0, count: Int(PF_MESSAGE_CAPACITY))
@@ -39,21 +55,24 @@ final class _JPEGRowDecoder: @unchecked Sendable {
     /// - Parameter shrinkFactor: 1, 2, 4 or 8; the stored size is checked against `options`.
     /// - Throws: `limitExceeded` for a size beyond `options`, `decodingFailed` for corrupt
     ///   data, `unsupportedFormat` for color spaces PixelFlow does not convert.
-    init(bytes: [UInt8], name: String, options: DecodeOptions, shrinkFactor: Int = 1) throws {
+    convenience init(bytes: [UInt8], name: String, options: DecodeOptions, shrinkFactor: Int = 1) throws {
+        try self.init(file: _FileBytes(bytes), name: name, options: options, shrinkFactor: shrinkFactor)
+    }
+
+    /// Reads the header of the JPEG in `file` and prepares to decode rows.
+    init(file: _FileBytes, name: String, options: DecodeOptions, shrinkFactor: Int = 1) throws {
         precondition([1, 2, 4, 8].contains(shrinkFactor), "JPEG shrink factors are 1, 2, 4 and 8")
-        if let (w, h) = _JPEGCodec.frameSize(bytes), w > 0, h > 0 {
+        if let (w, h) = _JPEGCodec.frameSize(file.buffer), w > 0, h > 0 {
             try options._checkDimensions(width: w, height: h, file: name)
         }
-        let copy = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: Swift.max(1, bytes.count))
-        _ = copy.initialize(from: bytes)
         self.name = name
         self.options = options
         self.shrinkFactor = shrinkFactor
-        guard let decoder = pf_jpeg_decoder_create(copy.baseAddress, bytes.count, Int32(clamping: options.maximumJPEGScans)) else {
-            copy.deallocate()
+        guard let decoder = pf_jpeg_decoder_create(file.buffer.baseAddress, file.buffer.count,
+                                                   Int32(clamping: options.maximumJPEGScans)) else {
             throw PixelFlowError.decodingFailed(file: name, reason: "out of memory")
         }
-        self.bytes = copy
+        self.file = file
         self.decoder = decoder
         var header = pf_jpeg_header()
         var exif = [UInt8](repeating: 0, count: Int(PF_JPEG_EXIF_CAPACITY))
@@ -61,7 +80,6 @@ final class _JPEGRowDecoder: @unchecked Sendable {
         let status = exif.withUnsafeMutableBufferPointer { pf_jpeg_read_header(decoder, &header, $0.baseAddress, &message) }
         guard status == PF_OK else {
             pf_jpeg_decoder_destroy(decoder)
-            copy.deallocate()
             throw _JPEGCodec.error(status, message, name: name, options: options)
         }
         width = (Int(header.width) + shrinkFactor - 1) / shrinkFactor
@@ -74,7 +92,6 @@ final class _JPEGRowDecoder: @unchecked Sendable {
             guard start == PF_OK else { throw _JPEGCodec.error(start, message, name: name, options: options) }
         } catch {
             pf_jpeg_decoder_destroy(decoder)
-            copy.deallocate()
             throw error
         }
         if header.exif_size > 0, let o = EXIFOrientation(exifPayload: exif[..<Int(header.exif_size)]) {
@@ -84,10 +101,7 @@ final class _JPEGRowDecoder: @unchecked Sendable {
         }
     }
 
-    deinit {
-        pf_jpeg_decoder_destroy(decoder)
-        bytes.deallocate()
-    }
+    deinit { pf_jpeg_decoder_destroy(decoder) }
 
     /// Bytes per pixel of the decoded rows.
     var bytesPerPixel: Int { format.bytesPerPixel }

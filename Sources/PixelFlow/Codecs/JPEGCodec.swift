@@ -114,19 +114,23 @@ enum _JPEGCodec {
 
     /// The width and height in the first SOFn segment, found by walking the marker segments
     /// from SOI; `nil` when there is none before the first scan or the end of the bytes.
-    static func frameSize(_ bytes: [UInt8]) -> (width: Int, height: Int)? {
+    static func frameSize<Bytes: RandomAccessCollection<UInt8>>(_ data: Bytes) -> (width: Int, height: Int)?
+    where Bytes.Index == Int {
+        let base = data.startIndex, count = data.count
+        func byte(_ at: Int) -> UInt8 { data[base + at] }
+        func be16(_ at: Int) -> Int { Int(byte(at)) << 8 | Int(byte(at + 1)) }
         var i = 2
-        while i + 4 <= bytes.count {
-            guard bytes[i] == 0xFF else { return nil }
-            let marker = bytes[i + 1]
+        while i + 4 <= count {
+            guard byte(i) == 0xFF else { return nil }
+            let marker = byte(i + 1)
             if marker == 0xFF { i += 1; continue }                       // fill byte
             if marker == 0x01 || (0xD0...0xD7).contains(marker) { i += 2; continue }  // no length
             if marker == 0xDA || marker == 0xD9 { return nil }           // SOS, EOI
-            let length = bytes._be16(i + 2)
+            let length = be16(i + 2)
             let isFrame = (0xC0...0xCF).contains(marker) && marker != 0xC4 && marker != 0xC8 && marker != 0xCC
             if isFrame {
-                guard length >= 7, i + 9 <= bytes.count else { return nil }
-                return (width: bytes._be16(i + 7), height: bytes._be16(i + 5))
+                guard length >= 7, i + 9 <= count else { return nil }
+                return (width: be16(i + 7), height: be16(i + 5))
             }
             guard length >= 2 else { return nil }
             i += 2 + length

@@ -44,20 +44,23 @@ final class StreamedSource: Sendable, CustomStringConvertible {
 
     /// Reads the header of the JPEG in `bytes` (checking limits and decoding nothing else).
     convenience init(jpeg bytes: [UInt8], name: String, options: DecodeOptions) throws {
-        let decoder = try _JPEGRowDecoder(bytes: bytes, name: name, options: options)
+        // One copy of the file, shared by every decoder this source makes: the caller's array
+        // can go once the image is made.
+        let file = _FileBytes(bytes)
+        let decoder = try _JPEGRowDecoder(file: file, name: name, options: options)
         let (w, h, format) = (decoder.width, decoder.height, decoder.format)
         self.init(name: name, width: w, height: h, format: format, isOpaque: true, kind: "JPEG",
                   makeShrunk: { k in
                       StreamedSource(name: name, width: (w + k - 1) / k, height: (h + k - 1) / k, format: format,
                                      isOpaque: true, kind: "JPEG", shrinkFactor: k) {
-                          let d = try _JPEGRowDecoder(bytes: bytes, name: name, options: options, shrinkFactor: k)
+                          let d = try _JPEGRowDecoder(file: file, name: name, options: options, shrinkFactor: k)
                           guard d.width == (w + k - 1) / k, d.height == (h + k - 1) / k, d.format == format else {
                               throw PixelFlowError.decodingFailed(file: name, reason: "JPEG: the header changed between reads")
                           }
                           return d
                       }
                   }) {
-            try _JPEGRowDecoder(bytes: bytes, name: name, options: options)
+            try _JPEGRowDecoder(file: file, name: name, options: options)
         }
     }
 
