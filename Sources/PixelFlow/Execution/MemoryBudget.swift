@@ -109,13 +109,13 @@ extension RenderContext {
         let plan = RenderPlan(root: _colorManagedRoot(image.node, encodedDestination: true), rect: rect, options: options)
         var total = destinationBytes
         for n in plan.materializedNodes { total += (plan.region(of: n)?.area ?? 0) * 16 }
-        let schedule = StripSchedule(plan: plan, stripHeight: options.stripHeight)
+        let schedule = StripSchedule(plan: plan, stripHeight: stripHeight(rowBytes: streamingRowBytes ?? rect.width * 4))
         for s in schedule.sources {
             let rows = streamingRowBytes == nil ? s.source.height : s.capacity
             total += rows * s.source.width * s.source.format.bytesPerPixel
         }
         if let rowBytes = streamingRowBytes {
-            total += StripSchedule.outputBuffers * Swift.min(options.stripHeight, rect.height) * rowBytes
+            total += StripSchedule.outputBuffers * Swift.min(stripHeight(rowBytes: rowBytes), rect.height) * rowBytes
         }
         // Tile scratch: a few float tiles per worker (inputs, intermediates, halo).
         let grid = plan.outputGrid()

@@ -32,11 +32,11 @@ extension RenderContext {
         let evaluator = Evaluator(linear: options.colorManagement == .linear)
         let plan = RenderPlan(root: _colorManagedRoot(image.node, encodedDestination: true), rect: rect, options: options)
         try plan.checkRegionSizes()
-        let schedule = StripSchedule(plan: plan, stripHeight: options.stripHeight)
         // Open the output first: a bad quality or size fails before anything is decoded.
         let file = try _AtomicFile(path: path)
         let encoder = try makeEncoder(file.fileDescriptor)
         let rowFormat = encoder.format
+        let schedule = StripSchedule(plan: plan, stripHeight: stripHeight(rowBytes: rect.width * rowFormat.bytesPerPixel))
         control?.setTotal(plan.materializedNodes.reduce(schedule.tileCount(options)) {
             $0 + (plan.region(of: $1).map(plan.workUnits) ?? 0)
         })

@@ -66,11 +66,15 @@ public struct RenderContext: Sendable {
         /// Off, every node is computed in its own full pass, as a naive engine would: for
         /// tests and for measuring what the optimizer gains.
         public var optimizes: Bool
-        /// Rows of output per strip when `write(_:toFile:...)` streams a JPEG (default 128):
+        /// The most rows of output per strip when `write(_:toFile:...)` streams (default 128):
         /// the output held in memory is three strips, and streamed sources keep about three
-        /// strips' regions of interest of decoded rows (the decoder runs ahead). A schedule setting: it never changes
-        /// the pixels or the file's bytes.
+        /// strips' regions of interest of decoded rows (the decoder runs ahead). Wide images
+        /// get fewer rows, so that a strip holds at most `maximumStripBytes`. A schedule
+        /// setting: it never changes the pixels or the file's bytes.
         public var stripHeight: Int
+        /// The most bytes of output one strip holds (default 2 MiB, at least 8 rows): keeps a
+        /// streaming render's memory from growing with the image's width.
+        public var maximumStripBytes: Int = 2 << 20
         /// Whether a morphology or median filter of an 8-bit image rendered into a buffer of
         /// the same format may run on bytes with exact 8-bit kernels, when that gives the same
         /// bytes as the float path (default on; see `explain(_:rect:into:)` and
@@ -121,6 +125,14 @@ public struct RenderContext: Sendable {
 
     /// Number of processors available to this process.
     public static var activeProcessorCount: Int { Swift.max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
+
+    /// Rows per strip of a streaming render whose output rows are `rowBytes` long:
+    /// `stripHeight`, fewer when that would hold more than `maximumStripBytes` (at least 8,
+    /// and never more than `stripHeight`).
+    func stripHeight(rowBytes: Int) -> Int {
+        let byBytes = Swift.max(8, options.maximumStripBytes / Swift.max(1, rowBytes))
+        return Swift.max(1, Swift.min(options.stripHeight, byBytes))
+    }
 
     func validate() throws {
         guard options.threadCount >= 1 else {

@@ -28,7 +28,7 @@ extension RenderPlan {
         lines.append("stage \(materializedNodes.count + 1): output tiles")
         describe(root, into: &lines, indent: "  ", stages: stageNumber, isStageRoot: true)
         lines.append("materialized buffers: \(materializedNodes.count), \(mib(total))")
-        let schedule = StripSchedule(plan: self, stripHeight: options.stripHeight)
+        let schedule = StripSchedule(plan: self, stripHeight: RenderContext(options: options).stripHeight(rowBytes: rect.width * 4))
         for source in schedule.sources {
             let s = source.source
             let rowBytes = s.width * s.format.bytesPerPixel
