@@ -10,15 +10,16 @@ extension Image {
     /// 16-bit pixels and the fast paths that read them. `DecodeOptions.imageIndex` picks the
     /// page or frame of a multi-image file.
     ///
-    /// With `streaming`, a JPEG is not decoded here: its header is read and checked against
-    /// `options`, and each render decodes the rows it needs. `RenderContext.write(_:toFile:...)`
-    /// to a JPEG then decodes rows on a codec thread while the strips above them render and
-    /// keeps only a window of rows about one strip tall, so neither the input nor the output
-    /// is ever whole in memory; every other render decodes the file fully first (a render that
-    /// needs random access, such as a 90 degree rotation, costs a full decode either way).
-    /// Other formats, and a JPEG whose EXIF orientation must be applied or whose colors must
-    /// be converted (a profile other than sRGB, CMYK), are decoded fully here as without
-    /// `streaming`.
+    /// With `streaming`, a JPEG or a non-interlaced PNG is not decoded here: its header is read
+    /// and checked against `options`, and each render decodes the rows it needs.
+    /// `RenderContext.write(_:toFile:...)` to a JPEG or PNG then decodes rows on a codec thread
+    /// while the strips above them render and keeps only a window of rows about one strip
+    /// tall, so neither the input nor the output is ever whole in memory; every other render
+    /// decodes the file fully first (a render that needs random access, such as a 90 degree
+    /// rotation, costs a full decode either way). Other formats, interlaced PNGs, and files
+    /// whose EXIF orientation must be applied or whose colors must be converted (a profile
+    /// other than sRGB, PNG gAMA/cHRM/cICP naming another space, CMYK), are decoded fully here
+    /// as without `streaming`.
     ///
     /// ```swift
     /// let photo = try Image(contentsOfFile: "big.jpg", streaming: true)
@@ -28,7 +29,7 @@ extension Image {
     ///
     /// - Parameters:
     ///   - options: size limits (checked before any pixel is allocated) and orientation.
-    ///   - streaming: decode a JPEG lazily, row by row, at render time (default `false`).
+    ///   - streaming: decode a JPEG or PNG lazily, row by row, at render time (default `false`).
     ///     The file's bytes stay in memory; corrupt data then throws from the render.
     /// - Throws: `PixelFlowError` naming the file for unreadable, corrupt or oversized files.
     public init(contentsOfFile path: String, options: DecodeOptions = .default, streaming: Bool = false) throws {
@@ -62,11 +63,18 @@ extension RenderContext {
     /// Renders `rect` of `image` (default: its extent) and writes it to `path` atomically: a
     /// failed render or encode leaves any existing file untouched.
     ///
-    /// A JPEG written from `.rgba8` is streamed: the output is rendered in strips of
-    /// `options.stripHeight` rows, each compressed while the next renders, and streamed
-    /// sources (`Image(contentsOfFile:options:streaming:)`) are decoded as the strips reach
-    /// them, so peak memory is a few strips instead of whole images. The bytes are those of
-    /// rendering the whole rect and encoding it. Other formats render fully, then encode.
+    /// A JPEG written from `.rgba8`, and a PNG from `.rgba8` or `.rgba16` without interlacing,
+    /// are streamed: the output is rendered in strips of `options.stripHeight` rows, each
+    /// compressed while the next renders, and streamed sources
+    /// (`Image(contentsOfFile:options:streaming:)`) are decoded as the strips reach them, so
+    /// peak memory is a few strips instead of whole images. The bytes are those of rendering
+    /// the whole rect and encoding it. Other formats render fully, then encode.
+    ///
+    /// A PNG is RGB when every alpha of the render is the maximum and RGBA otherwise, as when
+    /// encoding a whole buffer. A streamed PNG is written as RGB until a strip has a lower
+    /// alpha, and then written again from the start with alpha: an output with transparency
+    /// near its top costs little more, one whose first transparent pixel is near the bottom
+    /// costs up to two renders (progress then holds still until the second passes the first).
     ///
     /// - Parameters:
     ///   - format: the file format; by default chosen from the path's extension (PNG if none).
@@ -79,12 +87,12 @@ extension RenderContext {
     ///   - cancellation: cancels the render from another thread, as in `makeBuffer`; it then
     ///     throws `PixelFlowError.cancelled` and the file is not touched. A full render checks
     ///     it once more before encoding (a cancel during encoding lets the write finish); a
-    ///     streamed JPEG checks it after every strip.
+    ///     streamed JPEG or PNG checks it after every strip.
     ///   - progress: the render's progress, as in `makeBuffer` (encoding is not counted).
     /// - Throws: the errors of `makeBuffer` and `PixelBuffer.write(toFile:format:quality:options:)`,
     ///   and decoding errors of streamed sources met during the render.
-    /// - Complexity: a streamed JPEG holds three strips of `rgba8` output, each worker's tile
-    ///   scratch, and each streamed source's window of rows.
+    /// - Complexity: a streamed JPEG or PNG holds three strips of output, each worker's tile
+    ///   scratch, and each streamed source's window of rows (and its file's bytes).
     public func write(_ image: Image, toFile path: String, rect: Rect? = nil, format: ImageFileFormat? = nil,
                       quality: Int = 90, pixelFormat: PixelFormat = .rgba8, encodeOptions: EncodeOptions = .default,
                       cancellation: CancellationToken? = nil, progress: (@Sendable (Double) -> Void)? = nil) throws {
@@ -92,24 +100,37 @@ extension RenderContext {
         // The output space's profile (sRGB's by default). Without color management the
         // values are the stored ones, taken as the output space's (sRGB for ordinary files).
         let profile: [UInt8]? = outputProfile(for: pixelFormat)
-        if _ImageCodecs.hasRowEncoder(for: chosen, pixelFormat: pixelFormat) && !_outputNeedsProfileTransform {
+        if _ImageCodecs.hasRowEncoder(for: chosen, pixelFormat: pixelFormat, options: encodeOptions)
+            && !_outputNeedsProfileTransform {
             try _Codec.checkQuality(quality, format: chosen)
             try encodeOptions._validate(format: chosen)
             try validate()
             let r = try renderRect(image, rect)
             let control = RenderControl(token: cancellation, progress: progress)
             let metadata = _ImageCodecs.embeddedMetadata(encodeOptions, profile: profile)
-            try RenderControl.with(control) {
-                try writeStreaming(image, rect: r, path: path) { fd in
-                    guard let encoder = try _ImageCodecs.rowEncoder(
-                        for: chosen, fileDescriptor: fd, width: r.width, height: r.height, pixelFormat: pixelFormat,
-                        quality: quality, options: encodeOptions, metadata: metadata, name: path) else {
-                        preconditionFailure("hasRowEncoder and rowEncoder disagree for \(chosen) \(pixelFormat)")
+            // A PNG is written without alpha while every alpha is the maximum; at the first row
+            // where one is not, the file is written again with alpha (what encoding the whole
+            // buffer chooses). Progress then holds still until the second pass passes it.
+            var assumingOpaque = true
+            while true {
+                do {
+                    try RenderControl.with(control) {
+                        try writeStreaming(image, rect: r, path: path) { fd in
+                            guard let encoder = try _ImageCodecs.rowEncoder(
+                                for: chosen, fileDescriptor: fd, width: r.width, height: r.height,
+                                pixelFormat: pixelFormat, quality: quality, options: encodeOptions,
+                                metadata: metadata, assumingOpaque: assumingOpaque, name: path) else {
+                                preconditionFailure("hasRowEncoder and rowEncoder disagree for \(chosen) \(pixelFormat)")
+                            }
+                            return encoder
+                        }
                     }
-                    return encoder
+                    return
+                } catch is _RowEncoderAlphaFound where assumingOpaque {
+                    assumingOpaque = false
+                    control.restartCounting()
                 }
             }
-            return
         }
         let buffer = try makeBuffer(image, rect: rect, format: pixelFormat, cancellation: cancellation, progress: progress)
         if cancellation?.isCancelled == true { throw PixelFlowError.cancelled }
