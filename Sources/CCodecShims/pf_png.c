@@ -1,10 +1,13 @@
 /* libpng shims: every entry point owns its setjmp, so libpng's longjmp never leaves C. */
 #include "CCodecShims.h"
 
+#include <errno.h>
 #include <png.h>
 #include <setjmp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
 #define PF_LITTLE_ENDIAN 0
@@ -47,6 +50,11 @@ struct pf_png_decoder {
     png_infop info;
     int header_read;
     int pixels_read;
+    /* Row-by-row decoding: started, rows read so far, and whether a call failed (libpng's
+       state is then undefined, so every later call fails too). */
+    int rows_started;
+    png_uint_32 rows_read;
+    int failed;
 };
 
 static void pf_png_read_data(png_structp png, png_bytep out, size_t count) {
@@ -114,24 +122,15 @@ int pf_png_read_header(pf_png_decoder *decoder, pf_png_header *header, char *mes
     return PF_OK;
 }
 
-int pf_png_read_pixels(pf_png_decoder *decoder, int output, uint8_t *pixels, size_t stride,
-                       char *message) {
-    png_structp png = decoder->png;
-    png_infop info = decoder->info;
-    decoder->error.message = message;
-    if (!decoder->header_read || decoder->pixels_read) {
-        pf_copy_message(message, "pixels read out of order");
-        return PF_ERROR;
-    }
-    decoder->pixels_read = 1;
-    if (setjmp(png_jmpbuf(png))) return PF_ERROR;
-
+/* Sets libpng's transformations for the `output` layout (PF_PNG_OUTPUT_*) and updates the
+   info; returns the number of passes. The one place both pf_png_read_pixels and
+   pf_png_start_rows configure the output, so that their rows are the same. Errors longjmp. */
+static int pf_png_set_output(png_structp png, png_infop info, int output) {
     png_uint_32 width = png_get_image_width(png, info);
-    png_uint_32 height = png_get_image_height(png, info);
     int bit_depth = png_get_bit_depth(png, info);
     int color_type = png_get_color_type(png, info);
     int has_trns = png_get_valid(png, info, PNG_INFO_tRNS) != 0;
-    size_t bytes_per_pixel;
+    size_t bytes_per_pixel = 0;
 
     if (output == PF_PNG_OUTPUT_GRAY8) {
         if (color_type != PNG_COLOR_TYPE_GRAY || bit_depth > 8 || has_trns)
@@ -152,13 +151,29 @@ int pf_png_read_pixels(pf_png_decoder *decoder, int output, uint8_t *pixels, siz
         bytes_per_pixel = sixteen ? 8 : 4;
     } else {
         png_error(png, "unknown output layout");
-        return PF_ERROR;
     }
 
     int passes = png_set_interlace_handling(png);
     png_read_update_info(png, info);
     if (png_get_rowbytes(png, info) != (size_t)width * bytes_per_pixel)
         png_error(png, "unexpected row size after transformations");
+    return passes;
+}
+
+int pf_png_read_pixels(pf_png_decoder *decoder, int output, uint8_t *pixels, size_t stride,
+                       char *message) {
+    png_structp png = decoder->png;
+    png_infop info = decoder->info;
+    decoder->error.message = message;
+    if (!decoder->header_read || decoder->pixels_read || decoder->rows_started) {
+        pf_copy_message(message, "pixels read out of order");
+        return PF_ERROR;
+    }
+    decoder->pixels_read = 1;
+    if (setjmp(png_jmpbuf(png))) return PF_ERROR;
+
+    png_uint_32 height = png_get_image_height(png, info);
+    int passes = pf_png_set_output(png, info, output);
 
     /* With interlacing each pass fills in its pixels of every row, in place. */
     for (int pass = 0; pass < passes; pass++) {
@@ -168,6 +183,49 @@ int pf_png_read_pixels(pf_png_decoder *decoder, int output, uint8_t *pixels, siz
     }
     /* The chunks after the image data (and IEND) are not needed: a file missing them still
        decodes, as in most viewers. */
+    return PF_OK;
+}
+
+int pf_png_start_rows(pf_png_decoder *decoder, int output, char *message) {
+    png_structp png = decoder->png;
+    png_infop info = decoder->info;
+    decoder->error.message = message;
+    if (!decoder->header_read || decoder->pixels_read || decoder->rows_started || decoder->failed) {
+        pf_copy_message(message, "rows started out of order");
+        return PF_ERROR;
+    }
+    decoder->rows_started = 1;
+    if (setjmp(png_jmpbuf(png))) {
+        decoder->failed = 1;
+        return PF_ERROR;
+    }
+    if (png_get_interlace_type(png, info) != PNG_INTERLACE_NONE)
+        png_error(png, "an interlaced PNG cannot be read row by row");
+    if (pf_png_set_output(png, info, output) != 1)
+        png_error(png, "an interlaced PNG cannot be read row by row");
+    return PF_OK;
+}
+
+int pf_png_read_rows(pf_png_decoder *decoder, uint8_t *const *rows, uint32_t count, char *message) {
+    png_structp png = decoder->png;
+    png_infop info = decoder->info;
+    decoder->error.message = message;
+    if (!decoder->rows_started || decoder->failed) {
+        pf_copy_message(message, decoder->failed ? "an earlier error stopped the decoder" : "rows read before start");
+        return PF_ERROR;
+    }
+    if (count > png_get_image_height(png, info) - decoder->rows_read) {
+        pf_copy_message(message, "more rows read than the image has");
+        return PF_ERROR;
+    }
+    if (setjmp(png_jmpbuf(png))) {
+        decoder->failed = 1;
+        return PF_ERROR;
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        png_read_row(png, rows[i], NULL);
+        decoder->rows_read++;
+    }
     return PF_OK;
 }
 
@@ -218,51 +276,28 @@ int pf_png_copy_icc(pf_png_decoder *decoder, uint8_t **icc, size_t *icc_size) {
     return PF_OK;
 }
 
-int pf_png_encode(const uint8_t *pixels, size_t stride, uint32_t width, uint32_t height,
-                  int input, int interlaced, int compression_level,
-                  const pf_metadata_blocks *metadata, int srgb_chunk,
-                  uint8_t **output, size_t *output_size, char *message) {
-    pf_png_output out;
-    memset(&out, 0, sizeof out);
-    out.error.message = message;
-    *output = NULL;
-    *output_size = 0;
-
-    int bit_depth, color_type, strip_alpha = 0;
+/* The bit depth, color type and whether the alpha channel is dropped for an input layout
+   (PF_PNG_INPUT_*); 0 for an unknown layout. */
+static int pf_png_input_layout(int input, int *bit_depth, int *color_type, int *strip_alpha) {
+    *strip_alpha = 0;
     switch (input) {
-    case PF_PNG_INPUT_GRAY8: bit_depth = 8; color_type = PNG_COLOR_TYPE_GRAY; break;
-    case PF_PNG_INPUT_RGBA8_AS_RGB: bit_depth = 8; color_type = PNG_COLOR_TYPE_RGB; strip_alpha = 1; break;
-    case PF_PNG_INPUT_RGBA8: bit_depth = 8; color_type = PNG_COLOR_TYPE_RGBA; break;
-    case PF_PNG_INPUT_RGBA16_AS_RGB: bit_depth = 16; color_type = PNG_COLOR_TYPE_RGB; strip_alpha = 1; break;
-    case PF_PNG_INPUT_RGBA16: bit_depth = 16; color_type = PNG_COLOR_TYPE_RGBA; break;
-    default:
-        pf_copy_message(message, "unknown input layout");
-        return PF_ERROR;
+    case PF_PNG_INPUT_GRAY8: *bit_depth = 8; *color_type = PNG_COLOR_TYPE_GRAY; return 1;
+    case PF_PNG_INPUT_RGBA8_AS_RGB: *bit_depth = 8; *color_type = PNG_COLOR_TYPE_RGB; *strip_alpha = 1; return 1;
+    case PF_PNG_INPUT_RGBA8: *bit_depth = 8; *color_type = PNG_COLOR_TYPE_RGBA; return 1;
+    case PF_PNG_INPUT_RGBA16_AS_RGB: *bit_depth = 16; *color_type = PNG_COLOR_TYPE_RGB; *strip_alpha = 1; return 1;
+    case PF_PNG_INPUT_RGBA16: *bit_depth = 16; *color_type = PNG_COLOR_TYPE_RGBA; return 1;
+    default: return 0;
     }
-    if (compression_level < 0 || compression_level > 9) {
-        pf_copy_message(message, "compression level must be in 0...9");
-        return PF_ERROR;
-    }
+}
 
-    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &out.error, pf_png_error,
-                                              pf_png_warning);
-    if (png == NULL) {
-        pf_copy_message(message, "out of memory");
-        return PF_OUT_OF_MEMORY;
-    }
-    png_infop info = png_create_info_struct(png);
-    if (info == NULL) {
-        png_destroy_write_struct(&png, NULL);
-        pf_copy_message(message, "out of memory");
-        return PF_OUT_OF_MEMORY;
-    }
-    if (setjmp(png_jmpbuf(png))) {
-        png_destroy_write_struct(&png, &info);
-        free(out.data);
-        return PF_ERROR;
-    }
-
-    png_set_write_fn(png, &out, pf_png_write_data, pf_png_flush);
+/* Sets the header and the metadata chunks, writes everything before the image data and sets
+   the row transformations: the settings both encoders share, so that they write the same
+   bytes. Returns the number of passes. Errors longjmp. */
+static int pf_png_start_write(png_structp png, png_infop info, uint32_t width, uint32_t height,
+                              int input, int interlaced, int compression_level,
+                              const pf_metadata_blocks *metadata, int srgb_chunk) {
+    int bit_depth, color_type, strip_alpha;
+    pf_png_input_layout(input, &bit_depth, &color_type, &strip_alpha);
     png_set_IHDR(png, info, width, height, bit_depth, color_type,
                  interlaced ? PNG_INTERLACE_ADAM7 : PNG_INTERLACE_NONE,
                  PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
@@ -293,8 +328,50 @@ int pf_png_encode(const uint8_t *pixels, size_t stride, uint32_t width, uint32_t
     png_write_info(png, info);
     if (bit_depth == 16 && PF_LITTLE_ENDIAN) png_set_swap(png);
     if (strip_alpha) png_set_filler(png, 0, PNG_FILLER_AFTER);
+    return png_set_interlace_handling(png);
+}
 
-    int passes = png_set_interlace_handling(png);
+int pf_png_encode(const uint8_t *pixels, size_t stride, uint32_t width, uint32_t height,
+                  int input, int interlaced, int compression_level,
+                  const pf_metadata_blocks *metadata, int srgb_chunk,
+                  uint8_t **output, size_t *output_size, char *message) {
+    pf_png_output out;
+    memset(&out, 0, sizeof out);
+    out.error.message = message;
+    *output = NULL;
+    *output_size = 0;
+
+    int bit_depth, color_type, strip_alpha;
+    if (!pf_png_input_layout(input, &bit_depth, &color_type, &strip_alpha)) {
+        pf_copy_message(message, "unknown input layout");
+        return PF_ERROR;
+    }
+    if (compression_level < 0 || compression_level > 9) {
+        pf_copy_message(message, "compression level must be in 0...9");
+        return PF_ERROR;
+    }
+
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &out.error, pf_png_error,
+                                              pf_png_warning);
+    if (png == NULL) {
+        pf_copy_message(message, "out of memory");
+        return PF_OUT_OF_MEMORY;
+    }
+    png_infop info = png_create_info_struct(png);
+    if (info == NULL) {
+        png_destroy_write_struct(&png, NULL);
+        pf_copy_message(message, "out of memory");
+        return PF_OUT_OF_MEMORY;
+    }
+    if (setjmp(png_jmpbuf(png))) {
+        png_destroy_write_struct(&png, &info);
+        free(out.data);
+        return PF_ERROR;
+    }
+
+    png_set_write_fn(png, &out, pf_png_write_data, pf_png_flush);
+    int passes = pf_png_start_write(png, info, width, height, input, interlaced, compression_level,
+                                    metadata, srgb_chunk);
     for (int pass = 0; pass < passes; pass++) {
         for (uint32_t y = 0; y < height; y++) {
             png_write_row(png, pixels + (size_t)y * stride);
@@ -306,4 +383,138 @@ int pf_png_encode(const uint8_t *pixels, size_t stride, uint32_t width, uint32_t
     *output = out.data;
     *output_size = out.size;
     return PF_OK;
+}
+
+/* ---- streaming encoding ---- */
+
+struct pf_png_encoder {
+    /* First, so that libpng's error pointer (this struct) is also the error context. */
+    pf_png_error_context error;
+    png_structp png;
+    png_infop info;
+    int fd;
+    /* Set by the write callback before it fails, so the status says PF_IO_ERROR. */
+    int io_failed;
+    int failed;
+    int finished;
+    uint32_t height;
+    uint32_t rows_written;
+    size_t buffered;
+    uint8_t buffer[65536];
+};
+
+/* Writes the buffered bytes to the descriptor; on failure records why and longjmps. */
+static void pf_png_fd_drain(pf_png_encoder *encoder) {
+    size_t done = 0;
+    while (done < encoder->buffered) {
+        ssize_t n = write(encoder->fd, encoder->buffer + done, encoder->buffered - done);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            char text[PF_MESSAGE_CAPACITY];
+            snprintf(text, sizeof text, "cannot write: %s", strerror(errno));
+            encoder->io_failed = 1;
+            png_error(encoder->png, text);
+        }
+        done += (size_t)n;
+    }
+    encoder->buffered = 0;
+}
+
+static void pf_png_fd_write(png_structp png, png_bytep bytes, size_t count) {
+    pf_png_encoder *encoder = (pf_png_encoder *)png_get_io_ptr(png);
+    while (count > 0) {
+        if (encoder->buffered == sizeof encoder->buffer) pf_png_fd_drain(encoder);
+        size_t n = sizeof encoder->buffer - encoder->buffered;
+        if (n > count) n = count;
+        memcpy(encoder->buffer + encoder->buffered, bytes, n);
+        encoder->buffered += n;
+        bytes += n;
+        count -= n;
+    }
+}
+
+static int pf_png_encoder_status(pf_png_encoder *encoder) {
+    encoder->failed = 1;
+    return encoder->io_failed ? PF_IO_ERROR : PF_ERROR;
+}
+
+int pf_png_encoder_create(int fd, uint32_t width, uint32_t height, int input, int compression_level,
+                          const pf_metadata_blocks *metadata, int srgb_chunk,
+                          pf_png_encoder **result, char *message) {
+    *result = NULL;
+    int bit_depth, color_type, strip_alpha;
+    if (!pf_png_input_layout(input, &bit_depth, &color_type, &strip_alpha)) {
+        pf_copy_message(message, "unknown input layout");
+        return PF_ERROR;
+    }
+    if (compression_level < 0 || compression_level > 9) {
+        pf_copy_message(message, "compression level must be in 0...9");
+        return PF_ERROR;
+    }
+    pf_png_encoder *encoder = (pf_png_encoder *)calloc(1, sizeof *encoder);
+    if (encoder == NULL) {
+        pf_copy_message(message, "out of memory");
+        return PF_OUT_OF_MEMORY;
+    }
+    encoder->fd = fd;
+    encoder->height = height;
+    encoder->error.message = message;
+    encoder->png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &encoder->error, pf_png_error,
+                                           pf_png_warning);
+    if (encoder->png != NULL) encoder->info = png_create_info_struct(encoder->png);
+    if (encoder->info == NULL) {
+        pf_png_encoder_destroy(encoder);
+        pf_copy_message(message, "out of memory");
+        return PF_OUT_OF_MEMORY;
+    }
+    if (setjmp(png_jmpbuf(encoder->png))) {
+        int status = pf_png_encoder_status(encoder);
+        pf_png_encoder_destroy(encoder);
+        return status;
+    }
+    png_set_write_fn(encoder->png, encoder, pf_png_fd_write, pf_png_flush);
+    if (pf_png_start_write(encoder->png, encoder->info, width, height, input, 0, compression_level,
+                           metadata, srgb_chunk) != 1)
+        png_error(encoder->png, "interlaced output cannot be written row by row");
+    *result = encoder;
+    return PF_OK;
+}
+
+int pf_png_encoder_write_rows(pf_png_encoder *encoder, const uint8_t *pixels, size_t stride,
+                              uint32_t count, char *message) {
+    encoder->error.message = message;
+    if (encoder->failed || encoder->finished) {
+        pf_copy_message(message, encoder->failed ? "an earlier error stopped the encoder" : "rows written after the end");
+        return PF_ERROR;
+    }
+    if (count > encoder->height - encoder->rows_written) {
+        pf_copy_message(message, "more rows written than the image has");
+        return PF_ERROR;
+    }
+    if (setjmp(png_jmpbuf(encoder->png))) return pf_png_encoder_status(encoder);
+    for (uint32_t i = 0; i < count; i++) {
+        png_write_row(encoder->png, pixels + (size_t)i * stride);
+        encoder->rows_written++;
+    }
+    return PF_OK;
+}
+
+int pf_png_encoder_finish(pf_png_encoder *encoder, char *message) {
+    encoder->error.message = message;
+    if (encoder->failed || encoder->finished || encoder->rows_written != encoder->height) {
+        pf_copy_message(message, encoder->failed ? "an earlier error stopped the encoder"
+                                                 : "finished before every row was written");
+        return PF_ERROR;
+    }
+    if (setjmp(png_jmpbuf(encoder->png))) return pf_png_encoder_status(encoder);
+    encoder->finished = 1;
+    png_write_end(encoder->png, NULL);
+    pf_png_fd_drain(encoder);
+    return PF_OK;
+}
+
+void pf_png_encoder_destroy(pf_png_encoder *encoder) {
+    if (encoder == NULL) return;
+    if (encoder->png != NULL) png_destroy_write_struct(&encoder->png, &encoder->info);
+    free(encoder);
 }

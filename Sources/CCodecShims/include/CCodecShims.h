@@ -92,6 +92,14 @@ int pf_png_read_header(pf_png_decoder *decoder, pf_png_header *header, char *mes
 int pf_png_read_pixels(pf_png_decoder *decoder, int output, uint8_t *pixels, size_t stride,
                        char *message);
 
+/* Row-by-row decoding of a non-interlaced PNG, the alternative to pf_png_read_pixels (same
+   transformations, same pixels): pf_png_start_rows once after the header with the output
+   layout (it fails for an Adam7 file), then pf_png_read_rows for the next `count` rows, top
+   to bottom, each into its own pointer. An error (corrupt or truncated data) may come from
+   any call and leaves the decoder only fit for pf_png_decoder_destroy. */
+int pf_png_start_rows(pf_png_decoder *decoder, int output, char *message);
+int pf_png_read_rows(pf_png_decoder *decoder, uint8_t *const *rows, uint32_t count, char *message);
+
 /* Sample layouts the PNG encoder accepts. */
 enum {
     /* 1 byte per pixel, written as 8-bit gray. */
@@ -114,6 +122,21 @@ int pf_png_encode(const uint8_t *pixels, size_t stride, uint32_t width, uint32_t
                   int input, int interlaced, int compression_level,
                   const pf_metadata_blocks *metadata, int srgb_chunk,
                   uint8_t **output, size_t *output_size, char *message);
+
+/* A streaming PNG encoder that writes to a file descriptor (through a 64 KiB buffer) as rows
+   arrive, with the settings (and so the bytes) of pf_png_encode without interlacing. Create
+   writes everything before the image data; rows go in top to bottom through
+   pf_png_encoder_write_rows, any number at a time; pf_png_encoder_finish writes the rest and
+   IEND once every row was given. A failure (PF_IO_ERROR for write errors) leaves the encoder
+   only fit for pf_png_encoder_destroy. The descriptor is neither closed nor synced. */
+typedef struct pf_png_encoder pf_png_encoder;
+int pf_png_encoder_create(int fd, uint32_t width, uint32_t height, int input, int compression_level,
+                          const pf_metadata_blocks *metadata, int srgb_chunk,
+                          pf_png_encoder **encoder, char *message);
+int pf_png_encoder_write_rows(pf_png_encoder *encoder, const uint8_t *pixels, size_t stride,
+                              uint32_t count, char *message);
+int pf_png_encoder_finish(pf_png_encoder *encoder, char *message);
+void pf_png_encoder_destroy(pf_png_encoder *encoder);
 
 /* After the header: a copy of the iCCP profile, inflated (malloc'd, free with pf_free), or
    NULL when there is none or libpng rejected it. */

@@ -47,15 +47,7 @@ enum _PNGCodec {
             }
             pf_free(icc)
 
-            let format: PixelFormat
-            let output: Int32
-            if header.bit_depth == 16 {
-                (format, output) = (.rgba16, Int32(PF_PNG_OUTPUT_RGBA16))
-            } else if header.color_type == 0 && header.has_transparency == 0 {
-                (format, output) = (.gray8, Int32(PF_PNG_OUTPUT_GRAY8))
-            } else {
-                (format, output) = (.rgba8, Int32(PF_PNG_OUTPUT_RGBA8))
-            }
+            let (format, output) = outputLayout(header)
             guard pixels else { return (try _Codec.makeDecodedBuffer(width: 1, height: 1, format: format), header) }
             var buffer = try _Codec.makeDecodedBuffer(width: width, height: height, format: format)
             let stride = buffer.bytesPerRow
@@ -68,6 +60,32 @@ enum _PNGCodec {
             }
             return (buffer, header)
         }
+    }
+
+    /// The decoded layout of a file with `header` and the libpng output (`PF_PNG_OUTPUT_*`)
+    /// that gives it: `rgba16` for 16 bits, `gray8` for gray without tRNS, else `rgba8`.
+    static func outputLayout(_ header: pf_png_header) -> (format: PixelFormat, output: Int32) {
+        if header.bit_depth == 16 { return (.rgba16, Int32(PF_PNG_OUTPUT_RGBA16)) }
+        if header.color_type == 0 && header.has_transparency == 0 { return (.gray8, Int32(PF_PNG_OUTPUT_GRAY8)) }
+        return (.rgba8, Int32(PF_PNG_OUTPUT_RGBA8))
+    }
+
+    /// True when a file with `header` decodes with every alpha at the maximum: its color type
+    /// has no alpha channel and it has no tRNS chunk.
+    static func isOpaque(_ header: pf_png_header) -> Bool {
+        header.color_type & 4 == 0 && header.has_transparency == 0
+    }
+
+    /// The header and metadata of `bytes` (limits checked, no pixels decoded), as
+    /// `decodeStored` would return them but with a 1x1 placeholder buffer of the decoded
+    /// layout: what `_ImageCodecs.isPlain` reads.
+    static func readHeader(_ bytes: [UInt8], name: String, options: DecodeOptions) throws
+        -> (image: _DecodedImage, header: pf_png_header) {
+        var icc: [UInt8]?
+        let (buffer, header) = try decode(bytes, name: name, options: options, pixels: false, icc: &icc)
+        var metadata = metadataChunks(bytes)
+        metadata.iccProfile = icc
+        return (_DecodedImage(buffer: buffer, metadata: metadata), header)
     }
 
     /// The metadata chunks before the image data, read from the raw chunk stream: sRGB, gAMA,
@@ -141,9 +159,6 @@ enum _PNGCodec {
         }
     }
 
-    /// Encodes `gray8` as 8-bit gray, `rgba8` and `rgba16` as RGB when every alpha is the
-    /// maximum and as RGBA otherwise, at their own bit depth. Other buffers go through
-    /// `_Codec.encodable` first.
     /// The stored pixels and metadata (iCCP, sRGB, gAMA, cHRM, cICP, eXIf, XMP).
     static func decodeStored(_ bytes: [UInt8], name: String, options: DecodeOptions) throws -> _DecodedImage {
         try options._checkImageIndex(count: 1, file: name)
@@ -172,26 +187,18 @@ enum _PNGCodec {
                              metadata: metadata)
     }
 
+    /// Encodes `gray8` as 8-bit gray, `rgba8` and `rgba16` as RGB when every alpha is the
+    /// maximum and as RGBA otherwise, at their own bit depth. Other buffers go through
+    /// `_Codec.encodable` first. `_PNGRowEncoder` writes the same bytes row by row.
     static func encode(_ source: PixelBuffer, name: String, options: EncodeOptions,
                        metadata: _EmbeddedMetadata = .none) throws -> [UInt8] {
-        guard (0...9).contains(options.compressionLevel) else {
-            throw PixelFlowError.invalidParameter(filter: "png encoder", key: "compressionLevel",
-                                                  reason: "must be in 0...9, got \(options.compressionLevel)")
-        }
+        try checkCompressionLevel(options)
         let buffer = _Codec.encodable(source)
-        let opaque = _Codec.isOpaque(buffer)
-        let input: Int32
-        switch buffer.format {
-        case .gray8: input = Int32(PF_PNG_INPUT_GRAY8)
-        case .rgba8: input = Int32(opaque ? PF_PNG_INPUT_RGBA8_AS_RGB : PF_PNG_INPUT_RGBA8)
-        case .rgba16: input = Int32(opaque ? PF_PNG_INPUT_RGBA16_AS_RGB : PF_PNG_INPUT_RGBA16)
-        case .rgbaF32, .grayF32: preconditionFailure("encodable returns integer formats")
-        }
+        let input = inputLayout(buffer.format, opaque: _Codec.isOpaque(buffer))
         var message = [CChar](repeating: 0, count: Int(PF_MESSAGE_CAPACITY))
         var output: UnsafeMutablePointer<UInt8>?
         var size = 0
-        // sRGB's own profile is written as the 13-byte sRGB chunk instead.
-        let srgbChunk = metadata.iccProfile == ColorSpace.sRGB.iccProfile || metadata.iccProfile == ColorSpace.sRGBGray.iccProfile
+        let srgbChunk = writesSRGBChunk(metadata)
         let status = metadata.withBlocks { blocks in
             buffer.withUnsafeBytes { pixels in
                 pf_png_encode(pixels.baseAddress!.assumingMemoryBound(to: UInt8.self), buffer.bytesPerRow,
@@ -204,5 +211,29 @@ enum _PNGCodec {
             throw PixelFlowError.encodingFailed(file: name, reason: "PNG: " + _Codec.message(message))
         }
         return Array(UnsafeBufferPointer(start: output, count: size))
+    }
+
+    /// The libpng input (`PF_PNG_INPUT_*`) for rows of `format`: RGB when `opaque` (every
+    /// alpha the maximum, so dropping it loses nothing), RGBA otherwise, at the format's depth.
+    static func inputLayout(_ format: PixelFormat, opaque: Bool) -> Int32 {
+        switch format {
+        case .gray8: return Int32(PF_PNG_INPUT_GRAY8)
+        case .rgba8: return Int32(opaque ? PF_PNG_INPUT_RGBA8_AS_RGB : PF_PNG_INPUT_RGBA8)
+        case .rgba16: return Int32(opaque ? PF_PNG_INPUT_RGBA16_AS_RGB : PF_PNG_INPUT_RGBA16)
+        case .rgbaF32, .grayF32: preconditionFailure("PNG rows are integer formats")
+        }
+    }
+
+    /// Whether `metadata`'s profile is sRGB's own, written as the 13-byte sRGB chunk instead.
+    static func writesSRGBChunk(_ metadata: _EmbeddedMetadata) -> Bool {
+        metadata.iccProfile == ColorSpace.sRGB.iccProfile || metadata.iccProfile == ColorSpace.sRGBGray.iccProfile
+    }
+
+    /// Throws `invalidParameter` unless the compression level is zlib's 0...9.
+    static func checkCompressionLevel(_ options: EncodeOptions) throws {
+        guard (0...9).contains(options.compressionLevel) else {
+            throw PixelFlowError.invalidParameter(filter: "png encoder", key: "compressionLevel",
+                                                  reason: "must be in 0...9, got \(options.compressionLevel)")
+        }
     }
 }

@@ -31,8 +31,16 @@ protocol _RowEncoder: AnyObject, Sendable {
     func finish() throws
 }
 
+/// Thrown by a row encoder made `assumingOpaque` (it writes no alpha channel, as the
+/// in-memory encoder does for a buffer whose every alpha is the maximum) when a row has an
+/// alpha below the maximum, before anything of that row is written: the caller writes the
+/// file again with an encoder that keeps alpha (see `RenderContext.write(_:toFile:...)`).
+struct _RowEncoderAlphaFound: Error {}
+
 extension _JPEGRowDecoder: _RowDecoder {}
 extension _JPEGRowEncoder: _RowEncoder {}
+extension _PNGRowDecoder: _RowDecoder {}
+extension _PNGRowEncoder: _RowEncoder {}
 
 extension _ImageCodecs {
     /// A streamed source over the file in `bytes` when its format can be read row by row and
@@ -51,6 +59,11 @@ extension _ImageCodecs {
             return try StreamedSource(pnm: bytes, name: name, options: options)
         case .bmp:
             return try StreamedSource(bmp: bytes, name: name, options: options)
+        case .png:
+            // Adam7 rows are complete only after the last pass: those files decode fully.
+            let (header, info) = try _PNGCodec.readHeader(bytes, name: name, options: options)
+            guard info.interlaced == 0, isPlain(header, options: options) else { return nil }
+            return try StreamedSource(png: bytes, name: name, options: options)
         default:
             return nil
         }
@@ -65,12 +78,18 @@ extension _ImageCodecs {
     }
 
     /// An encoder that writes `format` row by row to `fileDescriptor`, or `nil` when the
-    /// format or the row layout has none (the caller renders fully, then encodes).
+    /// format, the row layout or the options have none (the caller renders fully, then encodes).
+    ///
+    /// With `assumingOpaque`, formats whose in-memory encoder drops an alpha that is the
+    /// maximum everywhere (PNG) write no alpha channel and throw `_RowEncoderAlphaFound` at the
+    /// first row where it is not; without, they keep alpha. Other formats ignore it.
     static func rowEncoder(for format: ImageFileFormat, fileDescriptor: Int32, width: Int, height: Int,
                            pixelFormat: PixelFormat, quality: Int, options: EncodeOptions,
-                           metadata: _EmbeddedMetadata, name: String) throws -> (any _RowEncoder)? {
+                           metadata: _EmbeddedMetadata, assumingOpaque: Bool = true,
+                           name: String) throws -> (any _RowEncoder)? {
+        guard hasRowEncoder(for: format, pixelFormat: pixelFormat, options: options) else { return nil }
         switch format {
-        case .jpeg where pixelFormat == .rgba8:
+        case .jpeg:
             return try _JPEGRowEncoder(fileDescriptor: fileDescriptor, width: width, height: height, format: .rgba8,
                                        quality: quality, options: options, name: name, metadata: metadata)
         case .pnm where pixelFormat == .gray8 || pixelFormat == .rgba8 || pixelFormat == .rgba16:
@@ -79,17 +98,23 @@ extension _ImageCodecs {
         case .bmp where pixelFormat == .gray8 || pixelFormat == .rgba8:
             return try _BMPRowEncoder(fileDescriptor: fileDescriptor, width: width, height: height,
                                       format: pixelFormat, name: name)
+        case .png:
+            return try _PNGRowEncoder(fileDescriptor: fileDescriptor, width: width, height: height,
+                                      format: pixelFormat, assumingOpaque: assumingOpaque, options: options,
+                                      name: name, metadata: metadata)
         default:
             return nil
         }
     }
 
-    /// Whether `rowEncoder(for:...)` gives an encoder for these, without making one.
-    static func hasRowEncoder(for format: ImageFileFormat, pixelFormat: PixelFormat) -> Bool {
+    /// Whether `rowEncoder(for:...)` gives an encoder for these, without making one: JPEG from
+    /// `rgba8`; PNG from `rgba8` or `rgba16`, not interlaced (Adam7 passes need every row).
+    static func hasRowEncoder(for format: ImageFileFormat, pixelFormat: PixelFormat, options: EncodeOptions) -> Bool {
         switch format {
         case .jpeg: return pixelFormat == .rgba8
         case .pnm: return pixelFormat == .gray8 || pixelFormat == .rgba8 || pixelFormat == .rgba16
         case .bmp: return pixelFormat == .gray8 || pixelFormat == .rgba8
+        case .png: return (pixelFormat == .rgba8 || pixelFormat == .rgba16) && !options.interlaced
         default: return false
         }
     }

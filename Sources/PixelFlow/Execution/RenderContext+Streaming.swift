@@ -2,8 +2,8 @@ import Dispatch
 import Synchronization
 
 extension RenderContext {
-    /// Renders `rect` of `image` into a file strip by strip, through a row encoder (JPEG; see
-    /// `_ImageCodecs.rowEncoder`): each strip of
+    /// Renders `rect` of `image` into a file strip by strip, through a row encoder (JPEG, PNG;
+    /// see `_ImageCodecs.rowEncoder`): each strip of
     /// `options.stripHeight` rows is computed tile by tile on all workers, then compressed
     /// while the next strips render, so only three strips of output exist at once. Streamed
     /// sources (`Image(contentsOfFile:options:streaming:)`) decode the rows of the next strips

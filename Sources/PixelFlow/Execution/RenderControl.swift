@@ -59,6 +59,11 @@ final class RenderControl: @unchecked Sendable {
         }
     }
 
+    /// Starts counting finished units from 0 again for work that restarts from the beginning
+    /// (a streamed PNG written again with alpha), keeping the fraction already reported, so
+    /// that reports stay monotonic and 1 still comes only at the real end.
+    func restartCounting() { state.withLock { $0.done = 0 } }
+
     /// `advance`, unless cancelled: detectors report nothing after a cancel.
     func advanceUnlessCancelled(_ units: Int) { if !isCancelled { advance(units) } }
 

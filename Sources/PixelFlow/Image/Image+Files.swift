@@ -17,10 +17,11 @@ extension Image {
     /// rows about one strip tall, so neither the input nor the output is ever whole in memory;
     /// every other render decodes the file fully first (a render that needs random access,
     /// such as a 90 degree rotation, costs a full decode either way). `explain(_:)` says which
-    /// sources stream and the window's height. Files read row by row: JPEG (see
-    /// `_ImageCodecs.streamedSource` for the others as they are added). Other formats, and a
-    /// file whose orientation must be applied or whose colors must be converted (a profile other
-    /// than sRGB, CMYK), are decoded fully here, as with `streaming: false`.
+    /// sources stream and the window's height. Files read row by row: JPEG, non-interlaced PNG,
+    /// PNM and BMP (`_ImageCodecs.streamedSource`). Other formats, interlaced PNGs, and files
+    /// whose orientation must be applied or whose colors must be converted (a profile other
+    /// than sRGB, PNG gAMA/cHRM/cICP naming another space, CMYK), are decoded fully here, as
+    /// with `streaming: false`.
     ///
     /// ```swift
     /// let photo = try Image(contentsOfFile: "big.jpg")                  // header only
@@ -65,11 +66,18 @@ extension RenderContext {
     /// Renders `rect` of `image` (default: its extent) and writes it to `path` atomically: a
     /// failed render or encode leaves any existing file untouched.
     ///
-    /// A JPEG written from `.rgba8` is streamed: the output is rendered in strips of
-    /// `options.stripHeight` rows, each compressed while the next renders, and streamed
-    /// sources (`Image(contentsOfFile:options:streaming:)`) are decoded as the strips reach
-    /// them, so peak memory is a few strips instead of whole images. The bytes are those of
-    /// rendering the whole rect and encoding it. Other formats render fully, then encode.
+    /// A JPEG written from `.rgba8`, and a PNG from `.rgba8` or `.rgba16` without interlacing,
+    /// are streamed: the output is rendered in strips of `options.stripHeight` rows, each
+    /// compressed while the next renders, and streamed sources
+    /// (`Image(contentsOfFile:options:streaming:)`) are decoded as the strips reach them, so
+    /// peak memory is a few strips instead of whole images. The bytes are those of rendering
+    /// the whole rect and encoding it. Other formats render fully, then encode.
+    ///
+    /// A PNG is RGB when every alpha of the render is the maximum and RGBA otherwise, as when
+    /// encoding a whole buffer. A streamed PNG is written as RGB until a strip has a lower
+    /// alpha, and then written again from the start with alpha: an output with transparency
+    /// near its top costs little more, one whose first transparent pixel is near the bottom
+    /// costs up to two renders (progress then holds still until the second passes the first).
     ///
     /// - Parameters:
     ///   - format: the file format; by default chosen from the path's extension (PNG if none).
@@ -82,12 +90,12 @@ extension RenderContext {
     ///   - cancellation: cancels the render from another thread, as in `makeBuffer`; it then
     ///     throws `PixelFlowError.cancelled` and the file is not touched. A full render checks
     ///     it once more before encoding (a cancel during encoding lets the write finish); a
-    ///     streamed JPEG checks it after every strip.
+    ///     streamed JPEG or PNG checks it after every strip.
     ///   - progress: the render's progress, as in `makeBuffer` (encoding is not counted).
     /// - Throws: the errors of `makeBuffer` and `PixelBuffer.write(toFile:format:quality:options:)`,
     ///   and decoding errors of streamed sources met during the render.
-    /// - Complexity: a streamed JPEG holds three strips of `rgba8` output, each worker's tile
-    ///   scratch, and each streamed source's window of rows.
+    /// - Complexity: a streamed JPEG or PNG holds three strips of output, each worker's tile
+    ///   scratch, and each streamed source's window of rows (and its file's bytes).
     public func write(_ image: Image, toFile path: String, rect: Rect? = nil, format: ImageFileFormat? = nil,
                       quality: Int = 90, pixelFormat: PixelFormat = .rgba8, encodeOptions: EncodeOptions = .default,
                       cancellation: CancellationToken? = nil, progress: (@Sendable (Double) -> Void)? = nil) throws {
@@ -95,7 +103,8 @@ extension RenderContext {
         // The output space's profile (sRGB's by default). Without color management the
         // values are the stored ones, taken as the output space's (sRGB for ordinary files).
         let profile: [UInt8]? = outputProfile(for: pixelFormat)
-        if _ImageCodecs.hasRowEncoder(for: chosen, pixelFormat: pixelFormat) && !_outputNeedsProfileTransform {
+        if _ImageCodecs.hasRowEncoder(for: chosen, pixelFormat: pixelFormat, options: encodeOptions)
+            && !_outputNeedsProfileTransform {
             try _Codec.checkQuality(quality, format: chosen)
             try encodeOptions._validate(format: chosen)
             try validate()
@@ -105,14 +114,27 @@ extension RenderContext {
             let rowBytes = r.width * pixelFormat.bytesPerPixel
             try withMemory(estimatedMemory(image, rect: r, destinationBytes: 0, streamingRowBytes: rowBytes),
                            cancellation: cancellation) {
-                try RenderControl.with(control) {
-                    try writeStreaming(image, rect: r, path: path) { fd in
-                        guard let encoder = try _ImageCodecs.rowEncoder(
-                            for: chosen, fileDescriptor: fd, width: r.width, height: r.height, pixelFormat: pixelFormat,
-                            quality: quality, options: encodeOptions, metadata: metadata, name: path) else {
-                            preconditionFailure("hasRowEncoder and rowEncoder disagree for \(chosen) \(pixelFormat)")
+                // A PNG is written without alpha while every alpha is the maximum; at the first
+                // row where one is not, the file is written again with alpha (what encoding the
+                // whole buffer chooses). Progress then holds still until the second pass passes it.
+                var assumingOpaque = true
+                while true {
+                    do {
+                        try RenderControl.with(control) {
+                            try writeStreaming(image, rect: r, path: path) { fd in
+                                guard let encoder = try _ImageCodecs.rowEncoder(
+                                    for: chosen, fileDescriptor: fd, width: r.width, height: r.height,
+                                    pixelFormat: pixelFormat, quality: quality, options: encodeOptions,
+                                    metadata: metadata, assumingOpaque: assumingOpaque, name: path) else {
+                                    preconditionFailure("hasRowEncoder and rowEncoder disagree for \(chosen) \(pixelFormat)")
+                                }
+                                return encoder
+                            }
                         }
-                        return encoder
+                        return
+                    } catch is _RowEncoderAlphaFound where assumingOpaque {
+                        assumingOpaque = false
+                        control.restartCounting()
                     }
                 }
             }

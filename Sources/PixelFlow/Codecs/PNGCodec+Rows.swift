@@ -1,0 +1,230 @@
+import CCodecShims
+import CSIMD
+
+/// The bytes of a PNG file, copied once and shared by the decoders of one streamed source:
+/// libpng's read callback keeps reading them between calls, so they must not move.
+///
+/// `@unchecked Sendable`: the bytes are written once in `init` and only read afterwards.
+final class _PNGFileBytes: @unchecked Sendable {
+    let bytes: UnsafeMutableBufferPointer<UInt8>
+
+    init(_ source: [UInt8]) {
+        bytes = .allocate(capacity: Swift.max(1, source.count))
+        _ = bytes.initialize(from: source)
+    }
+
+    deinit { bytes.deallocate() }
+
+    var count: Int { bytes.count }
+}
+
+/// A PNG decoder that delivers rows top to bottom on demand, for streaming renders.
+///
+/// It reads the header in `init` (checking the size against `DecodeOptions`) and then decodes
+/// rows with libpng's `png_read_row`, with exactly the transformations of `_PNGCodec.decode`
+/// (the shims share one function that sets them), so the rows equal a full decode's:
+/// `gray8` for gray of at most 8 bits without tRNS, `rgba16` for 16 bits, else `rgba8`.
+/// Adam7-interlaced files cannot be read this way (a row is only complete after the last
+/// pass): `init` throws for them, and `_ImageCodecs.streamedSource` decodes them fully.
+/// Corrupt or truncated data throws from whichever call meets it.
+///
+/// `@unchecked Sendable`: it owns a libpng object that is not thread-safe. A streaming render
+/// hands it to one codec thread at a time and waits for that thread before using it again.
+final class _PNGRowDecoder: @unchecked Sendable {
+    let name: String
+    let width: Int
+    let height: Int
+    let format: PixelFormat
+    /// True when the file has neither an alpha channel nor tRNS (every alpha is the maximum).
+    let isOpaque: Bool
+    /// Rows decoded so far.
+    private(set) var nextRow = 0
+    /// Kept alive while libpng reads from it.
+    private let file: _PNGFileBytes
+    private let decoder: OpaquePointer
+    private var message = [CChar](repeating: 0, count: Int(PF_MESSAGE_CAPACITY))
+
+    /// Reads the header of the PNG in `file` and prepares to decode rows. The chunk count
+    /// limit is checked by `_PNGCodec.readHeader`, which `StreamedSource(png:...)` runs first.
+    ///
+    /// - Throws: `limitExceeded` for a size beyond `options`, `decodingFailed` for corrupt
+    ///   data or an interlaced file.
+    init(file: _PNGFileBytes, name: String, options: DecodeOptions) throws {
+        guard let decoder = pf_png_decoder_create(file.bytes.baseAddress, file.count) else {
+            throw PixelFlowError.decodingFailed(file: name, reason: "out of memory")
+        }
+        self.name = name
+        self.file = file
+        self.decoder = decoder
+        var header = pf_png_header()
+        var message = [CChar](repeating: 0, count: Int(PF_MESSAGE_CAPACITY))
+        do {
+            guard pf_png_read_header(decoder, &header, &message) == PF_OK else {
+                throw PixelFlowError.decodingFailed(file: name, reason: "PNG: " + _Codec.message(message))
+            }
+            try options._checkDimensions(width: Int(header.width), height: Int(header.height), file: name)
+            let layout = _PNGCodec.outputLayout(header)
+            guard pf_png_start_rows(decoder, layout.output, &message) == PF_OK else {
+                throw PixelFlowError.decodingFailed(file: name, reason: "PNG: " + _Codec.message(message))
+            }
+            format = layout.format
+        } catch {
+            pf_png_decoder_destroy(decoder)
+            throw error
+        }
+        width = Int(header.width)
+        height = Int(header.height)
+        isOpaque = _PNGCodec.isOpaque(header)
+    }
+
+    deinit { pf_png_decoder_destroy(decoder) }
+
+    /// Decodes the next `count` rows, row `i` into `rows(i)` (`width * format.bytesPerPixel`
+    /// bytes).
+    ///
+    /// - Throws: `decodingFailed` for corrupt or truncated data (the decoder is then unusable).
+    func readRows(count: Int, into rows: (Int) -> UnsafeMutableRawPointer) throws {
+        precondition(count >= 0 && nextRow + count <= height, "rows past the end of the image")
+        var pointers = [UnsafeMutablePointer<UInt8>?](repeating: nil, count: Swift.min(count, 64))
+        var done = 0
+        while done < count {
+            let n = Swift.min(pointers.count, count - done)
+            for i in 0..<n { pointers[i] = rows(done + i).assumingMemoryBound(to: UInt8.self) }
+            let status = pointers.withUnsafeBufferPointer { p in
+                pf_png_read_rows(decoder, p.baseAddress, UInt32(n), &message)
+            }
+            guard status == PF_OK else {
+                throw PixelFlowError.decodingFailed(file: name, reason: "PNG: " + _Codec.message(message))
+            }
+            done += n
+            nextRow += n
+        }
+    }
+}
+
+extension StreamedSource {
+    /// Reads the header of the non-interlaced PNG in `bytes` (checking limits and decoding
+    /// nothing else). The bytes are copied once and shared by every decoder of the source.
+    ///
+    /// - Throws: `limitExceeded`, or `decodingFailed` for corrupt data or an Adam7 file.
+    convenience init(png bytes: [UInt8], name: String, options: DecodeOptions) throws {
+        _ = try _PNGCodec.readHeader(bytes, name: name, options: options)
+        let file = _PNGFileBytes(bytes)
+        let decoder = try _PNGRowDecoder(file: file, name: name, options: options)
+        self.init(
+            name: name, width: decoder.width, height: decoder.height, format: decoder.format,
+            isOpaque: decoder.isOpaque, kind: "PNG"
+        ) {
+            try _PNGRowDecoder(file: file, name: name, options: options)
+        }
+    }
+}
+
+/// A PNG encoder that takes rows top to bottom and writes them to a file descriptor as it
+/// goes, with the settings of `_PNGCodec.encode` (compression level, default filters, the
+/// metadata chunks and the sRGB chunk before the image data), so the bytes are the same.
+///
+/// `_PNGCodec.encode` writes RGB when every alpha of the buffer is the maximum and RGBA
+/// otherwise, which a stream only knows at its end. So this encoder is made either
+/// `assumingOpaque` (RGB, the alpha of each row checked before it is compressed: the first
+/// row with a lower alpha throws `_RowEncoderAlphaFound`, and the caller writes the file
+/// again with `assumingOpaque` false) or not (RGBA). The file written is then exactly the
+/// one `_PNGCodec.encode` makes from the whole buffer. `gray8` rows have no alpha.
+///
+/// `@unchecked Sendable`: like `_PNGRowDecoder`, used by one thread at a time.
+final class _PNGRowEncoder: @unchecked Sendable {
+    let name: String
+    let width: Int
+    let height: Int
+    /// `.rgba8`, `.rgba16` or `.gray8`.
+    let format: PixelFormat
+    /// True when rows are written as RGB, dropping an alpha that must be the maximum.
+    let dropsAlpha: Bool
+    private(set) var rowsWritten = 0
+    private let encoder: OpaquePointer
+    private var message = [CChar](repeating: 0, count: Int(PF_MESSAGE_CAPACITY))
+
+    /// Writes everything before the image data to `fileDescriptor`.
+    ///
+    /// - Throws: `invalidParameter` for a compression level outside 0...9, `encodingFailed`
+    ///   for interlacing, a size libpng refuses or a format other than `rgba8`, `rgba16` and
+    ///   `gray8`; `io` when writing fails.
+    init(
+        fileDescriptor: Int32, width: Int, height: Int, format: PixelFormat, assumingOpaque: Bool,
+        options: EncodeOptions, name: String, metadata: _EmbeddedMetadata = .none
+    ) throws {
+        try _PNGCodec.checkCompressionLevel(options)
+        guard !options.interlaced else {
+            throw PixelFlowError.encodingFailed(file: name, reason: "PNG: interlaced output is not written row by row")
+        }
+        guard format == .rgba8 || format == .rgba16 || format == .gray8 else {
+            throw PixelFlowError.encodingFailed(file: name, reason: "PNG rows must be rgba8, rgba16 or gray8, not \(format)")
+        }
+        guard width > 0, height > 0, width <= Int(Int32.max), height <= Int(Int32.max) else {
+            throw PixelFlowError.encodingFailed(file: name, reason: "PNG: \(width)x\(height) is not a valid size")
+        }
+        self.name = name
+        self.width = width
+        self.height = height
+        self.format = format
+        dropsAlpha = assumingOpaque && format.hasAlpha
+        var message = [CChar](repeating: 0, count: Int(PF_MESSAGE_CAPACITY))
+        var made: OpaquePointer?
+        let input = _PNGCodec.inputLayout(format, opaque: assumingOpaque)
+        let status = metadata.withBlocks { blocks in
+            pf_png_encoder_create(
+                fileDescriptor, UInt32(width), UInt32(height), input,
+                Int32(options.compressionLevel), blocks, _PNGCodec.writesSRGBChunk(metadata) ? 1 : 0,
+                &made, &message)
+        }
+        guard status == PF_OK, let made else { throw Self.error(status, message, name: name) }
+        encoder = made
+    }
+
+    deinit { pf_png_encoder_destroy(encoder) }
+
+    /// Compresses the next `count` rows, `bytesPerRow` apart from `pixels`.
+    ///
+    /// - Throws: `_RowEncoderAlphaFound` (nothing of these rows written) when `dropsAlpha`
+    ///   and an alpha is below the maximum; `encodingFailed`, or `io` when writing fails.
+    func write(rows pixels: UnsafeRawPointer, bytesPerRow: Int, count: Int) throws {
+        precondition(count >= 0 && rowsWritten + count <= height, "rows past the end of the image")
+        if dropsAlpha {
+            for y in 0..<count where !Self.isOpaque(pixels + y * bytesPerRow, width: width, format: format) {
+                throw _RowEncoderAlphaFound()
+            }
+        }
+        let status = pf_png_encoder_write_rows(
+            encoder, pixels.assumingMemoryBound(to: UInt8.self), bytesPerRow,
+            UInt32(count), &message)
+        guard status == PF_OK else { throw Self.error(status, message, name: name) }
+        rowsWritten += count
+    }
+
+    /// Writes the end of the file once every row was written.
+    func finish() throws {
+        let status = pf_png_encoder_finish(encoder, &message)
+        guard status == PF_OK else { throw Self.error(status, message, name: name) }
+    }
+
+    /// Whether every alpha of a row of `width` pixels is the maximum (the test of
+    /// `_Codec.isOpaque`, one row at a time).
+    private static func isOpaque(_ row: UnsafeRawPointer, width: Int, format: PixelFormat) -> Bool {
+        switch format {
+        case .rgba8:
+            return pf_rgba8_all_opaque(row.assumingMemoryBound(to: UInt8.self), width) != 0
+        case .rgba16:
+            let p = row.assumingMemoryBound(to: UInt16.self)
+            var all: UInt16 = .max
+            for x in 0..<width { all &= p[4 &* x &+ 3] }
+            return all == .max
+        default:
+            return true
+        }
+    }
+
+    private static func error(_ status: Int32, _ message: [CChar], name: String) -> PixelFlowError {
+        if status == PF_IO_ERROR { return .io(file: name, reason: _Codec.message(message)) }
+        return .encodingFailed(file: name, reason: "PNG: " + _Codec.message(message))
+    }
+}
