@@ -33,6 +33,8 @@ protocol _RowEncoder: AnyObject, Sendable {
 
 extension _JPEGRowDecoder: _RowDecoder {}
 extension _JPEGRowEncoder: _RowEncoder {}
+extension _TIFFRowDecoder: _RowDecoder {}
+extension _TIFFRowEncoder: _RowEncoder {}
 
 extension _ImageCodecs {
     /// A streamed source over the file in `bytes` when its format can be read row by row and
@@ -46,6 +48,10 @@ extension _ImageCodecs {
             let header = try _JPEGCodec.read(bytes, name: name, options: options, pixels: false)
             guard isPlain(header, options: options) else { return nil }
             return try StreamedSource(jpeg: bytes, name: name, options: options)
+        case .tiff:
+            let header = try _TIFFCodec.header(bytes, name: name, options: options)
+            guard isPlain(header, options: options) else { return nil }
+            return try StreamedSource(tiff: bytes, name: name, options: options)
         default:
             return nil
         }
@@ -68,6 +74,10 @@ extension _ImageCodecs {
         case .jpeg where pixelFormat == .rgba8:
             return try _JPEGRowEncoder(fileDescriptor: fileDescriptor, width: width, height: height, format: .rgba8,
                                        quality: quality, options: options, name: name, metadata: metadata)
+        case .tiff where pixelFormat == .rgba8 || pixelFormat == .rgba16 || pixelFormat == .gray8:
+            return try _TIFFRowEncoder(fileDescriptor: fileDescriptor, width: width, height: height,
+                                       format: pixelFormat, quality: quality, options: options, name: name,
+                                       metadata: metadata)
         default:
             return nil
         }
@@ -77,6 +87,7 @@ extension _ImageCodecs {
     static func hasRowEncoder(for format: ImageFileFormat, pixelFormat: PixelFormat) -> Bool {
         switch format {
         case .jpeg: return pixelFormat == .rgba8
+        case .tiff: return pixelFormat == .rgba8 || pixelFormat == .rgba16 || pixelFormat == .gray8
         default: return false
         }
     }
