@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <tiffio.h>
+#include <errno.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static void pf_tiff_copy_message(char *message, const char *text) {
     if (message == NULL) return;
@@ -183,6 +186,19 @@ struct pf_tiff_decoder {
     int separate;         /* PlanarConfiguration 2 */
     int palette_shift;    /* 8 for 16-bit colormap entries, 0 for 8-bit ones */
     uint16_t *colormap[3];
+    /* Bands of the current page (pf_tiff_prepare_bands): a band is one strip (of every
+       plane) or one row of tiles, `band_rows` tall, decoded with `scratch`. */
+    uint32_t band_rows;
+    tmsize_t line;        /* bytes of a scanline (strips) or of a tile row (tiles) */
+    tmsize_t chunk_size;  /* bytes of a strip or a tile */
+    uint8_t *scratch;     /* one strip or tile, plus 8 bytes */
+    /* Rows handed out one by one (pf_tiff_rows_begin): the band holding `band_first`... */
+    uint8_t *band;        /* band_rows output rows, `band_stride` apart */
+    size_t band_stride;
+    uint32_t band_first;  /* first row of the band held in `band` */
+    uint32_t band_count;  /* rows of it, 0 when none is held */
+    uint32_t next_row;
+    int rows_ready;
 };
 
 int pf_tiff_decoder_open(const uint8_t *data, size_t size, int64_t maximum_allocation,
@@ -218,12 +234,15 @@ int pf_tiff_decoder_open(const uint8_t *data, size_t size, int64_t maximum_alloc
 void pf_tiff_decoder_destroy(pf_tiff_decoder *d) {
     if (d == NULL) return;
     if (d->tif != NULL) TIFFClose(d->tif);
+    free(d->scratch);
+    free(d->band);
     free(d);
 }
 
 int pf_tiff_count_pages(pf_tiff_decoder *d, uint32_t limit, uint32_t *count, char *message) {
     d->errors.count = 0;
     d->page_ready = 0;
+    d->rows_ready = 0;
     if (!TIFFSetDirectory(d->tif, 0)) return pf_tiff_fail(&d->errors, "the first page cannot be read", message);
     uint32_t n = 1;
     for (;;) {
@@ -256,6 +275,7 @@ int pf_tiff_read_page_info(pf_tiff_decoder *d, uint32_t index, pf_tiff_page_info
     TIFF *tif = d->tif;
     d->errors.count = 0;
     d->page_ready = 0;
+    d->rows_ready = 0;
     memset(&d->info, 0, sizeof d->info);
     memset(info, 0, sizeof *info);
     if (!TIFFSetDirectory(tif, (tdir_t)index)) {
@@ -521,9 +541,9 @@ static void pf_tiff_store(const pf_tiff_decoder *d, int plane, const uint8_t *so
     }
 }
 
-/* Straight alpha from premultiplied, in place over every output row. */
-static void pf_tiff_unpremultiply(const pf_tiff_page_info *info, uint8_t *pixels, size_t stride) {
-    for (uint32_t y = 0; y < info->height; y++) {
+/* Straight alpha from premultiplied, in place over `rows` output rows. */
+static void pf_tiff_unpremultiply(const pf_tiff_page_info *info, uint8_t *pixels, size_t stride, uint32_t rows) {
+    for (uint32_t y = 0; y < rows; y++) {
         uint8_t *row = pixels + (size_t)y * stride;
         if (info->output == PF_TIFF_OUTPUT_RGBA16) {
             uint16_t *p = (uint16_t *)(void *)row;
@@ -551,82 +571,95 @@ static size_t pf_tiff_bytes_per_pixel(int output) {
     return output == PF_TIFF_OUTPUT_GRAY8 ? 1 : output == PF_TIFF_OUTPUT_RGBA8 ? 4 : 8;
 }
 
-/* Whole strips through TIFFReadEncodedStrip (not scanline by scanline: some writers, tifffile
-   among them, let PackBits runs cross rows, which libtiff's scanline reading cuts). libtiff
-   chops a single uncompressed strip into small ones, so the buffer stays small for those. */
-static int pf_tiff_read_strips(pf_tiff_decoder *d, uint8_t *pixels, size_t stride, char *message) {
+/* Sizes the bands of the current page and allocates the scratch strip or tile. Strips are
+   read whole through TIFFReadEncodedStrip (not scanline by scanline: some writers, tifffile
+   among them, let PackBits runs cross rows, which libtiff's scanline reading cuts); libtiff
+   chops a single uncompressed strip into small ones, so the scratch stays small for those. */
+static int pf_tiff_prepare_bands(pf_tiff_decoder *d, char *message) {
     TIFF *tif = d->tif;
-    tmsize_t line = TIFFScanlineSize(tif), strip_size = TIFFStripSize(tif);
-    uint32_t rows_per_strip = 0;
-    TIFFGetFieldDefaulted(tif, TIFFTAG_ROWSPERSTRIP, &rows_per_strip);
-    if (rows_per_strip == 0 || rows_per_strip > d->info.height) rows_per_strip = d->info.height;
-    if (line <= 0 || strip_size <= 0 || (uint64_t)strip_size < (uint64_t)line * rows_per_strip) {
-        return pf_tiff_fail(&d->errors, "the strip layout is invalid", message);
+    free(d->scratch);
+    d->scratch = NULL;
+    if (TIFFIsTiled(tif)) {
+        d->band_rows = d->info.tile_height;
+        d->chunk_size = TIFFTileSize(tif);
+        d->line = TIFFTileRowSize(tif);
+        if (d->chunk_size <= 0 || d->line <= 0) return pf_tiff_fail(&d->errors, "the tile layout is invalid", message);
+    } else {
+        uint32_t rows_per_strip = 0;
+        TIFFGetFieldDefaulted(tif, TIFFTAG_ROWSPERSTRIP, &rows_per_strip);
+        if (rows_per_strip == 0 || rows_per_strip > d->info.height) rows_per_strip = d->info.height;
+        d->band_rows = rows_per_strip;
+        d->line = TIFFScanlineSize(tif);
+        d->chunk_size = TIFFStripSize(tif);
+        if (d->line <= 0 || d->chunk_size <= 0 ||
+            (uint64_t)d->chunk_size < (uint64_t)d->line * rows_per_strip) {
+            return pf_tiff_fail(&d->errors, "the strip layout is invalid", message);
+        }
+        if (d->maximum_allocation > 0 && (uint64_t)d->chunk_size > (uint64_t)d->maximum_allocation) {
+            return pf_tiff_fail(&d->errors, "a strip is larger than the memory limit", message);
+        }
     }
-    if (d->maximum_allocation > 0 && (uint64_t)strip_size > (uint64_t)d->maximum_allocation) {
-        return pf_tiff_fail(&d->errors, "a strip is larger than the memory limit", message);
-    }
-    uint8_t *buffer = (uint8_t *)malloc((size_t)strip_size + 8);
-    if (buffer == NULL) {
+    d->scratch = (uint8_t *)calloc(1, (size_t)d->chunk_size + 8);
+    if (d->scratch == NULL) {
         pf_tiff_copy_message(message, "out of memory");
         return PF_OUT_OF_MEMORY;
     }
-    int planes = d->separate ? d->samples : 1;
-    for (int plane = 0; plane < planes; plane++) {
-        if (d->separate && !pf_tiff_wanted(d, plane)) continue;
-        for (uint32_t y = 0; y < d->info.height; y += rows_per_strip) {
-            uint32_t strip = TIFFComputeStrip(tif, y, (uint16_t)plane);
-            memset(buffer, 0, (size_t)strip_size + 8);
-            if (TIFFReadEncodedStrip(tif, strip, buffer, strip_size) < 0) {
-                free(buffer);
-                return pf_tiff_fail(&d->errors, "a strip cannot be decoded", message);
-            }
-            uint32_t rows = d->info.height - y < rows_per_strip ? d->info.height - y : rows_per_strip;
-            for (uint32_t r = 0; r < rows; r++) {
-                pf_tiff_store(d, plane, buffer + (size_t)r * (size_t)line, d->info.width,
-                              pixels + (size_t)(y + r) * stride);
-            }
-        }
-    }
-    free(buffer);
     return PF_OK;
 }
 
-static int pf_tiff_read_tiles(pf_tiff_decoder *d, uint8_t *pixels, size_t stride, char *message) {
+/* Decodes the band whose first row is `y` (a multiple of band_rows) into output rows
+   `stride` apart from `out`: its strip or row of tiles in each plane, each row converted by
+   pf_tiff_store, then un-premultiplied. The full decode and the row reader both go through
+   here, so they make the same libtiff calls in the same order and give the same bytes. */
+static int pf_tiff_decode_band(pf_tiff_decoder *d, uint32_t y, uint8_t *out, size_t stride, char *message) {
     TIFF *tif = d->tif;
-    const uint32_t tile_width = d->info.tile_width, tile_height = d->info.tile_height;
     const uint32_t width = d->info.width, height = d->info.height;
-    tmsize_t tile_size = TIFFTileSize(tif), row_size = TIFFTileRowSize(tif);
-    if (tile_size <= 0 || row_size <= 0) return pf_tiff_fail(&d->errors, "the tile layout is invalid", message);
-    uint8_t *buffer = (uint8_t *)calloc(1, (size_t)tile_size + 8);
-    if (buffer == NULL) {
-        pf_tiff_copy_message(message, "out of memory");
-        return PF_OUT_OF_MEMORY;
-    }
+    const uint32_t rows = height - y < d->band_rows ? height - y : d->band_rows;
+    const int planes = d->separate ? d->samples : 1;
+    const int tiled = TIFFIsTiled(tif);
     const size_t pixel_bytes = pf_tiff_bytes_per_pixel(d->info.output);
-    int planes = d->separate ? d->samples : 1;
     for (int plane = 0; plane < planes; plane++) {
         if (d->separate && !pf_tiff_wanted(d, plane)) continue;
-        for (uint32_t ty = 0; ty < height; ty += tile_height) {
-            for (uint32_t tx = 0; tx < width; tx += tile_width) {
-                uint32_t tile = TIFFComputeTile(tif, tx, ty, 0, (uint16_t)plane);
-                if (TIFFReadEncodedTile(tif, tile, buffer, tile_size) < 0) {
-                    free(buffer);
-                    return pf_tiff_fail(&d->errors, "a tile cannot be decoded", message);
-                }
-                uint32_t rows = height - ty < tile_height ? height - ty : tile_height;
-                uint32_t columns = width - tx < tile_width ? width - tx : tile_width;
-                for (uint32_t r = 0; r < rows; r++) {
-                    if ((uint64_t)(r + 1) * (uint64_t)row_size > (uint64_t)tile_size) break;
-                    pf_tiff_store(d, plane, buffer + (size_t)r * (size_t)row_size, columns,
-                                  pixels + (size_t)(ty + r) * stride + (size_t)tx * pixel_bytes);
-                }
+        if (!tiled) {
+            uint32_t strip = TIFFComputeStrip(tif, y, (uint16_t)plane);
+            memset(d->scratch, 0, (size_t)d->chunk_size + 8);
+            if (TIFFReadEncodedStrip(tif, strip, d->scratch, d->chunk_size) < 0) {
+                return pf_tiff_fail(&d->errors, "a strip cannot be decoded", message);
             }
-            if (ty > UINT32_MAX - tile_height) break;
+            for (uint32_t r = 0; r < rows; r++) {
+                pf_tiff_store(d, plane, d->scratch + (size_t)r * (size_t)d->line, width, out + (size_t)r * stride);
+            }
+            continue;
+        }
+        const uint32_t tile_width = d->info.tile_width;
+        for (uint64_t tx = 0; tx < width; tx += tile_width) {
+            uint32_t tile = TIFFComputeTile(tif, (uint32_t)tx, y, 0, (uint16_t)plane);
+            if (TIFFReadEncodedTile(tif, tile, d->scratch, d->chunk_size) < 0) {
+                return pf_tiff_fail(&d->errors, "a tile cannot be decoded", message);
+            }
+            uint32_t columns = width - tx < tile_width ? width - (uint32_t)tx : tile_width;
+            for (uint32_t r = 0; r < rows; r++) {
+                if ((uint64_t)(r + 1) * (uint64_t)d->line > (uint64_t)d->chunk_size) break;
+                pf_tiff_store(d, plane, d->scratch + (size_t)r * (size_t)d->line, columns,
+                              out + (size_t)r * stride + (size_t)tx * pixel_bytes);
+            }
         }
     }
-    free(buffer);
+    if (d->alpha_index >= 0 && d->associated && !d->info.is_cmyk) {
+        pf_tiff_unpremultiply(&d->info, out, stride, rows);
+    }
     return PF_OK;
+}
+
+/* Every band of the current page, top to bottom, into `pixels`. */
+static int pf_tiff_read_bands(pf_tiff_decoder *d, uint8_t *pixels, size_t stride, char *message) {
+    int status = pf_tiff_prepare_bands(d, message);
+    for (uint64_t y = 0; status == PF_OK && y < d->info.height; y += d->band_rows) {
+        status = pf_tiff_decode_band(d, (uint32_t)y, pixels + (size_t)y * stride, stride, message);
+    }
+    free(d->scratch);
+    d->scratch = NULL;
+    return status;
 }
 
 /* Through TIFFRGBAImage: packed ABGR words, premultiplied when there is alpha. */
@@ -666,7 +699,7 @@ static int pf_tiff_read_rgba(pf_tiff_decoder *d, uint8_t *pixels, size_t stride,
         }
     }
     if (!packed) free(raster);
-    if (premultiplied) pf_tiff_unpremultiply(&d->info, pixels, stride);
+    if (premultiplied) pf_tiff_unpremultiply(&d->info, pixels, stride, height);
     return PF_OK;
 }
 
@@ -678,31 +711,90 @@ int pf_tiff_read_pixels(pf_tiff_decoder *d, uint8_t *pixels, size_t stride, char
     d->page_ready = 0;
     d->errors.count = 0;
     if (d->path == PF_TIFF_PATH_RGBA) return pf_tiff_read_rgba(d, pixels, stride, message);
-    int status = TIFFIsTiled(d->tif) ? pf_tiff_read_tiles(d, pixels, stride, message)
-                                     : pf_tiff_read_strips(d, pixels, stride, message);
+    return pf_tiff_read_bands(d, pixels, stride, message);
+}
+
+int pf_tiff_rows_begin(pf_tiff_decoder *d, uint32_t maximum_band_rows, uint64_t maximum_band_bytes,
+                       int *streamable, char *message) {
+    *streamable = 0;
+    if (!d->page_ready || !d->info.supported) {
+        pf_tiff_copy_message(message, "no readable page was selected");
+        return PF_ERROR;
+    }
+    d->errors.count = 0;
+    if (d->path != PF_TIFF_PATH_DIRECT || d->info.is_cmyk) {
+        pf_tiff_copy_message(message, "the page is read through libtiff's RGBA interface or is CMYK");
+        return PF_OK;
+    }
+    int status = pf_tiff_prepare_bands(d, message);
     if (status != PF_OK) return status;
-    if (d->alpha_index >= 0 && d->associated && !d->info.is_cmyk) {
-        pf_tiff_unpremultiply(&d->info, pixels, stride);
+    const uint64_t stride = (uint64_t)d->info.width * pf_tiff_bytes_per_pixel(d->info.output);
+    const uint64_t bytes = (uint64_t)d->band_rows * stride + (uint64_t)d->chunk_size;
+    if (d->band_rows > maximum_band_rows || bytes > maximum_band_bytes) {
+        free(d->scratch);
+        d->scratch = NULL;
+        pf_tiff_copy_message(message, "a strip or row of tiles is too large to stream");
+        return PF_OK;
+    }
+    free(d->band);
+    d->band = (uint8_t *)malloc((size_t)(d->band_rows * stride));
+    if (d->band == NULL) {
+        pf_tiff_copy_message(message, "out of memory");
+        return PF_OUT_OF_MEMORY;
+    }
+    d->band_stride = (size_t)stride;
+    d->band_count = 0;
+    d->next_row = 0;
+    d->page_ready = 0;
+    d->rows_ready = 1;
+    *streamable = 1;
+    return PF_OK;
+}
+
+int pf_tiff_rows_read(pf_tiff_decoder *d, uint8_t *const *rows, uint32_t count, char *message) {
+    if (!d->rows_ready || count > d->info.height - d->next_row) {
+        pf_tiff_copy_message(message, "rows past the end of the page, or no page to read rows from");
+        return PF_ERROR;
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        const uint32_t y = d->next_row;
+        if (d->band_count == 0 || y >= d->band_first + d->band_count) {
+            const uint32_t first = y - y % d->band_rows;
+            d->band_count = 0;
+            d->errors.count = 0;
+            int status = pf_tiff_decode_band(d, first, d->band, d->band_stride, message);
+            if (status != PF_OK) {
+                d->rows_ready = 0;
+                return status;
+            }
+            d->band_first = first;
+            d->band_count = d->info.height - first < d->band_rows ? d->info.height - first : d->band_rows;
+        }
+        memcpy(rows[i], d->band + (size_t)(y - d->band_first) * d->band_stride, d->band_stride);
+        d->next_row++;
     }
     return PF_OK;
 }
 
 /* ---- encoding ---- */
 
-int pf_tiff_encode(const uint8_t *pixels, size_t stride, uint32_t width, uint32_t height,
-                   int input, int compression, int quality,
-                   const uint8_t *icc, size_t icc_size, const uint8_t *xmp, size_t xmp_size,
-                   uint8_t **output, size_t *output_size, char *message) {
-    *output = NULL;
-    *output_size = 0;
-    int bits = input == PF_TIFF_INPUT_RGBA16 || input == PF_TIFF_INPUT_RGBA16_AS_RGB ? 16 : 8;
-    int samples = input == PF_TIFF_INPUT_GRAY8 ? 1
-                : input == PF_TIFF_INPUT_RGBA8_AS_RGB || input == PF_TIFF_INPUT_RGBA16_AS_RGB ? 3 : 4;
+static int pf_tiff_input_bits(int input) {
+    return input == PF_TIFF_INPUT_RGBA16 || input == PF_TIFF_INPUT_RGBA16_AS_RGB ? 16 : 8;
+}
+
+static int pf_tiff_input_samples(int input) {
+    return input == PF_TIFF_INPUT_GRAY8 ? 1
+         : input == PF_TIFF_INPUT_RGBA8_AS_RGB || input == PF_TIFF_INPUT_RGBA16_AS_RGB ? 3 : 4;
+}
+
+/* The checks both encoders make before opening anything. */
+static int pf_tiff_check_encoding(uint32_t width, uint32_t height, int input, int compression, size_t icc_size,
+                                  size_t xmp_size, char *message) {
     if (width == 0 || height == 0) {
         pf_tiff_copy_message(message, "the image is empty");
         return PF_ERROR;
     }
-    if (compression == PF_TIFF_COMPRESSION_JPEG && bits != 8) {
+    if (compression == PF_TIFF_COMPRESSION_JPEG && pf_tiff_input_bits(input) != 8) {
         pf_tiff_copy_message(message, "JPEG compression takes 8-bit samples only");
         return PF_ERROR;
     }
@@ -710,30 +802,16 @@ int pf_tiff_encode(const uint8_t *pixels, size_t stride, uint32_t width, uint32_
         pf_tiff_copy_message(message, "a metadata block is larger than 4 GiB");
         return PF_ERROR;
     }
-    pf_tiff_errors errors = {{0}, 0};
-    pf_tiff_memory memory = {0};
-    TIFFOpenOptions *options = pf_tiff_options(&errors, 0);
-    if (options == NULL) {
-        pf_tiff_copy_message(message, "out of memory");
-        return PF_OUT_OF_MEMORY;
-    }
-    /* A memory sink that has not grown yet: point `output` at something non-NULL so reads
-       during writing come from the sink, never from a NULL `data`. */
-    memory.output = (uint8_t *)malloc(65536);
-    memory.capacity = memory.output != NULL ? 65536 : 0;
-    if (memory.output == NULL) {
-        TIFFOpenOptionsFree(options);
-        pf_tiff_copy_message(message, "out of memory");
-        return PF_OUT_OF_MEMORY;
-    }
-    TIFF *tif = TIFFClientOpenExt("TIFF", "w", (thandle_t)&memory, pf_tiff_read, pf_tiff_write, pf_tiff_seek,
-                                  pf_tiff_close, pf_tiff_size, pf_tiff_no_map, pf_tiff_unmap, options);
-    TIFFOpenOptionsFree(options);
-    if (tif == NULL) {
-        free(memory.output);
-        return pf_tiff_fail(&errors, "libtiff could not start the file", message);
-    }
+    return PF_OK;
+}
 
+/* Sets every field of the page both encoders write and allocates `*line`, one scanline the
+   predictor may difference in place (free it). Returns 0 on failure. */
+static int pf_tiff_set_page_fields(TIFF *tif, uint32_t width, uint32_t height, int input, int compression,
+                                   int quality, const uint8_t *icc, size_t icc_size, const uint8_t *xmp,
+                                   size_t xmp_size, uint8_t **line) {
+    *line = NULL;
+    const int bits = pf_tiff_input_bits(input), samples = pf_tiff_input_samples(input);
     uint16_t tiff_compression = COMPRESSION_NONE;
     switch (compression) {
     case PF_TIFF_COMPRESSION_LZW: tiff_compression = COMPRESSION_LZW; break;
@@ -775,22 +853,62 @@ int pf_tiff_encode(const uint8_t *pixels, size_t stride, uint32_t width, uint32_
     if (ok) ok = TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, rows_per_strip);
     if (ok && icc != NULL && icc_size > 0) ok = TIFFSetField(tif, TIFFTAG_ICCPROFILE, (uint32_t)icc_size, icc);
     if (ok && xmp != NULL && xmp_size > 0) ok = TIFFSetField(tif, TIFFTAG_XMLPACKET, (uint32_t)xmp_size, xmp);
-
-    uint8_t *line = NULL;
     if (ok) {
         tmsize_t line_size = TIFFScanlineSize(tif);
-        line = line_size > 0 && (size_t)line_size >= row_bytes ? (uint8_t *)calloc(1, (size_t)line_size) : NULL;
-        if (line == NULL) ok = 0;
+        *line = line_size > 0 && (size_t)line_size >= row_bytes ? (uint8_t *)calloc(1, (size_t)line_size) : NULL;
+        if (*line == NULL) ok = 0;
     }
+    return ok;
+}
+
+/* The file's samples of one input row (RGBA as RGB drops alpha). */
+static void pf_tiff_pack_row(int input, uint32_t width, const uint8_t *row, uint8_t *line) {
+    const int bits = pf_tiff_input_bits(input), samples = pf_tiff_input_samples(input);
+    if (samples == 4 || samples == 1) {
+        memcpy(line, row, (size_t)width * (size_t)samples * (size_t)(bits / 8));
+    } else if (bits == 8) {
+        for (uint32_t x = 0; x < width; x++) memcpy(line + 3 * (size_t)x, row + 4 * (size_t)x, 3);
+    } else {
+        for (uint32_t x = 0; x < width; x++) memcpy(line + 6 * (size_t)x, row + 8 * (size_t)x, 6);
+    }
+}
+
+int pf_tiff_encode(const uint8_t *pixels, size_t stride, uint32_t width, uint32_t height,
+                   int input, int compression, int quality,
+                   const uint8_t *icc, size_t icc_size, const uint8_t *xmp, size_t xmp_size,
+                   uint8_t **output, size_t *output_size, char *message) {
+    *output = NULL;
+    *output_size = 0;
+    int status = pf_tiff_check_encoding(width, height, input, compression, icc_size, xmp_size, message);
+    if (status != PF_OK) return status;
+    pf_tiff_errors errors = {{0}, 0};
+    pf_tiff_memory memory = {0};
+    TIFFOpenOptions *options = pf_tiff_options(&errors, 0);
+    if (options == NULL) {
+        pf_tiff_copy_message(message, "out of memory");
+        return PF_OUT_OF_MEMORY;
+    }
+    /* A memory sink that has not grown yet: point `output` at something non-NULL so reads
+       during writing come from the sink, never from a NULL `data`. */
+    memory.output = (uint8_t *)malloc(65536);
+    memory.capacity = memory.output != NULL ? 65536 : 0;
+    if (memory.output == NULL) {
+        TIFFOpenOptionsFree(options);
+        pf_tiff_copy_message(message, "out of memory");
+        return PF_OUT_OF_MEMORY;
+    }
+    TIFF *tif = TIFFClientOpenExt("TIFF", "w", (thandle_t)&memory, pf_tiff_read, pf_tiff_write, pf_tiff_seek,
+                                  pf_tiff_close, pf_tiff_size, pf_tiff_no_map, pf_tiff_unmap, options);
+    TIFFOpenOptionsFree(options);
+    if (tif == NULL) {
+        free(memory.output);
+        return pf_tiff_fail(&errors, "libtiff could not start the file", message);
+    }
+    uint8_t *line = NULL;
+    int ok = pf_tiff_set_page_fields(tif, width, height, input, compression, quality, icc, icc_size, xmp, xmp_size,
+                                     &line);
     for (uint32_t y = 0; ok && y < height; y++) {
-        const uint8_t *row = pixels + (size_t)y * stride;
-        if (samples == 4 || samples == 1) {
-            memcpy(line, row, row_bytes);
-        } else if (bits == 8) {
-            for (uint32_t x = 0; x < width; x++) memcpy(line + 3 * (size_t)x, row + 4 * (size_t)x, 3);
-        } else {
-            for (uint32_t x = 0; x < width; x++) memcpy(line + 6 * (size_t)x, row + 8 * (size_t)x, 6);
-        }
+        pf_tiff_pack_row(input, width, pixels + (size_t)y * stride, line);
         /* The predictor differences `line` in place, so it is always a copy. */
         ok = TIFFWriteScanline(tif, line, y, 0) >= 0;
     }
@@ -804,4 +922,288 @@ int pf_tiff_encode(const uint8_t *pixels, size_t stride, uint32_t width, uint32_
     *output = memory.output;
     *output_size = memory.size;
     return PF_OK;
+}
+
+/* ---- encoding to a file descriptor ---- */
+
+/* A file read and written at `offset` with pread and pwrite (libtiff seeks to write the
+   directory and to pad it to an even offset; a gap reads as zeros, as in the memory sink). */
+typedef struct pf_tiff_file {
+    int fd;
+    uint64_t offset;
+    /* Writes are dropped (and reported done) while set: an abandoned handle's flush. */
+    int discard;
+    int error_number;
+} pf_tiff_file;
+
+static tmsize_t pf_tiff_file_read(thandle_t handle, void *buffer, tmsize_t count) {
+    pf_tiff_file *f = (pf_tiff_file *)handle;
+    size_t done = 0;
+    while (count > 0 && done < (size_t)count) {
+        ssize_t n = pread(f->fd, (uint8_t *)buffer + done, (size_t)count - done, (off_t)(f->offset + done));
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            f->error_number = errno;
+            return -1;
+        }
+        if (n == 0) break;
+        done += (size_t)n;
+    }
+    f->offset += done;
+    return (tmsize_t)done;
+}
+
+static tmsize_t pf_tiff_file_write(thandle_t handle, void *buffer, tmsize_t count) {
+    pf_tiff_file *f = (pf_tiff_file *)handle;
+    if (count < 0) return -1;
+    if (f->discard) return count;
+    size_t done = 0;
+    while (done < (size_t)count) {
+        ssize_t n = pwrite(f->fd, (const uint8_t *)buffer + done, (size_t)count - done, (off_t)(f->offset + done));
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            f->error_number = n < 0 ? errno : EIO;
+            return -1;
+        }
+        done += (size_t)n;
+    }
+    f->offset += done;
+    return count;
+}
+
+static toff_t pf_tiff_file_size(thandle_t handle) {
+    struct stat st;
+    return fstat(((pf_tiff_file *)handle)->fd, &st) == 0 ? (toff_t)st.st_size : 0;
+}
+
+static toff_t pf_tiff_file_seek(thandle_t handle, toff_t offset, int whence) {
+    pf_tiff_file *f = (pf_tiff_file *)handle;
+    uint64_t base;
+    switch (whence) {
+    case SEEK_SET: base = 0; break;
+    case SEEK_CUR: base = f->offset; break;
+    case SEEK_END: base = f->discard ? f->offset : (uint64_t)pf_tiff_file_size(handle); break;
+    default: return (toff_t)-1;
+    }
+    uint64_t target = base + (uint64_t)offset;
+    if ((int64_t)offset < 0 ? target > base : target < base) return (toff_t)-1;
+    if (target > (uint64_t)INT64_MAX) return (toff_t)-1;
+    f->offset = target;
+    return (toff_t)target;
+}
+
+struct pf_tiff_encoder {
+    pf_tiff_errors errors;
+    pf_tiff_file file;
+    TIFF *tif;
+    uint32_t width;
+    uint32_t height;
+    uint32_t row;       /* rows written so far */
+    int input;          /* the layout being written: an _AS_RGB one while alpha may be dropped */
+    int compression;
+    int quality;
+    uint8_t *icc, *xmp; /* copies */
+    size_t icc_size, xmp_size;
+    uint8_t *line;      /* one scanline of the file */
+    uint8_t *rgba_line; /* one RGBA input row rebuilt from the spill file */
+    int spill;          /* the RGB rows written so far, or -1 */
+    int failed;
+};
+
+static int pf_tiff_encoder_fail(pf_tiff_encoder *e, const char *fallback, char *message) {
+    e->failed = 1;
+    if (e->file.error_number != 0) {
+        char text[PF_MESSAGE_CAPACITY];
+        snprintf(text, sizeof text, "cannot write: %s", strerror(e->file.error_number));
+        pf_tiff_copy_message(message, text);
+        return PF_IO_ERROR;
+    }
+    return pf_tiff_fail(&e->errors, fallback, message);
+}
+
+/* Opens a libtiff handle over the file at offset 0 with the page's fields for `e->input`. */
+static int pf_tiff_encoder_open(pf_tiff_encoder *e, char *message) {
+    TIFFOpenOptions *options = pf_tiff_options(&e->errors, 0);
+    if (options == NULL) {
+        pf_tiff_copy_message(message, "out of memory");
+        return PF_OUT_OF_MEMORY;
+    }
+    e->file.offset = 0;
+    e->tif = TIFFClientOpenExt("TIFF", "w", (thandle_t)&e->file, pf_tiff_file_read, pf_tiff_file_write,
+                               pf_tiff_file_seek, pf_tiff_close, pf_tiff_file_size, pf_tiff_no_map, pf_tiff_unmap,
+                               options);
+    TIFFOpenOptionsFree(options);
+    if (e->tif == NULL) return pf_tiff_encoder_fail(e, "libtiff could not start the file", message);
+    free(e->line);
+    if (!pf_tiff_set_page_fields(e->tif, e->width, e->height, e->input, e->compression, e->quality, e->icc,
+                                 e->icc_size, e->xmp, e->xmp_size, &e->line)) {
+        return pf_tiff_encoder_fail(e, "libtiff could not write the image", message);
+    }
+    return PF_OK;
+}
+
+int pf_tiff_encoder_create(int fd, uint32_t width, uint32_t height, int input, int compression, int quality,
+                           const uint8_t *icc, size_t icc_size, const uint8_t *xmp, size_t xmp_size,
+                           const char *spill_folder, pf_tiff_encoder **result, char *message) {
+    *result = NULL;
+    if (input != PF_TIFF_INPUT_GRAY8 && input != PF_TIFF_INPUT_RGBA8 && input != PF_TIFF_INPUT_RGBA16) {
+        pf_tiff_copy_message(message, "rows must be gray8, rgba8 or rgba16");
+        return PF_ERROR;
+    }
+    int status = pf_tiff_check_encoding(width, height, input, compression, icc_size, xmp_size, message);
+    if (status != PF_OK) return status;
+    pf_tiff_encoder *e = (pf_tiff_encoder *)calloc(1, sizeof *e);
+    if (e == NULL) {
+        pf_tiff_copy_message(message, "out of memory");
+        return PF_OUT_OF_MEMORY;
+    }
+    e->file.fd = fd;
+    e->spill = -1;
+    e->width = width;
+    e->height = height;
+    e->compression = compression;
+    e->quality = quality;
+    e->input = input == PF_TIFF_INPUT_RGBA8 ? PF_TIFF_INPUT_RGBA8_AS_RGB
+             : input == PF_TIFF_INPUT_RGBA16 ? PF_TIFF_INPUT_RGBA16_AS_RGB : input;
+    e->icc_size = icc != NULL ? icc_size : 0;
+    e->xmp_size = xmp != NULL ? xmp_size : 0;
+    e->icc = e->icc_size > 0 ? (uint8_t *)malloc(e->icc_size) : NULL;
+    e->xmp = e->xmp_size > 0 ? (uint8_t *)malloc(e->xmp_size) : NULL;
+    e->rgba_line = (uint8_t *)malloc((size_t)width * (size_t)(pf_tiff_input_bits(input) / 2));
+    if ((e->icc_size > 0 && e->icc == NULL) || (e->xmp_size > 0 && e->xmp == NULL) || e->rgba_line == NULL) {
+        pf_tiff_encoder_destroy(e);
+        pf_tiff_copy_message(message, "out of memory");
+        return PF_OUT_OF_MEMORY;
+    }
+    if (e->icc_size > 0) memcpy(e->icc, icc, e->icc_size);
+    if (e->xmp_size > 0) memcpy(e->xmp, xmp, e->xmp_size);
+    if (e->input != input) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/.pixelflow-tiff-spill.XXXXXX", spill_folder != NULL ? spill_folder : ".");
+        e->spill = mkstemp(path);
+        if (e->spill < 0) {
+            char text[PF_MESSAGE_CAPACITY];
+            snprintf(text, sizeof text, "cannot create a spill file in %s: %s", spill_folder, strerror(errno));
+            pf_tiff_encoder_destroy(e);
+            pf_tiff_copy_message(message, text);
+            return PF_IO_ERROR;
+        }
+        unlink(path);
+    }
+    status = pf_tiff_encoder_open(e, message);
+    if (status != PF_OK) {
+        pf_tiff_encoder_destroy(e);
+        return status;
+    }
+    *result = e;
+    return PF_OK;
+}
+
+/* Whether every alpha of an RGBA row is the maximum. */
+static int pf_tiff_row_is_opaque(int input, uint32_t width, const uint8_t *row) {
+    if (pf_tiff_input_bits(input) == 8) {
+        for (uint32_t x = 0; x < width; x++) if (row[4 * (size_t)x + 3] != 255) return 0;
+    } else {
+        const uint16_t *p = (const uint16_t *)(const void *)row;
+        for (uint32_t x = 0; x < width; x++) if (p[4 * (size_t)x + 3] != 65535) return 0;
+    }
+    return 1;
+}
+
+/* Drops the RGB file written so far and writes its rows again as RGBA, from the spill file:
+   those rows were opaque, so their alpha is the maximum. */
+static int pf_tiff_encoder_switch_to_rgba(pf_tiff_encoder *e, char *message) {
+    e->file.discard = 1;
+    TIFFClose(e->tif);
+    e->tif = NULL;
+    e->file.discard = 0;
+    e->errors.count = 0;
+    if (ftruncate(e->file.fd, 0) != 0) {
+        e->file.error_number = errno;
+        return pf_tiff_encoder_fail(e, "cannot truncate the file", message);
+    }
+    const int rgb_input = e->input;
+    e->input = rgb_input == PF_TIFF_INPUT_RGBA8_AS_RGB ? PF_TIFF_INPUT_RGBA8 : PF_TIFF_INPUT_RGBA16;
+    int status = pf_tiff_encoder_open(e, message);
+    if (status != PF_OK) return status;
+    const int bytes = pf_tiff_input_bits(e->input) / 8;
+    const size_t rgb_bytes = (size_t)e->width * 3 * (size_t)bytes;
+    pf_tiff_file spill = {e->spill, 0, 0, 0};
+    for (uint32_t y = 0; y < e->row; y++) {
+        /* The spill holds packed RGB; rebuild the RGBA row, then pack it as pf_tiff_encode would. */
+        uint8_t *rgb = e->line;
+        if (pf_tiff_file_read(&spill, rgb, (tmsize_t)rgb_bytes) != (tmsize_t)rgb_bytes) {
+            e->file.error_number = spill.error_number != 0 ? spill.error_number : EIO;
+            return pf_tiff_encoder_fail(e, "cannot read the spill file", message);
+        }
+        for (uint32_t x = 0; x < e->width; x++) {
+            memcpy(e->rgba_line + 4 * bytes * (size_t)x, rgb + 3 * bytes * (size_t)x, 3 * (size_t)bytes);
+            memset(e->rgba_line + 4 * bytes * (size_t)x + 3 * bytes, 0xff, (size_t)bytes);
+        }
+        pf_tiff_pack_row(e->input, e->width, e->rgba_line, e->line);
+        if (TIFFWriteScanline(e->tif, e->line, y, 0) < 0) {
+            return pf_tiff_encoder_fail(e, "libtiff could not write the image", message);
+        }
+    }
+    close(e->spill);
+    e->spill = -1;
+    return PF_OK;
+}
+
+int pf_tiff_encoder_write_rows(pf_tiff_encoder *e, const uint8_t *pixels, size_t stride, uint32_t count,
+                               char *message) {
+    if (e->failed || e->tif == NULL || count > e->height - e->row) {
+        pf_tiff_copy_message(message, e->failed ? "the encoder failed before" : "rows past the end of the image");
+        return PF_ERROR;
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        const uint8_t *row = pixels + (size_t)i * stride;
+        if (e->spill >= 0 && !pf_tiff_row_is_opaque(e->input, e->width, row)) {
+            int status = pf_tiff_encoder_switch_to_rgba(e, message);
+            if (status != PF_OK) return status;
+        }
+        pf_tiff_pack_row(e->input, e->width, row, e->line);
+        if (e->spill >= 0) {
+            /* Before TIFFWriteScanline, whose predictor differences `line` in place. */
+            pf_tiff_file spill = {e->spill, (uint64_t)e->row * (uint64_t)TIFFScanlineSize64(e->tif), 0, 0};
+            tmsize_t size = (tmsize_t)TIFFScanlineSize(e->tif);
+            if (pf_tiff_file_write(&spill, e->line, size) != size) {
+                e->file.error_number = spill.error_number != 0 ? spill.error_number : EIO;
+                return pf_tiff_encoder_fail(e, "cannot write the spill file", message);
+            }
+        }
+        if (TIFFWriteScanline(e->tif, e->line, e->row, 0) < 0) {
+            return pf_tiff_encoder_fail(e, "libtiff could not write the image", message);
+        }
+        e->row++;
+    }
+    return PF_OK;
+}
+
+int pf_tiff_encoder_finish(pf_tiff_encoder *e, char *message) {
+    if (e->failed || e->tif == NULL || e->row != e->height) {
+        pf_tiff_copy_message(message, e->failed ? "the encoder failed before" : "not every row was written");
+        return PF_ERROR;
+    }
+    int ok = TIFFWriteDirectory(e->tif);
+    TIFFClose(e->tif);
+    e->tif = NULL;
+    if (!ok || e->errors.count > 0 || e->file.error_number != 0) {
+        return pf_tiff_encoder_fail(e, "libtiff could not write the image", message);
+    }
+    return PF_OK;
+}
+
+void pf_tiff_encoder_destroy(pf_tiff_encoder *e) {
+    if (e == NULL) return;
+    if (e->tif != NULL) {
+        e->file.discard = 1;
+        TIFFClose(e->tif);
+    }
+    if (e->spill >= 0) close(e->spill);
+    free(e->line);
+    free(e->rgba_line);
+    free(e->icc);
+    free(e->xmp);
+    free(e);
 }

@@ -87,6 +87,20 @@ int pf_tiff_read_page_info(pf_tiff_decoder *decoder, uint32_t index, pf_tiff_pag
    indices are looked up (colormap scaled to 8 bits). */
 int pf_tiff_read_pixels(pf_tiff_decoder *decoder, uint8_t *pixels, size_t stride, char *message);
 
+/* Prepares to hand out the rows of the current page top to bottom with pf_tiff_rows_read,
+   with exactly the bytes pf_tiff_read_pixels gives: a band (one strip of every plane, or one
+   row of tiles) is decoded at a time by the same code. `*streamable` is 0 (and the status
+   PF_OK, the reason in `message`) when the page is read through libtiff's RGBA interface,
+   is CMYK, or has bands taller than `maximum_band_rows` or needing more than
+   `maximum_band_bytes` of buffers; the page must then be decoded with pf_tiff_read_pixels
+   after pf_tiff_read_page_info again. Errors are those of a corrupt strip or tile layout. */
+int pf_tiff_rows_begin(pf_tiff_decoder *decoder, uint32_t maximum_band_rows, uint64_t maximum_band_bytes,
+                       int *streamable, char *message);
+
+/* Decodes the next `count` rows, row i into rows[i] (width times 1, 4 or 8 bytes, as
+   `info.output` says). After an error the decoder reads no more rows. */
+int pf_tiff_rows_read(pf_tiff_decoder *decoder, uint8_t *const *rows, uint32_t count, char *message);
+
 /* Sample layouts the TIFF encoder accepts. */
 enum {
     /* 1 byte per pixel, written as 8-bit gray. */
@@ -120,5 +134,30 @@ int pf_tiff_encode(const uint8_t *pixels, size_t stride, uint32_t width, uint32_
                    int input, int compression, int quality,
                    const uint8_t *icc, size_t icc_size, const uint8_t *xmp, size_t xmp_size,
                    uint8_t **output, size_t *output_size, char *message);
+
+typedef struct pf_tiff_encoder pf_tiff_encoder;
+
+/* Starts a one-page TIFF written to `fd` (open for reading and writing, seekable, empty)
+   row by row, with exactly the bytes pf_tiff_encode gives for the same pixels and settings.
+   `input` is PF_TIFF_INPUT_GRAY8, PF_TIFF_INPUT_RGBA8 or PF_TIFF_INPUT_RGBA16: RGBA rows are
+   written as RGB while every alpha so far is the maximum (pf_tiff_encode's rule); meanwhile
+   each RGB row also goes to a spill file made (and unlinked at once) in `spill_folder`. At
+   the first alpha below the maximum, the RGB file is dropped, `fd` truncated, and the rows
+   so far are written again as RGBA from the spill file. `icc` and `xmp` are copied. The
+   descriptor is never closed. On success `*encoder` must be destroyed. */
+int pf_tiff_encoder_create(int fd, uint32_t width, uint32_t height, int input, int compression, int quality,
+                           const uint8_t *icc, size_t icc_size, const uint8_t *xmp, size_t xmp_size,
+                           const char *spill_folder, pf_tiff_encoder **encoder, char *message);
+
+/* Writes the next `count` rows, `stride` bytes apart. PF_IO_ERROR for a failed write or read
+   of the file or the spill file; after any error the encoder writes nothing more. */
+int pf_tiff_encoder_write_rows(pf_tiff_encoder *encoder, const uint8_t *pixels, size_t stride, uint32_t count,
+                               char *message);
+
+/* Writes the directory once every row was written. */
+int pf_tiff_encoder_finish(pf_tiff_encoder *encoder, char *message);
+
+/* Frees the encoder; an unfinished file is left as it is (the caller removes it). */
+void pf_tiff_encoder_destroy(pf_tiff_encoder *encoder);
 
 #endif

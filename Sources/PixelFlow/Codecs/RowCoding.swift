@@ -41,6 +41,8 @@ extension _JPEGRowDecoder: _RowDecoder {}
 extension _JPEGRowEncoder: _RowEncoder {}
 extension _PNGRowDecoder: _RowDecoder {}
 extension _PNGRowEncoder: _RowEncoder {}
+extension _TIFFRowDecoder: _RowDecoder {}
+extension _TIFFRowEncoder: _RowEncoder {}
 
 extension _ImageCodecs {
     /// A streamed source over the file in `bytes` when its format can be read row by row and
@@ -64,6 +66,10 @@ extension _ImageCodecs {
             let (header, info) = try _PNGCodec.readHeader(bytes, name: name, options: options)
             guard info.interlaced == 0, isPlain(header, options: options) else { return nil }
             return try StreamedSource(png: bytes, name: name, options: options)
+        case .tiff:
+            let header = try _TIFFCodec.header(bytes, name: name, options: options)
+            guard isPlain(header, options: options) else { return nil }
+            return try StreamedSource(tiff: bytes, name: name, options: options)
         default:
             return nil
         }
@@ -102,6 +108,10 @@ extension _ImageCodecs {
             return try _PNGRowEncoder(fileDescriptor: fileDescriptor, width: width, height: height,
                                       format: pixelFormat, assumingOpaque: assumingOpaque, options: options,
                                       name: name, metadata: metadata)
+        case .tiff where pixelFormat == .rgba8 || pixelFormat == .rgba16 || pixelFormat == .gray8:
+            return try _TIFFRowEncoder(fileDescriptor: fileDescriptor, width: width, height: height,
+                                       format: pixelFormat, quality: quality, options: options, name: name,
+                                       metadata: metadata)
         default:
             return nil
         }
@@ -115,6 +125,7 @@ extension _ImageCodecs {
         case .pnm: return pixelFormat == .gray8 || pixelFormat == .rgba8 || pixelFormat == .rgba16
         case .bmp: return pixelFormat == .gray8 || pixelFormat == .rgba8
         case .png: return (pixelFormat == .rgba8 || pixelFormat == .rgba16) && !options.interlaced
+        case .tiff: return pixelFormat == .rgba8 || pixelFormat == .rgba16 || pixelFormat == .gray8
         default: return false
         }
     }

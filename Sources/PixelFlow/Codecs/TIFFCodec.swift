@@ -104,19 +104,7 @@ enum _TIFFCodec {
         case .rgba16: input = Int32(opaque ? PF_TIFF_INPUT_RGBA16_AS_RGB : PF_TIFF_INPUT_RGBA16)
         case .rgbaF32, .grayF32: preconditionFailure("encodable returns integer formats")
         }
-        let compression: Int32
-        switch options.tiffCompression {
-        case .none: compression = Int32(PF_TIFF_COMPRESSION_NONE)
-        case .lzw: compression = Int32(PF_TIFF_COMPRESSION_LZW)
-        case .deflate: compression = Int32(PF_TIFF_COMPRESSION_DEFLATE)
-        case .packBits: compression = Int32(PF_TIFF_COMPRESSION_PACKBITS)
-        case .jpeg: compression = Int32(PF_TIFF_COMPRESSION_JPEG)
-        }
-        if options.tiffCompression == .jpeg && buffer.format == .rgba16 {
-            throw PixelFlowError.invalidParameter(
-                filter: "tiff encoder", key: "tiffCompression",
-                reason: "JPEG compression takes 8-bit images; convert the rgba16 buffer to rgba8 or choose another compression")
-        }
+        let compression = try compressionCode(options, format: buffer.format)
         var message = [CChar](repeating: 0, count: Int(PF_MESSAGE_CAPACITY))
         var output: UnsafeMutablePointer<UInt8>?
         var size = 0
@@ -139,10 +127,52 @@ enum _TIFFCodec {
         return Array(UnsafeBufferPointer(start: output, count: size))
     }
 
+    /// The shim's code for `options.tiffCompression`, after checking that it takes `format`.
+    ///
+    /// - Throws: `invalidParameter` for JPEG compression of `rgba16`.
+    static func compressionCode(_ options: EncodeOptions, format: PixelFormat) throws -> Int32 {
+        if options.tiffCompression == .jpeg && format == .rgba16 {
+            throw PixelFlowError.invalidParameter(
+                filter: "tiff encoder", key: "tiffCompression",
+                reason: "JPEG compression takes 8-bit images; convert the rgba16 buffer to rgba8 or choose another compression")
+        }
+        switch options.tiffCompression {
+        case .none: return Int32(PF_TIFF_COMPRESSION_NONE)
+        case .lzw: return Int32(PF_TIFF_COMPRESSION_LZW)
+        case .deflate: return Int32(PF_TIFF_COMPRESSION_DEFLATE)
+        case .packBits: return Int32(PF_TIFF_COMPRESSION_PACKBITS)
+        case .jpeg: return Int32(PF_TIFF_COMPRESSION_JPEG)
+        }
+    }
+
+    /// The stored metadata of page 0 and its pixel layout, with a 1x1 placeholder buffer
+    /// instead of the pixels: what `_ImageCodecs.isPlain` looks at before streaming.
+    ///
+    /// - Throws: as `decode`, for the header and limits only.
+    static func header(_ bytes: [UInt8], name: String, options: DecodeOptions) throws -> _DecodedImage {
+        try withDecoder(bytes, name: name, options: options) { decoder in
+            let count = try pageCount(decoder, name: name, options: options)
+            try options._checkImageIndex(count: count, file: name)
+            let page = try pageInfo(decoder, index: options.imageIndex, name: name)
+            try check(page, name: name, options: options)
+            let buffer = try _Codec.makeDecodedBuffer(width: 1, height: 1, format: pixelFormat(of: page))
+            return _DecodedImage(buffer: buffer, metadata: page.metadata, isCMYK: page.isCMYK)
+        }
+    }
+
+    /// The layout a readable page decodes to.
+    static func pixelFormat(of page: Page) -> PixelFormat {
+        switch page.output {
+        case Int32(PF_TIFF_OUTPUT_GRAY8): return .gray8
+        case Int32(PF_TIFF_OUTPUT_RGBA16): return .rgba16
+        default: return .rgba8
+        }
+    }
+
     // MARK: - Decoding steps
 
     /// Opens a decoder over `bytes` for the duration of `body`.
-    private static func withDecoder<T>(
+    static func withDecoder<T>(
         _ bytes: [UInt8], name: String, options: DecodeOptions,
         _ body: (OpaquePointer) throws -> T
     ) throws -> T {
@@ -168,7 +198,7 @@ enum _TIFFCodec {
     }
 
     /// The number of pages, counted up to `maximumImageCount + 1`.
-    private static func pageCount(_ decoder: OpaquePointer, name: String, options: DecodeOptions) throws -> Int {
+    static func pageCount(_ decoder: OpaquePointer, name: String, options: DecodeOptions) throws -> Int {
         var message = [CChar](repeating: 0, count: Int(PF_MESSAGE_CAPACITY))
         var count: UInt32 = 0
         let limit = UInt32(clamping: max(options.maximumImageCount, 0))
@@ -180,7 +210,7 @@ enum _TIFFCodec {
     }
 
     /// Makes page `index` current and describes it.
-    private static func pageInfo(_ decoder: OpaquePointer, index: Int, name: String) throws -> Page {
+    static func pageInfo(_ decoder: OpaquePointer, index: Int, name: String) throws -> Page {
         var message = [CChar](repeating: 0, count: Int(PF_MESSAGE_CAPACITY))
         var info = pf_tiff_page_info()
         guard pf_tiff_read_page_info(decoder, UInt32(index), &info, &message) == PF_OK else {
@@ -205,7 +235,7 @@ enum _TIFFCodec {
     }
 
     /// Throws unless `page` is readable and its size and tiles are within the limits.
-    private static func check(_ page: Page, name: String, options: DecodeOptions) throws {
+    static func check(_ page: Page, name: String, options: DecodeOptions) throws {
         try options._checkDimensions(width: page.width, height: page.height, file: name)
         guard page.supported else {
             throw PixelFlowError.unsupportedFormat(file: name, reason: "TIFF: " + page.reason)
@@ -224,13 +254,7 @@ enum _TIFFCodec {
 
     /// Decodes the current page, which `check` accepted.
     private static func readPixels(_ decoder: OpaquePointer, page: Page, name: String) throws -> _DecodedImage {
-        let format: PixelFormat
-        switch page.output {
-        case Int32(PF_TIFF_OUTPUT_GRAY8): format = .gray8
-        case Int32(PF_TIFF_OUTPUT_RGBA16): format = .rgba16
-        default: format = .rgba8
-        }
-        var buffer = try _Codec.makeDecodedBuffer(width: page.width, height: page.height, format: format)
+        var buffer = try _Codec.makeDecodedBuffer(width: page.width, height: page.height, format: pixelFormat(of: page))
         var message = [CChar](repeating: 0, count: Int(PF_MESSAGE_CAPACITY))
         let stride = buffer.bytesPerRow
         let status = buffer.withUnsafeMutableBytes { pixels in

@@ -64,6 +64,22 @@ final class StreamedSource: Sendable, CustomStringConvertible {
         }
     }
 
+    /// Reads the header of the TIFF in `bytes`, or `nil` when its first page cannot be
+    /// streamed (see `_TIFFRowDecoder`).
+    /// The source holds one copy of the bytes, shared by its decoders.
+    convenience init?(tiff data: [UInt8], name: String, options: DecodeOptions) throws {
+        let bytes = _TIFFRowDecoder.Bytes(data)
+        guard let decoder = try _TIFFRowDecoder(bytes: bytes, name: name, options: options) else { return nil }
+        self.init(name: name, width: decoder.width, height: decoder.height, format: decoder.format,
+                  isOpaque: decoder.isOpaque, kind: "TIFF") {
+            guard let decoder = try _TIFFRowDecoder(bytes: bytes, name: name, options: options) else {
+                throw PixelFlowError.decodingFailed(file: name, reason: "TIFF: the page can no longer be streamed")
+            }
+            return decoder
+        }
+    }
+
+
     var description: String {
         "\(width)x\(height) \(format) streamed \(kind)" + (shrinkFactor > 1 ? " shrunk 1/\(shrinkFactor) on load" : "")
     }
