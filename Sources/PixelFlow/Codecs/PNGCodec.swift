@@ -78,7 +78,7 @@ enum _PNGCodec {
 
     /// The header and metadata of `bytes` (limits checked, no pixels decoded), as
     /// `decodeStored` would return them but with a 1x1 placeholder buffer of the decoded
-    /// layout: what `_ImageCodecs.isPlain` reads.
+    /// layout: what `_ImageCodecs.conversion` reads.
     static func readHeader(_ bytes: [UInt8], name: String, options: DecodeOptions) throws
         -> (image: _DecodedImage, header: pf_png_header) {
         var icc: [UInt8]?

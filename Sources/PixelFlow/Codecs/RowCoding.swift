@@ -44,43 +44,87 @@ extension _PNGRowEncoder: _RowEncoder {}
 extension _TIFFRowDecoder: _RowDecoder {}
 extension _TIFFRowEncoder: _RowEncoder {}
 
+/// How `Image(encoded:)` reads a file: as a streamed source, or decoded whole when it is
+/// opened, with the reason `explain()` gives.
+enum _StreamDecision {
+    case streamed(StreamedSource)
+    case decodedWhole(reason: String)
+}
+
 extension _ImageCodecs {
     /// A streamed source over the file in `bytes` when its format can be read row by row and
-    /// its rows need no conversion (no color profile to apply, not CMYK, upright), else `nil`
-    /// (the caller decodes fully). Reads the header only.
-    static func streamedSource(_ bytes: [UInt8], format: ImageFileFormat, name: String,
-                               options: DecodeOptions) throws -> StreamedSource? {
-        guard options.imageIndex == 0 else { return nil }
+    /// its rows need no conversion (no color profile to apply, not CMYK, upright or mirrored
+    /// left to right), else the reason it is decoded whole. Reads the header only.
+    ///
+    /// An EXIF orientation 2 (mirrored left to right) is applied in the stream, each row
+    /// reversed as it is decoded; the other turns read rows bottom up or as columns, so those
+    /// files are decoded whole (and turned) when opened.
+    static func streamDecision(_ bytes: [UInt8], format: ImageFileFormat, name: String,
+                               options: DecodeOptions) throws -> _StreamDecision {
+        guard options.imageIndex == 0 else { return .decodedWhole(reason: "a page or frame other than the first") }
         switch format {
         case .jpeg:
             let header = try _JPEGCodec.read(bytes, name: name, options: options, pixels: false)
-            guard isPlain(header, options: options) else { return nil }
-            return try StreamedSource(jpeg: bytes, name: name, options: options)
+            if let why = conversion(header, options: options) { return .decodedWhole(reason: why) }
+            return .streamed(try StreamedSource(jpeg: bytes, name: name, options: options)
+                .oriented(orientation(header, options: options)))
         case .pnm:
             // No profile, orientation or CMYK in PNM and BMP: their rows are always plain.
-            return try StreamedSource(pnm: bytes, name: name, options: options)
+            return .streamed(try StreamedSource(pnm: bytes, name: name, options: options))
         case .bmp:
-            return try StreamedSource(bmp: bytes, name: name, options: options)
+            return .streamed(try StreamedSource(bmp: bytes, name: name, options: options))
         case .png:
-            // Adam7 rows are complete only after the last pass: those files decode fully.
             let (header, info) = try _PNGCodec.readHeader(bytes, name: name, options: options)
-            guard info.interlaced == 0, isPlain(header, options: options) else { return nil }
-            return try StreamedSource(png: bytes, name: name, options: options)
+            guard info.interlaced == 0 else {
+                return .decodedWhole(reason: "an interlaced (Adam7) PNG has complete rows only after its last pass")
+            }
+            if let why = conversion(header, options: options) { return .decodedWhole(reason: why) }
+            return .streamed(try StreamedSource(png: bytes, name: name, options: options)
+                .oriented(orientation(header, options: options)))
         case .tiff:
             let header = try _TIFFCodec.header(bytes, name: name, options: options)
-            guard isPlain(header, options: options) else { return nil }
-            return try StreamedSource(tiff: bytes, name: name, options: options)
-        default:
-            return nil
+            if let why = conversion(header, options: options) { return .decodedWhole(reason: why) }
+            guard let source = try StreamedSource(tiff: bytes, name: name, options: options) else {
+                return .decodedWhole(reason: "libtiff reads this TIFF's layout (its compression, planes or "
+                    + "subsampling) only as a whole image here")
+            }
+            return .streamed(source.oriented(orientation(header, options: options)))
+        case .webp:
+            return .decodedWhole(reason: "libwebp decodes into a buffer of the whole image (its incremental decoder too)")
+        case .gif:
+            return .decodedWhole(reason: "GIF frames are composited on a canvas of the whole image")
+        case .heif, .avif:
+            return .decodedWhole(reason: "libheif decodes whole images (and tile grids) at once")
         }
     }
 
-    /// True when the stored rows of `header` are what a full decode gives: no profile to
-    /// apply (or `appliesColorProfile` false), not CMYK, and no orientation to apply.
-    static func isPlain(_ header: _DecodedImage, options: DecodeOptions) -> Bool {
-        !header.isCMYK
-            && (!options.appliesColorProfile || _ColorConversion.sourceSpace(of: header) == nil)
-            && (!options.applyOrientation || header.metadata.orientation == .up)
+    /// The streamed source of `streamDecision`, or nil when the file is decoded whole.
+    static func streamedSource(_ bytes: [UInt8], format: ImageFileFormat, name: String,
+                               options: DecodeOptions) throws -> StreamedSource? {
+        if case let .streamed(source) = try streamDecision(bytes, format: format, name: name, options: options) {
+            return source
+        }
+        return nil
+    }
+
+    /// Why the stored rows of `header` are not what a full decode gives, or nil when they
+    /// are, apart from a left-to-right mirror: a color profile to apply (unless
+    /// `appliesColorProfile` is false), CMYK, or an orientation other than 1 and 2.
+    static func conversion(_ header: _DecodedImage, options: DecodeOptions) -> String? {
+        if header.isCMYK { return "CMYK is converted to RGB when the file is opened" }
+        if options.appliesColorProfile, let space = _ColorConversion.sourceSpace(of: header) {
+            return "its color profile (\(space.name)) is converted when the file is opened"
+        }
+        let o = orientation(header, options: options)
+        if o != .up && o != .upMirrored {
+            return "EXIF orientation \(o.rawValue) turns it by reading rows bottom up or as columns"
+        }
+        return nil
+    }
+
+    /// The orientation a decode applies: the file's, unless `applyOrientation` is false.
+    static func orientation(_ header: _DecodedImage, options: DecodeOptions) -> EXIFOrientation {
+        options.applyOrientation ? header.metadata.orientation : .up
     }
 
     /// An encoder that writes `format` row by row to `fileDescriptor`, or `nil` when the

@@ -146,7 +146,7 @@ enum _TIFFCodec {
     }
 
     /// The stored metadata of page 0 and its pixel layout, with a 1x1 placeholder buffer
-    /// instead of the pixels: what `_ImageCodecs.isPlain` looks at before streaming.
+    /// instead of the pixels: what `_ImageCodecs.conversion` looks at before streaming.
     ///
     /// - Throws: as `decode`, for the header and limits only.
     static func header(_ bytes: [UInt8], name: String, options: DecodeOptions) throws -> _DecodedImage {

@@ -38,6 +38,10 @@ extension RenderPlan {
                     : "read in random order: decoded whole (\(mib(s.height * rowBytes))) even in a streaming write")
                 + "; a render into a buffer decodes it whole first")
         }
+        for n in order {
+            guard case let .source(b) = n.op, let origin = n.origin else { continue }
+            lines.append("source \(b.width)x\(b.height) \(b.format) (\(mib(b.height * b.bytesPerRow))): \(origin)")
+        }
         if let destination {
             switch BytePlan.make(root: root, rect: rect, options: options, buffer: destination) {
             case let .success(p):

@@ -80,6 +80,20 @@ final class StreamedSource: Sendable, CustomStringConvertible {
     }
 
 
+    /// This source turned upright as EXIF orientation `orientation` says, which must be 1 (the
+    /// source itself) or 2: mirrored left to right, each row reversed as it is decoded, so the
+    /// rows are those of decoding the file whole and applying the orientation. A mirrored
+    /// source does not shrink on load (the padding of a shrunk row would move to its left).
+    func oriented(_ orientation: EXIFOrientation) -> StreamedSource {
+        precondition(orientation == .up || orientation == .upMirrored, "only a mirror is applied in the stream")
+        if orientation == .up { return self }
+        let base = factory
+        return StreamedSource(name: name, width: width, height: height, format: format, isOpaque: isOpaque,
+                              kind: kind + " mirrored by its EXIF orientation") {
+            _MirroredRowDecoder(base: try base())
+        }
+    }
+
     var description: String {
         "\(width)x\(height) \(format) streamed \(kind)" + (shrinkFactor > 1 ? " shrunk 1/\(shrinkFactor) on load" : "")
     }
@@ -158,5 +172,35 @@ final class RowWindow: @unchecked Sendable {
         try decoder.readRows(count: target - first) { i in storage + ((first + i) % capacity) * bytesPerRow }
         decodedRows = target
         if target == source.height { self.decoder = nil }  // frees the library's state early
+    }
+}
+
+/// A decoder whose rows are those of `base` reversed left to right (EXIF orientation 2).
+final class _MirroredRowDecoder: _RowDecoder, @unchecked Sendable {
+    private let base: any _RowDecoder
+    var width: Int { base.width }
+    var height: Int { base.height }
+    var format: PixelFormat { base.format }
+
+    init(base: any _RowDecoder) { self.base = base }
+
+    func readRows(count: Int, into rows: (Int) -> UnsafeMutableRawPointer) throws {
+        try base.readRows(count: count, into: rows)
+        let bpp = format.bytesPerPixel, w = width
+        for i in 0..<count {
+            let row = rows(i)
+            switch bpp {
+            case 1: Self.reverse(row.assumingMemoryBound(to: UInt8.self), count: w)
+            case 4: Self.reverse(row.assumingMemoryBound(to: UInt32.self), count: w)
+            case 8: Self.reverse(row.assumingMemoryBound(to: UInt64.self), count: w)
+            default: preconditionFailure("rows of \(format) are not streamed")
+            }
+        }
+    }
+
+    /// Reverses `count` pixels in place: whole pixels move, so the result is exact.
+    private static func reverse<T>(_ p: UnsafeMutablePointer<T>, count: Int) {
+        var buffer = UnsafeMutableBufferPointer(start: p, count: count)
+        buffer.reverse()
     }
 }

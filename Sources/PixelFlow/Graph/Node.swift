@@ -7,11 +7,15 @@ final class Node: Sendable, CustomStringConvertible {
     let inputs: [Node]
     /// Where the output can be non-transparent (Core Image's extent); possibly infinite.
     let extent: Rect
+    /// For a source made from a file: how it was read, for `explain()` (for instance why a
+    /// file was decoded whole when opened rather than streamed). Nil otherwise.
+    let origin: String?
 
-    init(_ op: Op, inputs: [Node], extent: Rect) {
+    init(_ op: Op, inputs: [Node], extent: Rect, origin: String? = nil) {
         self.op = op
         self.inputs = inputs
         self.extent = extent
+        self.origin = origin
     }
 
     var description: String { "\(op.kindName)(\(op.label))" }

@@ -44,21 +44,33 @@ extension Image {
     public init(encoded bytes: [UInt8], name: String = "<memory>", options: DecodeOptions = .default,
                 streaming: Bool = true) throws {
         let format = try _ImageCodecs.format(of: bytes, name: name, options: options)
-        if streaming, let source = try _ImageCodecs.streamedSource(bytes, format: format, name: name, options: options) {
-            self.init(node: Node(.streamedSource(source), inputs: [],
-                                 extent: Rect(x: 0, y: 0, width: Double(source.width), height: Double(source.height))))
-            return
+        let reason: String
+        if streaming {
+            switch try _ImageCodecs.streamDecision(bytes, format: format, name: name, options: options) {
+            case let .streamed(source):
+                self.init(node: Node(.streamedSource(source), inputs: [],
+                                     extent: Rect(x: 0, y: 0, width: Double(source.width), height: Double(source.height))))
+                return
+            case let .decodedWhole(why):
+                reason = why
+            }
+        } else {
+            reason = "streaming: false"
         }
         let stored = try _ImageCodecs.decodeStored(bytes, format: format, name: name, options: options)
-        guard var linear = try _ColorConversion.toLinearWorking(stored, name: name,
-                                                                applyProfile: options.appliesColorProfile) else {
-            self.init(try _ImageCodecs.finishForBuffer(stored, name: name, options: options))
-            return
+        let buffer: PixelBuffer
+        if var linear = try _ColorConversion.toLinearWorking(stored, name: name,
+                                                             applyProfile: options.appliesColorProfile) {
+            if options.applyOrientation, stored.metadata.orientation != .up {
+                linear = linear.applyingOrientation(stored.metadata.orientation)
+            }
+            buffer = linear
+        } else {
+            buffer = try _ImageCodecs.finishForBuffer(stored, name: name, options: options)
         }
-        if options.applyOrientation, stored.metadata.orientation != .up {
-            linear = linear.applyingOrientation(stored.metadata.orientation)
-        }
-        self.init(linear)
+        self.init(node: Node(.source(buffer), inputs: [], extent: buffer.bounds,
+                             origin: "\(format.rawValue.uppercased()) file \(name): decoded whole when opened "
+                                 + "(\(reason))"))
     }
 }
 

@@ -29,4 +29,95 @@ final class StreamingDefaultTests: XCTestCase {
         let oriented = try Image(contentsOfFile: CodecTestSupport.fixture("orientation6.jpg"))
         guard case .source = oriented.node.op else { return XCTFail("an oriented JPEG must be decoded") }
     }
+
+    /// `bytes` of a JPEG with an APP1 EXIF segment saying `orientation` right after its SOI.
+    static func withOrientation(_ jpeg: [UInt8], _ orientation: EXIFOrientation) -> [UInt8] {
+        let payload = CodecEXIFOrientationTests.payload(bigEndian: false, entries: [(0x0112, 3, orientation.rawValue)])
+        let length = payload.count + 2
+        return [0xFF, 0xD8, 0xFF, 0xE1, UInt8(length >> 8), UInt8(length & 255)] + payload + jpeg[2...]
+    }
+
+    /// EXIF orientation 2 (a mirror) is applied in the stream; the other turns are decoded
+    /// whole when opened, and explain() says why. Every orientation gives the pixels of a
+    /// full decode, in memory and written to a file.
+    func testEXIFOrientationsGiveTheFullDecodesPixelsAndAMirrorStreams() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pf-orient-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        // Odd sizes, a width that is not a multiple of the MCU, several strips.
+        let jpeg = try CodecTestSupport.smooth(width: 77, height: 531).encoded(as: .jpeg, quality: 90)
+        var options = RenderContext.Options(threadCount: 2)
+        options.maximumStripBytes = 77 * 4 * 16  // strips of 16 rows: the window must slide
+        let context = RenderContext(options: options)
+        for o in EXIFOrientation.allCases {
+            let path = dir + "/o\(o.rawValue).jpg"
+            try Data(Self.withOrientation(jpeg, o)).write(to: URL(fileURLWithPath: path))
+            let streamed = try Image(contentsOfFile: path)
+            let full = try Image(contentsOfFile: path, streaming: false)
+            XCTAssertEqual(streamed.extent, full.extent, "\(o)")
+            // The upright pixels, by the scalar reference of the orientation tests.
+            let stored = try PixelBuffer(contentsOfFile: path, options: {
+                var d = DecodeOptions.default
+                d.applyOrientation = false
+                return d
+            }())
+            let a = try context.makeBuffer(streamed.sepiaTone(intensity: 0.7), format: .rgba8)
+            let b = try context.makeBuffer(full.sepiaTone(intensity: 0.7), format: .rgba8)
+            XCTAssertEqual(CodecTestSupport.maximumDifference(a, b), 0, "\(o)")
+            let plain = try context.makeBuffer(streamed, format: .rgba8)
+            for (x, y) in [(0, 0), (76, 0), (3, 530), (40, 200), (76, 530)] {
+                let (u, v) = CodecEXIFOrientationTests.destination(o, x, y, stored.width, stored.height)
+                XCTAssertEqual(plain[u, v], stored[x, y], "\(o) (\(x), \(y))")
+            }
+            let explained = try context.explain(streamed.sepiaTone(intensity: 0.7))
+            if o == .up || o == .upMirrored {
+                guard case .streamedSource = streamed.node.op else { return XCTFail("\(o) not streamed") }
+                XCTAssertTrue(explained.contains("a streaming write decodes it into a window of"), explained)
+                XCTAssertEqual(explained.contains("mirrored by its EXIF orientation"), o == .upMirrored, explained)
+            } else {
+                guard case .source = streamed.node.op else { return XCTFail("\(o) must be decoded whole") }
+                XCTAssertTrue(explained.contains("JPEG file \(path): decoded whole when opened (EXIF orientation \(o.rawValue)"),
+                              explained)
+            }
+            // Written to a file, streaming or not: the same bytes.
+            try context.write(streamed.sepiaTone(intensity: 0.7), toFile: dir + "/s.jpg", quality: 85)
+            try context.write(full.sepiaTone(intensity: 0.7), toFile: dir + "/f.jpg", quality: 85)
+            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: dir + "/s.jpg")),
+                           try Data(contentsOf: URL(fileURLWithPath: dir + "/f.jpg")), "\(o)")
+        }
+        // With applyOrientation off, every file streams as stored.
+        var stored = DecodeOptions.default
+        stored.applyOrientation = false
+        guard case .streamedSource = try Image(contentsOfFile: dir + "/o6.jpg", options: stored).node.op else {
+            return XCTFail("an orientation that is not applied must not stop streaming")
+        }
+    }
+
+    /// Formats without a row reader, and `streaming: false`, are decoded when opened, and
+    /// explain() says so and why.
+    func testExplainSaysWhyAFileWasDecodedWhole() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pf-whole-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let pixels = CodecTestSupport.smooth(width: 40, height: 30)
+        let context = RenderContext(threadCount: 1)
+        let cases: [(ImageFileFormat, String)] = [
+            (.webp, "libwebp decodes into a buffer of the whole image"),
+            (.gif, "GIF frames are composited on a canvas of the whole image"),
+            (.jpeg, "streaming: false"),
+        ]
+        for (format, reason) in cases {
+            let path = dir + "/in." + format.rawValue
+            try pixels.write(toFile: path, format: format)
+            let image = try Image(contentsOfFile: path, streaming: format != .jpeg)
+            guard case .source = image.node.op else { return XCTFail("\(format) must be decoded whole") }
+            let explained = try context.explain(image.sepiaTone())
+            XCTAssertTrue(explained.contains("source 40x30 rgba8 ("), explained)
+            XCTAssertTrue(explained.contains("\(format.rawValue.uppercased()) file \(path): decoded whole when opened (\(reason)"),
+                          explained)
+        }
+        // An image made from a buffer has no such line.
+        XCTAssertFalse(try context.explain(Image(pixels).sepiaTone()).contains("decoded whole when opened"))
+    }
 }
+
