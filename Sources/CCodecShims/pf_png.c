@@ -43,7 +43,9 @@ static void pf_png_warning(png_structp png, png_const_charp text) {
 
 struct pf_png_decoder {
     pf_png_error_context error;
+    /* The file's bytes in memory, or NULL when they are read from `fd` with pread. */
     const uint8_t *data;
+    int fd;
     size_t size;
     size_t offset;
     png_structp png;
@@ -60,7 +62,21 @@ struct pf_png_decoder {
 static void pf_png_read_data(png_structp png, png_bytep out, size_t count) {
     pf_png_decoder *decoder = (pf_png_decoder *)png_get_io_ptr(png);
     if (count > decoder->size - decoder->offset) png_error(png, "the file is truncated");
-    memcpy(out, decoder->data + decoder->offset, count);
+    if (decoder->fd >= 0) {
+        /* Positional reads: decoders sharing the descriptor never move each other's offset. */
+        size_t done = 0;
+        while (done < count) {
+            ssize_t n = pread(decoder->fd, out + done, count - done, (off_t)(decoder->offset + done));
+            if (n < 0) {
+                if (errno == EINTR) continue;
+                png_error(png, "cannot read the file");
+            }
+            if (n == 0) png_error(png, "the file is truncated");
+            done += (size_t)n;
+        }
+    } else {
+        memcpy(out, decoder->data + decoder->offset, count);
+    }
     decoder->offset += count;
 }
 
@@ -69,6 +85,7 @@ pf_png_decoder *pf_png_decoder_create(const uint8_t *data, size_t size) {
     if (decoder == NULL) return NULL;
     decoder->data = data;
     decoder->size = size;
+    decoder->fd = -1;
     decoder->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &decoder->error, pf_png_error,
                                           pf_png_warning);
     if (decoder->png == NULL) {
@@ -81,6 +98,12 @@ pf_png_decoder *pf_png_decoder_create(const uint8_t *data, size_t size) {
         free(decoder);
         return NULL;
     }
+    return decoder;
+}
+
+pf_png_decoder *pf_png_decoder_create_fd(int fd, uint64_t size) {
+    pf_png_decoder *decoder = pf_png_decoder_create(NULL, (size_t)size);
+    if (decoder != NULL) decoder->fd = fd;
     return decoder;
 }
 

@@ -81,6 +81,9 @@ typedef struct pf_png_decoder pf_png_decoder;
 
 /* Makes a decoder over `size` bytes at `data` (not copied). NULL when out of memory. */
 pf_png_decoder *pf_png_decoder_create(const uint8_t *data, size_t size);
+/* A decoder reading `size` bytes from the start of the open file `fd` with pread, as
+   needed (the caller keeps `fd` open until the decoder is destroyed). */
+pf_png_decoder *pf_png_decoder_create_fd(int fd, uint64_t size);
 void pf_png_decoder_destroy(pf_png_decoder *decoder);
 
 /* Reads the signature and the chunks before the image data. Ancillary chunks are bounded

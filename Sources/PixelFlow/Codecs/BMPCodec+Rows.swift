@@ -50,7 +50,7 @@ extension StreamedSource {
     convenience init(bmp bytes: [UInt8], name: String, options: DecodeOptions) throws {
         let header = try _BMPCodec.readHeader(bytes, name: name, options: options)
         self.init(name: name, width: header.width, height: header.height, format: header.format,
-                  isOpaque: header.isOpaque, kind: "BMP") {
+                  isOpaque: header.isOpaque, kind: "BMP", heldBytes: bytes.count) {
             _BMPRowDecoder(bytes: bytes, header: header, name: name)
         }
     }

@@ -1,21 +1,38 @@
 import CCodecShims
 import CSIMD
 
-/// The bytes of a PNG file, copied once and shared by the decoders of one streamed source:
-/// libpng's read callback keeps reading them between calls, so they must not move.
+/// The bytes of a PNG file, shared by the decoders of one streamed source: either a copy in
+/// memory (libpng's read callback keeps reading it between calls, so it must not move) or an
+/// open file read with `pread` as rows are decoded, so the file is never all in memory.
 ///
 /// `@unchecked Sendable`: the bytes are written once in `init` and only read afterwards.
 final class _PNGFileBytes: @unchecked Sendable {
-    let bytes: UnsafeMutableBufferPointer<UInt8>
+    private let bytes: UnsafeMutableBufferPointer<UInt8>?
+    private let file: _OpenFile?
 
     init(_ source: [UInt8]) {
-        bytes = .allocate(capacity: Swift.max(1, source.count))
-        _ = bytes.initialize(from: source)
+        let copy = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: Swift.max(1, source.count))
+        _ = copy.initialize(from: source)
+        bytes = UnsafeMutableBufferPointer(start: copy.baseAddress, count: source.count)
+        file = nil
     }
 
-    deinit { bytes.deallocate() }
+    init(file: _OpenFile) {
+        bytes = nil
+        self.file = file
+    }
 
-    var count: Int { bytes.count }
+    deinit { bytes?.deallocate() }
+
+    /// The bytes held in memory: 0 when they are read from the open file.
+    var heldBytes: Int { bytes?.count ?? 0 }
+
+    /// A libpng decoder over these bytes (nil when out of memory); it reads them until it is
+    /// destroyed, so its owner keeps this object alive.
+    func makeDecoder() -> OpaquePointer? {
+        if let file { return pf_png_decoder_create_fd(file.fileDescriptor, UInt64(file.size)) }
+        return pf_png_decoder_create(bytes!.baseAddress, bytes!.count)
+    }
 }
 
 /// A PNG decoder that delivers rows top to bottom on demand, for streaming renders.
@@ -50,7 +67,7 @@ final class _PNGRowDecoder: @unchecked Sendable {
     /// - Throws: `limitExceeded` for a size beyond `options`, `decodingFailed` for corrupt
     ///   data or an interlaced file.
     init(file: _PNGFileBytes, name: String, options: DecodeOptions) throws {
-        guard let decoder = pf_png_decoder_create(file.bytes.baseAddress, file.count) else {
+        guard let decoder = file.makeDecoder() else {
             throw PixelFlowError.decodingFailed(file: name, reason: "out of memory")
         }
         self.name = name
@@ -109,13 +126,23 @@ extension StreamedSource {
     /// - Throws: `limitExceeded`, or `decodingFailed` for corrupt data or an Adam7 file.
     convenience init(png bytes: [UInt8], name: String, options: DecodeOptions) throws {
         _ = try _PNGCodec.readHeader(bytes, name: name, options: options)
-        let file = _PNGFileBytes(bytes)
+        try self.init(png: _PNGFileBytes(bytes), name: name, options: options)
+    }
+
+    /// A source over the PNG in `file`, whose header the caller has checked with
+    /// `_PNGCodec.readHeader` (limits, chunk count).
+    convenience init(png file: _PNGFileBytes, name: String, options: DecodeOptions) throws {
         let decoder = try _PNGRowDecoder(file: file, name: name, options: options)
+        let (width, height, format) = (decoder.width, decoder.height, decoder.format)
         self.init(
-            name: name, width: decoder.width, height: decoder.height, format: decoder.format,
-            isOpaque: decoder.isOpaque, kind: "PNG"
+            name: name, width: width, height: height, format: format,
+            isOpaque: decoder.isOpaque, kind: "PNG", heldBytes: file.heldBytes
         ) {
-            try _PNGRowDecoder(file: file, name: name, options: options)
+            let d = try _PNGRowDecoder(file: file, name: name, options: options)
+            guard d.width == width, d.height == height, d.format == format else {
+                throw PixelFlowError.decodingFailed(file: name, reason: "PNG: the header changed between reads")
+            }
+            return d
         }
     }
 }

@@ -159,6 +159,37 @@ enum _PNGCodec {
         }
     }
 
+    /// The bytes of `file` from its start through the length and type of its first IDAT
+    /// chunk: all that `readHeader` reads. Walks every chunk header to IEND with positional
+    /// reads and throws `limitExceeded` as `checkChunkCount` does over the whole file. Nil
+    /// when there is no IDAT chunk (the caller reads the whole file, and the full decoder
+    /// reports what is wrong).
+    ///
+    /// - Complexity: O(chunks) reads of 8 bytes, plus the bytes before the image data.
+    static func headerPrefix(_ file: _OpenFile, options: DecodeOptions) throws -> [UInt8]? {
+        var offset = 8, count = 0
+        var prefixEnd: Int?
+        while offset + 8 <= file.size {
+            let head = try file.read(at: offset, count: 8)
+            guard head.count == 8 else { break }
+            let length = head._be32(0)
+            let type = head[4..<8]
+            if type.elementsEqual("IEND".utf8) { break }
+            if type.elementsEqual("IDAT".utf8) {
+                if prefixEnd == nil { prefixEnd = offset + 8 }
+            } else {
+                count += 1
+                if count > options.maximumPNGAncillaryChunks {
+                    throw PixelFlowError.limitExceeded(what: "\(file.name): PNG chunks besides image data", value: count,
+                                                       limit: options.maximumPNGAncillaryChunks)
+                }
+            }
+            offset += 12 + length
+        }
+        guard let prefixEnd else { return nil }
+        return try file.read(at: 0, count: prefixEnd)
+    }
+
     /// The stored pixels and metadata (iCCP, sRGB, gAMA, cHRM, cICP, eXIf, XMP).
     static func decodeStored(_ bytes: [UInt8], name: String, options: DecodeOptions) throws -> _DecodedImage {
         try options._checkImageIndex(count: 1, file: name)

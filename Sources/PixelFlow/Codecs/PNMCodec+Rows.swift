@@ -46,7 +46,7 @@ extension StreamedSource {
     convenience init(pnm bytes: [UInt8], name: String, options: DecodeOptions) throws {
         let header = try _PNMCodec.readHeader(bytes, name: name, options: options)
         self.init(name: name, width: header.width, height: header.height, format: header.format,
-                  isOpaque: header.isOpaque, kind: "PNM") {
+                  isOpaque: header.isOpaque, kind: "PNM", heldBytes: bytes.count) {
             _PNMRowDecoder(bytes: bytes, header: header, name: name)
         }
     }

@@ -36,7 +36,9 @@ extension RenderPlan {
             lines.append("streamed source \(s.description): "
                 + (streams ? "a streaming write decodes it into a window of \(source.capacity) of \(s.height) rows (\(mib(source.capacity * rowBytes)))"
                     : "read in random order: decoded whole (\(mib(s.height * rowBytes))) even in a streaming write")
-                + "; a render into a buffer decodes it whole first")
+                + "; a render into a buffer decodes it whole first; "
+                + (s.heldBytes > 0 ? "the file's bytes are held in memory (\(mib(s.heldBytes)))"
+                    : "the file is read as rows are decoded"))
         }
         for n in order {
             guard case let .source(b) = n.op, let origin = n.origin else { continue }

@@ -23,13 +23,16 @@ final class StreamedSource: Sendable, CustomStringConvertible {
     /// times smaller on each side (`shrunk(by:)`): its pixel (x, y) stands for the file's
     /// pixels `[k x, k x + k) x [k y, k y + k)`, padded past the file's right and bottom edges.
     let shrinkFactor: Int
+    /// Bytes of the file this source keeps in memory for its decoders: the file's size when
+    /// they decode from a copy, 0 when they read the open file as they go (PNG).
+    let heldBytes: Int
     private let factory: @Sendable () throws -> any _RowDecoder
     private let makeShrunk: (@Sendable (Int) -> StreamedSource)?
 
     /// A source whose decoders `factory` makes, each positioned before the first row;
     /// `makeShrunk`, when the format can decode smaller, makes the source of `shrunk(by:)`.
     init(name: String, width: Int, height: Int, format: PixelFormat, isOpaque: Bool, kind: String,
-         shrinkFactor: Int = 1, makeShrunk: (@Sendable (Int) -> StreamedSource)? = nil,
+         heldBytes: Int, shrinkFactor: Int = 1, makeShrunk: (@Sendable (Int) -> StreamedSource)? = nil,
          factory: @escaping @Sendable () throws -> any _RowDecoder) {
         self.name = name
         self.width = width
@@ -37,6 +40,7 @@ final class StreamedSource: Sendable, CustomStringConvertible {
         self.format = format
         self.isOpaque = isOpaque
         self.kind = kind
+        self.heldBytes = heldBytes
         self.shrinkFactor = shrinkFactor
         self.makeShrunk = makeShrunk
         self.factory = factory
@@ -49,10 +53,11 @@ final class StreamedSource: Sendable, CustomStringConvertible {
         let file = _FileBytes(bytes)
         let decoder = try _JPEGRowDecoder(file: file, name: name, options: options)
         let (w, h, format) = (decoder.width, decoder.height, decoder.format)
-        self.init(name: name, width: w, height: h, format: format, isOpaque: true, kind: "JPEG",
+        let held = bytes.count  // not the array: the closure below must not keep it alive
+        self.init(name: name, width: w, height: h, format: format, isOpaque: true, kind: "JPEG", heldBytes: held,
                   makeShrunk: { k in
                       StreamedSource(name: name, width: (w + k - 1) / k, height: (h + k - 1) / k, format: format,
-                                     isOpaque: true, kind: "JPEG", shrinkFactor: k) {
+                                     isOpaque: true, kind: "JPEG", heldBytes: held, shrinkFactor: k) {
                           let d = try _JPEGRowDecoder(file: file, name: name, options: options, shrinkFactor: k)
                           guard d.width == (w + k - 1) / k, d.height == (h + k - 1) / k, d.format == format else {
                               throw PixelFlowError.decodingFailed(file: name, reason: "JPEG: the header changed between reads")
@@ -71,7 +76,7 @@ final class StreamedSource: Sendable, CustomStringConvertible {
         let bytes = _TIFFRowDecoder.Bytes(data)
         guard let decoder = try _TIFFRowDecoder(bytes: bytes, name: name, options: options) else { return nil }
         self.init(name: name, width: decoder.width, height: decoder.height, format: decoder.format,
-                  isOpaque: decoder.isOpaque, kind: "TIFF") {
+                  isOpaque: decoder.isOpaque, kind: "TIFF", heldBytes: data.count) {
             guard let decoder = try _TIFFRowDecoder(bytes: bytes, name: name, options: options) else {
                 throw PixelFlowError.decodingFailed(file: name, reason: "TIFF: the page can no longer be streamed")
             }
@@ -89,7 +94,7 @@ final class StreamedSource: Sendable, CustomStringConvertible {
         if orientation == .up { return self }
         let base = factory
         return StreamedSource(name: name, width: width, height: height, format: format, isOpaque: isOpaque,
-                              kind: kind + " mirrored by its EXIF orientation") {
+                              kind: kind + " mirrored by its EXIF orientation", heldBytes: heldBytes) {
             _MirroredRowDecoder(base: try base())
         }
     }

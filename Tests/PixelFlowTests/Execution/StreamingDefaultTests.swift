@@ -119,5 +119,48 @@ final class StreamingDefaultTests: XCTestCase {
         // An image made from a buffer has no such line.
         XCTAssertFalse(try context.explain(Image(pixels).sepiaTone()).contains("decoded whole when opened"))
     }
+
+    /// A PNG opened from a path is read from the open file as its rows are decoded (its
+    /// bytes are not held); the pixels are those of a full decode, the file may be removed
+    /// once opened, and a file rewritten in place makes the render throw, not crash.
+    func testPNGIsReadFromTheOpenFile() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pf-pngfd-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = dir + "/in.png", jpegPath = dir + "/in.jpg"
+        let pixels = CodecTestSupport.smooth(width: 123, height: 301)
+        try pixels.write(toFile: path)
+        try pixels.write(toFile: jpegPath, quality: 90)
+        let context = RenderContext(threadCount: 2)
+        let streamed = try Image(contentsOfFile: path)
+        guard case let .streamedSource(source) = streamed.node.op else { return XCTFail("not streamed") }
+        XCTAssertEqual(source.heldBytes, 0)
+        XCTAssertTrue(try context.explain(streamed.sepiaTone()).contains("the file is read as rows are decoded"))
+        let jpeg = try Image(contentsOfFile: jpegPath)
+        XCTAssertTrue(try context.explain(jpeg.sepiaTone()).contains("the file's bytes are held in memory"))
+        // In memory (Image(encoded:)): the bytes are held.
+        let inMemory = try Image(encoded: Array(try Data(contentsOf: URL(fileURLWithPath: path))))
+        guard case let .streamedSource(memorySource) = inMemory.node.op else { return XCTFail("not streamed") }
+        XCTAssertGreaterThan(memorySource.heldBytes, 0)
+        let expected = try context.makeBuffer(Image(contentsOfFile: path, streaming: false).sepiaTone(), format: .rgba8)
+        // Removed after opening: the open descriptor still reads it, render after render.
+        try FileManager.default.removeItem(atPath: path)
+        for _ in 0..<2 {
+            XCTAssertEqual(CodecTestSupport.maximumDifference(try context.makeBuffer(streamed.sepiaTone(), format: .rgba8),
+                                                              expected), 0)
+        }
+        try context.write(streamed.sepiaTone(), toFile: dir + "/out.png")
+        XCTAssertEqual(CodecTestSupport.maximumDifference(try PixelBuffer(contentsOfFile: dir + "/out.png"), expected), 0)
+        // Rewritten in place with another size: the next render throws.
+        try pixels.write(toFile: path)
+        let reopened = try Image(contentsOfFile: path)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.truncate(atOffset: 0)
+        try handle.write(contentsOf: try CodecTestSupport.smooth(width: 7, height: 5).encoded(as: .png))
+        try handle.close()
+        XCTAssertThrowsError(try context.makeBuffer(reopened.sepiaTone(), format: .rgba8)) { error in
+            guard case PixelFlowError.decodingFailed = error else { return XCTFail("\(error)") }
+        }
+    }
 }
 

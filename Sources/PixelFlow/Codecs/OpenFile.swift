@@ -1,0 +1,93 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A regular file kept open for positional reads (`pread`), so that a streamed source reads
+/// its bytes as its rows need them instead of holding the whole file in memory.
+///
+/// The descriptor is closed when the last source and decoder using it go. A file replaced
+/// by a rename while open is still read whole (the descriptor keeps the old file); a file
+/// rewritten in place may fail to decode, with a thrown error.
+///
+/// `@unchecked Sendable`: its stored properties never change and `pread` does not move a
+/// shared offset, so any number of threads may read at once.
+final class _OpenFile: @unchecked Sendable {
+    let name: String
+    let fileDescriptor: Int32
+    /// The size when the file was opened.
+    let size: Int
+
+    /// Opens `path` for reading, or returns nil when it is not a regular file (a pipe, a
+    /// device: the caller reads it whole).
+    ///
+    /// - Throws: `io` when it cannot be opened or is a folder; `limitExceeded` when larger
+    ///   than `limit` bytes.
+    init?(path: String, limit: Int) throws {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw PixelFlowError.io(file: path, reason: "cannot open: \(_FileIO.errorText())") }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            let text = _FileIO.errorText()
+            close(fd)
+            throw PixelFlowError.io(file: path, reason: "cannot stat: \(text)")
+        }
+        let type = info.st_mode & S_IFMT
+        guard type == S_IFREG else {
+            close(fd)
+            if type == S_IFDIR { throw PixelFlowError.io(file: path, reason: "is a folder, not a file") }
+            return nil
+        }
+        let size = Int(info.st_size)
+        guard size <= limit else {
+            close(fd)
+            throw PixelFlowError.limitExceeded(what: "\(path): file size in bytes", value: size, limit: limit)
+        }
+        name = path
+        fileDescriptor = fd
+        self.size = size
+    }
+
+    deinit { close(fileDescriptor) }
+
+    /// Up to `count` bytes from `offset`: fewer at the end of the file.
+    ///
+    /// - Throws: `io` when reading fails.
+    func read(at offset: Int, count: Int) throws -> [UInt8] {
+        let wanted = Swift.max(0, Swift.min(count, size - offset))
+        guard wanted > 0 else { return [] }
+        var bytes = [UInt8](repeating: 0, count: wanted)
+        var done = 0
+        try bytes.withUnsafeMutableBytes { raw in
+            while done < wanted {
+                let n = pread(fileDescriptor, raw.baseAddress! + done, wanted - done, off_t(offset + done))
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw PixelFlowError.io(file: name, reason: "cannot read: \(_FileIO.errorText())")
+                }
+                if n == 0 { break }
+                done += n
+            }
+        }
+        return done == wanted ? bytes : Array(bytes[0..<done])
+    }
+}
+
+extension _ImageCodecs {
+    /// A streamed source read from the open `file` with positional reads, for the formats
+    /// that can be (PNG), or nil: the caller then reads the whole file and decides with
+    /// `streamDecision`, which also gives the reason of a full decode.
+    static func streamedSource(file: _OpenFile, options: DecodeOptions) throws -> StreamedSource? {
+        guard options.imageIndex == 0 else { return nil }
+        let head = try file.read(at: 0, count: 64)
+        guard ImageFileFormat.sniff(head) == .png,
+              let prefix = try _PNGCodec.headerPrefix(file, options: options) else { return nil }
+        let (header, info) = try _PNGCodec.readHeader(prefix, name: file.name, options: options)
+        guard info.interlaced == 0, conversion(header, options: options) == nil else { return nil }
+        return try StreamedSource(png: _PNGFileBytes(file: file), name: file.name, options: options)
+            .oriented(orientation(header, options: options))
+    }
+}
