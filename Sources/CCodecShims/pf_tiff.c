@@ -70,6 +70,9 @@ typedef struct pf_tiff_memory {
     size_t offset;
     uint8_t *output;
     size_t capacity;
+    /* Reading an open file with pread instead of `data` (decoders only). */
+    int reads_fd;
+    int fd;
 } pf_tiff_memory;
 
 static tmsize_t pf_tiff_read(thandle_t handle, void *buffer, tmsize_t count) {
@@ -77,6 +80,21 @@ static tmsize_t pf_tiff_read(thandle_t handle, void *buffer, tmsize_t count) {
     if (count <= 0 || m->offset >= m->size) return 0;
     size_t n = (size_t)count;
     if (n > m->size - m->offset) n = m->size - m->offset;
+    if (m->reads_fd) {
+        /* Positional reads: decoders sharing the descriptor never move each other's offset. */
+        size_t done = 0;
+        while (done < n) {
+            ssize_t got = pread(m->fd, (uint8_t *)buffer + done, n - done, (off_t)(m->offset + done));
+            if (got < 0) {
+                if (errno == EINTR) continue;
+                return -1;
+            }
+            if (got == 0) break;
+            done += (size_t)got;
+        }
+        m->offset += done;
+        return (tmsize_t)done;
+    }
     const uint8_t *source = m->output != NULL ? m->output : m->data;
     memcpy(buffer, source + m->offset, n);
     m->offset += n;
@@ -144,7 +162,7 @@ static toff_t pf_tiff_size(thandle_t handle) { return (toff_t)((pf_tiff_memory *
 
 static int pf_tiff_map(thandle_t handle, void **base, toff_t *size) {
     pf_tiff_memory *m = (pf_tiff_memory *)handle;
-    if (m->output != NULL || m->data == NULL) return 0;
+    if (m->output != NULL || m->data == NULL || m->reads_fd) return 0;
     /* libtiff only reads through a mapping of a file opened for reading. */
     *base = (void *)(uintptr_t)m->data;
     *size = (toff_t)m->size;
@@ -201,8 +219,26 @@ struct pf_tiff_decoder {
     int rows_ready;
 };
 
+static int pf_tiff_decoder_open_any(const uint8_t *data, int fd, size_t size, int64_t maximum_allocation,
+                                    pf_tiff_decoder **result, char *message);
+
 int pf_tiff_decoder_open(const uint8_t *data, size_t size, int64_t maximum_allocation,
                          pf_tiff_decoder **result, char *message) {
+    return pf_tiff_decoder_open_any(data, -1, size, maximum_allocation, result, message);
+}
+
+int pf_tiff_decoder_open_fd(int fd, uint64_t size, int64_t maximum_allocation,
+                            pf_tiff_decoder **result, char *message) {
+    if (size > (uint64_t)SIZE_MAX / 2) {
+        *result = NULL;
+        pf_tiff_copy_message(message, "the file is too large");
+        return PF_ERROR;
+    }
+    return pf_tiff_decoder_open_any(NULL, fd, (size_t)size, maximum_allocation, result, message);
+}
+
+static int pf_tiff_decoder_open_any(const uint8_t *data, int fd, size_t size, int64_t maximum_allocation,
+                                    pf_tiff_decoder **result, char *message) {
     *result = NULL;
     pf_tiff_decoder *d = (pf_tiff_decoder *)calloc(1, sizeof *d);
     if (d == NULL) {
@@ -211,6 +247,8 @@ int pf_tiff_decoder_open(const uint8_t *data, size_t size, int64_t maximum_alloc
     }
     d->memory.data = data;
     d->memory.size = size;
+    d->memory.reads_fd = fd >= 0;
+    d->memory.fd = fd;
     d->maximum_allocation = maximum_allocation;
     TIFFOpenOptions *options = pf_tiff_options(&d->errors, maximum_allocation);
     if (options == NULL) {

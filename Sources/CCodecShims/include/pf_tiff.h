@@ -69,6 +69,10 @@ typedef struct pf_tiff_decoder pf_tiff_decoder;
    may exceed `maximum_allocation` bytes. On success `*decoder` must be destroyed. */
 int pf_tiff_decoder_open(const uint8_t *data, size_t size, int64_t maximum_allocation,
                          pf_tiff_decoder **decoder, char *message);
+/* The same over `size` bytes of the open file `fd`, read with pread as libtiff needs them
+   (no mapping); the caller keeps `fd` open until the decoder is destroyed. */
+int pf_tiff_decoder_open_fd(int fd, uint64_t size, int64_t maximum_allocation,
+                            pf_tiff_decoder **result, char *message);
 void pf_tiff_decoder_destroy(pf_tiff_decoder *decoder);
 
 /* Counts the directories (pages) by reading them one after the other, and stops as soon as

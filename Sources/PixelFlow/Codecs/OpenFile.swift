@@ -78,16 +78,26 @@ final class _OpenFile: @unchecked Sendable {
 
 extension _ImageCodecs {
     /// A streamed source read from the open `file` with positional reads, for the formats
-    /// that can be (PNG), or nil: the caller then reads the whole file and decides with
+    /// that can be (PNG, TIFF), or nil: the caller then reads the whole file and decides with
     /// `streamDecision`, which also gives the reason of a full decode.
     static func streamedSource(file: _OpenFile, options: DecodeOptions) throws -> StreamedSource? {
         guard options.imageIndex == 0 else { return nil }
         let head = try file.read(at: 0, count: 64)
-        guard ImageFileFormat.sniff(head) == .png,
-              let prefix = try _PNGCodec.headerPrefix(file, options: options) else { return nil }
-        let (header, info) = try _PNGCodec.readHeader(prefix, name: file.name, options: options)
-        guard info.interlaced == 0, conversion(header, options: options) == nil else { return nil }
-        return try StreamedSource(png: _PNGFileBytes(file: file), name: file.name, options: options)
-            .oriented(orientation(header, options: options))
+        switch ImageFileFormat.sniff(head) {
+        case .png:
+            guard let prefix = try _PNGCodec.headerPrefix(file, options: options) else { return nil }
+            let (header, info) = try _PNGCodec.readHeader(prefix, name: file.name, options: options)
+            guard info.interlaced == 0, conversion(header, options: options) == nil else { return nil }
+            return try StreamedSource(png: _PNGFileBytes(file: file), name: file.name, options: options)
+                .oriented(orientation(header, options: options))
+        case .tiff:
+            let bytes = _TIFFRowDecoder.Bytes(file: file)
+            let header = try _TIFFCodec.header(bytes, name: file.name, options: options)
+            guard conversion(header, options: options) == nil,
+                  let source = try StreamedSource(tiff: bytes, name: file.name, options: options) else { return nil }
+            return source.oriented(orientation(header, options: options))
+        default:
+            return nil
+        }
     }
 }

@@ -17,20 +17,40 @@ import CCodecShims
 /// - Complexity: holds a reference to the file's bytes (shared by every decoder of a
 ///   `StreamedSource`), one strip or tile of scratch and one band of output rows.
 final class _TIFFRowDecoder: @unchecked Sendable {
-    /// One immutable copy of a file's bytes that libtiff reads through a pointer, shared by a
-    /// streamed source and its decoders so the file is held once, whatever the caller does
-    /// with its own array.
+    /// A file's bytes that libtiff reads, shared by a streamed source and its decoders: one
+    /// immutable copy in memory, so the file is held once whatever the caller does with its
+    /// own array, or an open file read with `pread` as strips and tiles are needed.
     ///
     /// `@unchecked Sendable`: the bytes are written once in `init` and only read afterwards.
     final class Bytes: @unchecked Sendable {
-        let buffer: UnsafeMutableBufferPointer<UInt8>
+        private let buffer: UnsafeMutableBufferPointer<UInt8>?
+        private let file: _OpenFile?
         init(_ bytes: [UInt8]) {
-            buffer = .allocate(capacity: Swift.max(1, bytes.count))
-            _ = buffer.initialize(from: bytes)
+            let copy = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: Swift.max(1, bytes.count))
+            _ = copy.initialize(from: bytes)
+            buffer = copy
+            file = nil
             count = bytes.count
         }
+        init(file: _OpenFile) {
+            buffer = nil
+            self.file = file
+            count = file.size
+        }
         let count: Int
-        deinit { buffer.deallocate() }
+        /// The bytes held in memory: 0 when they are read from the open file.
+        var heldBytes: Int { buffer == nil ? 0 : count }
+        deinit { buffer?.deallocate() }
+
+        /// Opens a libtiff decoder over these bytes (`pf_tiff_decoder_open` or `_open_fd`);
+        /// its owner keeps this object alive until the decoder is destroyed.
+        func open(maximumAllocation: Int64, _ decoder: inout OpaquePointer?, _ message: inout [CChar]) -> Int32 {
+            if let file {
+                return pf_tiff_decoder_open_fd(file.fileDescriptor, UInt64(file.size), maximumAllocation, &decoder,
+                                               &message)
+            }
+            return pf_tiff_decoder_open(buffer!.baseAddress, count, maximumAllocation, &decoder, &message)
+        }
     }
 
     /// The tallest band streamed.
@@ -59,9 +79,7 @@ final class _TIFFRowDecoder: @unchecked Sendable {
     init?(bytes: Bytes, name: String, options: DecodeOptions) throws {
         var message = [CChar](repeating: 0, count: Int(PF_MESSAGE_CAPACITY))
         var opened: OpaquePointer?
-        let status = pf_tiff_decoder_open(
-            bytes.buffer.baseAddress, bytes.count,
-            _TIFFCodec.maximumAllocation(options), &opened, &message)
+        let status = bytes.open(maximumAllocation: _TIFFCodec.maximumAllocation(options), &opened, &message)
         guard status == PF_OK, let decoder = opened else {
             throw PixelFlowError.decodingFailed(file: name, reason: "TIFF: " + _Codec.message(message))
         }

@@ -150,14 +150,28 @@ enum _TIFFCodec {
     ///
     /// - Throws: as `decode`, for the header and limits only.
     static func header(_ bytes: [UInt8], name: String, options: DecodeOptions) throws -> _DecodedImage {
-        try withDecoder(bytes, name: name, options: options) { decoder in
-            let count = try pageCount(decoder, name: name, options: options)
-            try options._checkImageIndex(count: count, file: name)
-            let page = try pageInfo(decoder, index: options.imageIndex, name: name)
-            try check(page, name: name, options: options)
-            let buffer = try _Codec.makeDecodedBuffer(width: 1, height: 1, format: pixelFormat(of: page))
-            return _DecodedImage(buffer: buffer, metadata: page.metadata, isCMYK: page.isCMYK)
+        try withDecoder(bytes, name: name, options: options) { try header(decoder: $0, name: name, options: options) }
+    }
+
+    /// `header(_:name:options:)` of the TIFF in `bytes`, which may read an open file.
+    static func header(_ bytes: _TIFFRowDecoder.Bytes, name: String, options: DecodeOptions) throws -> _DecodedImage {
+        var message = [CChar](repeating: 0, count: Int(PF_MESSAGE_CAPACITY))
+        var decoder: OpaquePointer?
+        let status = bytes.open(maximumAllocation: maximumAllocation(options), &decoder, &message)
+        guard status == PF_OK, let decoder else {
+            throw PixelFlowError.decodingFailed(file: name, reason: "TIFF: " + _Codec.message(message))
         }
+        defer { pf_tiff_decoder_destroy(decoder) }
+        return try header(decoder: decoder, name: name, options: options)
+    }
+
+    private static func header(decoder: OpaquePointer, name: String, options: DecodeOptions) throws -> _DecodedImage {
+        let count = try pageCount(decoder, name: name, options: options)
+        try options._checkImageIndex(count: count, file: name)
+        let page = try pageInfo(decoder, index: options.imageIndex, name: name)
+        try check(page, name: name, options: options)
+        let buffer = try _Codec.makeDecodedBuffer(width: 1, height: 1, format: pixelFormat(of: page))
+        return _DecodedImage(buffer: buffer, metadata: page.metadata, isCMYK: page.isCMYK)
     }
 
     /// The layout a readable page decodes to.

@@ -73,10 +73,14 @@ final class StreamedSource: Sendable, CustomStringConvertible {
     /// streamed (see `_TIFFRowDecoder`).
     /// The source holds one copy of the bytes, shared by its decoders.
     convenience init?(tiff data: [UInt8], name: String, options: DecodeOptions) throws {
-        let bytes = _TIFFRowDecoder.Bytes(data)
+        try self.init(tiff: _TIFFRowDecoder.Bytes(data), name: name, options: options)
+    }
+
+    /// The same over `bytes`, which may read an open file.
+    convenience init?(tiff bytes: _TIFFRowDecoder.Bytes, name: String, options: DecodeOptions) throws {
         guard let decoder = try _TIFFRowDecoder(bytes: bytes, name: name, options: options) else { return nil }
         self.init(name: name, width: decoder.width, height: decoder.height, format: decoder.format,
-                  isOpaque: decoder.isOpaque, kind: "TIFF", heldBytes: data.count) {
+                  isOpaque: decoder.isOpaque, kind: "TIFF", heldBytes: bytes.heldBytes) {
             guard let decoder = try _TIFFRowDecoder(bytes: bytes, name: name, options: options) else {
                 throw PixelFlowError.decodingFailed(file: name, reason: "TIFF: the page can no longer be streamed")
             }

@@ -162,5 +162,30 @@ final class StreamingDefaultTests: XCTestCase {
             guard case PixelFlowError.decodingFailed = error else { return XCTFail("\(error)") }
         }
     }
+
+    /// Every TIFF fixture opened from its path (read from the open file when it streams)
+    /// gives the pixels of its bytes in memory and of a full decode.
+    func testTIFFFromTheOpenFileEqualsTheBytesInMemory() throws {
+        let dir = URL(fileURLWithPath: TIFFCodecTests.fixturePath("gray8.tif")).deletingLastPathComponent().path
+        let names = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".tif") }.sorted()
+        XCTAssertGreaterThan(names.count, 20)
+        let context = RenderContext(threadCount: 2, colorManagement: .none)
+        var fromFile = 0
+        for name in names {
+            let path = dir + "/" + name
+            let opened = try Image(contentsOfFile: path)
+            let inMemory = try Image(encoded: try TIFFCodecTests.fixture(name))
+            let full = try Image(contentsOfFile: path, streaming: false)
+            if case let .streamedSource(source) = opened.node.op {
+                XCTAssertEqual(source.heldBytes, 0, name)
+                guard case .streamedSource = inMemory.node.op else { return XCTFail("\(name): streams only from a file") }
+                fromFile += 1
+            }
+            let a = try context.makeBuffer(opened, format: .rgbaF32)
+            XCTAssertEqual(CodecTestSupport.maximumDifference(a, try context.makeBuffer(inMemory, format: .rgbaF32)), 0, name)
+            XCTAssertEqual(CodecTestSupport.maximumDifference(a, try context.makeBuffer(full, format: .rgbaF32)), 0, name)
+        }
+        XCTAssertGreaterThan(fromFile, 10)
+    }
 }
 
