@@ -71,10 +71,13 @@ echo "== PixelFlow, -target-cpu native (peer ops and engine)"
 echo "== libvips' benchmark task"
 "${PEER_ENV[@]}" "$PY" scripts/bench_vips_task.py --pixelflow "$BENCH" --out "$OUT" --json "$OUT/task.json"
 
+echo "== Huge images against libvips"
+"$PY" scripts/bench_huge.py --pixelflow "$BENCH" --out "$OUT/huge" --json "$OUT/huge.json"
+
 echo "== QR codes against zxing-cpp"
 "$PY" -m pip install -q segno zxing-cpp 2>/dev/null || true
 "$PY" scripts/bench_qr.py --pixelflow "$BENCH" --json "$OUT/qr.json"
 
 echo "== report"
 "$PY" scripts/bench_compare.py report --peers "$OUT/peers.json" --ours "$OUT/pixelflow-default.json" \
-    --native "$OUT/pixelflow-native.json" --task "$OUT/task.json" --qr "$OUT/qr.json" --md Docs/Performance.md --svg Docs/performance.svg
+    --native "$OUT/pixelflow-native.json" --task "$OUT/task.json" --huge "$OUT/huge.json" --qr "$OUT/qr.json" --md Docs/Performance.md --svg Docs/performance.svg

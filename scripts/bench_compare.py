@@ -453,6 +453,12 @@ def cmd_report(args):
                       f"{fmt(r['task_ms_median'])} | {r['peak_rss_mb']:.0f} | {r['out_size'][0]}x{r['out_size'][1]} |")
         md.append("")
 
+    # Huge images (scripts/bench_huge.py)
+    if getattr(args, "huge", None) and os.path.exists(args.huge):
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import bench_huge
+        md += bench_huge.markdown_section(json.load(open(args.huge)))
+
     # QR codes (scripts/bench_qr.py)
     if getattr(args, "qr", None) and os.path.exists(args.qr):
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -557,6 +563,7 @@ def main():
     r.add_argument("--native")
     r.add_argument("--task")
     r.add_argument("--qr", help="the JSON written by scripts/bench_qr.py")
+    r.add_argument("--huge", help="the JSON written by scripts/bench_huge.py")
     r.add_argument("--md", default="Docs/Performance.md")
     r.add_argument("--svg", default="Docs/performance.svg")
     r.add_argument("--library-note", default=os.environ.get("PIXELFLOW_LIBRARY_NOTE", ""))

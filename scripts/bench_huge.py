@@ -6,12 +6,18 @@ from wait4's ru_maxrss, as vips-bench reports them), several rounds alternating 
   sepia      JPEG -> sepia (CISepiaTone 1 / libvips recomb with the same matrix) -> JPEG q90
   downscale  JPEG -> Lanczos 3 to 10% -> JPEG q90
   thumbnail  JPEG -> 1000 px wide -> JPEG q90 (libvips: thumbnail, which shrinks on load)
-  png-sepia  PNG -> sepia -> PNG
-on a 20 MP and an 80 MP JPEG (5000x4000, 10000x8000) and a 50 MP PNG (8660x5774), made here
-with seed 7 (smooth gradients plus noise, as photos compress).
+  png-sepia  PNG -> sepia -> PNG (zlib level 6 on both sides)
+  tiff-sepia TIFF -> sepia -> TIFF (uncompressed on both sides)
+on a 20 MP and an 80 MP JPEG (5000x4000, 10000x8000), a 50 MP PNG (8660x5774) and a 50 MP
+uncompressed TIFF, made here with seed 7 (smooth gradients plus noise, as photos compress).
 
-    python3 scripts/bench_huge.py --pixelflow .build-bench/release/pixelflow-bench --out /tmp/huge --json huge.json
+    python3 scripts/bench_huge.py --pixelflow .build-bench/release/pixelflow-bench --out /tmp/huge --json huge.json \
+        [--update-doc Docs/Performance.md]
     python3 scripts/bench_huge.py --run vips TASK IN OUT     # one libvips run (used by the driver)
+
+--update-doc replaces the page's "## Huge images" section (or adds one before "## QR codes");
+scripts/bench-compare.sh runs this script as one of its steps, and scripts/bench_compare.py
+renders the same section.
 
 PixelFlow's side is `pixelflow-bench --task TASK` (library defaults: streamed source,
 streamed write). Needs numpy, Pillow (to make the inputs) and pyvips with pyvips-binary.
@@ -43,6 +49,8 @@ def make_image(path, width, height):
     img = Image.fromarray(np.concatenate(rows, 0))
     if path.endswith(".png"):
         img.save(path, compress_level=6)
+    elif path.endswith(".tif"):
+        img.save(path, compression="raw")
     else:
         img.save(path, "JPEG", quality=90)
 
@@ -53,12 +61,14 @@ def run_vips(task, src, dst):
         im = pyvips.Image.thumbnail(src, 1000)
     else:
         im = pyvips.Image.new_from_file(src, access="sequential")
-        if task in ("sepia", "png-sepia"):
+        if task in ("sepia", "png-sepia", "tiff-sepia"):
             im = im.recomb(pyvips.Image.new_from_array(SEPIA)).cast("uchar")
         elif task == "downscale":
             im = im.resize(0.1, kernel="lanczos3")
     if dst.endswith(".png"):
-        im.write_to_file(dst)
+        im.write_to_file(dst, compression=6)
+    elif dst.endswith(".tif"):
+        im.write_to_file(dst, compression="none")
     else:
         im.write_to_file(dst, Q=90)
 
@@ -85,6 +95,7 @@ def main():
     ap.add_argument("--json")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--threads", type=int, default=os.cpu_count())
+    ap.add_argument("--update-doc", help="the Markdown page whose Huge images section to replace")
     args = ap.parse_args()
     if args.make:
         make_image(args.make[0], int(args.make[1]), int(args.make[2]))
@@ -96,7 +107,7 @@ def main():
         return
     os.makedirs(args.out, exist_ok=True)
     inputs = {"jpeg20": ("in-20mp.jpg", 5000, 4000), "jpeg80": ("in-80mp.jpg", 10000, 8000),
-              "png50": ("in-50mp.png", 8660, 5774)}
+              "png50": ("in-50mp.png", 8660, 5774), "tiff50": ("in-50mp.tif", 8660, 5774)}
     for key, (name, w, h) in inputs.items():
         path = os.path.join(args.out, name)
         if not os.path.exists(path):
@@ -105,7 +116,7 @@ def main():
             # driver's pages counted in its peak resident memory.
             subprocess.run([sys.executable, os.path.abspath(__file__), "--make", path, str(w), str(h)], check=True)
     cases = [("sepia", "jpeg20", ".jpg"), ("sepia", "jpeg80", ".jpg"), ("downscale", "jpeg80", ".jpg"),
-             ("thumbnail", "jpeg80", ".jpg"), ("png-sepia", "png50", ".png")]
+             ("thumbnail", "jpeg80", ".jpg"), ("png-sepia", "png50", ".png"), ("tiff-sepia", "tiff50", ".tif")]
     results = []
     for task, key, ext in cases:
         src = os.path.join(args.out, inputs[key][0])
@@ -113,7 +124,7 @@ def main():
             for peer in ("pixelflow", "vips"):
                 dst = os.path.join(args.out, f"out-{task}-{key}-{peer}{ext}")
                 if peer == "pixelflow":
-                    t = "sepia" if task == "png-sepia" else task
+                    t = "sepia" if task.endswith("-sepia") else task
                     cmd = [args.pixelflow, "--task", t, "--input", src, "--output", dst, "--threads", str(args.threads)]
                 else:
                     cmd = [sys.executable, os.path.abspath(__file__), "--run", "vips", task, src, dst]
@@ -134,9 +145,71 @@ def main():
         p, v = row["pixelflow"], row["vips"]
         print(f"| {row['task']} | {row['input']} | {p['wall_s_best']:.2f} | {v['wall_s_best']:.2f} | "
               f"{p['peak_rss_mb_max']:.0f} | {v['peak_rss_mb_max']:.0f} |")
+    import datetime
+    data = {"results": results, "summary": summary, "threads": args.threads, "rounds": args.rounds,
+            "date": f"{datetime.datetime.utcnow():%Y-%m-%d %H:%M}", "load": round(os.getloadavg()[0], 1),
+            "vips": vips_version()}
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"results": results, "summary": summary, "threads": args.threads}, f, indent=1)
+            json.dump(data, f, indent=1)
+    if args.update_doc:
+        update_doc(args.update_doc, markdown_section(data))
+
+
+def vips_version():
+    try:
+        import pyvips
+        return f"libvips {pyvips.version(0)}.{pyvips.version(1)}.{pyvips.version(2)} (pyvips {pyvips.__version__})"
+    except Exception:
+        return "libvips"
+
+
+def markdown_section(data):
+    """The "## Huge images" section of Docs/Performance.md for the results of one run."""
+    md = ["## Huge images", ""]
+    md.append(f"Made by `scripts/bench_huge.py` on {data.get('date', '?')} UTC ({os.cpu_count()} cores, load average "
+              f"{data.get('load', '?')} at the end), {data.get('threads', '?')} threads, {data.get('vips', 'libvips')}. "
+              "Each task runs in its own child process, PixelFlow (`pixelflow-bench --task`, library defaults: "
+              "streamed source, streamed write) and libvips (`access=\"sequential\"`, `thumbnail` for the "
+              f"thumbnail) alternating, {data.get('rounds', '?')} rounds; wall time of the whole process (best "
+              "round) and peak resident memory (ru_maxrss, worst round). Inputs made with seed 7: smooth gradients "
+              "plus noise. Ratios above 1: PixelFlow is faster or smaller.")
+    md.append("")
+    md.append("| task | input | PixelFlow s | libvips s | time ratio | PixelFlow MiB | libvips MiB | memory ratio |")
+    md.append("|---|---|---|---|---|---|---|---|")
+    names = {"jpeg20": "20 MP JPEG", "jpeg80": "80 MP JPEG", "png50": "50 MP PNG", "tiff50": "50 MP TIFF"}
+    for row in data["summary"]:
+        p, v = row["pixelflow"], row["vips"]
+        md.append(f"| {row['task']} | {names.get(row['input'], row['input'])} | {p['wall_s_best']:.2f} | "
+                  f"{v['wall_s_best']:.2f} | {v['wall_s_best'] / p['wall_s_best']:.2f} | "
+                  f"{p['peak_rss_mb_max']:.0f} | {v['peak_rss_mb_max']:.0f} | "
+                  f"{v['peak_rss_mb_max'] / p['peak_rss_mb_max']:.2f} |")
+    by = {(r["task"], r["input"]): r for r in data["summary"]}
+    if ("sepia", "jpeg20") in by and ("sepia", "jpeg80") in by:
+        a = by[("sepia", "jpeg20")]["pixelflow"]["peak_rss_mb_max"]
+        b = by[("sepia", "jpeg80")]["pixelflow"]["peak_rss_mb_max"]
+        md.append("")
+        md.append(f"Peak memory of sepia grows {b / a:.2f}x from 20 MP to 80 MP (4x the pixels).")
+    md.append("")
+    md.append("Reproduce: `swift build -c release --product pixelflow-bench --scratch-path .build-bench && "
+              "python3 scripts/bench_huge.py --pixelflow .build-bench/release/pixelflow-bench --out /tmp/huge "
+              "--json huge.json --update-doc Docs/Performance.md` (needs `scripts/setup.sh --reference-tools`).")
+    md.append("")
+    return md
+
+
+def update_doc(path, section):
+    """Replaces the section that starts with section[0] (up to the next "## ") in the page at
+    path, or inserts it before "## QR codes" (else at the end)."""
+    lines = open(path).read().split("\n") if os.path.exists(path) else []
+    if section[0] in lines:
+        start = lines.index(section[0])
+        end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
+        lines[start:end] = section
+    else:
+        at = next((i for i, line in enumerate(lines) if line.startswith("## QR codes")), len(lines))
+        lines[at:at] = section
+    open(path, "w").write("\n".join(lines).rstrip("\n") + "\n")
 
 
 if __name__ == "__main__":
