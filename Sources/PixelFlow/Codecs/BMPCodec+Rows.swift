@@ -17,8 +17,10 @@ final class _BMPRowDecoder: _RowDecoder, @unchecked Sendable {
     var format: PixelFormat { header.format }
     /// Rows converted so far.
     private(set) var nextRow = 0
-    /// The file's bytes (a reference to the array, not a copy).
+    /// The file's bytes (a reference to the array, not a copy), or none when rows are read
+    /// from `file`.
     private let bytes: [UInt8]
+    private let file: _OpenFile?
 
     /// A decoder before the first row of the file in `bytes`, whose header `header` is
     /// (`_BMPCodec.readHeader(bytes, ...)`, which checked the limits and that every row is
@@ -27,16 +29,38 @@ final class _BMPRowDecoder: _RowDecoder, @unchecked Sendable {
         self.name = name
         self.header = header
         self.bytes = bytes
+        file = nil
+    }
+
+    /// A decoder reading each stored row from `file` (`header` from `_BMPCodec.readHeader`
+    /// with that file) with one positional read, at its place in the file.
+    init(file: _OpenFile, header: _BMPHeader) {
+        name = file.name
+        self.header = header
+        bytes = []
+        self.file = file
     }
 
     /// Converts the next `count` rows, row `i` into `rows(i)` (`width * format.bytesPerPixel`
-    /// bytes). Never throws: the header read checked every row is there.
+    /// bytes). From bytes in memory it never throws (the header read checked every row is
+    /// there); from an open file it throws `decodingFailed` when a row is no longer there.
     ///
     /// - Complexity: O(width) per row.
     func readRows(count: Int, into rows: (Int) -> UnsafeMutableRawPointer) throws {
         precondition(count >= 0 && nextRow + count <= height, "rows past the end of the image")
-        bytes.withUnsafeBufferPointer { file in
-            for i in 0..<count { _BMPCodec.convertRow(nextRow + i, of: header, from: file.baseAddress!, into: rows(i)) }
+        if let file {
+            let stored = (header.width * header.bitCount + 7) / 8
+            for i in 0..<count {
+                let row = try file.read(at: header.offset(ofRow: nextRow + i), count: stored)
+                guard row.count == stored else {
+                    throw PixelFlowError.decodingFailed(file: name, reason: "BMP: the file is truncated in row \(nextRow + i)")
+                }
+                row.withUnsafeBufferPointer { _BMPCodec.convertRow(of: header, stored: $0.baseAddress!, into: rows(i)) }
+            }
+        } else {
+            bytes.withUnsafeBufferPointer { file in
+                for i in 0..<count { _BMPCodec.convertRow(nextRow + i, of: header, from: file.baseAddress!, into: rows(i)) }
+            }
         }
         nextRow += count
     }
@@ -52,6 +76,15 @@ extension StreamedSource {
         self.init(name: name, width: header.width, height: header.height, format: header.format,
                   isOpaque: header.isOpaque, kind: "BMP", heldBytes: bytes.count) {
             _BMPRowDecoder(bytes: bytes, header: header, name: name)
+        }
+    }
+
+    /// A source over the BMP file `file` whose header is `header`, reading each row from the
+    /// file (bottom-up files from the end backwards) as it is decoded.
+    convenience init(bmp file: _OpenFile, header: _BMPHeader) {
+        self.init(name: file.name, width: header.width, height: header.height, format: header.format,
+                  isOpaque: header.isOpaque, kind: "BMP", heldBytes: 0) {
+            _BMPRowDecoder(file: file, header: header)
         }
     }
 }

@@ -76,7 +76,11 @@ enum _BMPCodec {
     ///   `limitExceeded` for a size beyond `options`, `decodingFailed` for a bad or truncated
     ///   file.
     /// - Complexity: O(1), or O(pixels) reads (no allocation) for 32-bit BI_RGB.
-    static func readHeader(_ bytes: [UInt8], name: String, options: DecodeOptions) throws -> _BMPHeader {
+    ///
+    /// With `file`, `bytes` is the start of that file (its headers and palette must be in it):
+    /// the rows are checked against the file's size and scanned with positional reads.
+    static func readHeader(_ bytes: [UInt8], name: String, options: DecodeOptions,
+                           file: _OpenFile? = nil) throws -> _BMPHeader {
         func failure(_ reason: String) -> PixelFlowError { .decodingFailed(file: name, reason: "BMP: " + reason) }
         func unsupported(_ what: String) -> PixelFlowError { .unsupportedFormat(file: name, reason: "BMP " + what) }
 
@@ -146,19 +150,32 @@ enum _BMPCodec {
         }
         let lastRowBytes = (rowBits + 7) / 8
         let (needed, o) = rowsBefore.addingReportingOverflow(lastRowBytes)
-        guard dataOffset >= 14 + headerSize, dataOffset <= bytes.count, !o, needed <= bytes.count - dataOffset else {
+        let total = file?.size ?? bytes.count
+        guard dataOffset >= 14 + headerSize, dataOffset <= total, !o, needed <= total - dataOffset else {
             throw failure("the file is truncated: \(width)x\(height) at \(bitCount) bits needs "
-                + "\(o ? "too many" : String(needed)) bytes of pixels at offset \(dataOffset), the file has \(bytes.count)")
+                + "\(o ? "too many" : String(needed)) bytes of pixels at offset \(dataOffset), the file has \(total)")
         }
 
         var ignoresAlpha = false
         if bitCount == 32 && compression == 0 {
-            ignoresAlpha = bytes.withUnsafeBufferPointer { input in
-                for y in 0..<height {
-                    let row = input.baseAddress! + dataOffset + y * rowStride
-                    for x in 0..<width where row[4 * x + 3] != 0 { return false }
+            if let file {
+                ignoresAlpha = true
+                scan: for y in 0..<height {
+                    let row = try file.read(at: dataOffset + y * rowStride, count: 4 * width)
+                    guard row.count == 4 * width else { throw failure("the file is truncated in row \(y)") }
+                    for x in 0..<width where row[4 * x + 3] != 0 {
+                        ignoresAlpha = false
+                        break scan
+                    }
                 }
-                return true
+            } else {
+                ignoresAlpha = bytes.withUnsafeBufferPointer { input in
+                    for y in 0..<height {
+                        let row = input.baseAddress! + dataOffset + y * rowStride
+                        for x in 0..<width where row[4 * x + 3] != 0 { return false }
+                    }
+                    return true
+                }
             }
         }
         let isGray = !palette.isEmpty && palette.allSatisfy { $0.x == $0.y && $0.y == $0.z }
@@ -175,8 +192,12 @@ enum _BMPCodec {
     /// - Complexity: O(width).
     static func convertRow(_ y: Int, of header: _BMPHeader, from file: UnsafePointer<UInt8>,
                            into row: UnsafeMutableRawPointer) {
+        convertRow(of: header, stored: file + header.offset(ofRow: y), into: row)
+    }
+
+    /// Converts the stored row at `src` (its bytes as in the file) into `row`.
+    static func convertRow(of header: _BMPHeader, stored src: UnsafePointer<UInt8>, into row: UnsafeMutableRawPointer) {
         let width = header.width, bitCount = header.bitCount
-        let src = file + header.offset(ofRow: y)
         let dst = row.assumingMemoryBound(to: UInt8.self)
         switch bitCount {
         case 24:

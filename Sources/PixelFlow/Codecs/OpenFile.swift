@@ -78,7 +78,7 @@ final class _OpenFile: @unchecked Sendable {
 
 extension _ImageCodecs {
     /// A streamed source read from the open `file` with positional reads, for the formats
-    /// that can be (PNG, TIFF), or nil: the caller then reads the whole file and decides with
+    /// that can be (PNG, TIFF, binary PNM, BMP), or nil: the caller then reads the whole file and decides with
     /// `streamDecision`, which also gives the reason of a full decode.
     static func streamedSource(file: _OpenFile, options: DecodeOptions) throws -> StreamedSource? {
         guard options.imageIndex == 0 else { return nil }
@@ -96,6 +96,19 @@ extension _ImageCodecs {
             guard conversion(header, options: options) == nil,
                   let source = try StreamedSource(tiff: bytes, name: file.name, options: options) else { return nil }
             return source.oriented(orientation(header, options: options))
+        case .pnm:
+            // Binary files only (ASCII rows are parsed from bytes in memory); a header longer
+            // than the prefix, or any error, is left to the whole-file path to report.
+            let prefix = try file.read(at: 0, count: 1 << 20)
+            guard let header = try? _PNMCodec.readHeader(prefix, name: file.name, options: options, fileSize: file.size),
+                  header.kind >= 4 else { return nil }
+            return StreamedSource(pnm: file, header: header)
+        case .bmp:
+            let prefix = try file.read(at: 0, count: 1 << 20)
+            guard let header = try? _BMPCodec.readHeader(prefix, name: file.name, options: options, file: file) else {
+                return nil
+            }
+            return StreamedSource(bmp: file, header: header)
         default:
             return nil
         }

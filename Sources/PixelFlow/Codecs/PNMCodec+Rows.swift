@@ -26,6 +26,12 @@ final class _PNMRowDecoder: _RowDecoder, @unchecked Sendable {
         reader = _PNMRowReader(bytes: bytes, header: header, name: name)
     }
 
+    /// A decoder before the first row of the binary file `file`, whose header is `header`.
+    init(file: _OpenFile, header: _PNMHeader) {
+        name = file.name
+        reader = _PNMRowReader(file: file, header: header)
+    }
+
     /// Converts the next `count` rows, row `i` into `rows(i)` (`width * format.bytesPerPixel`
     /// bytes).
     ///
@@ -48,6 +54,15 @@ extension StreamedSource {
         self.init(name: name, width: header.width, height: header.height, format: header.format,
                   isOpaque: header.isOpaque, kind: "PNM", heldBytes: bytes.count) {
             _PNMRowDecoder(bytes: bytes, header: header, name: name)
+        }
+    }
+
+    /// A source over the binary Netpbm file `file` whose header is `header`, reading each
+    /// row from the file as it is decoded.
+    convenience init(pnm file: _OpenFile, header: _PNMHeader) {
+        self.init(name: file.name, width: header.width, height: header.height, format: header.format,
+                  isOpaque: header.isOpaque, kind: "PNM", heldBytes: 0) {
+            _PNMRowDecoder(file: file, header: header)
         }
     }
 }

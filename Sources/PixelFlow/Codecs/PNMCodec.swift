@@ -121,7 +121,11 @@ enum _PNMCodec {
     /// - Throws: `unsupportedFormat` for a file that is not Netpbm or a PAM tuple type not
     ///   read, `limitExceeded` for a size beyond `options`, `decodingFailed` for a bad or
     ///   truncated header or too few sample bytes.
-    static func readHeader(_ bytes: [UInt8], name: String, options: DecodeOptions) throws -> _PNMHeader {
+    ///
+    /// With `fileSize`, `bytes` is the start of a file of that many bytes (its header must be
+    /// in it) and the sample bytes are counted against the file.
+    static func readHeader(_ bytes: [UInt8], name: String, options: DecodeOptions,
+                           fileSize: Int? = nil) throws -> _PNMHeader {
         guard bytes.count >= 3, bytes[0] == UInt8(ascii: "P"), (0x31...0x37).contains(bytes[1]) else {
             throw PixelFlowError.unsupportedFormat(file: name, reason: "not a Netpbm file")
         }
@@ -147,7 +151,7 @@ enum _PNMCodec {
         try options._checkDimensions(width: width, height: height, file: name)
 
         let wide = maxval > 255
-        let available = bytes.count - parser.index
+        let available = (fileSize ?? bytes.count) - parser.index
         let needed: Int?
         switch kind {
         case 1, 2, 3: needed = _Codec.product(width, height, depth)   // at least a byte a sample
@@ -290,6 +294,9 @@ struct _PNMRowReader {
     private var parser: _PNMParser
     private var samples: [Int]
     private let scale8: [UInt8]
+    /// The open file a binary file's rows are read from, one positional read a row, when the
+    /// reader holds no bytes.
+    private let file: _OpenFile?
 
     /// A reader before the first row of the file in `bytes`, whose header is `header`
     /// (`_PNMCodec.readHeader` checked that the binary samples are all there).
@@ -299,6 +306,19 @@ struct _PNMRowReader {
         samples = [Int](repeating: 0, count: header.width * header.depth)
         let maxval = header.maxval
         scale8 = header.isWide ? [] : (0...maxval).map { UInt8(($0 * 255 + maxval / 2) / maxval) }
+        file = nil
+    }
+
+    /// A reader of the binary (P4 to P7) file `file`, whose header is `header`
+    /// (`_PNMCodec.readHeader` with the file's size).
+    init(file: _OpenFile, header: _PNMHeader) {
+        precondition(header.kind >= 4, "ASCII rows are parsed from bytes in memory")
+        self.header = header
+        parser = _PNMParser(bytes: [], index: header.dataOffset, file: file.name)
+        samples = [Int](repeating: 0, count: header.width * header.depth)
+        let maxval = header.maxval
+        scale8 = header.isWide ? [] : (0...maxval).map { UInt8(($0 * 255 + maxval / 2) / maxval) }
+        self.file = file
     }
 
     /// Converts row `nextRow` into `row` (`width * format.bytesPerPixel` bytes).
@@ -308,8 +328,13 @@ struct _PNMRowReader {
         let y = nextRow
         precondition(y < header.height, "rows past the end of the image")
         let width = header.width, maxval = header.maxval, rowSamples = width * header.depth
-        let bytes = parser.bytes
-        let offset = header.dataOffset + y * header.binaryRowBytes
+        var bytes = parser.bytes
+        var offset = header.dataOffset + y * header.binaryRowBytes
+        if let file {
+            bytes = try file.read(at: offset, count: header.binaryRowBytes)
+            guard bytes.count == header.binaryRowBytes else { throw parser.failure("the file is truncated in row \(y)") }
+            offset = 0
+        }
         // One row of raw samples, clamped to maxval.
         switch header.kind {
         case 1:

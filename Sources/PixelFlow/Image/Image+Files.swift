@@ -36,8 +36,8 @@ extension Image {
     ///     in a streamed file throws from the render.
     /// - Throws: `PixelFlowError` naming the file for unreadable, corrupt or oversized files.
     public init(contentsOfFile path: String, options: DecodeOptions = .default, streaming: Bool = true) throws {
-        // A PNG or TIFF is read from the open file as its rows are decoded, never whole in
-        // memory; other files are read here (a JPEG is small next to its pixels).
+        // A PNG, TIFF, binary PNM or BMP is read from the open file as its rows are decoded,
+        // never whole in memory; other files are read here (a JPEG is small next to its pixels).
         if streaming, let file = try _OpenFile(path: path, limit: options.maximumFileSize),
            let source = try _ImageCodecs.streamedSource(file: file, options: options) {
             self.init(node: Node(.streamedSource(source), inputs: [],

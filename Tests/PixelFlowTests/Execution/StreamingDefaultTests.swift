@@ -187,5 +187,49 @@ final class StreamingDefaultTests: XCTestCase {
         }
         XCTAssertGreaterThan(fromFile, 10)
     }
+
+    /// Every PNM and BMP fixture, and files written here (bottom-up and top-down BMP, 16-bit
+    /// and PAM with alpha), opened from its path equal their bytes in memory and a full
+    /// decode; binary ones stream from the open file, holding no bytes.
+    func testPNMAndBMPFromTheOpenFileEqualTheBytesInMemory() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pf-pnmfd-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var paths = ["gray_comment.pgm", "rgb16.ppm", "rgba.pam", "palette8.bmp", "rgb24.bmp", "rgb24_topdown.bmp",
+                     "rgba32.bmp"].map { CodecTestSupport.fixture($0) }
+        let pixels = CodecTestSupport.smooth(width: 67, height: 45)
+        for (name, buffer) in [("a.ppm", pixels), ("b.pgm", pixels.converted(to: .gray8)), ("c.bmp", pixels),
+                               ("d.ppm", pixels.converted(to: .rgba16))] {
+            try buffer.write(toFile: dir + "/" + name)
+            paths.append(dir + "/" + name)
+        }
+        try Data("P2\n# ASCII\n3 2\n255\n0 10 20\n30 40 255\n".utf8).write(to: URL(fileURLWithPath: dir + "/ascii.pgm"))
+        paths.append(dir + "/ascii.pgm")
+        let context = RenderContext(threadCount: 2, colorManagement: .none)
+        var fromFile = 0
+        for path in paths {
+            let opened = try Image(contentsOfFile: path)
+            let inMemory = try Image(encoded: Array(try Data(contentsOf: URL(fileURLWithPath: path))))
+            let full = try Image(contentsOfFile: path, streaming: false)
+            if case let .streamedSource(source) = opened.node.op, source.heldBytes == 0 { fromFile += 1 }
+            let a = try context.makeBuffer(opened, format: .rgbaF32)
+            XCTAssertEqual(CodecTestSupport.maximumDifference(a, try context.makeBuffer(inMemory, format: .rgbaF32)), 0, path)
+            XCTAssertEqual(CodecTestSupport.maximumDifference(a, try context.makeBuffer(full, format: .rgbaF32)), 0, path)
+        }
+        XCTAssertEqual(fromFile, paths.count - 1, "every file but the ASCII PGM streams from the file")
+        guard case let .streamedSource(ascii) = try Image(contentsOfFile: dir + "/ascii.pgm").node.op else {
+            return XCTFail("an ASCII PGM streams from its bytes in memory")
+        }
+        XCTAssertGreaterThan(ascii.heldBytes, 0)
+        // Cut short after opening: the render throws, naming the file.
+        let cut = dir + "/a.ppm"
+        let image = try Image(contentsOfFile: cut)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: cut))
+        try handle.truncate(atOffset: 100)
+        try handle.close()
+        XCTAssertThrowsError(try context.makeBuffer(image, format: .rgba8)) { error in
+            guard case PixelFlowError.decodingFailed = error else { return XCTFail("\(error)") }
+        }
+    }
 }
 
