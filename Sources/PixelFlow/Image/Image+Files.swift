@@ -100,8 +100,8 @@ extension Image {
         }
     }
 
-    /// The same for a PNG or TIFF streamed from the open `file` (its chunks before the image
-    /// data, its first directory).
+    /// The same for a file streamed from the open `file`: a PNG (its chunks before the image
+    /// data) or a TIFF (its first directory); the other formats read this way declare none.
     private static func _declaredOrientation(of file: _OpenFile, options: DecodeOptions) throws -> EXIFOrientation {
         switch ImageFileFormat.sniff(try file.read(at: 0, count: 64)) {
         case .png:
