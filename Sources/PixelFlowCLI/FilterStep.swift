@@ -71,14 +71,11 @@ public struct FilterStep: Sendable {
         "Run `pixelflow describe \(descriptor.name)` for its inputs, or `pixelflow filters` for the filter names."
     }
 
-    /// The input `rawKey` names: the key itself, the key with `input` prepended
-    /// (`intensity` -> `inputIntensity`), or a case-insensitive match.
+    /// The input `rawKey` names (`FilterDescriptor.input(matching:)`: the key itself, the key
+    /// with `input` prepended, `intensity` -> `inputIntensity`, or a case-insensitive match).
     private func resolveInput(_ rawKey: String) throws -> FilterInput {
         let settable = descriptor.inputs.filter { $0.key != "inputImage" }
-        let candidates = [rawKey, "input" + rawKey.prefix(1).uppercased() + rawKey.dropFirst()]
-        let found = candidates.lazy.compactMap { self.descriptor.input($0) }.first
-            ?? descriptor.inputs.first { $0.key.lowercased() == rawKey.lowercased() || $0.key.lowercased() == "input" + rawKey.lowercased() }
-        guard let input = found else {
+        guard let input = descriptor.input(matching: rawKey) else {
             let keys = settable.isEmpty ? "it has no settable inputs" : "its inputs are " + settable.map(\.key).joined(separator: ", ")
             throw CLIError.usage("\(descriptor.name) has no input '\(rawKey)'; \(keys). \(hint)")
         }

@@ -1,17 +1,33 @@
-/// Something that finds features of one kind in images (QR codes, faces; `RectangleDetector`
-/// has its own options but the same methods). Every detector reports in image coordinates,
-/// origin at the top-left, y down, in pixels (pixel (i, j) covers [i, i + 1) x [j, j + 1));
-/// `Point.coreImageCoordinates(imageHeight:)` converts to Core Image's bottom-left origin.
+/// Something that finds features of one kind in images: `QRCodeDetector`, `FaceDetector`,
+/// `RectangleDetector` (Core Image's `CIDetector` types). Every detector reports in image
+/// coordinates, origin at the top-left, y down, in pixels (pixel (i, j) covers
+/// [i, i + 1) x [j, j + 1)); `Point.coreImageCoordinates(imageHeight:)` converts to Core
+/// Image's bottom-left origin.
 ///
 /// ```swift
 /// let detector = QRCodeDetector(options: DetectorOptions(accuracy: .high))
 /// for code in try detector.features(in: buffer) { print(code.message ?? "?", code.corners) }
 /// ```
+///
+/// Generic code reads the settings every detector shares from `detectorOptions`:
+///
+/// ```swift
+/// func count<D: Detector>(_ detector: D, in buffer: PixelBuffer) throws -> Int {
+///     print(detector.detectorOptions.accuracy)
+///     return try detector.features(in: buffer).count
+/// }
+/// ```
 public protocol Detector: Sendable {
     /// What the detector reports.
     associatedtype Feature: Sendable
+    /// The type of `options`: `DetectorOptions`, or a type of the detector's own that adds
+    /// settings of its kind (`RectangleDetector.Options`, with the aspect-ratio hint).
+    associatedtype Options: Sendable = DetectorOptions
     /// The detector's settings.
-    var options: DetectorOptions { get }
+    var options: Options { get }
+    /// The settings every detector shares (accuracy, minimum feature size, maximum count),
+    /// as `options` sets them; `options` itself when it is a `DetectorOptions`.
+    var detectorOptions: DetectorOptions { get }
     /// The features found in `buffer`, most prominent (or first found) first; empty when
     /// there are none. Never traps on any buffer, including empty ones.
     func features(in buffer: PixelBuffer) throws -> [Feature]
@@ -26,6 +42,11 @@ public protocol Detector: Sendable {
     ///     never overlap but may come from any thread.
     func features(in buffer: PixelBuffer, cancellation: CancellationToken?,
                   progress: (@Sendable (Double) -> Void)?) throws -> [Feature]
+}
+
+extension Detector where Options == DetectorOptions {
+    /// `options`.
+    public var detectorOptions: DetectorOptions { options }
 }
 
 extension Detector {

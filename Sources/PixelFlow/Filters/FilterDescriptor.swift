@@ -31,6 +31,19 @@ public struct FilterDescriptor: Sendable {
     /// The input with `key`, if any.
     public func input(_ key: String) -> FilterInput? { inputs.first { $0.key == key } }
 
+    /// The input that `key` names as ported code or the command line writes it: the key
+    /// itself (`inputIntensity`), the key without its `input` prefix (`intensity`,
+    /// `Intensity`), or either spelled in another case (`INPUTINTENSITY`); nil when none.
+    ///
+    /// `Image.applyingFilter(_:parameters:)` and `pixelflow apply --filter` resolve keys
+    /// with it, so both accept the same spellings.
+    public func input(matching key: String) -> FilterInput? {
+        if let exact = input(key) { return exact }
+        if let prefixed = input("input" + key.prefix(1).uppercased() + key.dropFirst()) { return prefixed }
+        let lower = key.lowercased()
+        return inputs.first { $0.key.lowercased() == lower || $0.key.lowercased() == "input" + lower }
+    }
+
     /// Builds the filter's output from `values`; missing inputs take their defaults.
     ///
     /// - Throws: `PixelFlowError.invalidParameter` naming the key for a missing image, a

@@ -340,13 +340,23 @@ extension FilterDescriptor {
         }) { x, y in Point(x: mapAxis(x, x0, mw, gx, false), y: mapAxis(y, y0, mh, gy, true)) }
     }
 
+    /// `v`, an offset into a middle of `len` pixels, moved onto its pixel centers
+    /// `[0.5, len - 0.5]` (its center when it is less than a pixel), so that bilinear sampling
+    /// of the middle never blends in the corner pixels beside it, nor the transparent outside
+    /// of the image when a corner is empty.
+    static func _insideMiddle(_ v: Double, _ len: Double) -> Double {
+        len >= 1 ? Swift.min(Swift.max(v, 0.5), len - 0.5) : len / 2
+    }
+
     static let ninePartStretched = FilterDescriptor(
         name: "CINinePartStretched", displayName: "Nine Part Stretched",
         summary: "Grows the image by stretching its middle column and row, keeping the four corners (a resizable image with cap insets).",
         categories: [.distortionEffect],
         inputs: _ninePartInputs()
     ) { a in
-        try _ninePart(a, kind: "ninePartStretched") { off, len, outLen, _ in outLen > 0 ? off * len / outLen : 0 }
+        try _ninePart(a, kind: "ninePartStretched") { off, len, outLen, _ in
+            outLen > 0 ? _insideMiddle(off * len / outLen, len) : 0
+        }
     }
 
     static let ninePartTiled = FilterDescriptor(
@@ -362,7 +372,7 @@ extension FilterDescriptor {
             let k = (off / len).rounded(.down)
             let f = off - k * len
             let v = (flip && isY && _mod(k, 2) >= 1) ? len - f : f
-            return Swift.min(Swift.max(v, 0.5), len - 0.5)
+            return _insideMiddle(v, len)
         }
     }
 }
@@ -451,4 +461,83 @@ extension Image {
         }
         return try img.transformed(by: AffineTransform(translationX: dx, y: dy)).cropped(to: Rect(x: 0, y: 0, width: tw, height: th))
     }
+
+    /// The image resized to `targetSize` with its corners kept: UIKit's
+    /// `resizableImage(withCapInsets:resizingMode:)` drawn at a size. `capInsets` cut the
+    /// image into nine parts; the four corners are copied unchanged, the top and bottom edges
+    /// grow (or shrink) horizontally only, the left and right edges vertically only, and the
+    /// middle both ways, by stretching or by repeating it whole (`resizingMode`). The result's
+    /// extent has the image's origin and `targetSize`.
+    ///
+    /// Built on `CINinePartStretched` and `CINinePartTiled` (without flipped tiles), with the
+    /// breakpoints at the insets and the grow amount `targetSize` minus the image's size.
+    /// Stretching samples the middle bilinearly between its own pixel centers, so neither the
+    /// corners nor the transparent outside blend into it; with whole-pixel insets and size,
+    /// corners and tiles are exact copies.
+    ///
+    /// ```swift
+    /// // UIKit: let bubble = image.resizableImage(withCapInsets: UIEdgeInsets(top: 14, left: 20, bottom: 14, right: 20),
+    /// //                                        resizingMode: .stretch)   // then drawn in a 300x80 frame
+    /// let bubble = try image.resizableImage(capInsets: EdgeInsets(top: 14, left: 20, bottom: 14, right: 20),
+    ///                                       targetSize: Size(width: 300, height: 80), resizingMode: .stretch)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - capInsets: the corners' sizes, in pixels from each edge (top-left origin); each at
+    ///     least 0, `left + right` at most the width and `top + bottom` at most the height.
+    ///   - targetSize: the output size, in pixels, at least the caps (`left + right` by
+    ///     `top + bottom`) and at least 1 on each side.
+    ///   - resizingMode: `.tile` (UIKit's default for `resizableImage(withCapInsets:)`) or
+    ///     `.stretch`.
+    /// - Throws: `invalidExtent` for an infinite or empty image; `invalidParameter` for
+    ///   insets or a size that break the rules above, or caps that leave no middle along an
+    ///   axis whose size changes.
+    /// - Complexity: one bilinear read per output pixel, no scratch.
+    public func resizableImage(capInsets: EdgeInsets, targetSize: Size, resizingMode: ResizingMode = .tile) throws -> Image {
+        let e = extent
+        guard !e.isInfinite, !e.isEmpty else {
+            throw PixelFlowError.invalidExtent("resizableImage(capInsets:targetSize:resizingMode:) needs a finite, non-empty extent")
+        }
+        func fail(_ key: String, _ reason: String) -> PixelFlowError {
+            .invalidParameter(filter: "resizableImage", key: key, reason: reason)
+        }
+        let c = capInsets
+        guard c.isFinite, c.top >= 0, c.left >= 0, c.bottom >= 0, c.right >= 0 else {
+            throw fail("capInsets", "must be finite and at least 0, got \(c)")
+        }
+        guard c.left + c.right <= e.width, c.top + c.bottom <= e.height else {
+            throw fail("capInsets", "must fit in the image (\(e.width)x\(e.height)): left + right at most the width, "
+                + "top + bottom at most the height, got \(c)")
+        }
+        let w = targetSize.width, h = targetSize.height
+        guard w.isFinite, h.isFinite, w >= Swift.max(1, c.left + c.right), h >= Swift.max(1, c.top + c.bottom) else {
+            throw fail("targetSize", "must be finite, at least 1 and at least the caps (\(c.left + c.right)x\(c.top + c.bottom)), "
+                + "got \(w)x\(h)")
+        }
+        let middle = e.inset(by: c)
+        if (middle.width == 0 && w != e.width) || (middle.height == 0 && h != e.height) {
+            throw fail("capInsets", "leave no middle to \(resizingMode.rawValue) between them, but targetSize \(w)x\(h) "
+                + "changes the size \(e.width)x\(e.height) along that axis")
+        }
+        var values: [String: FilterValue?] = [
+            "inputImage": .image(self), "inputBreakpoint0": .vector([middle.minX, middle.minY]),
+            "inputBreakpoint1": .vector([middle.maxX, middle.maxY]), "inputGrowAmount": .vector([w - e.width, h - e.height]),
+        ]
+        switch resizingMode {
+        case .stretch:
+            return try FilterDescriptor.ninePartStretched.apply(values)
+        case .tile:
+            values["inputFlipYTiles"] = .boolean(false)
+            return try FilterDescriptor.ninePartTiled.apply(values)
+        }
+    }
+}
+
+/// How `Image.resizableImage(capInsets:targetSize:resizingMode:)` fills the parts between
+/// the caps: UIKit's `UIImage.ResizingMode`.
+public enum ResizingMode: String, Sendable, CaseIterable {
+    /// Repeats the middle parts whole, from the top-left caps on (`CINinePartTiled`).
+    case tile
+    /// Scales the middle parts to fill (`CINinePartStretched`).
+    case stretch
 }

@@ -40,3 +40,53 @@ extension Image {
         return try transformed(by: toOrigin.concatenating(t), sampling: .nearest)
     }
 }
+
+extension Image {
+    /// The orientation an image file declared (its EXIF or TIFF Orientation tag, HEIF's irot
+    /// and imir boxes) and whether `Image(contentsOfFile:)` applied it, as
+    /// `Image.fileOrientation` keeps it: what Core Image code reads from
+    /// `CIImage.properties[kCGImagePropertyOrientation]`.
+    ///
+    /// PixelFlow turns files upright when it reads them (`DecodeOptions.applyOrientation`,
+    /// on by default), where `CIImage(contentsOf:)` keeps the stored pixels. Ported code that
+    /// orients by hand turns the image by `remaining`, which is `.up` once applied:
+    ///
+    /// ```swift
+    /// var options = DecodeOptions.default
+    /// options.applyOrientation = false                    // the stored pixels, as Core Image reads them
+    /// let stored = try Image(contentsOfFile: "photo.jpg", options: options)
+    /// let upright = try stored.oriented(stored.fileOrientation?.remaining ?? .up)
+    /// ```
+    public struct FileOrientation: Sendable, Hashable, CustomStringConvertible {
+        /// What the file says; `.up` when it says nothing (and for PNM and BMP, which cannot).
+        public var declared: EXIFOrientation
+        /// True when the pixels were turned upright as `declared` says when the file was read.
+        public var isApplied: Bool
+
+        public init(declared: EXIFOrientation, isApplied: Bool) {
+            self.declared = declared
+            self.isApplied = isApplied
+        }
+
+        /// The turn still needed to make the image upright: `.up` when `isApplied`, else
+        /// `declared`.
+        public var remaining: EXIFOrientation { isApplied ? .up : declared }
+
+        public var description: String {
+            "orientation \(declared.rawValue) (\(declared))" + (isApplied ? ", applied" : ", not applied")
+        }
+    }
+
+    /// The image turned upright as EXIF orientation `value` (1 to 8) says: Core Image's
+    /// `oriented(forExifOrientation:)`, the same as `oriented(_:)`.
+    ///
+    /// - Throws: `invalidParameter` for a value outside 1...8; `invalidExtent` for an infinite
+    ///   extent.
+    public func oriented(forExifOrientation value: Int32) throws -> Image {
+        guard let orientation = EXIFOrientation(rawValue: Int(value)) else {
+            throw PixelFlowError.invalidParameter(filter: "oriented", key: "forExifOrientation",
+                                                  reason: "must be an EXIF orientation from 1 to 8, got \(value)")
+        }
+        return try oriented(orientation)
+    }
+}

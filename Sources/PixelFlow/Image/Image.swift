@@ -16,7 +16,16 @@
 public struct Image: Sendable, Hashable, CustomStringConvertible {
     let node: Node
 
-    init(node: Node) { self.node = node }
+    /// The orientation the file this image was read from declared, and whether reading it
+    /// applied it; nil for an image not read from a file (`Image(contentsOfFile:)`,
+    /// `Image(encoded:)`), including the images filters make from one. See `FileOrientation`.
+    /// Not part of equality, which compares recipes.
+    public internal(set) var fileOrientation: FileOrientation?
+
+    init(node: Node, fileOrientation: FileOrientation? = nil) {
+        self.node = node
+        self.fileOrientation = fileOrientation
+    }
 
     /// An image of the pixels of `buffer`, with its top-left corner at the origin.
     public init(_ buffer: PixelBuffer) {

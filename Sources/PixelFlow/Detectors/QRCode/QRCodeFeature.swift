@@ -12,6 +12,8 @@ public struct QRCodeFeature: Sendable, Hashable {
     /// The decoded text; nil when the data names a character set PixelFlow does not decode
     /// (`bytes` still holds it). See `QRCodeDecoded.message`.
     public var message: String?
+    /// `message`, under the name of Core Image's `CIQRCodeFeature.messageString`.
+    public var messageString: String? { message }
     /// The payload bytes of all segments.
     public var bytes: [UInt8]
     public var version: QRVersion

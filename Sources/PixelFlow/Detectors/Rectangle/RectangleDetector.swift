@@ -17,6 +17,14 @@ import Darwin
 /// let flat = try Image(buffer).perspectiveCorrected(feature)   // CIPerspectiveCorrection
 /// ```
 ///
+/// It is a `Detector` like the QR code and face detectors, and can be made from the same
+/// `DetectorOptions`, with the aspect-ratio hint beside them:
+///
+/// ```swift
+/// let cards = RectangleDetector(options: DetectorOptions(accuracy: .high, maximumFeatureCount: 2),
+///                               aspectRatio: 1.586)
+/// ```
+///
 /// **Method** (details in Docs/RectangleDetection.md). A luma copy box-downscaled so its
 /// longer side is at most 640 pixels (320 for `.low`) is smoothed (binomial, sigma about 1),
 /// differentiated (Sobel), thinned by non-maximum suppression and thresholded with hysteresis
@@ -48,14 +56,11 @@ import Darwin
 /// - Complexity: O(pixels) for the downscale (one read of the input), O(working pixels) for
 ///   the edge stage and region labelling, plus O(shapes x 210 x perimeter) for scoring; a few
 ///   working-size float planes of scratch. About 9 ms for a 1920x1080 frame on one core here.
-public struct RectangleDetector: Sendable {
-    /// Speed against precision, as `CIDetectorAccuracy`.
-    public enum Accuracy: String, Sendable, CaseIterable {
-        /// Works on a copy at most 320 pixels on its longer side.
-        case low
-        /// Works on a copy at most 640 pixels on its longer side.
-        case high
-    }
+public struct RectangleDetector: Detector {
+    /// Speed against precision, as `CIDetectorAccuracy`: `.low` works on a copy at most 320
+    /// pixels on its longer side, `.high` on one at most 640 pixels. The accuracy every
+    /// detector takes (this was an enum of its own with the same cases and raw values).
+    public typealias Accuracy = DetectorAccuracy
 
     /// What to look for.
     public struct Options: Sendable, Hashable {
@@ -84,11 +89,59 @@ public struct RectangleDetector: Sendable {
             self.aspectRatioTolerance = aspectRatioTolerance
             self.threadCount = threadCount
         }
+
+        /// Options from the settings every detector shares (see `detectorOptions`) and the
+        /// rectangle detector's own.
+        ///
+        /// `DetectorOptions()` looks for quads of any size and reports all it finds, where
+        /// `Options()` keeps only the most prominent one with sides of at least 0.2 of the
+        /// image's shorter side.
+        public init(_ shared: DetectorOptions, aspectRatio: Double? = nil, aspectRatioTolerance: Double = 0.5,
+                    threadCount: Int? = nil) {
+            self.init(aspectRatio: aspectRatio, aspectRatioTolerance: aspectRatioTolerance, threadCount: threadCount)
+            detectorOptions = shared
+        }
+
+        /// These options as the settings every detector shares: `accuracy`,
+        /// `minimumFeatureSize` (`minimumSize`) and `maximumFeatureCount` (nil, no bound, for
+        /// `Int.max`). `tryHarder` has no effect on rectangles: it reads false and setting it
+        /// changes nothing.
+        public var detectorOptions: DetectorOptions {
+            get {
+                DetectorOptions(accuracy: accuracy, minimumFeatureSize: minimumSize,
+                                maximumFeatureCount: maximumFeatureCount == .max ? nil : maximumFeatureCount)
+            }
+            set {
+                accuracy = newValue.accuracy
+                minimumSize = newValue.minimumFeatureSize
+                maximumFeatureCount = newValue.maximumFeatureCount ?? .max
+            }
+        }
     }
 
     public var options: Options
 
     public init(options: Options = Options()) { self.options = options }
+
+    /// A detector made as the QR code and face detectors are, from the settings every
+    /// detector shares, with the rectangle detector's own beside them (see `Options`).
+    ///
+    /// ```swift
+    /// let detector = RectangleDetector(options: DetectorOptions(accuracy: .low), aspectRatio: 1.414)  // A4
+    /// ```
+    ///
+    /// Where both initializers fit, as for `RectangleDetector(options: .init(accuracy: .low))`
+    /// written before this one existed, `init(options: Options)` is chosen (the attribute
+    /// below), so such code keeps its meaning; naming `DetectorOptions` picks this one.
+    @_disfavoredOverload
+    public init(options: DetectorOptions, aspectRatio: Double? = nil, aspectRatioTolerance: Double = 0.5,
+                threadCount: Int? = nil) {
+        self.options = Options(options, aspectRatio: aspectRatio, aspectRatioTolerance: aspectRatioTolerance,
+                               threadCount: threadCount)
+    }
+
+    /// `options.detectorOptions`: the settings every detector shares.
+    public var detectorOptions: DetectorOptions { options.detectorOptions }
 
     /// The quads in `buffer`, most prominent first (at most `options.maximumFeatureCount`).
     public func features(in buffer: PixelBuffer) -> [RectangleFeature] {
