@@ -477,7 +477,7 @@ final class PNMAndBMPStreamingTests: TemporaryDirectoryTestCase {
             // The same plan as over a fully decoded source of the same format, but for the
             // source's own line.
             let pixels = S.rgba8(width: 64, height: 48, alpha: false)
-            let full = try Image(format == "gray8" ? pixels.converted(to: .gray8) : pixels)
+            let full = Image(format == "gray8" ? pixels.converted(to: .gray8) : pixels)
             let fullPlan = try ctx.explain(try full.clampedToExtent().gaussianBlurred(radius: 2).cropped(to: full.extent))
             // explain() also ends with one line on how the streamed source is read.
             XCTAssertTrue(plan.contains("streamed source 64x48 \(format) streamed \(kind): "), plan)
