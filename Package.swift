@@ -33,7 +33,7 @@ let package = Package(
                 // (only a Swift import does), and pkg-config does not name every library these use.
                 linkerSettings: [.linkedLibrary("webpmux"), .linkedLibrary("webpdemux"), .linkedLibrary("webp"),
                                  .linkedLibrary("tiff"), .linkedLibrary("gif"), .linkedLibrary("heif"),
-                                 .linkedLibrary("lcms2")]),
+                                 .linkedLibrary("lcms2"), .linkedLibrary("z")]),
         .target(name: "CSIMD", path: "Sources/CSIMD"),
         .target(name: "PixelFlow", dependencies: ["CCodecShims", "CSIMD"], path: "Sources/PixelFlow"),
         .target(name: "PixelFlowCLI", dependencies: ["PixelFlow"], path: "Sources/PixelFlowCLI"),

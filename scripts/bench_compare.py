@@ -510,8 +510,10 @@ def cmd_report(args):
               "coordinates; outside is transparent.")
     md.append("* grayscale renders an rgba8 image into a `gray8` buffer (Rec.709 luma of the stored values, rounded).")
     md.append("* Codecs: `PixelBuffer.encoded(as:quality:options:)` (PNG level 6; JPEG quality 90, baseline 4:2:0) and "
-              "`PixelBuffer(encoded:)` of the peers' own Pillow files; they are single-threaded, so their "
-              "all-threads row repeats the 1-thread figure. JPEG decodes into rgba8 (there is no 3-channel format).")
+              "`PixelBuffer(encoded:)` of the peers' own Pillow files. PNG encoding deflates chunks of rows on "
+              "`EncodeOptions.threadCount` threads (the same bytes for every count); the decoders and the JPEG "
+              "encoder are single-threaded, so their all-threads row repeats the 1-thread figure. JPEG decodes "
+              "into rgba8 (there is no 3-channel format).")
     md.append("* Every op's output is checked on a 64x64 crop (left edge, mid-height) against a double-precision "
               "scalar computation of the definition (`check_max_abs` in the JSON); `pixelflow-bench --smoke` fails "
               "when a check is above its tolerance.")

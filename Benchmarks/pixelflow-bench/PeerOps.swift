@@ -322,7 +322,7 @@ func makePeerOps(_ inp: PeerInputs) -> [PeerOp] {
                  return SIMD4(repeating: (g + 0.5).rounded(.down) / 255)
              }, channels: 1)
 
-    // Codecs: single-threaded libpng / libjpeg-turbo through the shims.
+    // Codecs: libpng / libjpeg-turbo through the shims, single-threaded but for PNG encoding.
     func codec(_ variant: String, _ dtype: String, note: String, tolerance: Double = 0,
                _ prepare: @escaping () throws -> (run: () throws -> Void, check: () throws -> Double?)) {
         var o = PeerOp(variant: variant, op: variant, dtype: dtype, outWidth: W, outHeight: H, note: note,
@@ -333,13 +333,16 @@ func makePeerOps(_ inp: PeerInputs) -> [PeerOp] {
     func roundTripError(_ decoded: PixelBuffer, _ original: PixelBuffer) -> Double {
         maxAbsDifference(decoded) { pixel(original, $0, $1) }
     }
-    codec("png_encode", "u8", note: "PixelBuffer.encoded(as: .png), zlib level 6; check: lossless round trip") {
+    // PNG encoding compresses its image data on `threadCount` threads (the same bytes for each).
+    ops.append(PeerOp(variant: "png_encode", op: "png_encode", dtype: "u8", outWidth: W, outHeight: H,
+                      note: "PixelBuffer.encoded(as: .png), zlib level 6, parallel deflate; check: lossless round trip",
+                      tolerance: 0) { t in
         final class Bytes { var b: [UInt8] = [] }
         let out = Bytes()
-        let opts = EncodeOptions(compressionLevel: 6)
+        let opts = EncodeOptions(compressionLevel: 6, threadCount: t)
         return ({ out.b = try inp.u8.encoded(as: .png, options: opts) },
                 { roundTripError(try PixelBuffer(encoded: out.b), inp.u8) })
-    }
+    })
     codec("png_decode", "png", note: "PixelBuffer(encoded:) of the PNG into rgba8") {
         let bytes = inp.png
         let box = OutBox(inp.u8)

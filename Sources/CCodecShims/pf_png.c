@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
 #define PF_LITTLE_ENDIAN 0
@@ -18,6 +19,8 @@
 /* Where the current call wants its error message. */
 typedef struct pf_png_error_context {
     char *message;
+    /* Memory the current call must free if libpng fails (freed before the longjmp). */
+    void *owned;
 } pf_png_error_context;
 
 static void pf_copy_message(char *message, const char *text) {
@@ -29,7 +32,11 @@ static void pf_copy_message(char *message, const char *text) {
 
 static void pf_png_error(png_structp png, png_const_charp text) {
     pf_png_error_context *context = (pf_png_error_context *)png_get_error_ptr(png);
-    if (context != NULL) pf_copy_message(context->message, text);
+    if (context != NULL) {
+        pf_copy_message(context->message, text);
+        free(context->owned);
+        context->owned = NULL;
+    }
     /* Never returns: libpng's default handler (which prints) is never reached. */
     png_longjmp(png, 1);
 }
@@ -337,15 +344,24 @@ static int pf_png_start_write(png_structp png, png_infop info, uint32_t width, u
             png_set_eXIf_1(png, info, (png_uint_32)metadata->exif_size, (png_bytep)metadata->exif);
         }
         if (metadata->xmp != NULL && metadata->xmp_size > 0) {
+            /* png_set_text copies the text with strlen: give it a NUL-terminated copy (an XMP
+               packet is XML, so it holds no NUL of its own). */
+            pf_png_error_context *context = (pf_png_error_context *)png_get_error_ptr(png);
+            char *xmp = (char *)malloc(metadata->xmp_size + 1);
+            if (xmp == NULL) png_error(png, "out of memory");
+            memcpy(xmp, metadata->xmp, metadata->xmp_size);
+            xmp[metadata->xmp_size] = '\0';
+            context->owned = xmp;
             png_text text;
             memset(&text, 0, sizeof text);
             text.compression = PNG_ITXT_COMPRESSION_NONE;
             text.key = "XML:com.adobe.xmp";
-            text.text = (png_charp)metadata->xmp;
-            text.itxt_length = metadata->xmp_size;
+            text.text = xmp;
             text.lang = "";
             text.lang_key = "";
             png_set_text(png, info, &text, 1);
+            context->owned = NULL;
+            free(xmp);
         }
     }
     png_write_info(png, info);
@@ -408,20 +424,331 @@ int pf_png_encode(const uint8_t *pixels, size_t stride, uint32_t width, uint32_t
     return PF_OK;
 }
 
-/* ---- streaming encoding ---- */
+/* ---- image data in chunks compressed in parallel ---- */
+
+/* About this many filtered bytes per chunk (whole rows). */
+#define PF_PNG_CHUNK_TARGET 262144u
+/* Deflate's window: the dictionary of a chunk is the last this many filtered bytes above it. */
+#define PF_PNG_WINDOW 32768u
+/* Bytes of zlib stream per IDAT chunk (the last one holds the rest). */
+#define PF_PNG_IDAT_SIZE 65536u
+/* zlib takes sizes as uInt: longer buffers go in pieces of at most this. */
+#define PF_ZLIB_PIECE (1u << 30)
+
+/* Bytes per pixel of the input layout's packed PNG samples (the filters' bpp). */
+static size_t pf_png_packed_pixel_bytes(int input) {
+    switch (input) {
+    case PF_PNG_INPUT_GRAY8: return 1;
+    case PF_PNG_INPUT_RGBA8_AS_RGB: return 3;
+    case PF_PNG_INPUT_RGBA8: return 4;
+    case PF_PNG_INPUT_RGBA16_AS_RGB: return 6;
+    default: return 8;
+    }
+}
+
+int pf_png_chunking_for(uint32_t width, int input, pf_png_chunking *chunking) {
+    int bit_depth, color_type, strip_alpha;
+    memset(chunking, 0, sizeof *chunking);
+    if (width == 0 || !pf_png_input_layout(input, &bit_depth, &color_type, &strip_alpha)) return PF_ERROR;
+    size_t row_bytes = (size_t)width * pf_png_packed_pixel_bytes(input);
+    size_t line = row_bytes + 1;
+    size_t rows_per_chunk = PF_PNG_CHUNK_TARGET / line;
+    if (rows_per_chunk < 1) rows_per_chunk = 1;
+    chunking->row_bytes = row_bytes;
+    chunking->rows_per_chunk = (uint32_t)rows_per_chunk;
+    chunking->history_rows = (uint32_t)((PF_PNG_WINDOW + line - 1) / line + 1);
+    return PF_OK;
+}
+
+/* The PNG samples of one row of `width` input pixels: alpha dropped for the _AS_RGB layouts,
+   16-bit samples big-endian. Not called for gray8 and rgba8, whose rows are their samples. */
+static void pf_png_pack_row(int input, const uint8_t *src, uint32_t width, uint8_t *dst) {
+    size_t n = width;
+    switch (input) {
+    case PF_PNG_INPUT_RGBA8_AS_RGB:
+        for (size_t x = 0; x < n; x++) {
+            dst[3 * x] = src[4 * x];
+            dst[3 * x + 1] = src[4 * x + 1];
+            dst[3 * x + 2] = src[4 * x + 2];
+        }
+        break;
+    case PF_PNG_INPUT_RGBA16_AS_RGB:
+        for (size_t x = 0; x < n; x++) {
+            for (size_t c = 0; c < 3; c++) {
+                uint16_t v;
+                memcpy(&v, src + 8 * x + 2 * c, 2);
+                dst[6 * x + 2 * c] = (uint8_t)(v >> 8);
+                dst[6 * x + 2 * c + 1] = (uint8_t)v;
+            }
+        }
+        break;
+    case PF_PNG_INPUT_RGBA16:
+        for (size_t i = 0; i < 4 * n; i++) {
+            uint16_t v;
+            memcpy(&v, src + 2 * i, 2);
+            dst[2 * i] = (uint8_t)(v >> 8);
+            dst[2 * i + 1] = (uint8_t)v;
+        }
+        break;
+    default:
+        memcpy(dst, src, n * pf_png_packed_pixel_bytes(input));
+        break;
+    }
+}
+
+/* The heuristic's cost of a residual: its absolute value taken as a signed byte. */
+static inline uint32_t pf_png_cost(uint8_t v) { return v < 128 ? v : 256u - v; }
+
+/* The Paeth predictor of the PNG specification (section 9.4): of a (left), b (above) and
+   c (above left), the one nearest a + b - c, ties to a then b. */
+static inline int pf_png_paeth(int a, int b, int c) {
+    int p = b - c, q = a - c;
+    int pa = p < 0 ? -p : p, pb = q < 0 ? -q : q, pc = p + q < 0 ? -(p + q) : p + q;
+    return (pa <= pb && pa <= pc) ? a : (pb <= pc ? b : c);
+}
+
+/* The filter type (0 None, 1 Sub, 2 Up, 3 Average, 4 Paeth) whose residuals for `row` (`n`
+   bytes, pixels `bpp` bytes apart) under `prior` have the least sum of costs, the lowest type
+   on ties: the "minimum sum of absolute differences" heuristic of the PNG specification,
+   section 12.8, as libpng applies it. */
+static int pf_png_choose_filter(const uint8_t *row, const uint8_t *prior, size_t n, size_t bpp) {
+    uint64_t total[5] = {0, 0, 0, 0, 0};
+    size_t i = 0;
+    /* The first pixel has no left neighbour (a = c = 0): Sub is None, Paeth is Up. */
+    for (; i < bpp; i++) {
+        int x = row[i], b = prior[i];
+        total[0] += pf_png_cost((uint8_t)x);
+        total[1] += pf_png_cost((uint8_t)x);
+        total[2] += pf_png_cost((uint8_t)(x - b));
+        total[3] += pf_png_cost((uint8_t)(x - (b >> 1)));
+        total[4] += pf_png_cost((uint8_t)(x - b));
+    }
+    /* In blocks whose 32-bit sums cannot overflow (at most 128 per byte). */
+    while (i < n) {
+        size_t end = n - i > ((size_t)1 << 22) ? i + ((size_t)1 << 22) : n;
+        uint32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0;
+        for (; i < end; i++) {
+            int x = row[i], a = row[i - bpp], b = prior[i], c = prior[i - bpp];
+            s0 += pf_png_cost((uint8_t)x);
+            s1 += pf_png_cost((uint8_t)(x - a));
+            s2 += pf_png_cost((uint8_t)(x - b));
+            s3 += pf_png_cost((uint8_t)(x - ((a + b) >> 1)));
+            s4 += pf_png_cost((uint8_t)(x - pf_png_paeth(a, b, c)));
+        }
+        total[0] += s0;
+        total[1] += s1;
+        total[2] += s2;
+        total[3] += s3;
+        total[4] += s4;
+    }
+    int best = 0;
+    for (int type = 1; type < 5; type++)
+        if (total[type] < total[best]) best = type;
+    return best;
+}
+
+/* Writes the filter byte `type` and the residuals of `row` under `prior` to `out`. */
+static void pf_png_apply_filter(int type, const uint8_t *row, const uint8_t *prior, size_t n, size_t bpp,
+                                uint8_t *out) {
+    out[0] = (uint8_t)type;
+    uint8_t *d = out + 1;
+    size_t i;
+    switch (type) {
+    case 1:
+        for (i = 0; i < bpp; i++) d[i] = row[i];
+        for (; i < n; i++) d[i] = (uint8_t)(row[i] - row[i - bpp]);
+        break;
+    case 2:
+        for (i = 0; i < n; i++) d[i] = (uint8_t)(row[i] - prior[i]);
+        break;
+    case 3:
+        for (i = 0; i < bpp; i++) d[i] = (uint8_t)(row[i] - (prior[i] >> 1));
+        for (; i < n; i++) d[i] = (uint8_t)(row[i] - ((row[i - bpp] + prior[i]) >> 1));
+        break;
+    case 4:
+        for (i = 0; i < bpp; i++) d[i] = (uint8_t)(row[i] - prior[i]);
+        for (; i < n; i++) d[i] = (uint8_t)(row[i] - pf_png_paeth(row[i - bpp], prior[i], prior[i - bpp]));
+        break;
+    default:
+        memcpy(d, row, n);
+        break;
+    }
+}
+
+/* Packs and filters `count` rows `stride` bytes apart from `first` into `out` (row_bytes + 1
+   bytes each); `above` is the input row above the first, NULL at the top of the image (a row
+   of zeros then, as the specification says). `scratch`: 3 * row_bytes zeroed bytes. */
+static void pf_png_filter_rows(const uint8_t *first, size_t stride, const uint8_t *above, uint32_t width,
+                               int input, size_t row_bytes, uint32_t count, int adaptive, uint8_t *scratch,
+                               uint8_t *out) {
+    size_t bpp = pf_png_packed_pixel_bytes(input);
+    int identity = input == PF_PNG_INPUT_GRAY8 || input == PF_PNG_INPUT_RGBA8;
+    uint8_t *packed[2] = {scratch + row_bytes, scratch + 2 * row_bytes};
+    const uint8_t *prior = scratch;
+    if (above != NULL && adaptive) {
+        if (identity) {
+            prior = above;
+        } else {
+            pf_png_pack_row(input, above, width, packed[1]);
+            prior = packed[1];
+        }
+    }
+    for (uint32_t y = 0; y < count; y++) {
+        const uint8_t *src = first + (size_t)y * stride;
+        const uint8_t *row = src;
+        if (!identity) {
+            pf_png_pack_row(input, src, width, packed[y & 1]);
+            row = packed[y & 1];
+        }
+        int type = adaptive ? pf_png_choose_filter(row, prior, row_bytes, bpp) : 0;
+        pf_png_apply_filter(type, row, prior, row_bytes, bpp, out + (size_t)y * (row_bytes + 1));
+        prior = row;
+    }
+}
+
+static uint32_t pf_adler32(uint32_t adler, const uint8_t *bytes, size_t size) {
+    while (size > 0) {
+        size_t piece = size > PF_ZLIB_PIECE ? PF_ZLIB_PIECE : size;
+        adler = (uint32_t)adler32(adler, bytes, (uInt)piece);
+        bytes += piece;
+        size -= piece;
+    }
+    return adler;
+}
+
+int pf_png_deflate_chunk(const uint8_t *rows, size_t stride, uint32_t width, int input,
+                         uint32_t rows_above, uint32_t count, int compression_level, int last,
+                         pf_png_chunk *chunk) {
+    memset(chunk, 0, sizeof *chunk);
+    pf_png_chunking chunking;
+    if (rows == NULL || count == 0 || compression_level < 0 || compression_level > 9 ||
+        pf_png_chunking_for(width, input, &chunking) != PF_OK)
+        return PF_ERROR;
+    int adaptive = compression_level > 0;
+    size_t row_bytes = chunking.row_bytes, line = row_bytes + 1;
+    /* Level 0 stores: no dictionary to find matches in, so no rows above to filter. */
+    uint32_t dictionary_rows = adaptive ? chunking.history_rows - 1 : 0;
+    uint32_t d = rows_above < dictionary_rows ? rows_above : dictionary_rows;
+    const uint8_t *above = rows_above > d ? rows - (size_t)(d + 1) * stride : NULL;
+    if ((size_t)count + d > ((size_t)-1) / line) return PF_OUT_OF_MEMORY;
+
+    size_t filtered_size = ((size_t)d + count) * line;
+    uint8_t *filtered = (uint8_t *)malloc(filtered_size);
+    uint8_t *scratch = (uint8_t *)calloc(3, row_bytes);
+    if (filtered == NULL || scratch == NULL) {
+        free(filtered);
+        free(scratch);
+        return PF_OUT_OF_MEMORY;
+    }
+    pf_png_filter_rows(rows - (size_t)d * stride, stride, above, width, input, row_bytes, d + count, adaptive,
+                       scratch, filtered);
+    free(scratch);
+
+    const uint8_t *data = filtered + (size_t)d * line;
+    size_t size = (size_t)count * line;
+    size_t dictionary_size = (size_t)d * line;
+    if (dictionary_size > PF_PNG_WINDOW) dictionary_size = PF_PNG_WINDOW;
+    chunk->adler = pf_adler32(1, data, size);
+    chunk->filtered_size = size;
+
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    /* libpng's settings for filtered image data (png_deflate_claim): Z_FILTERED, memLevel 8,
+       a 32 KiB window; raw deflate, since the zlib header and adler32 frame the whole stream. */
+    int status = deflateInit2(&z, compression_level, Z_DEFLATED, -15, 8, adaptive ? Z_FILTERED : Z_DEFAULT_STRATEGY);
+    if (status != Z_OK) {
+        free(filtered);
+        return status == Z_MEM_ERROR ? PF_OUT_OF_MEMORY : PF_ERROR;
+    }
+    if (dictionary_size > 0 &&
+        deflateSetDictionary(&z, data - dictionary_size, (uInt)dictionary_size) != Z_OK) {
+        deflateEnd(&z);
+        free(filtered);
+        return PF_ERROR;
+    }
+    size_t capacity = (size_t)deflateBound(&z, (uLong)size) + 64, used = 0;
+    uint8_t *out = (uint8_t *)malloc(capacity);
+    int result = out == NULL ? PF_OUT_OF_MEMORY : PF_OK;
+    size_t consumed = 0;
+    while (result == PF_OK) {
+        size_t piece = size - consumed > PF_ZLIB_PIECE ? PF_ZLIB_PIECE : size - consumed;
+        z.next_in = (Bytef *)(data + consumed);
+        z.avail_in = (uInt)piece;
+        int flush = consumed + piece < size ? Z_NO_FLUSH : (last ? Z_FINISH : Z_SYNC_FLUSH);
+        for (;;) {
+            if (capacity - used < 4096) {
+                uint8_t *grown = capacity > ((size_t)-1) / 2 ? NULL : (uint8_t *)realloc(out, capacity * 2);
+                if (grown == NULL) {
+                    result = PF_OUT_OF_MEMORY;
+                    break;
+                }
+                out = grown;
+                capacity *= 2;
+            }
+            size_t room = capacity - used > PF_ZLIB_PIECE ? PF_ZLIB_PIECE : capacity - used;
+            z.next_out = out + used;
+            z.avail_out = (uInt)room;
+            status = deflate(&z, flush);
+            used += room - z.avail_out;
+            if (status == Z_STREAM_ERROR) {
+                result = PF_ERROR;
+                break;
+            }
+            if (flush == Z_FINISH ? status == Z_STREAM_END : (z.avail_in == 0 && z.avail_out != 0)) break;
+        }
+        consumed += piece;
+        if (consumed == size) break;
+    }
+    deflateEnd(&z);
+    free(filtered);
+    if (result != PF_OK) {
+        free(out);
+        return result;
+    }
+    chunk->data = out;
+    chunk->size = used;
+    return PF_OK;
+}
+
+int pf_zlib_inflate(const uint8_t *input, size_t size, uint8_t *output, size_t capacity,
+                    size_t *output_size) {
+    *output_size = 0;
+    if (size > PF_ZLIB_PIECE || capacity > PF_ZLIB_PIECE) return PF_ERROR;
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (inflateInit(&z) != Z_OK) return PF_OUT_OF_MEMORY;
+    z.next_in = (Bytef *)input;
+    z.avail_in = (uInt)size;
+    z.next_out = output;
+    z.avail_out = (uInt)capacity;
+    int status = inflate(&z, Z_FINISH);
+    *output_size = capacity - z.avail_out;
+    inflateEnd(&z);
+    return status == Z_STREAM_END ? PF_OK : PF_ERROR;
+}
+
+/* ---- the encoder of non-interlaced files ---- */
 
 struct pf_png_encoder {
     /* First, so that libpng's error pointer (this struct) is also the error context. */
     pf_png_error_context error;
     png_structp png;
     png_infop info;
+    /* The descriptor written to, or -1 for `memory`. */
     int fd;
+    pf_png_output memory;
     /* Set by the write callback before it fails, so the status says PF_IO_ERROR. */
     int io_failed;
     int failed;
     int finished;
-    uint32_t height;
-    uint32_t rows_written;
+    /* Filtered bytes the image has, those the chunks written so far held, and their adler32. */
+    size_t filtered_total;
+    size_t filtered_written;
+    uint32_t adler;
+    /* The zlib stream not yet written as an IDAT chunk (less than PF_PNG_IDAT_SIZE bytes). */
+    size_t pending;
+    uint8_t idat[PF_PNG_IDAT_SIZE];
+    /* Bytes for `fd` not yet written. */
     size_t buffered;
     uint8_t buffer[65536];
 };
@@ -443,8 +770,25 @@ static void pf_png_fd_drain(pf_png_encoder *encoder) {
     encoder->buffered = 0;
 }
 
-static void pf_png_fd_write(png_structp png, png_bytep bytes, size_t count) {
+static void pf_png_encoder_write_data(png_structp png, png_bytep bytes, size_t count) {
     pf_png_encoder *encoder = (pf_png_encoder *)png_get_io_ptr(png);
+    if (encoder->fd < 0) {
+        pf_png_output *output = &encoder->memory;
+        if (count > output->capacity - output->size) {
+            size_t capacity = output->capacity ? output->capacity : 65536;
+            while (count > capacity - output->size) {
+                if (capacity > ((size_t)-1) / 2) png_error(png, "output too large");
+                capacity *= 2;
+            }
+            uint8_t *grown = (uint8_t *)realloc(output->data, capacity);
+            if (grown == NULL) png_error(png, "out of memory");
+            output->data = grown;
+            output->capacity = capacity;
+        }
+        memcpy(output->data + output->size, bytes, count);
+        output->size += count;
+        return;
+    }
     while (count > 0) {
         if (encoder->buffered == sizeof encoder->buffer) pf_png_fd_drain(encoder);
         size_t n = sizeof encoder->buffer - encoder->buffered;
@@ -453,6 +797,30 @@ static void pf_png_fd_write(png_structp png, png_bytep bytes, size_t count) {
         encoder->buffered += n;
         bytes += n;
         count -= n;
+    }
+}
+
+/* Adds `size` bytes to the zlib stream, writing an IDAT chunk for every PF_PNG_IDAT_SIZE
+   bytes: where the chunks are cut depends on the stream only. Errors longjmp. */
+static void pf_png_idat_append(pf_png_encoder *encoder, const uint8_t *bytes, size_t size) {
+    static const png_byte idat[5] = "IDAT";
+    while (size > 0) {
+        if (encoder->pending == 0 && size >= PF_PNG_IDAT_SIZE) {
+            png_write_chunk(encoder->png, idat, bytes, PF_PNG_IDAT_SIZE);
+            bytes += PF_PNG_IDAT_SIZE;
+            size -= PF_PNG_IDAT_SIZE;
+            continue;
+        }
+        size_t n = PF_PNG_IDAT_SIZE - encoder->pending;
+        if (n > size) n = size;
+        memcpy(encoder->idat + encoder->pending, bytes, n);
+        encoder->pending += n;
+        bytes += n;
+        size -= n;
+        if (encoder->pending == PF_PNG_IDAT_SIZE) {
+            png_write_chunk(encoder->png, idat, encoder->idat, PF_PNG_IDAT_SIZE);
+            encoder->pending = 0;
+        }
     }
 }
 
@@ -465,8 +833,8 @@ int pf_png_encoder_create(int fd, uint32_t width, uint32_t height, int input, in
                           const pf_metadata_blocks *metadata, int srgb_chunk,
                           pf_png_encoder **result, char *message) {
     *result = NULL;
-    int bit_depth, color_type, strip_alpha;
-    if (!pf_png_input_layout(input, &bit_depth, &color_type, &strip_alpha)) {
+    pf_png_chunking chunking;
+    if (pf_png_chunking_for(width == 0 ? 1 : width, input, &chunking) != PF_OK) {
         pf_copy_message(message, "unknown input layout");
         return PF_ERROR;
     }
@@ -479,8 +847,9 @@ int pf_png_encoder_create(int fd, uint32_t width, uint32_t height, int input, in
         pf_copy_message(message, "out of memory");
         return PF_OUT_OF_MEMORY;
     }
-    encoder->fd = fd;
-    encoder->height = height;
+    encoder->fd = fd < 0 ? -1 : fd;
+    encoder->filtered_total = (size_t)height * (chunking.row_bytes + 1);
+    encoder->adler = 1;
     encoder->error.message = message;
     encoder->png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &encoder->error, pf_png_error,
                                            pf_png_warning);
@@ -495,49 +864,70 @@ int pf_png_encoder_create(int fd, uint32_t width, uint32_t height, int input, in
         pf_png_encoder_destroy(encoder);
         return status;
     }
-    png_set_write_fn(encoder->png, encoder, pf_png_fd_write, pf_png_flush);
-    if (pf_png_start_write(encoder->png, encoder->info, width, height, input, 0, compression_level,
-                           metadata, srgb_chunk) != 1)
-        png_error(encoder->png, "interlaced output cannot be written row by row");
+    png_set_write_fn(encoder->png, encoder, pf_png_encoder_write_data, pf_png_flush);
+    /* The signature, IHDR and the metadata chunks, exactly as pf_png_encode writes them
+       (png_set_IHDR checks the size). The image data is ours: libpng never sees a row. */
+    pf_png_start_write(encoder->png, encoder->info, width, height, input, 0, compression_level, metadata,
+                       srgb_chunk);
+    /* The zlib header: CMF 0x78 (deflate, 32 KiB window), FLG with zlib's FLEVEL for the level
+       and no preset dictionary, FCHECK making the pair a multiple of 31. */
+    unsigned level_flags = compression_level < 2 ? 0 : compression_level < 6 ? 1 : compression_level == 6 ? 2 : 3;
+    unsigned header = (0x78u << 8) | (level_flags << 6);
+    header += 31 - header % 31;
+    const uint8_t zlib_header[2] = {(uint8_t)(header >> 8), (uint8_t)header};
+    pf_png_idat_append(encoder, zlib_header, 2);
     *result = encoder;
     return PF_OK;
 }
 
-int pf_png_encoder_write_rows(pf_png_encoder *encoder, const uint8_t *pixels, size_t stride,
-                              uint32_t count, char *message) {
+int pf_png_encoder_write_chunk(pf_png_encoder *encoder, const pf_png_chunk *chunk, char *message) {
     encoder->error.message = message;
     if (encoder->failed || encoder->finished) {
-        pf_copy_message(message, encoder->failed ? "an earlier error stopped the encoder" : "rows written after the end");
+        pf_copy_message(message, encoder->failed ? "an earlier error stopped the encoder" : "image data written after the end");
         return PF_ERROR;
     }
-    if (count > encoder->height - encoder->rows_written) {
-        pf_copy_message(message, "more rows written than the image has");
+    if (chunk->filtered_size > encoder->filtered_total - encoder->filtered_written) {
+        pf_copy_message(message, "more image data written than the image has");
         return PF_ERROR;
     }
     if (setjmp(png_jmpbuf(encoder->png))) return pf_png_encoder_status(encoder);
-    for (uint32_t i = 0; i < count; i++) {
-        png_write_row(encoder->png, pixels + (size_t)i * stride);
-        encoder->rows_written++;
-    }
+    pf_png_idat_append(encoder, chunk->data, chunk->size);
+    encoder->adler = (uint32_t)adler32_combine(encoder->adler, chunk->adler, (z_off_t)chunk->filtered_size);
+    encoder->filtered_written += chunk->filtered_size;
     return PF_OK;
 }
 
 int pf_png_encoder_finish(pf_png_encoder *encoder, char *message) {
     encoder->error.message = message;
-    if (encoder->failed || encoder->finished || encoder->rows_written != encoder->height) {
+    if (encoder->failed || encoder->finished || encoder->filtered_written != encoder->filtered_total) {
         pf_copy_message(message, encoder->failed ? "an earlier error stopped the encoder"
                                                  : "finished before every row was written");
         return PF_ERROR;
     }
     if (setjmp(png_jmpbuf(encoder->png))) return pf_png_encoder_status(encoder);
     encoder->finished = 1;
-    png_write_end(encoder->png, NULL);
-    pf_png_fd_drain(encoder);
+    const uint8_t trailer[4] = {(uint8_t)(encoder->adler >> 24), (uint8_t)(encoder->adler >> 16),
+                                (uint8_t)(encoder->adler >> 8), (uint8_t)encoder->adler};
+    pf_png_idat_append(encoder, trailer, 4);
+    static const png_byte idat[5] = "IDAT", iend[5] = "IEND";
+    if (encoder->pending > 0) png_write_chunk(encoder->png, idat, encoder->idat, encoder->pending);
+    encoder->pending = 0;
+    /* What png_write_end(png, NULL) writes: no chunk follows the image data (png_write_info
+       wrote every metadata chunk before it). */
+    png_write_chunk(encoder->png, iend, NULL, 0);
+    if (encoder->fd >= 0) pf_png_fd_drain(encoder);
     return PF_OK;
+}
+
+void pf_png_encoder_take_output(pf_png_encoder *encoder, uint8_t **output, size_t *output_size) {
+    *output = encoder->memory.data;
+    *output_size = encoder->memory.size;
+    memset(&encoder->memory, 0, sizeof encoder->memory);
 }
 
 void pf_png_encoder_destroy(pf_png_encoder *encoder) {
     if (encoder == NULL) return;
     if (encoder->png != NULL) png_destroy_write_struct(&encoder->png, &encoder->info);
+    free(encoder->memory.data);
     free(encoder);
 }

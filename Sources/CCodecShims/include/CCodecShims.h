@@ -118,28 +118,80 @@ enum {
 };
 
 /* Encodes a PNG into a malloc'd buffer returned in `*output` (free with pf_free) of
-   `*output_size` bytes. `compression_level` is zlib's 0...9. With `srgb_chunk` an sRGB chunk
-   is written instead of the metadata's ICC profile; EXIF goes in eXIf, XMP in an
-   uncompressed iTXt chunk "XML:com.adobe.xmp". */
+   `*output_size` bytes, every row through libpng (its filters and one zlib stream).
+   `compression_level` is zlib's 0...9. With `srgb_chunk` an sRGB chunk is written instead of
+   the metadata's ICC profile; EXIF goes in eXIf, XMP in an uncompressed iTXt chunk
+   "XML:com.adobe.xmp". PixelFlow uses it for Adam7-interlaced files; non-interlaced ones go
+   through pf_png_encoder and pf_png_deflate_chunk, in parallel. */
 int pf_png_encode(const uint8_t *pixels, size_t stride, uint32_t width, uint32_t height,
                   int input, int interlaced, int compression_level,
                   const pf_metadata_blocks *metadata, int srgb_chunk,
                   uint8_t **output, size_t *output_size, char *message);
 
-/* A streaming PNG encoder that writes to a file descriptor (through a 64 KiB buffer) as rows
-   arrive, with the settings (and so the bytes) of pf_png_encode without interlacing. Create
-   writes everything before the image data; rows go in top to bottom through
-   pf_png_encoder_write_rows, any number at a time; pf_png_encoder_finish writes the rest and
-   IEND once every row was given. A failure (PF_IO_ERROR for write errors) leaves the encoder
-   only fit for pf_png_encoder_destroy. The descriptor is neither closed nor synced. */
+/* How the image data of a non-interlaced PNG is cut into pieces compressed independently.
+   Each row is packed (the input layout's PNG samples, big-endian) and filtered: one filter
+   byte, then `row_bytes` bytes. The filtered rows are cut into chunks of `rows_per_chunk`
+   whole rows (about 256 KiB: max(1, 262144 / (row_bytes + 1))), a function of the width and
+   layout only. */
+typedef struct pf_png_chunking {
+    /* Bytes of a packed row, without the filter byte. */
+    size_t row_bytes;
+    /* Rows per chunk (the last chunk may have fewer). */
+    uint32_t rows_per_chunk;
+    /* Rows above a chunk's first row that pf_png_deflate_chunk reads (when the image has them):
+       those whose filtered bytes hold the chunk's 32 KiB dictionary, and the row above them. */
+    uint32_t history_rows;
+} pf_png_chunking;
+
+/* The chunking of rows `width` pixels wide in the `input` layout (PF_PNG_INPUT_*).
+   PF_ERROR for an unknown layout or a zero width. */
+int pf_png_chunking_for(uint32_t width, int input, pf_png_chunking *chunking);
+
+/* One compressed chunk: raw deflate bytes (malloc'd; free with pf_free), and the adler32 and
+   size of the filtered bytes it holds. */
+typedef struct pf_png_chunk {
+    uint8_t *data;
+    size_t size;
+    uint32_t adler;
+    size_t filtered_size;
+} pf_png_chunk;
+
+/* Filters and compresses one chunk: `count` rows `stride` bytes apart from `rows` (the chunk's
+   first row), as a piece of a raw deflate stream primed with the last 32 KiB of the filtered
+   rows above it, ended by a sync flush (or, with `last`, the final block). `rows_above` is how
+   many rows above `rows` (at negative multiples of `stride`) may be read, and must be
+   min(the index of the chunk's first row, chunking.history_rows): the output then depends only
+   on the pixels, the layout and the level, never on who calls it or when. Each row is filtered
+   with the filter (None, Sub, Up, Average, Paeth) whose residuals, taken as signed bytes,
+   have the least sum of absolute values (level 0: None). Pure and thread-safe.
+   PF_OUT_OF_MEMORY or PF_ERROR (bad arguments; zlib failing). */
+int pf_png_deflate_chunk(const uint8_t *rows, size_t stride, uint32_t width, int input,
+                         uint32_t rows_above, uint32_t count, int compression_level, int last,
+                         pf_png_chunk *chunk);
+
+/* A PNG encoder for non-interlaced images whose image data is compressed by
+   pf_png_deflate_chunk. Create writes, through libpng, everything before the image data (the
+   chunks and settings of pf_png_encode) to `fd`, or to memory when `fd` is negative; then
+   pf_png_encoder_write_chunk takes the chunks in order (one thread at a time), adding them to
+   one zlib stream cut into IDAT chunks of 65536 bytes (the last one shorter);
+   pf_png_encoder_finish, once every row's chunk is written, writes the adler32, the last IDAT
+   and IEND. pf_png_encoder_take_output then hands over the memory output (free with
+   pf_free). A failure (PF_IO_ERROR for write errors) leaves the encoder only fit for
+   pf_png_encoder_destroy. The descriptor is neither closed nor synced. */
 typedef struct pf_png_encoder pf_png_encoder;
 int pf_png_encoder_create(int fd, uint32_t width, uint32_t height, int input, int compression_level,
                           const pf_metadata_blocks *metadata, int srgb_chunk,
                           pf_png_encoder **encoder, char *message);
-int pf_png_encoder_write_rows(pf_png_encoder *encoder, const uint8_t *pixels, size_t stride,
-                              uint32_t count, char *message);
+int pf_png_encoder_write_chunk(pf_png_encoder *encoder, const pf_png_chunk *chunk, char *message);
 int pf_png_encoder_finish(pf_png_encoder *encoder, char *message);
+void pf_png_encoder_take_output(pf_png_encoder *encoder, uint8_t **output, size_t *output_size);
 void pf_png_encoder_destroy(pf_png_encoder *encoder);
+
+/* Inflates the zlib stream `input` into `output` (at most `capacity` bytes), checking its
+   adler32; the inflated size goes to `*output_size`. PF_ERROR for a corrupt stream or one
+   that inflates past `capacity`. For tests, which check the encoder's zlib framing with it. */
+int pf_zlib_inflate(const uint8_t *input, size_t size, uint8_t *output, size_t capacity,
+                    size_t *output_size);
 
 /* After the header: a copy of the iCCP profile, inflated (malloc'd, free with pf_free), or
    NULL when there is none or libpng rejected it. */

@@ -64,6 +64,10 @@ public struct EncodeOptions: Sendable, Equatable {
     public var compressionLevel: Int
     /// PNG: write Adam7-interlaced. Default `false`.
     public var interlaced: Bool
+    /// PNG: how many threads compress the image data of a non-interlaced file, at least 1;
+    /// `nil` (the default) uses every active processor, or the context's `threadCount` when a
+    /// `RenderContext` writes the file. The bytes written are the same for every count.
+    public var threadCount: Int?
     /// JPEG: write a progressive file. Default `false` (baseline).
     public var progressive: Bool
     /// JPEG: chroma subsampling of color images. Default `.yuv420`.
@@ -99,8 +103,9 @@ public struct EncodeOptions: Sendable, Equatable {
                 tiffCompression: TIFFCompression = .deflate, gifQuantizer: GIFQuantizer = .medianCut,
                 dithering: Bool = true, maximumColorCount: Int = 256,
                 colorProfile: ColorProfileEmbedding = .automatic, metadata: ImageMetadata? = nil,
-                keptMetadata: MetadataKinds = []) {
+                keptMetadata: MetadataKinds = [], threadCount: Int? = nil) {
         self.compressionLevel = compressionLevel
+        self.threadCount = threadCount
         self.interlaced = interlaced
         self.progressive = progressive
         self.chromaSubsampling = chromaSubsampling
@@ -120,8 +125,21 @@ public struct EncodeOptions: Sendable, Equatable {
     /// XMP stripped.
     public static let `default` = EncodeOptions()
 
-    /// Throws `invalidParameter` unless `effort` is in 0...9 and `maximumColorCount` in 2...256.
+    /// These options with `threadCount` set to `threads` when it is `nil`: what a render's
+    /// write uses, so that the context's thread count also bounds the encoder's.
+    func _withThreads(_ threads: Int) -> EncodeOptions {
+        var o = self
+        if o.threadCount == nil { o.threadCount = threads }
+        return o
+    }
+
+    /// Throws `invalidParameter` unless `effort` is in 0...9, `maximumColorCount` in 2...256
+    /// and `threadCount`, when set, at least 1.
     func _validate(format: ImageFileFormat) throws {
+        if let threadCount, threadCount < 1 {
+            throw PixelFlowError.invalidParameter(filter: "\(format.rawValue) encoder", key: "threadCount",
+                                                  reason: "must be at least 1, got \(threadCount)")
+        }
         guard (0...9).contains(effort) else {
             throw PixelFlowError.invalidParameter(filter: "\(format.rawValue) encoder", key: "effort",
                                                   reason: "must be in 0...9, got \(effort)")

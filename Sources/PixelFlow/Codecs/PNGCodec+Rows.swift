@@ -148,8 +148,15 @@ extension StreamedSource {
 }
 
 /// A PNG encoder that takes rows top to bottom and writes them to a file descriptor as it
-/// goes, with the settings of `_PNGCodec.encode` (compression level, default filters, the
-/// metadata chunks and the sRGB chunk before the image data), so the bytes are the same.
+/// goes, with the settings of `_PNGCodec.encode` (compression level, filters, the metadata
+/// chunks and the sRGB chunk before the image data), so the bytes are the same.
+///
+/// Rows are copied into a staging buffer of `max(2, threads)` chunks of
+/// `_PNGImageDataEncoder` plus the rows above them that the chunks' filters and dictionaries
+/// read; when it is full, its chunks are compressed in parallel and written in order, and
+/// only those rows above are kept. So memory stays near `max(2, threads)` times 256 KiB of
+/// rows, and the chunks (cut by the width alone, not by the strips written) are those of
+/// the whole-buffer encoder.
 ///
 /// `_PNGCodec.encode` writes RGB when every alpha of the buffer is the maximum and RGBA
 /// otherwise, which a stream only knows at its end. So this encoder is made either
@@ -168,8 +175,12 @@ final class _PNGRowEncoder: @unchecked Sendable {
     /// True when rows are written as RGB, dropping an alpha that must be the maximum.
     let dropsAlpha: Bool
     private(set) var rowsWritten = 0
-    private let encoder: OpaquePointer
-    private var message = [CChar](repeating: 0, count: Int(PF_MESSAGE_CAPACITY))
+    private let data: _PNGImageDataEncoder
+    /// Rows `stagedFirstRow..<rowsWritten` of the image, `rowBytes` apart.
+    private let staging: UnsafeMutableRawPointer
+    private let stagingRows: Int
+    private let rowBytes: Int
+    private var stagedFirstRow = 0
 
     /// Writes everything before the image data to `fileDescriptor`.
     ///
@@ -195,24 +206,22 @@ final class _PNGRowEncoder: @unchecked Sendable {
         self.height = height
         self.format = format
         dropsAlpha = assumingOpaque && format.hasAlpha
-        var message = [CChar](repeating: 0, count: Int(PF_MESSAGE_CAPACITY))
-        var made: OpaquePointer?
-        let input = _PNGCodec.inputLayout(format, opaque: assumingOpaque)
-        let status = metadata.withBlocks { blocks in
-            pf_png_encoder_create(
-                fileDescriptor, UInt32(width), UInt32(height), input,
-                Int32(options.compressionLevel), blocks, _PNGCodec.writesSRGBChunk(metadata) ? 1 : 0,
-                &made, &message)
-        }
-        guard status == PF_OK, let made else { throw Self.error(status, message, name: name) }
-        encoder = made
+        let data = try _PNGImageDataEncoder(
+            fileDescriptor: fileDescriptor, width: width, height: height,
+            input: _PNGCodec.inputLayout(format, opaque: assumingOpaque), options: options, metadata: metadata,
+            name: name)
+        self.data = data
+        rowBytes = width * format.bytesPerPixel
+        stagingRows = Swift.min(height, data.historyRows + Swift.max(2, data.threads) * data.rowsPerChunk)
+        staging = .allocate(byteCount: stagingRows * rowBytes, alignment: 16)
     }
 
-    deinit { pf_png_encoder_destroy(encoder) }
+    deinit { staging.deallocate() }
 
-    /// Compresses the next `count` rows, `bytesPerRow` apart from `pixels`.
+    /// Takes the next `count` rows, `bytesPerRow` apart from `pixels`, compressing the staged
+    /// chunks whenever the staging buffer fills.
     ///
-    /// - Throws: `_RowEncoderAlphaFound` (nothing of these rows written) when `dropsAlpha`
+    /// - Throws: `_RowEncoderAlphaFound` (nothing of these rows used) when `dropsAlpha`
     ///   and an alpha is below the maximum; `encodingFailed`, or `io` when writing fails.
     func write(rows pixels: UnsafeRawPointer, bytesPerRow: Int, count: Int) throws {
         precondition(count >= 0 && rowsWritten + count <= height, "rows past the end of the image")
@@ -221,17 +230,44 @@ final class _PNGRowEncoder: @unchecked Sendable {
                 throw _RowEncoderAlphaFound()
             }
         }
-        let status = pf_png_encoder_write_rows(
-            encoder, pixels.assumingMemoryBound(to: UInt8.self), bytesPerRow,
-            UInt32(count), &message)
-        guard status == PF_OK else { throw Self.error(status, message, name: name) }
-        rowsWritten += count
+        var done = 0
+        while done < count {
+            if rowsWritten - stagedFirstRow == stagingRows { try compressCompleteChunks() }
+            let n = Swift.min(count - done, stagingRows - (rowsWritten - stagedFirstRow))
+            for i in 0..<n {
+                (staging + (rowsWritten - stagedFirstRow + i) * rowBytes)
+                    .copyMemory(from: pixels + (done + i) * bytesPerRow, byteCount: rowBytes)
+            }
+            done += n
+            rowsWritten += n
+        }
     }
 
-    /// Writes the end of the file once every row was written.
+    /// Writes the last chunks and the end of the file once every row was written.
     func finish() throws {
-        let status = pf_png_encoder_finish(encoder, &message)
-        guard status == PF_OK else { throw Self.error(status, message, name: name) }
+        guard rowsWritten == height else {
+            throw PixelFlowError.encodingFailed(file: name, reason: "PNG: finished before every row was written")
+        }
+        try compressCompleteChunks()
+        try data.finish()
+    }
+
+    /// Compresses every chunk whose rows are all staged, then keeps only the rows the next
+    /// chunk reads above its first row (and any rows of it already staged).
+    private func compressCompleteChunks() throws {
+        let first = data.chunksWritten
+        var end = first
+        while end < data.chunkCount, Swift.min((end + 1) * data.rowsPerChunk, height) <= rowsWritten { end += 1 }
+        guard end > first else { return }
+        try data.compress(chunks: end - first,
+                          rows: _PNGRows(base: UnsafeRawPointer(staging), stride: rowBytes, firstRow: stagedFirstRow))
+        let nextStart = end * data.rowsPerChunk
+        let keepFrom = Swift.max(stagedFirstRow, nextStart - Swift.min(nextStart, data.historyRows))
+        let kept = rowsWritten - keepFrom
+        if keepFrom > stagedFirstRow, kept > 0 {
+            staging.copyMemory(from: staging + (keepFrom - stagedFirstRow) * rowBytes, byteCount: kept * rowBytes)
+        }
+        stagedFirstRow = keepFrom
     }
 
     /// Whether every alpha of a row of `width` pixels is the maximum (the test of
@@ -248,10 +284,5 @@ final class _PNGRowEncoder: @unchecked Sendable {
         default:
             return true
         }
-    }
-
-    private static func error(_ status: Int32, _ message: [CChar], name: String) -> PixelFlowError {
-        if status == PF_IO_ERROR { return .io(file: name, reason: _Codec.message(message)) }
-        return .encodingFailed(file: name, reason: "PNG: " + _Codec.message(message))
     }
 }

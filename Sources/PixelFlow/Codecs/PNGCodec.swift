@@ -6,7 +6,9 @@ import CCodecShims
 /// for every 16-bit image, and `rgba8` for the rest (palette and tRNS expanded, alpha 255
 /// where the file has none). Adam7-interlaced files are deinterlaced in place.
 ///
-/// - Complexity: O(pixels); no scratch beyond libpng's row buffers.
+/// - Complexity: O(pixels). Decoding needs no scratch beyond libpng's row buffers; encoding
+///   about 1 MiB per thread (a chunk's filtered rows, zlib's state, its output), and the
+///   compressed chunks waiting to be written in order.
 enum _PNGCodec {
     static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
 
@@ -220,12 +222,33 @@ enum _PNGCodec {
 
     /// Encodes `gray8` as 8-bit gray, `rgba8` and `rgba16` as RGB when every alpha is the
     /// maximum and as RGBA otherwise, at their own bit depth. Other buffers go through
-    /// `_Codec.encodable` first. `_PNGRowEncoder` writes the same bytes row by row.
+    /// `_Codec.encodable` first. A non-interlaced file's image data is filtered and
+    /// compressed in parallel chunks (`_PNGImageDataEncoder`), the same bytes for every
+    /// `options.threadCount`; `_PNGRowEncoder` writes the same bytes row by row. Adam7 files
+    /// go through libpng row by row (`encodeWithLibpng`).
     static func encode(_ source: PixelBuffer, name: String, options: EncodeOptions,
                        metadata: _EmbeddedMetadata = .none) throws -> [UInt8] {
         try checkCompressionLevel(options)
         let buffer = _Codec.encodable(source)
         let input = inputLayout(buffer.format, opaque: _Codec.isOpaque(buffer))
+        if options.interlaced {
+            return try encodeWithLibpng(buffer, input: input, name: name, options: options, metadata: metadata)
+        }
+        let writer = try _PNGImageDataEncoder(fileDescriptor: -1, width: buffer.width, height: buffer.height,
+                                              input: input, options: options, metadata: metadata, name: name)
+        try buffer.withUnsafeBytes { pixels in
+            try writer.compress(chunks: writer.chunkCount,
+                                rows: _PNGRows(base: pixels.baseAddress!, stride: buffer.bytesPerRow, firstRow: 0))
+        }
+        try writer.finish()
+        return writer.takeOutput()
+    }
+
+    /// The file libpng writes from `buffer`'s rows in the `input` layout, with its own filters
+    /// and one zlib stream: how Adam7 files are written (and, in tests, the size the parallel
+    /// encoder is compared with).
+    static func encodeWithLibpng(_ buffer: PixelBuffer, input: Int32, name: String, options: EncodeOptions,
+                                 metadata: _EmbeddedMetadata) throws -> [UInt8] {
         var message = [CChar](repeating: 0, count: Int(PF_MESSAGE_CAPACITY))
         var output: UnsafeMutablePointer<UInt8>?
         var size = 0

@@ -140,7 +140,8 @@ extension RenderContext {
     ///   - encodeOptions: PNG compression and interlacing, JPEG progressive and subsampling,
     ///     the other formats' options, and which metadata is written: the output color
     ///     space's ICC profile by default (`colorProfile: .none` writes none), EXIF and XMP
-    ///     of `encodeOptions.metadata` as `keptMetadata` says.
+    ///     of `encodeOptions.metadata` as `keptMetadata` says. PNG compression uses the
+    ///     context's `threadCount` unless `encodeOptions.threadCount` is set.
     ///   - cancellation: cancels the render from another thread, as in `makeBuffer`; it then
     ///     throws `PixelFlowError.cancelled` and the file is not touched. A full render checks
     ///     it once more before encoding (a cancel during encoding lets the write finish); a
@@ -153,6 +154,7 @@ extension RenderContext {
     public func write(_ image: Image, toFile path: String, rect: Rect? = nil, format: ImageFileFormat? = nil,
                       quality: Int = 90, pixelFormat: PixelFormat = .rgba8, encodeOptions: EncodeOptions = .default,
                       cancellation: CancellationToken? = nil, progress: (@Sendable (Double) -> Void)? = nil) throws {
+        let encodeOptions = encodeOptions._withThreads(options.threadCount)
         let chosen = try ImageFileFormat._forWriting(path, format)
         // The output space's profile (sRGB's by default). Without color management the
         // values are the stored ones, taken as the output space's (sRGB for ordinary files).
@@ -208,6 +210,7 @@ extension RenderContext {
     /// - Throws: the errors of `makeBuffer` and of encoding.
     public func encoded(_ image: Image, as format: ImageFileFormat, rect: Rect? = nil, quality: Int = 90,
                         pixelFormat: PixelFormat = .rgba8, encodeOptions: EncodeOptions = .default) throws -> [UInt8] {
+        let encodeOptions = encodeOptions._withThreads(options.threadCount)
         try _Codec.checkQuality(quality, format: format)
         try encodeOptions._validate(format: format)
         let buffer = try makeBuffer(image, rect: rect, format: pixelFormat)
