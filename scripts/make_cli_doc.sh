@@ -11,10 +11,11 @@ marker="Each section is the command's \`--help\` output."
 grep -qF "$marker" Docs/CLI.md || { echo "Docs/CLI.md has no line: $marker" >&2; exit 1; }
 {
   sed "/^Each section is the command's \`--help\` output.\$/q" Docs/CLI.md
-  for c in filters describe apply thumbnail info detect qr docs bench; do
+  for c in filters describe apply thumbnail info detect "detect qr" "detect rectangles" "detect faces" qr docs bench; do
     printf '\n### pixelflow %s\n\n```text\n' "$c"
     # bench appends the benchmark's own options after its help: keep the command's part.
-    "$tool" "$c" --help | awk '/^The benchmark.s options/ { exit } { print }' | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}'
+    # shellcheck disable=SC2086  # "detect qr" is two arguments
+    "$tool" $c --help | awk '/^The benchmark.s options/ { exit } { print }' | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}'
     printf '```\n'
   done
 } > Docs/CLI.md.tmp

@@ -22,7 +22,13 @@ import PixelFlow
 /// A malformed or unsupported YUV4MPEG2 stream, with what was wrong and where.
 public struct Y4MError: Error, CustomStringConvertible {
     public var description: String
-    public init(_ description: String) { self.description = description }
+    /// True when the input held no byte at all (no stream was given), as opposed to a
+    /// malformed one; a program can then say how to run without a stream.
+    public var isEmptyInput = false
+    public init(_ description: String, isEmptyInput: Bool = false) {
+        self.description = description
+        self.isEmptyInput = isEmptyInput
+    }
 }
 
 /// How the chroma planes are laid out.
@@ -175,7 +181,8 @@ public final class Y4MReader {
         source = ByteSource(fileDescriptor: fileDescriptor)
         guard let line = try source.line(maximumLength: 1024) else {
             throw Y4MError(
-                "the input is empty: expected a YUV4MPEG2 stream (for example from `ffmpeg -i in.mp4 -f yuv4mpegpipe -`)")
+                "the input is empty: expected a YUV4MPEG2 stream (for example from `ffmpeg -i in.mp4 -f yuv4mpegpipe -`)",
+                isEmptyInput: true)
         }
         header = try Y4MHeader(line: line)
     }

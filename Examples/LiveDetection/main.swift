@@ -8,7 +8,7 @@ import PixelFlow
 //
 //     ffmpeg -i clip.mp4 -f yuv4mpegpipe - | swift run -c release LiveDetection --detect qr > marked.y4m
 //     ffmpeg -f v4l2 -i /dev/video0 -f yuv4mpegpipe - | swift run -c release LiveDetection | ffplay -
-//     swift run LiveDetection                  # no stream on stdin: a generated demo clip
+//     swift run LiveDetection --demo           # no video at hand: a generated demo clip
 //
 // Decoded messages and the frame rate go to standard error; standard output carries the video.
 
@@ -31,6 +31,12 @@ let usage = """
                       This is what happens when standard input is a terminal.
       --frames N      Frames of the demo clip, 1...500 (default 8).
       --size WxH      Size of the demo clip (default 320x240).
+
+    The demo input: `swift run LiveDetection --demo` needs nothing (it draws its own clip; it is
+    also what runs when standard input is a terminal). A stream from any video file or a webcam
+    comes from ffmpeg (`apt-get install ffmpeg`):
+      ffmpeg -i clip.mp4 -f yuv4mpegpipe - | swift run -c release LiveDetection > marked.y4m
+      ffmpeg -f v4l2 -i /dev/video0 -f yuv4mpegpipe - | swift run -c release LiveDetection | ffplay -
 
     Exit status: 0 on success, 1 for a malformed or unsupported stream or a failed write,
     2 for a wrong command line.
@@ -140,7 +146,13 @@ runExample {
         writer = try Y4MWriter(header: header, fileDescriptor: fd)
         printError("demo: \(header.width)x\(header.height), writing \(path)")
     } else {
-        let reader = try Y4MReader(fileDescriptor: 0)
+        let reader: Y4MReader
+        do {
+            reader = try Y4MReader(fileDescriptor: 0)
+        } catch let error as Y4MError where error.isEmptyInput {
+            throw ExampleError(
+                "\(error); without a video, run the demo on a generated clip: `swift run LiveDetection --demo`")
+        }
         header = reader.header
         nextFrame = reader.nextFrame
         writer = try Y4MWriter(header: header, fileDescriptor: 1)

@@ -35,6 +35,8 @@ extension ApplyJob {
             } else if !overwrite, let id = Terminal.fileIdentity(destination), protected.contains(id) {
                 task.refusal =
                     "refusing to overwrite the input '\(destination)'; choose another output directory, or pass --overwrite"
+            } else if !force, Terminal.isReadOnlyFile(destination) {
+                task.refusal = ApplyJob.readOnlyRefusal(destination)
             } else {
                 claimed[destination] = input
             }

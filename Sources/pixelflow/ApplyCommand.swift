@@ -7,7 +7,8 @@ import PixelFlow
 /// pixelflow apply IN OUT [--filter 'NAME key=value ...']... [--threads N] [--format F]
 ///                        [--quality Q] [--lossless] [--effort N] [--compression C]
 ///                        [--keep-profile] [--keep-metadata] [--strip] [--page N] [--explain]
-/// pixelflow apply IN1 IN2 ... OUTDIR [--filter ...]...
+///                        [--keep-extent] [--force]
+/// pixelflow apply IN1 IN2 ... OUTDIR [--filter ...]... [--jobs N]
 /// ```
 ///
 /// The command line is checked completely (options, filter names, keys, values) before any
@@ -17,10 +18,11 @@ enum ApplyCommand: Subcommand {
     static let summary = "apply a chain of filters to an image, or to a batch of images"
 
     static let options: [Arguments.Option] = [
-        .value("--filter", "-f"), .value("--threads", "-j"), .value("--quality", "-q"),
-        .value("--format"), .flag("--explain"), .value("--jobs"), .flag("--overwrite"), .flag("--help", "-h"),
+        .value("--filter", "-f"), .value("--threads"), .value("--quality", "-q"),
+        .value("--format"), .flag("--explain"), .value("--jobs", "-j"), .flag("--overwrite"), .flag("--help", "-h"),
         .flag("--lossless"), .value("--effort"), .value("--compression"), .flag("--keep-profile"),
-        .flag("--keep-metadata"), .flag("--strip"), .value("--page", "--frame"),
+        .flag("--keep-metadata"), .flag("--strip"), .value("--page", "--frame"), .flag("--force"),
+        .flag("--keep-extent"),
     ]
 
     static var help: String {
@@ -40,7 +42,9 @@ enum ApplyCommand: Subcommand {
         others are still written, and the exit status is 1. A summary ends the run:
         processed, failed, time.
 
-        An input file is never overwritten (in either mode) unless --overwrite is given.
+        An input file is never overwritten (in either mode) unless --overwrite is given, and a
+        read-only output file is never replaced unless --force is given. A missing output
+        folder is an error in both modes: create it first (mkdir -p).
 
         Options:
           -f, --filter 'NAME key=value ...'
@@ -49,12 +53,16 @@ enum ApplyCommand: Subcommand {
                             its `input` prefix (intensity=0.8). Inputs not given take their
                             defaults. `pixelflow filters` lists the filters and
                             `pixelflow describe NAME` their inputs.
-          -j, --threads N   Render each image with N threads (default: one per processor,
+              --threads N   Render each image with N threads (default: one per processor,
                             shared among the batch's jobs). The pixels do not depend on N.
-              --jobs N      Batch mode: process N files at once (default: one per processor,
-                            at most one per file).
+          -j, --jobs N      Batch mode: process N files at once, as make -j and parallel -j
+                            do (default: one per processor, at most one per file).
               --overwrite   Allow an output to replace an input file (for example filtering
                             a folder in place: pixelflow apply photos/*.png photos/ --overwrite).
+              --force       Replace output files that are read-only (default: refused, exit 1).
+              --keep-extent Keep Core Image's extents: a blur's result is larger than its
+                            input and fades out at the edges, and OUT takes the whole extent
+                            (see "Size of the result").
               --format F    Output format: png, jpeg, webp, tiff, gif, heif, avif, pnm or bmp.
                             Default: from OUT's extension (.png, .jpg/.jpeg, .webp, .tif/.tiff,
                             .gif, .heic/.heif, .avif, .pnm/.pgm/.ppm/.pam, .bmp), png when OUT
@@ -93,11 +101,16 @@ enum ApplyCommand: Subcommand {
           transforms        '[a b c d tx ty]': (x, y) -> (a x + c y + tx, b x + d y + ty)
           images            a file path, for second images such as inputBackgroundImage
 
-        Size of the result: filters that grow the image or make it infinite (blurs and
-        convolutions grow it by their reach, compositing over a constant color makes it
-        infinite) are cropped back to the input's extent, so OUT has IN's size. Geometry
-        filters (CICrop, CIAffineTransform, CILanczosScaleTransform) set a new frame: the
-        output has the size of their result (a rotation's bounding box, a scaled size).
+        Size of the result: OUT has IN's size, as with ImageMagick and vips, unless a geometry
+        filter (CICrop, CIAffineTransform, CILanczosScaleTransform) sets a new frame: the
+        size of its result (a rotation's bounding box, a scaled size). Each filter sees the
+        image cropped to the frame; a filter that reads around each pixel (blurs,
+        convolutions, morphology) sees the edge pixels repeated beyond it, so the edges keep
+        their opacity, and its result is cropped back to the frame, as is one that makes the
+        image infinite (compositing over a constant color). A 1000x872 photo blurred, then
+        scaled by 0.5, gives a 500x436 opaque image. With --keep-extent the filters get Core
+        Image's extents instead: the blurred photo is 1012x884 with a translucent border, and
+        scaled, 506x442; only an infinite result is cropped, to the frame.
         Images are rendered as 8-bit RGBA; a 16-bit PNG input stays 16-bit when OUT is PNG or PNM.
         Options a format does not take (--quality for PNG, --lossless for JPEG) are ignored.
 
@@ -147,6 +160,10 @@ struct ApplyJob {
     var overwrite: Bool
     /// Files processed at once in batch mode.
     var jobs: Int
+    /// True when read-only output files may be replaced (`--force`).
+    var force: Bool
+    /// True for Core Image's extents (`--keep-extent`); false keeps IN's size.
+    var keepExtent: Bool
 
     /// Checks the whole command line; reads no image.
     ///
@@ -166,6 +183,8 @@ struct ApplyJob {
         }
         let threads = try args.integer("--threads", in: 1...4096)
         overwrite = args.flag("--overwrite")
+        force = args.flag("--force")
+        keepExtent = args.flag("--keep-extent")
         let cores = RenderContext.activeProcessorCount
         let requestedJobs = try args.integer("--jobs", in: 1...1024)
         explain = args.flag("--explain")
@@ -219,11 +238,17 @@ struct ApplyJob {
             if !overwrite, output != "-", let id = Terminal.fileIdentity(output), inputFiles.contains(id) {
                 throw CLIError.runtime("refusing to overwrite the input '\(output)'; write to another file, or pass --overwrite")
             }
+            try Terminal.checkOutputFolder(of: output)
+            if !force, output != "-", Terminal.isReadOnlyFile(output) {
+                throw CLIError.runtime(ApplyJob.readOnlyRefusal(output))
+            }
             try process(inputs[0], to: output, format: fmt)
             return ExitCode.success
         }
         guard Terminal.isDirectory(output) else {
-            throw CLIError.runtime("the output directory '\(output)' does not exist; create it first (mkdir -p '\(output)')")
+            var dir = Substring(output)
+            while dir.count > 1, dir.hasSuffix("/") { dir = dir.dropLast() }
+            throw CLIError.runtime("the output directory '\(dir)' does not exist; create it first (mkdir -p '\(dir)')")
         }
         return runBatch(tasks: planBatch(protecting: inputFiles))
     }
@@ -257,16 +282,13 @@ struct ApplyJob {
         var frame = source.extent
         for step in steps {
             do {
-                image = try step.apply(to: image)
+                image = try apply(step, to: image, frame: &frame)
             } catch let error as PixelFlowError {
                 throw CLIError.runtime("\(displayName(input)): \(step.descriptor.name) failed: \(error)")
             }
-            if step.descriptor.categories.contains(.geometryAdjustment), !image.extent.isInfinite {
-                frame = image.extent
-            }
         }
         let extent = image.extent
-        let mustCrop = extent.isInfinite || !ApplyJob.rect(frame, contains: extent)
+        let mustCrop = extent.isInfinite || (!keepExtent && !ApplyJob.rect(frame, contains: extent))
         if mustCrop { image = image.cropped(to: frame) }
         if image.extent.isEmpty {
             throw CLIError.runtime("\(displayName(input)): the result is empty: the filters leave no pixels inside \(frame) (a crop outside the image?)")
@@ -302,6 +324,42 @@ struct ApplyJob {
             if mustCrop { line += "; cropped from \(extent) to \(frame)" }
             Terminal.error(line)
         }
+    }
+
+    /// Applies one filter of the chain with `apply`'s rule for sizes (the help's "Size of the
+    /// result"), updating `frame` after a geometry filter.
+    ///
+    /// By default the filter sees `image` cropped to `frame`; a filter that grows the extent
+    /// (one that reads around each pixel) is applied again to the cropped image with its edge
+    /// pixels repeated (`clampedToExtent()`, the README's idiom for blurs), and its result,
+    /// like any result that leaves the frame, is cropped to it. With `--keep-extent` the filter
+    /// sees `image` as it is, with Core Image's extents.
+    func apply(_ step: FilterStep, to image: Image, frame: inout Rect) throws -> Image {
+        let isGeometry = step.descriptor.categories.contains(.geometryAdjustment)
+        if keepExtent {
+            let result = try step.apply(to: image)
+            if isGeometry, !result.extent.isInfinite { frame = result.extent }
+            return result
+        }
+        let input = ApplyJob.rect(frame, contains: image.extent) ? image : image.cropped(to: frame)
+        let result = try step.apply(to: input)
+        if isGeometry {
+            if !result.extent.isInfinite { frame = result.extent }
+            return result
+        }
+        if ApplyJob.rect(frame, contains: result.extent) { return result }
+        // Grown but finite, from an input that fills the frame: the filter read beyond the
+        // edges, where Core Image sees transparent pixels.
+        if !result.extent.isInfinite, ApplyJob.rect(input.extent, contains: frame),
+           let clamped = try? step.apply(to: input.clampedToExtent()) {
+            return clamped.cropped(to: frame)
+        }
+        return result.cropped(to: frame)
+    }
+
+    /// The message refusing to replace the read-only file `path`.
+    static func readOnlyRefusal(_ path: String) -> String {
+        "refusing to replace the read-only file '\(path)'; pass --force to replace it, or make it writable (chmod u+w '\(path)')"
     }
 
     /// Renders `image`, encodes it with the context's output profile and writes it to standard

@@ -18,12 +18,65 @@ enum DetectCommand: Subcommand {
         .flag("--help", "-h"),
     ]
 
+    /// The kinds of feature, in the order the help lists them.
+    static let kinds = ["qr", "rectangles", "faces"]
+
+    /// The options every kind takes, as the help of each kind lists them.
+    static let sharedOptions = """
+              --json            Print {"width": W, "height": H, "features": [...]} on standard
+                                output instead of one line per feature.
+          -a, --annotate OUT    Also write IN with the features drawn on it to OUT (format from
+                                the extension; `-`: standard output, PNG). Combines with
+                                --json when OUT is a file: the JSON goes to standard output
+                                and the image to OUT (`--annotate -` with --json is refused,
+                                as both would go to standard output).
+              --accuracy A      low (faster) or high (default: high).
+        """
+
     static var help: String {
         """
         Usage: pixelflow detect qr IN [options]
-               pixelflow detect rectangles IN [--json] [--annotate OUT] [--accuracy low|high]
-               pixelflow detect faces IN [--json] [--annotate OUT] [--accuracy low|high] [--cascade PATH]
-                                         [--min-neighbors N] [--min-size PX] [--angles A,B,...] [--no-landmarks]
+               pixelflow detect rectangles IN [options]
+               pixelflow detect faces IN [options]
+
+        Finds QR codes (and reads them), the most prominent rectangle, or faces in IN (`-` for
+        standard input), and prints one line per feature, or JSON with --json. Coordinates are
+        in pixels with the origin at the image's top-left corner, y down.
+        `pixelflow detect KIND --help` shows what each kind prints and its own options.
+
+        Options:
+        \(sharedOptions)
+          -h, --help            Show this help; `pixelflow detect KIND --help` for one kind's.
+
+        Examples:
+          pixelflow qr encode 'https://example.com' code.png && pixelflow detect qr code.png
+          pixelflow detect qr photo.jpg --json --annotate found.png
+          pixelflow detect rectangles receipt.jpg --json
+          pixelflow detect faces group.jpg --annotate marked.png --angles -25,25
+          pixelflow detect rectangles --help
+
+        \(exitStatus)
+        """
+    }
+
+    static let exitStatus = """
+        Exit status: 0 on success (also when nothing is found), 1 when IN cannot be read or
+        OUT written (or a cascade file is missing or malformed), 2 for a usage error.
+        """
+
+    /// The help of `pixelflow detect KIND --help`.
+    static func help(for kind: String) -> String {
+        switch kind {
+        case "qr": return qrHelp
+        case "rectangles": return rectanglesHelp
+        case "faces": return facesHelp
+        default: return help
+        }
+    }
+
+    static var qrHelp: String {
+        """
+        Usage: pixelflow detect qr IN [--json] [--annotate OUT] [--accuracy low|high] [--try-harder]
 
         Finds the QR codes in IN (`-` for standard input), reads them, and prints one line
         per code: `qr`, version-level, the four corners (top-left, top-right, bottom-right,
@@ -32,57 +85,98 @@ enum DetectCommand: Subcommand {
         read (damaged beyond their error correction) are not reported.
 
         Options:
-              --json            Print {"width": W, "height": H, "features": [...]}, each
-                                feature {"type": "qr", "message": ..., "corners": [[x, y], x4],
-                                "version": V, "level": "L|M|Q|H"}; message is null when the
-                                data is in a character set PixelFlow does not decode.
-          -a, --annotate OUT    Also write IN with each code's outline drawn (green, with a
-                                red mark on the top-left corner) to OUT (`-`: standard output,
-                                PNG; not with --json).
-              --accuracy A      low (faster) or high (default: high).
+        \(sharedOptions)
               --try-harder      Also look for light-on-dark codes when dark-on-light ones
                                 were found.
           -h, --help            Show this help.
 
-        Faces: finds faces with OpenCV's cascade classifiers (haarcascade_frontalface_default.xml
+        JSON: each feature is {"type": "qr", "message": ..., "corners": [[x, y], x4],
+        "version": V, "level": "L|M|Q|H"}; message is null when the data is in a character
+        set PixelFlow does not decode. --annotate draws each code's outline (green, with a red
+        mark on the top-left corner).
+
+        Examples:
+          pixelflow qr encode 'https://example.com' code.png && pixelflow detect qr code.png
+          pixelflow detect qr photo.jpg --json
+          pixelflow detect qr photo.jpg --json --annotate found.png
+
+        \(exitStatus)
+        """
+    }
+
+    static var rectanglesHelp: String {
+        """
+        Usage: pixelflow detect rectangles IN [--json] [--annotate OUT] [--accuracy low|high]
+
+        Finds the most prominent quadrilateral in IN (`-` for standard input), as Core Image's
+        CIDetectorTypeRectangle: a document, a card, a screen, a sign. Prints
+        `rectangle x,y x,y x,y x,y`: the corners top-left, top-right, bottom-right,
+        bottom-left (clockwise on screen, from the corner with the smallest x + y), in pixels
+        with the origin at the image's top-left corner. Docs/RectangleDetection.md describes
+        the method.
+
+        Options:
+        \(sharedOptions)
+          -h, --help            Show this help.
+
+        JSON: each feature is {"type": "rectangle", "corners": [[x, y], x4], "confidence": C}:
+        C in 0...1 is the mean fraction of the four sides that lies on a strong image edge
+        across the side (a quad below 0.7 is not reported). --annotate fills the quad with
+        translucent red and outlines it.
+
+        Examples:
+          pixelflow detect rectangles receipt.jpg
+          pixelflow detect rectangles card.png --json --annotate marked.png
+          pixelflow detect rectangles frame.png --accuracy low
+
+        \(exitStatus)
+        """
+    }
+
+    static var facesHelp: String {
+        """
+        Usage: pixelflow detect faces IN [--json] [--annotate OUT] [--accuracy low|high] [--cascade PATH]
+                                         [--min-neighbors N] [--min-size PX] [--angles A,B,...] [--no-landmarks]
+
+        Finds faces with OpenCV's cascade classifiers (haarcascade_frontalface_default.xml
         from the Debian package opencv-data, /usr/share/opencv4; PIXELFLOW_CASCADE_DIR overrides)
         and prints one line per face, largest first: `face x,y,w,h`, then `left_eye x,y`,
         `right_eye x,y`, `mouth x,y` when found, and `smile`, `left_eye_closed`,
         `right_eye_closed` when set. With --accuracy high (default) the boxes are those of
         OpenCV's detectMultiScale(gray, 1.1, 3); low is about 4x faster, for video.
-              --json            {"width": W, "height": H, "features": [{"type": "face",
-                                "bounds": [x, y, w, h], "left_eye": [x, y] or null,
-                                "right_eye": ..., "mouth": ..., "has_smile": bool,
-                                "left_eye_closed": bool, "right_eye_closed": bool}]}
-                                (plus "face_angle" when --angles is given)
-          -a, --annotate OUT    Draw a red square around each face, yellow squares on the eyes
-                                and a filled green ellipse on the mouth.
+
+        Options:
+        \(sharedOptions)
               --cascade PATH    Another face cascade file (Haar or LBP, opencv_traincascade
                                 format), e.g. /usr/share/opencv4/lbpcascades/lbpcascade_frontalface_improved.xml
               --min-neighbors N OpenCV's minNeighbors (default 3).
               --min-size PX     Smallest face side in pixels (default: the cascade's window).
               --angles A,B,...  Also search faces turned by these angles in degrees (e.g. -25,25).
-              --no-landmarks    Faces only: no eyes, mouth or smile.
+              --no-landmarks    No eyes, mouth or smile.
+          -h, --help            Show this help.
+
+        JSON: each feature is {"type": "face", "bounds": [x, y, w, h], "left_eye": [x, y] or
+        null, "right_eye": ..., "mouth": ..., "has_smile": bool, "left_eye_closed": bool,
+        "right_eye_closed": bool} (plus "face_angle" when --angles is given). --annotate draws
+        a red square around each face, yellow squares on the eyes and a filled green ellipse
+        on the mouth.
 
         Examples:
-          pixelflow qr encode 'https://example.com' code.png && pixelflow detect qr code.png
-          pixelflow detect qr photo.jpg --json
-          pixelflow detect qr photo.jpg --annotate found.png
           pixelflow detect faces portrait.png --json
           pixelflow detect faces group.jpg --annotate marked.png --angles -25,25
+          pixelflow detect faces video-frame.png --accuracy low --no-landmarks
 
-        Exit status: 0 on success (also when no code is found), 1 when IN cannot be read or
-        OUT written (or a cascade file is missing or malformed), 2 for a usage error.
+        \(exitStatus)
         """
     }
 
     static func run(_ arguments: [String]) throws -> Int32 {
         let args = try Arguments(arguments, options: options)
+        let p = args.positionals
         if args.flag("--help") {
-            Terminal.output(help)
+            Terminal.output(help(for: p.first ?? ""))
             return ExitCode.success
         }
-        let p = args.positionals
         guard let kind = p.first else {
             throw CLIError.usage("detect needs what to find and an image, as in `pixelflow detect qr photo.png`; run `pixelflow detect --help`")
         }
@@ -147,6 +241,7 @@ enum DetectCommand: Subcommand {
             faceConfiguration.findsLandmarks = !args.flag("--no-landmarks")
         }
 
+        if let out = annotate { try Terminal.checkOutputFolder(of: out) }
         let buffer = try ApplyJob.load(input)
         if kind == "faces" {
             let detector: FaceDetector
@@ -220,6 +315,7 @@ enum DetectCommand: Subcommand {
                 JSONText.object([
                     ("type", JSONText.string("rectangle")),
                     ("corners", JSONText.array(q.corners.map { JSONText.array([coordinate($0.x), coordinate($0.y)]) })),
+                    ("confidence", JSONText.number((q.confidence * 1000).rounded() / 1000)),
                 ])
             }
             Terminal.output(JSONText.object([

@@ -74,6 +74,7 @@ enum QRCommand: Subcommand {
         } catch let error as PixelFlowError {
             throw CLIError.usage("cannot encode the text: \(error)")
         }
+        try Terminal.checkOutputFolder(of: out)
         let buffer = try RenderContext().makeBuffer(image, format: .rgba8)
         do {
             if out == "-" {

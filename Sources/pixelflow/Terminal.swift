@@ -101,6 +101,31 @@ enum Terminal {
         return stat(path, &s) == 0
     }
 
+    /// True when `path` names an existing file that may not be written: no write permission
+    /// for anyone (checked on the mode bits, so it holds for root too), or none for this user.
+    static func isReadOnlyFile(_ path: String) -> Bool {
+        var s = stat()
+        guard stat(path, &s) == 0, (s.st_mode & S_IFMT) != S_IFDIR else { return false }
+        return (s.st_mode & 0o222) == 0 || access(path, W_OK) != 0
+    }
+
+    /// Checks that the folder an output file goes into exists, as an atomic write needs it
+    /// (it creates a temporary file there, then renames it).
+    ///
+    /// - Throws: `CLIError.runtime` naming the folder and the command that creates it.
+    static func checkOutputFolder(of path: String) throws {
+        guard path != "-" else { return }
+        var folder = Substring(path)
+        while folder.count > 1, folder.hasSuffix("/") { folder = folder.dropLast() }
+        guard let slash = folder.lastIndex(of: "/") else { return }  // the current folder
+        let dir = slash == folder.startIndex ? "/" : String(folder[..<slash])
+        if isDirectory(dir) { return }
+        if exists(dir) {
+            throw CLIError.runtime("cannot write '\(path)': '\(dir)' is not a directory")
+        }
+        throw CLIError.runtime("the output directory '\(dir)' does not exist; create it first (mkdir -p '\(dir)')")
+    }
+
     /// The device and inode of `path`, identifying a file whatever path names it; nil when
     /// it does not exist.
     static func fileIdentity(_ path: String) -> FileIdentity? {

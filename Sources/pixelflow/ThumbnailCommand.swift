@@ -15,7 +15,7 @@ enum ThumbnailCommand: Subcommand {
     static let summary = "make a thumbnail that fits a width (and height), fast on large JPEGs"
 
     static let options: [Arguments.Option] = [
-        .value("--width", "-W"), .value("--height", "-H"), .value("--quality", "-q"), .value("--threads", "-j"),
+        .value("--width", "-W"), .value("--height", "-H"), .value("--quality", "-q"), .value("--threads"),
         .flag("--exact"), .flag("--help", "-h"),
     ]
 
@@ -41,7 +41,7 @@ enum ThumbnailCommand: Subcommand {
           -W, --width W     The box's width in pixels, 1...65535 (required).
           -H, --height H    The box's height in pixels, 1...65535 (default: no limit).
           -q, --quality Q   Quality 1...100 of JPEG, lossy WebP, HEIF and AVIF (default 90).
-          -j, --threads N   Render with N threads (default: one per processor). The pixels
+              --threads N   Render with N threads (default: one per processor). The pixels
                             do not depend on N.
               --exact       Decode every pixel of a JPEG (no shrink-on-load): the exact
                             Lanczos result, slower on large reductions.
@@ -85,6 +85,7 @@ enum ThumbnailCommand: Subcommand {
         var options = RenderContext.Options(threadCount: threads)
         options.shrinksOnLoad = !args.flag("--exact")
         let name = input == "-" ? "<stdin>" : input
+        try Terminal.checkOutputFolder(of: output)
         do {
             let image = try thumbnail(of: input, width: width, height: height)
             try RenderContext(options: options).write(image, toFile: output, format: format, quality: quality)

@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import PixelFlow
 
 // `pixelflow`: the command-line tool. Each subcommand lives in its own file and is listed
 // in `PixelFlowTool.commands`; this file only dispatches.
@@ -42,7 +43,8 @@ enum PixelFlowTool {
             \(list.joined(separator: "\n"))
 
             Run `pixelflow <command> --help` (or `pixelflow help <command>`) for a command's
-            options and examples.
+            options and examples, and `pixelflow --version` (or `pixelflow version`) for the
+            version of PixelFlow.
 
             Examples:
               pixelflow filters --category ColorEffect
@@ -73,6 +75,14 @@ enum PixelFlowTool {
                 return dispatch([arguments[1], "--help"])
             }
             Terminal.output(help)
+            return ExitCode.success
+        }
+        if first == "--version" || first == "version" {
+            guard arguments.count == 1 else {
+                Terminal.error("pixelflow: \(first) takes no arguments, got \(arguments.dropFirst().joined(separator: " ")). Run `pixelflow --help`.")
+                return ExitCode.usage
+            }
+            Terminal.output("pixelflow \(PixelFlow.version)")
             return ExitCode.success
         }
         guard let command = commands.first(where: { $0.name == first }) else {

@@ -7,6 +7,9 @@ import PixelFlow
 /// status 1 naming the file; and the batch mode's parallel run, progress and summary.
 final class CLIConventionsTests: TemporaryDirectoryTestCase {
     static let subcommands = ["filters", "describe", "apply", "thumbnail", "info", "docs", "detect", "qr", "bench"]
+    /// The pages of Docs/CLI.md: every subcommand, and each kind of `detect`.
+    static let helpPages = [["filters"], ["describe"], ["apply"], ["thumbnail"], ["info"], ["docs"], ["detect"],
+                            ["detect", "qr"], ["detect", "rectangles"], ["detect", "faces"], ["qr"], ["bench"]]
 
     func testEverySubcommandHasHelpWithUsageOptionsExamplesAndExitStatus() throws {
         for command in Self.subcommands {
@@ -21,6 +24,58 @@ final class CLIConventionsTests: TemporaryDirectoryTestCase {
         }
         let top = try CLIProcess.run(["--help"], in: directory)
         for command in Self.subcommands { XCTAssertTrue(top.text.contains("  \(command) "), "the tool's help lists \(command)") }
+    }
+
+    func testVersionPrintsTheLibrarysVersion() throws {
+        for args in [["--version"], ["version"]] {
+            let r = try CLIProcess.run(args, in: directory)
+            XCTAssertEqual(r.status, 0, r.stderr)
+            XCTAssertEqual(r.text, "pixelflow \(PixelFlow.version)\n")
+        }
+        // Semantic versioning: MAJOR.MINOR.PATCH, and CHANGELOG.md has a section for it.
+        let parts = PixelFlow.version.split(separator: ".")
+        XCTAssertEqual(parts.count, 3)
+        XCTAssertTrue(parts.allSatisfy { Int($0) != nil }, PixelFlow.version)
+        let changelog = try String(contentsOfFile: packageRoot + "/CHANGELOG.md", encoding: .utf8)
+        XCTAssertTrue(changelog.contains("## [\(PixelFlow.version)]"), "CHANGELOG.md has a section for \(PixelFlow.version)")
+        let extra = try CLIProcess.run(["--version", "extra"], in: directory)
+        XCTAssertEqual(extra.status, 2)
+    }
+
+    func testDashJIsJobsAndThreadsHasNoShortForm() throws {
+        try writeImage("in.png", width: 8, height: 6, seed: 1)
+        let input = path("in.png")
+        try FileManager.default.createDirectory(atPath: path("out"), withIntermediateDirectories: true)
+        // -j 0 is refused naming --jobs, as make -j and parallel -j users expect.
+        let zero = try CLIProcess.run(["apply", input, "out/", "-j", "0"], in: directory)
+        XCTAssertEqual(zero.status, 2)
+        XCTAssertTrue(zero.stderr.contains("'--jobs'"), zero.stderr)
+        let ok = try CLIProcess.run(["apply", input, "out/", "-j", "2", "--filter", "ColorInvert"], in: directory)
+        XCTAssertEqual(ok.status, 0, ok.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: path("out/in.png")))
+        for command in ["apply", "thumbnail"] {
+            let help = try CLIProcess.run([command, "--help"], in: directory).text
+            XCTAssertFalse(help.contains("-j, --threads"), command)
+        }
+        XCTAssertTrue(try CLIProcess.run(["apply", "--help"], in: directory).text.contains("-j, --jobs N"))
+    }
+
+    func testDetectHelpIsPerKind() throws {
+        let general = try CLIProcess.run(["detect", "--help"], in: directory).text
+        for (kind, own) in [("qr", "--try-harder"), ("rectangles", "\"confidence\""), ("faces", "--cascade PATH")] {
+            let r = try CLIProcess.run(["detect", kind, "--help"], in: directory)
+            XCTAssertEqual(r.status, 0, r.stderr)
+            XCTAssertTrue(r.text.hasPrefix("Usage: pixelflow detect \(kind) IN"), "\(kind): \(r.text.prefix(120))")
+            XCTAssertTrue(r.text.contains(own), "detect \(kind) --help shows \(own)")
+            XCTAssertTrue(r.text.contains("Options:") && r.text.contains("Examples:") && r.text.contains("Exit status"))
+            XCTAssertNotEqual(r.text, general)
+            // With an input too, as a user adds --help to the command they were writing.
+            XCTAssertEqual(try CLIProcess.run(["detect", kind, "x.png", "--help"], in: directory).text, r.text)
+        }
+        XCTAssertFalse(try CLIProcess.run(["detect", "rectangles", "--help"], in: directory).text.contains("--try-harder"))
+        // The help says --json and --annotate combine, which they do (QRCLITests runs them together).
+        XCTAssertTrue(general.contains("Combines with\n") || general.contains("Combines with"), general)
+        XCTAssertFalse(general.contains("not with --json"))
     }
 
     func testUnknownOptionsAreUsageErrorsWithASuggestionAndThePointerToHelp() throws {
@@ -69,8 +124,9 @@ final class CLIConventionsTests: TemporaryDirectoryTestCase {
 
     func testDocsCLIShowsEverySubcommandsCurrentHelp() throws {
         let doc = try String(contentsOfFile: packageRoot + "/Docs/CLI.md", encoding: .utf8)
-        for command in Self.subcommands {
-            var help = try CLIProcess.run([command, "--help"], in: directory).text
+        for page in Self.helpPages {
+            let command = page.joined(separator: " ")
+            var help = try CLIProcess.run(page + ["--help"], in: directory).text
             // bench appends the benchmark's own options; the page shows the command's part.
             if let end = help.range(of: "\n\nThe benchmark's options") { help = String(help[..<end.lowerBound]) + "\n" }
             XCTAssertTrue(

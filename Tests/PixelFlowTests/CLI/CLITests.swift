@@ -36,7 +36,8 @@ final class CLITests: TemporaryDirectoryTestCase {
         XCTAssertEqual(r.status, 0, r.stderr)
 
         let source = Image(try PixelBuffer(contentsOfFile: input))
-        let chain = try source.exposureAdjusted(ev: 0.5).gaussianBlurred(radius: 2).cropped(to: source.extent)
+        // The blur sees the edge pixels repeated beyond the input (the README's idiom).
+        let chain = try source.exposureAdjusted(ev: 0.5).clampedToExtent().gaussianBlurred(radius: 2).cropped(to: source.extent)
         let expected = try RenderContext(threadCount: 1).makeBuffer(chain, format: .rgba8)
         let written = try PixelBuffer(contentsOfFile: output)
         XCTAssertEqual(written.width, 40)
@@ -44,6 +45,84 @@ final class CLITests: TemporaryDirectoryTestCase {
         XCTAssertEqual(written[0, 0], expected[0, 0])
         XCTAssertEqual(written[20, 15], expected[20, 15])
         XCTAssertEqual(written, expected)
+    }
+
+    /// Issue 23's example: a blur grows the extent by its reach and a scale after it kept
+    /// that size (506x442, with a translucent border); `apply` keeps the input's size and
+    /// opacity, and `--keep-extent` gives Core Image's extents.
+    func testApplyKeepsTheInputsSizeWhenABlurGrowsTheExtent() throws {
+        let input = try writeTestImage("photo.png", width: 1000, height: 872, seed: 7, opaque: true)
+        let filters = ["--filter", "CIGaussianBlur inputRadius=2", "--filter", "CILanczosScaleTransform inputScale=0.5"]
+        let r = try run("pixelflow", ["apply", input, path("half.png")] + filters)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let half = try PixelBuffer(contentsOfFile: path("half.png"))
+        XCTAssertEqual(half.width, 500)
+        XCTAssertEqual(half.height, 436)
+        var minimumAlpha: Float = 1
+        for x in 0..<half.width { minimumAlpha = min(minimumAlpha, half[x, 0].w, half[x, half.height - 1].w) }
+        for y in 0..<half.height { minimumAlpha = min(minimumAlpha, half[0, y].w, half[half.width - 1, y].w) }
+        XCTAssertEqual(minimumAlpha, 1, "no translucent border")
+        XCTAssertEqual(half[0, 0].w, 1)
+        XCTAssertEqual(half[499, 435].w, 1)
+
+        let k = try run("pixelflow", ["apply", input, path("kept.png"), "--keep-extent"] + filters)
+        XCTAssertEqual(k.status, 0, k.stderr)
+        let kept = try PixelBuffer(contentsOfFile: path("kept.png"))
+        XCTAssertEqual(kept.width, 506)
+        XCTAssertEqual(kept.height, 442)
+        XCTAssertLessThan(kept[0, 0].w, 0.5, "Core Image's extent: the blur fades out at the corner")
+
+        // A blur alone keeps the size in both modes' sense of the frame; --keep-extent writes
+        // the grown extent.
+        let b = try run("pixelflow", ["apply", input, path("blur.png"), "--keep-extent", "--filter", "CIGaussianBlur inputRadius=2"])
+        XCTAssertEqual(b.status, 0, b.stderr)
+        XCTAssertEqual(try PixelBuffer(contentsOfFile: path("blur.png")).width, 1012)
+    }
+
+    func testApplyRefusesToReplaceAReadOnlyOutputUnlessForced() throws {
+        let input = try writeTestImage("in.png", width: 12, height: 9, seed: 8)
+        let output = path("locked.png")
+        try Data("keep me".utf8).write(to: URL(fileURLWithPath: output))
+        try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: output)
+        let r = try run("pixelflow", ["apply", input, output, "--filter", "ColorInvert"])
+        XCTAssertEqual(r.status, 1, r.stderr)
+        XCTAssertTrue(r.stderr.contains("read-only") && r.stderr.contains("--force") && r.stderr.contains("locked.png"), r.stderr)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: output)), Data("keep me".utf8))
+
+        let forced = try run("pixelflow", ["apply", input, output, "--filter", "ColorInvert", "--force"])
+        XCTAssertEqual(forced.status, 0, forced.stderr)
+        XCTAssertEqual(try PixelBuffer(contentsOfFile: output).width, 12)
+
+        // Batch mode: the read-only output fails, the others are written.
+        let second = try writeTestImage("second.png", width: 5, height: 4, seed: 9)
+        try FileManager.default.createDirectory(atPath: path("out"), withIntermediateDirectories: true)
+        try Data("keep me".utf8).write(to: URL(fileURLWithPath: path("out/in.png")))
+        try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: path("out/in.png"))
+        let batch = try run("pixelflow", ["apply", input, second, path("out")])
+        XCTAssertEqual(batch.status, 1, batch.stderr)
+        XCTAssertTrue(batch.stderr.contains("read-only"), batch.stderr)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path("out/in.png"))), Data("keep me".utf8))
+        XCTAssertEqual(try PixelBuffer(contentsOfFile: path("out/second.png")).width, 5)
+        let batchForced = try run("pixelflow", ["apply", input, second, path("out"), "--force"])
+        XCTAssertEqual(batchForced.status, 0, batchForced.stderr)
+    }
+
+    func testEveryMissingOutputFolderGetsTheSameAdvice() throws {
+        let input = try writeTestImage("in.png", width: 20, height: 20, seed: 10)
+        let missing = path("nodir/sub")
+        let cases: [[String]] = [
+            ["apply", input, missing + "/out.png"],
+            ["apply", input, input, missing + "/"],
+            ["thumbnail", input, missing + "/t.jpg", "--width", "8"],
+            ["detect", "qr", input, "--annotate", missing + "/marked.png"],
+            ["qr", "encode", "hello", missing + "/code.png"],
+        ]
+        for args in cases {
+            let r = try run("pixelflow", args)
+            XCTAssertEqual(r.status, 1, "\(args): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains("create it first (mkdir -p '\(missing)')"), "\(args): \(r.stderr)")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("nodir")))
     }
 
     func testApplyGeometryFilterSetsTheOutputSize() throws {

@@ -118,7 +118,7 @@ final class FaceCLITests: TemporaryDirectoryTestCase {
         let qrWithCascade = try CLIProcess.run(["detect", "qr", "group.png", "--cascade", "x.xml"], in: directory)
         XCTAssertEqual(qrWithCascade.status, 2)
 
-        let help = try CLIProcess.run(["detect", "--help"], in: directory)
+        let help = try CLIProcess.run(["detect", "faces", "--help"], in: directory)
         XCTAssertEqual(help.status, 0)
         XCTAssertTrue(help.text.contains("detect faces IN") && help.text.contains("--cascade PATH"), help.text)
     }

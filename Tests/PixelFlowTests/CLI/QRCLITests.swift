@@ -107,6 +107,9 @@ final class QRCLITests: TemporaryDirectoryTestCase {
         XCTAssertEqual(features.first?["type"] as? String, "rectangle")
         let corners = (features.first?["corners"] as? [[Double]]) ?? []
         XCTAssertEqual(corners.count, 4)
+        // A clean card: every side lies on a strong edge.
+        let confidence = features.first?["confidence"] as? Double ?? -1
+        XCTAssertTrue((0.9...1).contains(confidence), "confidence \(confidence)")
         for (c, q) in zip(corners, quad) {
             XCTAssertLessThan(hypot(c[0] - q.x, c[1] - q.y), 0.02 * hypot(320, 240), "\(c) vs \(q)")
         }

@@ -307,6 +307,10 @@ final class ExamplesTests: TemporaryDirectoryTestCase {
             XCTAssertEqual(r.status, 1, c.says)
             XCTAssertTrue(r.stderr.contains(c.says), "\(c.says): \(r.stderr)")
         }
+        // No stream at all (standard input not a terminal, but empty, as in CI): say how to
+        // run the demo instead.
+        let empty = try ExampleProcess.run("LiveDetection", [], in: directory, stdin: [])
+        XCTAssertTrue(empty.stderr.contains("swift run LiveDetection --demo"), empty.stderr)
         let bad = try ExampleProcess.run("LiveDetection", ["--detect", "faces"], in: directory, stdin: [])
         XCTAssertEqual(bad.status, 2)
         XCTAssertTrue(bad.stderr.contains("qr or rectangles"), bad.stderr)

@@ -225,9 +225,10 @@ final class PortingGuideTests: TemporaryDirectoryTestCase {
 
     func fixturePath(_ name: String) -> String { packageRoot + "/Tests/PixelFlowTests/Fixtures/Codecs/" + name }
 
-    /// The snippets of this file: `(kind, lines)`, each de-indented by its first line's indent.
-    static func snippets() throws -> [(kind: String, lines: [String])] {
-        let source = try String(contentsOfFile: "\(#filePath)", encoding: .utf8)
+    /// The snippets of the calling test file (`file`, this one by default): `(kind, lines)`,
+    /// each de-indented by its first line's indent. ReadmeSnippetTests uses it too.
+    static func snippets(inFile file: String = #filePath) throws -> [(kind: String, lines: [String])] {
+        let source = try String(contentsOfFile: file, encoding: .utf8)
         var out: [(String, [String])] = []
         var current: (kind: String, lines: [String])?
         for line in source.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
