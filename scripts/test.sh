@@ -27,13 +27,19 @@ summary=""      # `N passed, N failed, N skipped`, once the suite has run
 stage="setup"   # what is running, named in the last line when it fails
 finish() {
   local status=$?
+  # No errexit here: a failing test inside this trap would end it early and turn a passing
+  # run's exit status into 1.
+  set +e
   local line="${summary:-tests not run}"
   local elapsed=$((SECONDS - start))
+  local mode=""
+  if [[ $quick == 1 ]]; then mode=", --quick: no benchmark smoke run, no fuzzing"; fi
   if [[ $status -ne 0 ]]; then
     line+="; FAILED: $stage (exit status $status)"
   fi
-  line+=" ($((elapsed / 60)) min $((elapsed % 60)) s$([[ $quick == 1 ]] && echo ', --quick: no benchmark smoke run, no fuzzing'))"
+  line+=" ($((elapsed / 60)) min $((elapsed % 60)) s$mode)"
   echo "$line"
+  exit "$status"
 }
 trap finish EXIT
 
