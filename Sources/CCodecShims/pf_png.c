@@ -268,8 +268,8 @@ typedef struct pf_png_output {
     size_t capacity;
 } pf_png_output;
 
-static void pf_png_write_data(png_structp png, png_bytep bytes, size_t count) {
-    pf_png_output *output = (pf_png_output *)png_get_io_ptr(png);
+/* Appends `count` bytes to a growable output buffer; errors longjmp through `png`. */
+static void pf_png_append(png_structp png, pf_png_output *output, png_const_bytep bytes, size_t count) {
     if (count > output->capacity - output->size) {
         size_t capacity = output->capacity ? output->capacity : 65536;
         while (count > capacity - output->size) {
@@ -283,6 +283,10 @@ static void pf_png_write_data(png_structp png, png_bytep bytes, size_t count) {
     }
     memcpy(output->data + output->size, bytes, count);
     output->size += count;
+}
+
+static void pf_png_write_data(png_structp png, png_bytep bytes, size_t count) {
+    pf_png_append(png, (pf_png_output *)png_get_io_ptr(png), bytes, count);
 }
 
 static void pf_png_flush(png_structp png) { (void)png; }
@@ -773,20 +777,7 @@ static void pf_png_fd_drain(pf_png_encoder *encoder) {
 static void pf_png_encoder_write_data(png_structp png, png_bytep bytes, size_t count) {
     pf_png_encoder *encoder = (pf_png_encoder *)png_get_io_ptr(png);
     if (encoder->fd < 0) {
-        pf_png_output *output = &encoder->memory;
-        if (count > output->capacity - output->size) {
-            size_t capacity = output->capacity ? output->capacity : 65536;
-            while (count > capacity - output->size) {
-                if (capacity > ((size_t)-1) / 2) png_error(png, "output too large");
-                capacity *= 2;
-            }
-            uint8_t *grown = (uint8_t *)realloc(output->data, capacity);
-            if (grown == NULL) png_error(png, "out of memory");
-            output->data = grown;
-            output->capacity = capacity;
-        }
-        memcpy(output->data + output->size, bytes, count);
-        output->size += count;
+        pf_png_append(png, &encoder->memory, bytes, count);
         return;
     }
     while (count > 0) {
