@@ -12,15 +12,7 @@ final class DetectorProtocolTests: XCTestCase {
     func sharedOptions<D: Detector>(_ detector: D) -> DetectorOptions { detector.detectorOptions }
 
     /// Two cards, wide and tall, on a plain background.
-    func twoCards() -> (PixelBuffer, wide: [Point]) {
-        var rng = SeededRandom(seed: 5)
-        var canvas = RectangleScenes.background(width: 320, height: 240, rng: &rng, clutter: false)
-        let wide = [Point(x: 20, y: 60), Point(x: 150, y: 55), Point(x: 152, y: 125), Point(x: 22, y: 128)]
-        let tall = [Point(x: 180, y: 40), Point(x: 300, y: 44), Point(x: 296, y: 170), Point(x: 176, y: 166)]
-        RectangleScenes.drawDocument(&canvas, corners: wide, rng: &rng)
-        RectangleScenes.drawDocument(&canvas, corners: tall, rng: &rng)
-        return (canvas.buffer, wide)
-    }
+    func twoCards() -> (PixelBuffer, wide: [Point]) { RectangleScenes.twoCards() }
 
     func testRectangleDetectorIsADetector() throws {
         let (buffer, _) = twoCards()

@@ -7,6 +7,18 @@ import XCTest
 /// discs), optionally with uneven light, noise and blur. Small images keep the file fast in
 /// a debug build; `PIXELFLOW_SLOW_TESTS=1` runs a sweep of larger random scenes.
 enum RectangleScenes {
+    /// Two cards, wide and tall, on a plain 320x240 background (seed 5), and the wide
+    /// card's corners.
+    static func twoCards() -> (PixelBuffer, wide: [Point]) {
+        var rng = SeededRandom(seed: 5)
+        var canvas = background(width: 320, height: 240, rng: &rng, clutter: false)
+        let wide = [Point(x: 20, y: 60), Point(x: 150, y: 55), Point(x: 152, y: 125), Point(x: 22, y: 128)]
+        let tall = [Point(x: 180, y: 40), Point(x: 300, y: 44), Point(x: 296, y: 170), Point(x: 176, y: 166)]
+        drawDocument(&canvas, corners: wide, rng: &rng)
+        drawDocument(&canvas, corners: tall, rng: &rng)
+        return (canvas.buffer, wide)
+    }
+
     struct Options {
         var clutter = true
         var noise: Float = 0
@@ -171,13 +183,7 @@ final class RectangleDetectorTests: XCTestCase {
     }
 
     func testTwoCardsAndTheAspectRatioHint() {
-        var rng = SeededRandom(seed: 5)
-        var canvas = RectangleScenes.background(width: 320, height: 240, rng: &rng, clutter: false)
-        let wide = [Point(x: 20, y: 60), Point(x: 150, y: 55), Point(x: 152, y: 125), Point(x: 22, y: 128)]
-        let tall = [Point(x: 180, y: 40), Point(x: 300, y: 44), Point(x: 296, y: 170), Point(x: 176, y: 166)]
-        RectangleScenes.drawDocument(&canvas, corners: wide, rng: &rng)
-        RectangleScenes.drawDocument(&canvas, corners: tall, rng: &rng)
-        let b = canvas.buffer
+        let (b, wide) = RectangleScenes.twoCards()
         let both = RectangleDetector(options: .init(minimumSize: 0.2, maximumFeatureCount: 2)).features(in: b)
         XCTAssertEqual(both.count, 2)
         let hinted = RectangleDetector(options: .init(maximumFeatureCount: 2, aspectRatio: 1.9, aspectRatioTolerance: 0.2)).features(in: b)
