@@ -80,7 +80,10 @@ extension _ImageCodecs {
     /// A streamed source read from the open `file` with positional reads, for the formats
     /// that can be (PNG, TIFF, binary PNM, BMP), or nil: the caller then reads the whole file and decides with
     /// `streamDecision`, which also gives the reason of a full decode.
-    static func streamedSource(file: _OpenFile, options: DecodeOptions) throws -> StreamedSource? {
+    ///
+    /// Returns the source and the orientation the file declares, as `_StreamDecision.streamed`.
+    static func streamedSource(file: _OpenFile, options: DecodeOptions) throws
+        -> (source: StreamedSource, declared: EXIFOrientation)? {
         guard options.imageIndex == 0 else { return nil }
         let head = try file.read(at: 0, count: 64)
         switch ImageFileFormat.sniff(head) {
@@ -88,27 +91,27 @@ extension _ImageCodecs {
             guard let prefix = try _PNGCodec.headerPrefix(file, options: options) else { return nil }
             let (header, info) = try _PNGCodec.readHeader(prefix, name: file.name, options: options)
             guard info.interlaced == 0, conversion(header, options: options) == nil else { return nil }
-            return try StreamedSource(png: _PNGFileBytes(file: file), name: file.name, options: options)
-                .oriented(orientation(header, options: options))
+            return (try StreamedSource(png: _PNGFileBytes(file: file), name: file.name, options: options)
+                .oriented(orientation(header, options: options)), header.metadata.orientation)
         case .tiff:
             let bytes = _TIFFRowDecoder.Bytes(file: file)
             let header = try _TIFFCodec.header(bytes, name: file.name, options: options)
             guard conversion(header, options: options) == nil,
                   let source = try StreamedSource(tiff: bytes, name: file.name, options: options) else { return nil }
-            return source.oriented(orientation(header, options: options))
+            return (source.oriented(orientation(header, options: options)), header.metadata.orientation)
         case .pnm:
             // Binary files only (ASCII rows are parsed from bytes in memory); a header longer
             // than the prefix, or any error, is left to the whole-file path to report.
             let prefix = try file.read(at: 0, count: 1 << 20)
             guard let header = try? _PNMCodec.readHeader(prefix, name: file.name, options: options, fileSize: file.size),
                   header.kind >= 4 else { return nil }
-            return StreamedSource(pnm: file, header: header)
+            return (StreamedSource(pnm: file, header: header), .up)
         case .bmp:
             let prefix = try file.read(at: 0, count: 1 << 20)
             guard let header = try? _BMPCodec.readHeader(prefix, name: file.name, options: options, file: file) else {
                 return nil
             }
-            return StreamedSource(bmp: file, header: header)
+            return (StreamedSource(bmp: file, header: header), .up)
         default:
             return nil
         }

@@ -47,7 +47,9 @@ extension _TIFFRowEncoder: _RowEncoder {}
 /// How `Image(encoded:)` reads a file: as a streamed source, or decoded whole when it is
 /// opened, with the reason `explain()` gives.
 enum _StreamDecision {
-    case streamed(StreamedSource)
+    /// The source, and the orientation the file declares (applied or not, as
+    /// `DecodeOptions.applyOrientation` says; `.up` for formats that declare none).
+    case streamed(StreamedSource, declared: EXIFOrientation)
     case decodedWhole(reason: String)
 }
 
@@ -67,12 +69,12 @@ extension _ImageCodecs {
             let header = try _JPEGCodec.read(bytes, name: name, options: options, pixels: false)
             if let why = conversion(header, options: options) { return .decodedWhole(reason: why) }
             return .streamed(try StreamedSource(jpeg: bytes, name: name, options: options)
-                .oriented(orientation(header, options: options)))
+                .oriented(orientation(header, options: options)), declared: header.metadata.orientation)
         case .pnm:
             // No profile, orientation or CMYK in PNM and BMP: their rows are always plain.
-            return .streamed(try StreamedSource(pnm: bytes, name: name, options: options))
+            return .streamed(try StreamedSource(pnm: bytes, name: name, options: options), declared: .up)
         case .bmp:
-            return .streamed(try StreamedSource(bmp: bytes, name: name, options: options))
+            return .streamed(try StreamedSource(bmp: bytes, name: name, options: options), declared: .up)
         case .png:
             let (header, info) = try _PNGCodec.readHeader(bytes, name: name, options: options)
             guard info.interlaced == 0 else {
@@ -80,7 +82,7 @@ extension _ImageCodecs {
             }
             if let why = conversion(header, options: options) { return .decodedWhole(reason: why) }
             return .streamed(try StreamedSource(png: bytes, name: name, options: options)
-                .oriented(orientation(header, options: options)))
+                .oriented(orientation(header, options: options)), declared: header.metadata.orientation)
         case .tiff:
             let header = try _TIFFCodec.header(bytes, name: name, options: options)
             if let why = conversion(header, options: options) { return .decodedWhole(reason: why) }
@@ -88,7 +90,8 @@ extension _ImageCodecs {
                 return .decodedWhole(reason: "libtiff reads this TIFF's layout (its compression, planes or "
                     + "subsampling) only as a whole image here")
             }
-            return .streamed(source.oriented(orientation(header, options: options)))
+            return .streamed(source.oriented(orientation(header, options: options)),
+                             declared: header.metadata.orientation)
         case .webp:
             return .decodedWhole(reason: "libwebp decodes into a buffer of the whole image (its incremental decoder too)")
         case .gif:
@@ -101,7 +104,7 @@ extension _ImageCodecs {
     /// The streamed source of `streamDecision`, or nil when the file is decoded whole.
     static func streamedSource(_ bytes: [UInt8], format: ImageFileFormat, name: String,
                                options: DecodeOptions) throws -> StreamedSource? {
-        if case let .streamed(source) = try streamDecision(bytes, format: format, name: name, options: options) {
+        if case let .streamed(source, _) = try streamDecision(bytes, format: format, name: name, options: options) {
             return source
         }
         return nil

@@ -39,11 +39,10 @@ extension Image {
         // A PNG, TIFF, binary PNM or BMP is read from the open file as its rows are decoded,
         // never whole in memory; other files are read here (a JPEG is small next to its pixels).
         if streaming, let file = try _OpenFile(path: path, limit: options.maximumFileSize),
-           let source = try _ImageCodecs.streamedSource(file: file, options: options) {
+           let (source, declared) = try _ImageCodecs.streamedSource(file: file, options: options) {
             self.init(node: Node(.streamedSource(source), inputs: [],
                                  extent: Rect(x: 0, y: 0, width: Double(source.width), height: Double(source.height))),
-                      fileOrientation: FileOrientation(declared: try Image._declaredOrientation(of: file, options: options),
-                                                       isApplied: options.applyOrientation))
+                      fileOrientation: FileOrientation(declared: declared, isApplied: options.applyOrientation))
             return
         }
         let bytes = try _FileIO.readAll(path: path, limit: options.maximumFileSize)
@@ -57,8 +56,7 @@ extension Image {
         let reason: String
         if streaming {
             switch try _ImageCodecs.streamDecision(bytes, format: format, name: name, options: options) {
-            case let .streamed(source):
-                let declared = try Image._declaredOrientation(bytes, format: format, name: name, options: options)
+            case let .streamed(source, declared):
                 self.init(node: Node(.streamedSource(source), inputs: [],
                                      extent: Rect(x: 0, y: 0, width: Double(source.width), height: Double(source.height))),
                           fileOrientation: FileOrientation(declared: declared, isApplied: options.applyOrientation))
@@ -85,34 +83,6 @@ extension Image {
                                  + "(\(reason))"),
                   fileOrientation: FileOrientation(declared: stored.metadata.orientation,
                                                    isApplied: options.applyOrientation))
-    }
-
-    /// The orientation the headers of a streamed file in `bytes` declare. The stream decision
-    /// reads the same headers but keeps only the source, so they are read again (no pixels).
-    /// PNM and BMP declare none; the other formats are decoded whole, never streamed.
-    private static func _declaredOrientation(_ bytes: [UInt8], format: ImageFileFormat, name: String,
-                                             options: DecodeOptions) throws -> EXIFOrientation {
-        switch format {
-        case .jpeg: return try _JPEGCodec.read(bytes, name: name, options: options, pixels: false).metadata.orientation
-        case .png: return try _PNGCodec.readHeader(bytes, name: name, options: options).0.metadata.orientation
-        case .tiff: return try _TIFFCodec.header(bytes, name: name, options: options).metadata.orientation
-        default: return .up
-        }
-    }
-
-    /// The same for a file streamed from the open `file`: a PNG (its chunks before the image
-    /// data) or a TIFF (its first directory); the other formats read this way declare none.
-    private static func _declaredOrientation(of file: _OpenFile, options: DecodeOptions) throws -> EXIFOrientation {
-        switch ImageFileFormat.sniff(try file.read(at: 0, count: 64)) {
-        case .png:
-            guard let prefix = try _PNGCodec.headerPrefix(file, options: options) else { return .up }
-            return try _declaredOrientation(prefix, format: .png, name: file.name, options: options)
-        case .tiff:
-            return try _TIFFCodec.header(_TIFFRowDecoder.Bytes(file: file), name: file.name, options: options)
-                .metadata.orientation
-        default:
-            return .up
-        }
     }
 }
 
