@@ -289,39 +289,56 @@ final class ReferenceEvaluator {
     }
 
     /// Correlates `input` with each of `passes` (centered, odd lengths) along x, then with each
-    /// along y, in Double, over `r`; the input is transparent outside its extent.
+    /// along y, in Double, over `r`; the input is transparent outside its extent. Channel by
+    /// channel on flat arrays (debug builds run scalar Double loops far faster than SIMD ones).
     private func separable(_ input: Node, over r: IntRect, passes: [[Double]]) -> ReferenceImage {
         let reach = passes.reduce(0) { $0 + $1.count / 2 }
         let src = evaluate(input, over: r.outset(reach, reach))
-        // Horizontal passes on every row the vertical ones read, each over a narrowing range.
-        var lo = r.x - reach, hi = r.maxX + reach
-        var rows = (src.rect.y..<src.rect.maxY).map { y in (lo..<hi).map { SIMD4<Double>(src[$0, y]) } }
-        for taps in passes {
-            let h = taps.count / 2
-            rows = rows.map { row in
-                (h..<(row.count - h)).map { i in
-                    var acc = SIMD4<Double>.zero
-                    for (k, t) in taps.enumerated() { acc += row[i - h + k] * t }
-                    return acc
-                }
-            }
-            lo += h; hi -= h
-        }
-        // Vertical passes, column by column.
-        var columns = (0..<(hi - lo)).map { i in rows.map { $0[i] } }
-        for taps in passes {
-            let h = taps.count / 2
-            columns = columns.map { column in
-                (h..<(column.count - h)).map { j in
-                    var acc = SIMD4<Double>.zero
-                    for (k, t) in taps.enumerated() { acc += column[j - h + k] * t }
-                    return acc
-                }
-            }
-        }
         let result = ReferenceImage(r)
-        for (i, column) in columns.enumerated() {
-            for (j, v) in column.enumerated() { result[r.x + i, r.y + j] = SIMD4<Float>(v) }
+        for c in 0..<4 {
+            var width = src.rect.width, height = src.rect.height
+            var plane = [Double](repeating: 0, count: width * height)
+            for y in 0..<height { for x in 0..<width { plane[y * width + x] = Double(src[src.rect.x + x, src.rect.y + y][c]) } }
+            // Horizontal passes, each output `i` summing taps over inputs `i ..< i + count`.
+            for taps in passes {
+                let next = width - (taps.count - 1)
+                var out = [Double](repeating: 0, count: next * height)
+                plane.withUnsafeBufferPointer { p in
+                    for y in 0..<height {
+                        for x in 0..<next {
+                            var acc = 0.0
+                            for k in 0..<taps.count { acc += taps[k] * p[y * width + x + k] }
+                            out[y * next + x] = acc
+                        }
+                    }
+                }
+                plane = out
+                width = next
+            }
+            // Vertical passes.
+            for taps in passes {
+                let next = height - (taps.count - 1)
+                var out = [Double](repeating: 0, count: width * next)
+                plane.withUnsafeBufferPointer { p in
+                    for y in 0..<next {
+                        for x in 0..<width {
+                            var acc = 0.0
+                            for k in 0..<taps.count { acc += taps[k] * p[(y + k) * width + x] }
+                            out[y * width + x] = acc
+                        }
+                    }
+                }
+                plane = out
+                height = next
+            }
+            precondition(width == r.width && height == r.height)
+            for y in 0..<height {
+                for x in 0..<width {
+                    var v = result[r.x + x, r.y + y]
+                    v[c] = Float(plane[y * width + x])
+                    result[r.x + x, r.y + y] = v
+                }
+            }
         }
         return result
     }
