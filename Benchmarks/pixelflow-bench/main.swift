@@ -9,6 +9,7 @@
 //   swift run -c release pixelflow-bench --task sepia --input big.jpg --output out.jpg   # scripts/bench_huge.py
 //   swift run -c release pixelflow-bench --task qr --input FOLDER        # see scripts/bench_qr.py
 //   swift run -c release pixelflow-bench --task rectangles --threads 1,2   # ms per 1920x1080 frame
+//   swift run -c release pixelflow-bench --filter-hashes out.json      # scripts/compare_filter_hashes.py
 //
 // Sections: `peer` (the operations of ../shared/peers/bench_peers.py, same definitions, each
 // checked against a scalar reference on a 64x64 crop), `registry` (every registered filter at
@@ -43,6 +44,7 @@ struct Options {
     var task: String?
     var taskInput: String?, taskOutput: String?
     var sizeGiven = false
+    var filterHashesPath: String?
 }
 
 func parseOptions() -> Options {
@@ -98,6 +100,7 @@ func parseOptions() -> Options {
         case "--output": o.taskOutput = value(a)
         case "--child-op": o.childOp = value(a)
         case "--child": o.childEngine = value(a)
+        case "--filter-hashes": o.filterHashesPath = value(a)
         case "-h", "--help":
             print("""
             usage: pixelflow-bench [--quick | --size WxH | --smoke] [--threads 1,2] [--runs N] [--json FILE]
@@ -108,6 +111,7 @@ func parseOptions() -> Options {
                    pixelflow-bench --task sepia|downscale|thumbnail --input IN --output OUT [--threads N]
                    pixelflow-bench --task qr --input FOLDER [--output FILE.json] [--runs N]
                    pixelflow-bench --task rectangles [--size WxH] [--threads 1,2] [--runs N] [--output FILE.json]
+                   pixelflow-bench --filter-hashes FILE.json [--label NAME]
 
             Sections (all by default; --ops, --filter/--category and --engine select):
               peer      the operations of ../shared/peers/bench_peers.py with the same definitions,
@@ -134,6 +138,9 @@ func parseOptions() -> Options {
             --task rectangles: RectangleDetector timed on a generated 1920x1080 frame (a card in
             perspective on a cluttered background; --size changes it), ms per frame per thread count;
             --png FILE also writes the frame.
+            --filter-hashes: hashes of every registered filter's output at its defaults on fixed
+            generated images, rgba8 and rgbaF32, 1 and 2 threads, as JSON (FilterHashes.swift);
+            compare two files with scripts/compare_filter_hashes.py. No timing.
             """)
             exit(0)
         default: fail("unknown argument \(a); see --help")
@@ -365,6 +372,10 @@ if let child = options.childEngine {
 }
 if let child = options.childOp {
     do { try runChildOp(child) } catch { fail("\(error)") }
+    exit(0)
+}
+if let path = options.filterHashesPath {
+    do { try runFilterHashes(path: path) } catch { fail("\(error)") }
     exit(0)
 }
 if let task = options.task {
