@@ -137,6 +137,16 @@ final class Evaluator: @unchecked Sendable {
             case .window: return true
             }
         }
+
+        /// Whether straight pixels may keep a color under alpha 0 (or below): pixels that are
+        /// transparent black by definition (premultiplied, they are zero), so a chain must zero
+        /// them before its kernels see them; a kernel that raises alpha would show the color.
+        var mayHideColor: Bool {
+            switch self {
+            case let .buffer(b): return b.alphaMode == .straight && b.format.hasAlpha
+            case let .window(w): return w.format.hasAlpha && !w.isOpaque
+            }
+        }
     }
 
     @inline(__always)
@@ -268,7 +278,11 @@ final class Evaluator: @unchecked Sendable {
         forEachChunk(of: out, streams: node === streamedRoot && fusedSource != nil, arena: arena) { p, x, y, c in
             if let s = fusedSource {
                 loadFusedRow(s, x: out.rect.x + x, y: y, count: c, into: p, premultiply: false)
-                if !sourceIsStraight { unpremultiplyRow(p, count: c) }
+                if !sourceIsStraight {
+                    unpremultiplyRow(p, count: c)
+                } else if s.mayHideColor {
+                    zeroTransparentRow(p, count: c)
+                }
             } else {
                 unpremultiplyRow(p, count: c)
             }
@@ -298,8 +312,12 @@ final class Evaluator: @unchecked Sendable {
         let w = out.rect.width
         // A float source whose values are used as stored is read in place; others are loaded
         // into the destination row (or a scratch chunk when storing non-temporally).
+        // Straight pixels that may hide a color under alpha 0 are loaded, and those zeroed.
+        let zeroesHidden = sourceIsStraight && fusedSource?.mayHideColor == true
         var direct: PixelBuffer?
-        if case let .buffer(b) = fusedSource, b.format == .rgbaF32, !(linear && b.colorEncoding == .sRGB) { direct = b }
+        if case let .buffer(b) = fusedSource, b.format == .rgbaF32, !(linear && b.colorEncoding == .sRGB), !zeroesHidden {
+            direct = b
+        }
         let scratch: UnsafeMutablePointer<SIMD4<Float>>? = streams && fusedSource != nil && direct == nil
             ? arena.allocate(PointProgram.maxCount) : nil
         let unpremultiply = !(fusedSource != nil && sourceIsStraight)
@@ -320,6 +338,7 @@ final class Evaluator: @unchecked Sendable {
                     } else if let s = fusedSource {
                         let p = scratch ?? row + x
                         loadFusedRow(s, x: out.rect.x + x, y: y, count: c, into: p, premultiply: false)
+                        if zeroesHidden { zeroTransparentRow(p, count: c) }
                         src = UnsafePointer(p)
                     } else {
                         src = UnsafePointer(row + x)
