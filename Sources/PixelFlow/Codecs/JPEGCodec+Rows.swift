@@ -55,12 +55,17 @@ final class _JPEGRowDecoder: @unchecked Sendable {
     /// - Parameter shrinkFactor: 1, 2, 4 or 8; the stored size is checked against `options`.
     /// - Throws: `limitExceeded` for a size beyond `options`, `decodingFailed` for corrupt
     ///   data, `unsupportedFormat` for color spaces PixelFlow does not convert.
-    convenience init(bytes: [UInt8], name: String, options: DecodeOptions, shrinkFactor: Int = 1) throws {
-        try self.init(file: _FileBytes(bytes), name: name, options: options, shrinkFactor: shrinkFactor)
+    convenience init(bytes: [UInt8], name: String, options: DecodeOptions, shrinkFactor: Int = 1,
+                     rawCMYK: Bool = false) throws {
+        try self.init(file: _FileBytes(bytes), name: name, options: options, shrinkFactor: shrinkFactor,
+                      rawCMYK: rawCMYK)
     }
 
     /// Reads the header of the JPEG in `file` and prepares to decode rows.
-    init(file: _FileBytes, name: String, options: DecodeOptions, shrinkFactor: Int = 1) throws {
+    ///
+    /// - Parameter rawCMYK: a CMYK file's rows are its ink values (as `_JPEGCodec.decodeStored`
+    ///   gives them, for `_RowConversion`) instead of RGBA converted by `(1 - C)(1 - K)`.
+    init(file: _FileBytes, name: String, options: DecodeOptions, shrinkFactor: Int = 1, rawCMYK: Bool = false) throws {
         precondition([1, 2, 4, 8].contains(shrinkFactor), "JPEG shrink factors are 1, 2, 4 and 8")
         if let (w, h) = _JPEGCodec.frameSize(file.buffer), w > 0, h > 0 {
             try options._checkDimensions(width: w, height: h, file: name)
@@ -88,6 +93,7 @@ final class _JPEGRowDecoder: @unchecked Sendable {
             try options._checkDimensions(width: Int(header.width), height: Int(header.height), file: name)
             format = try _JPEGCodec.decodedFormat(header, name: name)
             pf_jpeg_set_scale(decoder, Int32(shrinkFactor))
+            pf_jpeg_set_raw_cmyk(decoder, rawCMYK ? 1 : 0)
             let start = pf_jpeg_start_rows(decoder, &message)
             guard start == PF_OK else { throw _JPEGCodec.error(start, message, name: name, options: options) }
         } catch {

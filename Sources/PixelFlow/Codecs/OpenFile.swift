@@ -90,15 +90,17 @@ extension _ImageCodecs {
         case .png:
             guard let prefix = try _PNGCodec.headerPrefix(file, options: options) else { return nil }
             let (header, info) = try _PNGCodec.readHeader(prefix, name: file.name, options: options)
-            guard info.interlaced == 0, conversion(header, options: options) == nil else { return nil }
-            return (try StreamedSource(png: _PNGFileBytes(file: file), name: file.name, options: options)
-                .oriented(orientation(header, options: options)), header.metadata.orientation)
+            guard info.interlaced == 0, wholeDecodeReason(header, options: options) == nil else { return nil }
+            let source = try StreamedSource(png: _PNGFileBytes(file: file), name: file.name, options: options)
+            return (try finished(source, header: header, name: file.name, options: options),
+                    header.metadata.orientation)
         case .tiff:
             let bytes = _TIFFRowDecoder.Bytes(file: file)
             let header = try _TIFFCodec.header(bytes, name: file.name, options: options)
-            guard conversion(header, options: options) == nil,
+            guard wholeDecodeReason(header, options: options) == nil,
                   let source = try StreamedSource(tiff: bytes, name: file.name, options: options) else { return nil }
-            return (source.oriented(orientation(header, options: options)), header.metadata.orientation)
+            return (try finished(source, header: header, name: file.name, options: options),
+                    header.metadata.orientation)
         case .pnm:
             // Binary files only (ASCII rows are parsed from bytes in memory); a header longer
             // than the prefix, or any error, is left to the whole-file path to report.

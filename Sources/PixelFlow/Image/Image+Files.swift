@@ -18,10 +18,11 @@ extension Image {
     /// every other render decodes the file fully first (a render that needs random access,
     /// such as a 90 degree rotation, costs a full decode either way). `explain(_:)` says which
     /// sources stream and the window's height. Files read row by row: JPEG, non-interlaced PNG,
-    /// PNM and BMP (`_ImageCodecs.streamedSource`). Other formats, interlaced PNGs, and files
-    /// whose orientation must be applied or whose colors must be converted (a profile other
-    /// than sRGB, PNG gAMA/cHRM/cICP naming another space, CMYK), are decoded fully here, as
-    /// with `streaming: false`.
+    /// TIFF (most layouts), PNM and BMP (`_ImageCodecs.streamedSource`); their colors are
+    /// converted row by row as they are decoded (a profile other than sRGB, PNG gAMA/cHRM/cICP
+    /// naming another space, CMYK), with the values of a full decode, and EXIF orientations 2
+    /// to 4 are applied in the stream. Other formats, interlaced PNGs, and files whose
+    /// orientation transposes them (5 to 8) are decoded fully here, as with `streaming: false`.
     ///
     /// ```swift
     /// let photo = try Image(contentsOfFile: "big.jpg")                  // header only
