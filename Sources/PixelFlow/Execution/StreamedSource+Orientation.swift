@@ -12,7 +12,7 @@ extension StreamedSource {
     /// output row is a column of the file), so those files are decoded whole when opened.
     static func orientsInStream(_ orientation: EXIFOrientation) -> Bool {
         switch orientation {
-        case .up, .upMirrored: return true
+        case .up, .upMirrored, .down, .downMirrored: return true
         default: return false
         }
     }

@@ -37,10 +37,11 @@ final class StreamingDefaultTests: XCTestCase {
         return [0xFF, 0xD8, 0xFF, 0xE1, UInt8(length >> 8), UInt8(length & 255)] + payload + jpeg[2...]
     }
 
-    /// EXIF orientation 2 (a mirror) is applied in the stream; the other turns are decoded
-    /// whole when opened, and explain() says why. Every orientation gives the pixels of a
+    /// EXIF orientations 2 to 4 (a mirror, a 180-degree turn, a flip) are applied in the
+    /// stream; the transposing turns (5 to 8) are decoded whole when opened, and explain()
+    /// says why. Every orientation gives the pixels of a
     /// full decode, in memory and written to a file.
-    func testEXIFOrientationsGiveTheFullDecodesPixelsAndAMirrorStreams() throws {
+    func testEXIFOrientationsGiveTheFullDecodesPixelsAndMirrorsAndFlipsStream() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pf-orient-\(UUID())").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -70,10 +71,13 @@ final class StreamingDefaultTests: XCTestCase {
                 XCTAssertEqual(plain[u, v], stored[x, y], "\(o) (\(x), \(y))")
             }
             let explained = try context.explain(streamed.sepiaTone(intensity: 0.7))
-            if o == .up || o == .upMirrored {
+            if o.rawValue <= 4 {
                 guard case .streamedSource = streamed.node.op else { return XCTFail("\(o) not streamed") }
                 XCTAssertTrue(explained.contains("a streaming write decodes it into a window of"), explained)
                 XCTAssertEqual(explained.contains("mirrored by its EXIF orientation"), o == .upMirrored, explained)
+                XCTAssertEqual(explained.contains("turned 180 degrees by its EXIF orientation"), o == .down, explained)
+                XCTAssertEqual(explained.contains("flipped top to bottom by its EXIF orientation"), o == .downMirrored,
+                               explained)
             } else {
                 guard case .source = streamed.node.op else { return XCTFail("\(o) must be decoded whole") }
                 XCTAssertTrue(explained.contains("JPEG file \(path): decoded whole when opened (EXIF orientation \(o.rawValue)"),
