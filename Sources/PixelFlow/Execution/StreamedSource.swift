@@ -63,15 +63,19 @@ final class StreamedSource: Sendable, CustomStringConvertible {
     convenience init(jpeg bytes: [UInt8], name: String, options: DecodeOptions, rawCMYK: Bool = false) throws {
         // One copy of the file, shared by every decoder this source makes: the caller's array
         // can go once the image is made.
-        let file = _FileBytes(bytes)
-        let decoder = try _JPEGRowDecoder(file: file, name: name, options: options, rawCMYK: rawCMYK)
+        try self.init(jpeg: _JPEGInput(_FileBytes(bytes)), name: name, options: options, rawCMYK: rawCMYK)
+    }
+
+    /// The same over `input`: a copy of the bytes, or the open file read as rows are decoded.
+    convenience init(jpeg input: _JPEGInput, name: String, options: DecodeOptions, rawCMYK: Bool = false) throws {
+        let decoder = try _JPEGRowDecoder(input: input, name: name, options: options, rawCMYK: rawCMYK)
         let (w, h, format) = (decoder.width, decoder.height, decoder.format)
-        let held = bytes.count  // not the array: the closure below must not keep it alive
+        let held = input.heldBytes
         self.init(name: name, width: w, height: h, format: format, isOpaque: true, kind: "JPEG", heldBytes: held,
                   makeShrunk: { k in
                       StreamedSource(name: name, width: (w + k - 1) / k, height: (h + k - 1) / k, format: format,
                                      isOpaque: true, kind: "JPEG", heldBytes: held, shrinkFactor: k) {
-                          let d = try _JPEGRowDecoder(file: file, name: name, options: options, shrinkFactor: k,
+                          let d = try _JPEGRowDecoder(input: input, name: name, options: options, shrinkFactor: k,
                                                       rawCMYK: rawCMYK)
                           guard d.width == (w + k - 1) / k, d.height == (h + k - 1) / k, d.format == format else {
                               throw PixelFlowError.decodingFailed(file: name, reason: "JPEG: the header changed between reads")
@@ -79,7 +83,12 @@ final class StreamedSource: Sendable, CustomStringConvertible {
                           return d
                       }
                   }) {
-            try _JPEGRowDecoder(file: file, name: name, options: options, rawCMYK: rawCMYK)
+            // A file rewritten in place since it was opened may declare another size.
+            let d = try _JPEGRowDecoder(input: input, name: name, options: options, rawCMYK: rawCMYK)
+            guard d.width == w, d.height == h, d.format == format else {
+                throw PixelFlowError.decodingFailed(file: name, reason: "JPEG: the header changed between reads")
+            }
+            return d
         }
     }
 

@@ -33,12 +33,13 @@ extension Image {
     /// - Parameters:
     ///   - options: size limits (checked before any pixel is allocated) and orientation.
     ///   - streaming: decode lazily, row by row, at render time when the format allows
-    ///     (default `true`); `false` decodes here. The file's bytes stay in memory; corrupt data
-    ///     in a streamed file throws from the render.
+    ///     (default `true`); `false` decodes here. A streamed JPEG, PNG, TIFF, binary PNM or
+    ///     BMP keeps the file open and reads it as rows are decoded (other streamed files keep
+    ///     their bytes in memory); corrupt data in a streamed file throws from the render.
     /// - Throws: `PixelFlowError` naming the file for unreadable, corrupt or oversized files.
     public init(contentsOfFile path: String, options: DecodeOptions = .default, streaming: Bool = true) throws {
-        // A PNG, TIFF, binary PNM or BMP is read from the open file as its rows are decoded,
-        // never whole in memory; other files are read here (a JPEG is small next to its pixels).
+        // A JPEG, PNG, TIFF, binary PNM or BMP is read from the open file as its rows are
+        // decoded, never whole in memory; other files are read here.
         if streaming, let file = try _OpenFile(path: path, limit: options.maximumFileSize),
            let (source, declared) = try _ImageCodecs.streamedSource(file: file, options: options) {
             self.init(node: Node(.streamedSource(source), inputs: [],

@@ -140,7 +140,7 @@ final class StreamingDefaultTests: XCTestCase {
         guard case let .streamedSource(source) = streamed.node.op else { return XCTFail("not streamed") }
         XCTAssertEqual(source.heldBytes, 0)
         XCTAssertTrue(try context.explain(streamed.sepiaTone()).contains("the file is read as rows are decoded"))
-        let jpeg = try Image(contentsOfFile: jpegPath)
+        let jpeg = try Image(encoded: Array(try Data(contentsOf: URL(fileURLWithPath: jpegPath))))
         XCTAssertTrue(try context.explain(jpeg.sepiaTone()).contains("the file's bytes are held in memory"))
         // In memory (Image(encoded:)): the bytes are held.
         let inMemory = try Image(encoded: Array(try Data(contentsOf: URL(fileURLWithPath: path))))
@@ -165,6 +165,74 @@ final class StreamingDefaultTests: XCTestCase {
         XCTAssertThrowsError(try context.makeBuffer(reopened.sepiaTone(), format: .rgba8)) { error in
             guard case PixelFlowError.decodingFailed = error else { return XCTFail("\(error)") }
         }
+    }
+
+    /// A JPEG opened from a path is read through libjpeg from the open file (a pread source
+    /// manager, 64 KiB at a time): no bytes held, the pixels of a full decode for baseline,
+    /// progressive, gray, CMYK, P3 and a file whose header spans several reads, shrunk on load
+    /// too; a removed file still renders, and a truncated or rewritten one throws.
+    func testJPEGIsReadFromTheOpenFile() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pf-jpegfd-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let context = RenderContext(threadCount: 2)
+        // Three 60 KB APP15 segments before the frame: libjpeg skips them past its 64 KiB
+        // buffer, so the header takes several reads and skips (their payload is full of EOI
+        // markers, so a skip that lands wrong fails).
+        let plain = try CodecTestSupport.smooth(width: 643, height: 411).encoded(as: .jpeg, quality: 95)
+        var app15: [UInt8] = []
+        for i in 0..<3 { app15 += [0xFF, 0xEF, UInt8(60_002 >> 8), UInt8(60_002 & 255)] + (0..<60_000).map { [0xFF, 0xD9, UInt8(i)][$0 % 3] } }
+        let big = Array(plain[..<2]) + app15 + Array(plain[2...])
+        let bigPath = dir + "/big.jpg"
+        try Data(big).write(to: URL(fileURLWithPath: bigPath))
+        XCTAssertGreaterThan(big.count, 3 * 65536)
+        let paths = [bigPath, CodecTestSupport.fixture("progressive.jpg"), CodecTestSupport.fixture("gray.jpg"),
+                     CodecTestSupport.fixture("cmyk.jpg"), ColorStreamingTests.colorFixture("stream_p3.jpg"),
+                     ColorStreamingTests.colorFixture("stream_cmyk.jpg")]
+        for path in paths {
+            let streamed = try Image(contentsOfFile: path)
+            guard case let .streamedSource(source) = streamed.node.op else { return XCTFail("\(path): not streamed") }
+            XCTAssertEqual(source.heldBytes, 0, path)
+            let inMemory = try Image(encoded: Array(try Data(contentsOf: URL(fileURLWithPath: path))), name: path)
+            let full = try Image(contentsOfFile: path, streaming: false)
+            let a = try context.makeBuffer(streamed.sepiaTone(), format: .rgbaF32)
+            XCTAssertEqual(maxDifference(a, try context.makeBuffer(full.sepiaTone(), format: .rgbaF32)), 0, path)
+            XCTAssertEqual(maxDifference(a, try context.makeBuffer(inMemory.sepiaTone(), format: .rgbaF32)), 0, path)
+            XCTAssertTrue(try context.explain(streamed.sepiaTone()).contains("the file is read as rows are decoded"), path)
+        }
+        // Shrunk on load, from the file and from memory: the same pixels.
+        let thumbnail: (Image) throws -> Image = { try $0.lanczosScaled(scale: 0.1) }
+        XCTAssertTrue(try context.explain(thumbnail(Image(contentsOfFile: bigPath))).contains("shrunk 1/4 on load"))
+        XCTAssertEqual(maxDifference(try context.makeBuffer(thumbnail(Image(contentsOfFile: bigPath)), format: .rgbaF32),
+                                     try context.makeBuffer(thumbnail(Image(encoded: big)), format: .rgbaF32)), 0)
+        // Removed after opening: the descriptor still reads it.
+        let copy = dir + "/copy.jpg"
+        try Data(big).write(to: URL(fileURLWithPath: copy))
+        let opened = try Image(contentsOfFile: copy)
+        try FileManager.default.removeItem(atPath: copy)
+        let expected = try context.makeBuffer(Image(encoded: big).sepiaTone(), format: .rgba8)
+        XCTAssertEqual(CodecTestSupport.maximumDifference(try context.makeBuffer(opened.sepiaTone(), format: .rgba8),
+                                                          expected), 0)
+        try context.write(opened.sepiaTone(), toFile: dir + "/out.jpg", quality: 90)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: dir + "/out.jpg")),
+                       Data(try context.encoded(Image(encoded: big).sepiaTone(), as: .jpeg, quality: 90)))
+        // Truncated in its scan data: the header reads, the render throws.
+        let cut = dir + "/cut.jpg"
+        try Data(big.prefix(big.count - 20_000)).write(to: URL(fileURLWithPath: cut))
+        let truncated = try Image(contentsOfFile: cut)
+        XCTAssertThrowsError(try context.makeBuffer(truncated, format: .rgba8)) { error in
+            guard case PixelFlowError.decodingFailed = error else { return XCTFail("\(error)") }
+        }
+        XCTAssertThrowsError(try context.write(truncated.sepiaTone(), toFile: dir + "/cut-out.jpg"))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/cut-out.jpg"))
+        // Rewritten in place with a smaller image: the next render throws, it does not crash.
+        try Data(big).write(to: URL(fileURLWithPath: copy))
+        let rewritten = try Image(contentsOfFile: copy)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: copy))
+        try handle.truncate(atOffset: 0)
+        try handle.write(contentsOf: try CodecTestSupport.smooth(width: 7, height: 5).encoded(as: .jpeg, quality: 90))
+        try handle.close()
+        XCTAssertThrowsError(try context.makeBuffer(rewritten.sepiaTone(), format: .rgba8))
     }
 
     /// Every TIFF fixture opened from its path (read from the open file when it streams)
