@@ -1,3 +1,5 @@
+import Dispatch
+
 /// What `Image(encoded:)` does to a file's stored pixels before they are an image's: CMYK to
 /// RGB, the color profile into linear sRGB floats. A streamed source does it row by row
 /// (`_ConvertedRowDecoder`) with the code the full decode runs on the whole buffer, so its
@@ -51,26 +53,34 @@ enum _RowConversion: Sendable, CustomStringConvertible {
 
 /// A decoder whose rows are those of `base` converted as `_RowConversion` says.
 ///
-/// For `toLinearSRGB` it decodes up to `chunkRows` stored rows at a time into its own
-/// scratch rows, then has lcms2 write each converted row into the caller's row (alpha set to
-/// 1 first when the stored rows have none) and premultiplies it: the calls and arithmetic of
-/// `_ColorConversion.toLinearWorking`, one row at a time. lcms2 converts pixel by pixel (the
-/// transform is made with `cmsFLAGS_NOCACHE` and keeps no state between pixels), so the
-/// result does not depend on how rows are grouped.
+/// For `toLinearSRGB` it decodes up to `chunkRows` stored rows per worker at a time into its
+/// own scratch rows, then has lcms2 write each converted row into the caller's row (alpha set
+/// to 1 first when the stored rows have none) and premultiplies it: the calls and arithmetic
+/// of `_ColorConversion.toLinearWorking`, one row at a time. lcms2's float pipeline is slow
+/// (about 10 megapixels a second per core for 8-bit RGB to floats), so the rows of a chunk
+/// are converted by `workers` threads (`concurrentPerform`, rows dealt round-robin) while the
+/// library's decoder waits. lcms2 converts pixel by pixel (the transform is made with
+/// `cmsFLAGS_NOCACHE` and keeps no state between pixels), so the result does not depend on
+/// how rows are grouped or which thread converts them.
 ///
-/// `@unchecked Sendable`: like every `_RowDecoder`, used by one thread at a time. The
+/// `@unchecked Sendable`: like every `_RowDecoder`, used by one thread at a time (its
+/// conversion workers touch disjoint rows and are joined before `readRows` returns). The
 /// transform is shared with other decoders and the full decode (made with
 /// `cmsFLAGS_NOCACHE`, it may run on several threads at once).
 final class _ConvertedRowDecoder: _RowDecoder, @unchecked Sendable {
-    /// Stored rows decoded per lcms2 pass.
+    /// Stored rows decoded per lcms2 pass and worker.
     static let chunkRows = 16
+    /// The fewest pixels in a chunk worth handing to several threads.
+    static let parallelPixels = 1 << 16
 
     private let base: any _RowDecoder
     private let conversion: _RowConversion
     let format: PixelFormat
     var width: Int { base.width }
     var height: Int { base.height }
-    /// `chunkRows` stored rows, for `toLinearSRGB`; nil for `naiveCMYK`, which works in place.
+    /// Threads converting a chunk: the machine's processors, as a render's default.
+    private let workers: Int
+    /// `chunkRows * workers` stored rows, for `toLinearSRGB`; nil for `naiveCMYK` (in place).
     private let scratch: UnsafeMutableRawPointer?
     private let storedRowBytes: Int
 
@@ -78,9 +88,10 @@ final class _ConvertedRowDecoder: _RowDecoder, @unchecked Sendable {
         self.base = base
         self.conversion = conversion
         storedRowBytes = (base.width * base.format.bytesPerPixel + 15) & ~15
+        workers = Swift.min(RenderContext.activeProcessorCount, 16)
         if conversion.producesLinearFloats {
             format = .rgbaF32
-            scratch = .allocate(byteCount: Self.chunkRows * storedRowBytes, alignment: 64)
+            scratch = .allocate(byteCount: Self.chunkRows * workers * storedRowBytes, alignment: 64)
         } else {
             format = base.format
             scratch = nil
@@ -101,17 +112,41 @@ final class _ConvertedRowDecoder: _RowDecoder, @unchecked Sendable {
             let fillAlpha = !_ColorConversion.layoutHasAlpha(inLayout)
             var done = 0
             while done < count {
-                let n = Swift.min(Self.chunkRows, count - done)
+                let n = Swift.min(Self.chunkRows * workers, count - done)
                 try base.readRows(count: n) { i in scratch + i * stride }
-                for i in 0..<n {
-                    let row = rows(done + i).assumingMemoryBound(to: SIMD4<Float>.self)
-                    if fillAlpha { for x in 0..<w { row[x].w = 1 } }
-                    transform.run(scratch + i * stride, UnsafeMutableRawPointer(row), count: w)
-                    PixelBuffer.premultiplyFloatRow(row, count: w)
+                let chunk = _ConversionChunk(stored: scratch, stride: stride,
+                                             rows: (0..<n).map { rows(done + $0) }, width: w)
+                let k = n * w >= Self.parallelPixels ? Swift.min(workers, n) : 1
+                if k == 1 {
+                    for i in 0..<n { chunk.convert(i, transform, fillAlpha: fillAlpha) }
+                } else {
+                    DispatchQueue.concurrentPerform(iterations: k) { j in
+                        for i in Swift.stride(from: j, to: n, by: k) { chunk.convert(i, transform, fillAlpha: fillAlpha) }
+                    }
                 }
                 done += n
             }
         }
+    }
+}
+
+/// One chunk of stored rows and the caller's rows they convert into, for the conversion
+/// workers of `_ConvertedRowDecoder`. `@unchecked Sendable`: each worker reads and writes only
+/// the rows dealt to it (distinct `i`), and the decoder waits for every worker
+/// (`concurrentPerform` returns when all are done) before it touches the rows again.
+private struct _ConversionChunk: @unchecked Sendable {
+    let stored: UnsafeMutableRawPointer
+    let stride: Int
+    let rows: [UnsafeMutableRawPointer]
+    let width: Int
+
+    /// Converts stored row `i` into `rows[i]` as `_ColorConversion.toLinearWorking` converts
+    /// every row: alpha 1 first when the layout has none, lcms2, then premultiplied.
+    func convert(_ i: Int, _ transform: _ColorConversion.Transform, fillAlpha: Bool) {
+        let row = rows[i].assumingMemoryBound(to: SIMD4<Float>.self)
+        if fillAlpha { for x in 0..<width { row[x].w = 1 } }
+        transform.run(stored + i * stride, rows[i], count: width)
+        PixelBuffer.premultiplyFloatRow(row, count: width)
     }
 }
 

@@ -167,6 +167,25 @@ final class ColorStreamingTests: XCTestCase {
         XCTAssertLessThanOrEqual(CodecTestSupport.maximumDifference(a, b), 3)
     }
 
+    /// Rows wide enough that each chunk is converted by several threads (on a machine with
+    /// more than one processor) give the full decode's floats too.
+    func testWideRowsConvertedOnSeveralThreadsAreTheFullDecodes() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pf-colorwide-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = dir + "/wide.jpg"
+        var writing = RenderContext.Options(threadCount: 2)
+        writing.outputColorSpace = .displayP3
+        try RenderContext(options: writing).write(Image(CodecTestSupport.rgba8(width: 2111, height: 83, alpha: false)),
+                                                  toFile: path, quality: 90)
+        XCTAssertGreaterThanOrEqual(2111 * _ConvertedRowDecoder.chunkRows * 2, _ConvertedRowDecoder.parallelPixels)
+        guard case let .streamedSource(source) = try Image(contentsOfFile: path).node.op else {
+            return XCTFail("not streamed")
+        }
+        let full = try decodedBuffer(try Image(contentsOfFile: path, streaming: false), "wide")
+        assertSameBits(try streamedRows(source), full, "wide")
+    }
+
     /// One source rendered by several renders at once: each has its own decoder, and they
     /// share one lcms2 transform (made with cmsFLAGS_NOCACHE, so safe to run concurrently).
     func testConcurrentRendersOfOneConvertedSourceAgree() throws {
