@@ -54,14 +54,12 @@ enum _StreamDecision {
 }
 
 extension _ImageCodecs {
-    /// A streamed source over the file in `bytes` when its format can be read row by row and
-    /// its orientation keeps rows as rows, else the reason it is decoded whole. Reads the
-    /// header only.
+    /// A streamed source over the file in `bytes` when its format can be read row by row,
+    /// else the reason it is decoded whole. Reads the header only.
     ///
     /// The source's rows are those of the full decode: a color profile or CMYK is converted
-    /// row by row (`StreamedSource.converted(_:)`), an EXIF orientation 2 to 4 is applied in
-    /// the stream (`StreamedSource.oriented(_:)`); orientations 5 to 8 read the file's
-    /// columns as rows, so those files are decoded whole (and turned) when opened.
+    /// row by row (`StreamedSource.converted(_:)`), the EXIF orientation is applied in the
+    /// stream (`StreamedSource.oriented(_:)`).
     static func streamDecision(_ bytes: [UInt8], format: ImageFileFormat, name: String,
                                options: DecodeOptions) throws -> _StreamDecision {
         guard options.imageIndex == 0 else { return .decodedWhole(reason: "a page or frame other than the first") }
@@ -123,8 +121,9 @@ extension _ImageCodecs {
     }
 
     /// Why the file with `header` is decoded whole when opened rather than streamed, or nil
-    /// when it streams: an EXIF orientation (applied, as `options` says) that transposes
-    /// the image. Color profiles and CMYK are converted in the stream.
+    /// when it streams: an EXIF orientation (applied, as `options` says) that
+    /// `StreamedSource.orientsInStream` cannot apply (today every orientation streams). Color
+    /// profiles and CMYK are converted in the stream.
     static func wholeDecodeReason(_ header: _DecodedImage, options: DecodeOptions) -> String? {
         let o = orientation(header, options: options)
         if !StreamedSource.orientsInStream(o) {

@@ -20,9 +20,9 @@ extension Image {
     /// sources stream and the window's height. Files read row by row: JPEG, non-interlaced PNG,
     /// TIFF (most layouts), PNM and BMP (`_ImageCodecs.streamedSource`); their colors are
     /// converted row by row as they are decoded (a profile other than sRGB, PNG gAMA/cHRM/cICP
-    /// naming another space, CMYK), with the values of a full decode, and EXIF orientations 2
-    /// to 4 are applied in the stream. Other formats, interlaced PNGs, and files whose
-    /// orientation transposes them (5 to 8) are decoded fully here, as with `streaming: false`.
+    /// naming another space, CMYK), with the values of a full decode, and the EXIF orientation
+    /// is applied in the stream (3 to 8 through an unlinked temporary file in `$TMPDIR`). Other
+    /// formats and interlaced PNGs are decoded fully here, as with `streaming: false`.
     ///
     /// ```swift
     /// let photo = try Image(contentsOfFile: "big.jpg")                  // header only

@@ -2,9 +2,10 @@ import Foundation
 import XCTest
 @testable import PixelFlow
 
-/// EXIF orientations 3 (turned 180 degrees) and 4 (flipped top to bottom) are applied in the
-/// stream: the rows are spooled to an unlinked temporary file and read back bottom up. The
-/// pixels are those of the full decode, and the temporary file never outlives the decoder.
+/// EXIF orientations 3 to 8 are applied in the stream: 3 (turned 180 degrees) and 4 (flipped
+/// top to bottom) spool rows to an unlinked temporary file and read them back bottom up; 5 to
+/// 8 spool bands of columns and read each band back as rows. The pixels are those of the full
+/// decode, and the temporary file never outlives the decoder.
 final class OrientationStreamingTests: XCTestCase {
     private var dir = ""
 
@@ -43,8 +44,9 @@ final class OrientationStreamingTests: XCTestCase {
 
     /// Every pixel of the streamed rows against the stored pixels moved by the orientation's
     /// definition (the scalar reference), and the rows against the full decode's, bit for bit.
-    func testFlippedRowsAreTheFullDecodesAndTheReferences() throws {
-        let pixels = CodecTestSupport.rgba8(width: 53, height: 37, alpha: true)
+    func testTurnedRowsAreTheFullDecodesAndTheReferences() throws {
+        // 150 wide: bands of 64 columns, the last one 22 wide (padded in the temporary file).
+        let pixels = CodecTestSupport.rgba8(width: 150, height: 37, alpha: true)
         let opaque = CodecTestSupport.smooth(width: 61, height: 47)
         let files: [(String, [UInt8], (EXIFOrientation) -> [UInt8])] = [
             ("png", try pixels.encoded(as: .png), { Self.pngWithOrientation(try! pixels.encoded(as: .png), $0) }),
@@ -58,7 +60,7 @@ final class OrientationStreamingTests: XCTestCase {
         var stored = DecodeOptions.default
         stored.applyOrientation = false
         for (label, _, make) in files {
-            for o in [EXIFOrientation.down, .downMirrored] {
+            for o in EXIFOrientation.allCases where o.rawValue >= 3 {
                 let path = try save(make(o), "\(label.replacingOccurrences(of: " ", with: "_"))\(o.rawValue)")
                 let name = "\(label) orientation \(o.rawValue)"
                 guard let rows = try streamedRows(try Image(contentsOfFile: path), name) else { continue }
@@ -75,15 +77,15 @@ final class OrientationStreamingTests: XCTestCase {
                     }
                 }
                 XCTAssertTrue(bitsEqual, name)
-                // The scalar reference: pixel (x, y) upright is stored (w-1-x, h-1-y) for 3 and
-                // (x, h-1-y) for 4 (formats decoded as stored, 8-bit).
+                // The scalar reference: where stored pixel (x, y) goes, by the orientation's
+                // definition (CodecEXIFOrientationTests.destination; formats decoded as stored).
                 if rows.format == .rgba8 && !label.contains("p3") && !label.contains("cmyk") {
                     let s = try PixelBuffer(contentsOfFile: path, options: stored)
                     var mismatches = 0
                     for y in 0..<s.height {
                         for x in 0..<s.width {
-                            let sx = o == .down ? s.width - 1 - x : x
-                            if rows[x, y] != s[sx, s.height - 1 - y] { mismatches += 1 }
+                            let (u, v) = CodecEXIFOrientationTests.destination(o, x, y, s.width, s.height)
+                            if rows[u, v] != s[x, y] { mismatches += 1 }
                         }
                     }
                     XCTAssertEqual(mismatches, 0, name)
@@ -103,31 +105,37 @@ final class OrientationStreamingTests: XCTestCase {
         defer { if let saved { setenv("TMPDIR", saved, 1) } else { unsetenv("TMPDIR") } }
         XCTAssertEqual(_FlippedRowDecoder.temporaryFolder, spoolFolder)
 
-        let jpeg = try CodecTestSupport.smooth(width: 77, height: 301).encoded(as: .jpeg, quality: 90)
-        let path = try save(StreamingDefaultTests.withOrientation(jpeg, .down), "o3.jpg")
-        let streamed = try Image(contentsOfFile: path), full = try Image(contentsOfFile: path, streaming: false)
+        let jpeg = try CodecTestSupport.smooth(width: 177, height: 301).encoded(as: .jpeg, quality: 90)
         var options = RenderContext.Options(threadCount: 2)
-        options.maximumStripBytes = 77 * 4 * 8
+        options.maximumStripBytes = 301 * 4 * 8
         let context = RenderContext(options: options)
-        let seen = SeenFiles()
-        try context.write(streamed.sepiaTone(), toFile: dir + "/s.png", progress: { _ in
-            seen.add((try? FileManager.default.contentsOfDirectory(atPath: spoolFolder)) ?? ["?"])
-        })
-        try context.write(full.sepiaTone(), toFile: dir + "/f.png")
-        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: dir + "/s.png")),
-                       try Data(contentsOf: URL(fileURLWithPath: dir + "/f.png")))
-        XCTAssertEqual(seen.names, [])
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: spoolFolder), [])
+        var streamed = try Image(color: Color(red: 0, green: 0, blue: 0))
+        for o in [EXIFOrientation.down, .right] {
+            let path = try save(StreamingDefaultTests.withOrientation(jpeg, o), "o\(o.rawValue).jpg")
+            streamed = try Image(contentsOfFile: path)
+            let full = try Image(contentsOfFile: path, streaming: false)
+            let seen = SeenFiles()
+            try context.write(streamed.sepiaTone(), toFile: dir + "/s.png", progress: { _ in
+                seen.add((try? FileManager.default.contentsOfDirectory(atPath: spoolFolder)) ?? ["?"])
+            })
+            try context.write(full.sepiaTone(), toFile: dir + "/f.png")
+            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: dir + "/s.png")),
+                           try Data(contentsOf: URL(fileURLWithPath: dir + "/f.png")), "\(o)")
+            XCTAssertEqual(seen.names, [], "\(o)")
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: spoolFolder), [], "\(o)")
+        }
 
         // Truncated: the spooling throws from the render; nothing is left behind.
-        let truncated = try save(Array(StreamingDefaultTests.withOrientation(jpeg, .downMirrored).prefix(jpeg.count / 2)),
-                                 "cut.jpg")
-        let cut = try Image(contentsOfFile: truncated)
-        guard case .streamedSource = cut.node.op else { return XCTFail("a truncated file is streamed (header only)") }
-        XCTAssertThrowsError(try context.write(cut.sepiaTone(), toFile: dir + "/cut.png")) { error in
-            guard case PixelFlowError.decodingFailed = error else { return XCTFail("\(error)") }
+        for o in [EXIFOrientation.downMirrored, .left] {
+            let truncated = try save(Array(StreamingDefaultTests.withOrientation(jpeg, o).prefix(jpeg.count / 2)),
+                                     "cut.jpg")
+            let cut = try Image(contentsOfFile: truncated)
+            guard case .streamedSource = cut.node.op else { return XCTFail("a truncated file is streamed (header only)") }
+            XCTAssertThrowsError(try context.write(cut.sepiaTone(), toFile: dir + "/cut.png")) { error in
+                guard case PixelFlowError.decodingFailed = error else { return XCTFail("\(error)") }
+            }
+            XCTAssertThrowsError(try context.makeBuffer(cut, format: .rgba8))
         }
-        XCTAssertThrowsError(try context.makeBuffer(cut, format: .rgba8))
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: spoolFolder), [])
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/cut.png"))
 

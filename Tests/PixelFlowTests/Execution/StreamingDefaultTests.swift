@@ -25,9 +25,9 @@ final class StreamingDefaultTests: XCTestCase {
         // A 90-degree rotation reads whole columns: explain says it is decoded whole.
         let rotated = try streamed.transformed(by: AffineTransform(rotationAngle: .pi / 2))
         XCTAssertTrue(try context.explain(rotated).contains("read in random order: decoded whole"))
-        // Files that need a conversion are decoded at once (here: an orientation to apply).
+        // An orientation to apply streams too (here 6: columns spooled to a temporary file).
         let oriented = try Image(contentsOfFile: CodecTestSupport.fixture("orientation6.jpg"))
-        guard case .source = oriented.node.op else { return XCTFail("an oriented JPEG must be decoded") }
+        guard case .streamedSource = oriented.node.op else { return XCTFail("an oriented JPEG streams") }
     }
 
     /// `bytes` of a JPEG with an APP1 EXIF segment saying `orientation` right after its SOI.
@@ -37,11 +37,10 @@ final class StreamingDefaultTests: XCTestCase {
         return [0xFF, 0xD8, 0xFF, 0xE1, UInt8(length >> 8), UInt8(length & 255)] + payload + jpeg[2...]
     }
 
-    /// EXIF orientations 2 to 4 (a mirror, a 180-degree turn, a flip) are applied in the
-    /// stream; the transposing turns (5 to 8) are decoded whole when opened, and explain()
-    /// says why. Every orientation gives the pixels of a
+    /// Every EXIF orientation is applied in the stream: 2 mirrors rows, 3 and 4 spool rows,
+    /// 5 to 8 spool bands of columns; explain() says which. Every orientation gives the pixels of a
     /// full decode, in memory and written to a file.
-    func testEXIFOrientationsGiveTheFullDecodesPixelsAndMirrorsAndFlipsStream() throws {
+    func testEveryEXIFOrientationStreamsWithTheFullDecodesPixels() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pf-orient-\(UUID())").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -71,18 +70,14 @@ final class StreamingDefaultTests: XCTestCase {
                 XCTAssertEqual(plain[u, v], stored[x, y], "\(o) (\(x), \(y))")
             }
             let explained = try context.explain(streamed.sepiaTone(intensity: 0.7))
-            if o.rawValue <= 4 {
-                guard case .streamedSource = streamed.node.op else { return XCTFail("\(o) not streamed") }
-                XCTAssertTrue(explained.contains("a streaming write decodes it into a window of"), explained)
-                XCTAssertEqual(explained.contains("mirrored by its EXIF orientation"), o == .upMirrored, explained)
-                XCTAssertEqual(explained.contains("turned 180 degrees by its EXIF orientation"), o == .down, explained)
-                XCTAssertEqual(explained.contains("flipped top to bottom by its EXIF orientation"), o == .downMirrored,
-                               explained)
-            } else {
-                guard case .source = streamed.node.op else { return XCTFail("\(o) must be decoded whole") }
-                XCTAssertTrue(explained.contains("JPEG file \(path): decoded whole when opened (EXIF orientation \(o.rawValue)"),
-                              explained)
-            }
+            guard case .streamedSource = streamed.node.op else { return XCTFail("\(o) not streamed") }
+            XCTAssertTrue(explained.contains("a streaming write decodes it into a window of"), explained)
+            XCTAssertEqual(explained.contains("mirrored by its EXIF orientation"), o == .upMirrored, explained)
+            XCTAssertEqual(explained.contains("turned 180 degrees by its EXIF orientation"), o == .down, explained)
+            XCTAssertEqual(explained.contains("flipped top to bottom by its EXIF orientation"), o == .downMirrored,
+                           explained)
+            XCTAssertEqual(explained.contains("turned by its EXIF orientation \(o.rawValue) (columns spooled"),
+                           o.swapsDimensions, explained)
             // Written to a file, streaming or not: the same bytes.
             try context.write(streamed.sepiaTone(intensity: 0.7), toFile: dir + "/s.jpg", quality: 85)
             try context.write(full.sepiaTone(intensity: 0.7), toFile: dir + "/f.jpg", quality: 85)

@@ -184,13 +184,14 @@ final class TIFFStreamingTests: TemporaryDirectoryTestCase {
     }
 
     func testFilesWithProfilesStreamAndHugeStripsAreDecodedFully() throws {
-        // An ICC profile other than sRGB is converted in the stream (ColorStreamingTests), but
-        // this file's orientation 6 transposes it: decoded whole.
+        // An ICC profile other than sRGB and an orientation 6: converted and turned in the
+        // stream, with the full decode's values.
         let withProfile = try Image(encoded: try TIFFCodecTests.fixture("metadata.tif"), streaming: true)
-        guard case .source = withProfile.node.op else { return XCTFail("orientation 6 is decoded whole") }
-        let header = try _TIFFCodec.header(try TIFFCodecTests.fixture("metadata.tif"), name: "m", options: .default)
-        XCTAssertEqual(_ImageCodecs.wholeDecodeReason(header, options: .default),
-                       "EXIF orientation 6 turns it by reading the file's columns as rows")
+        guard case .streamedSource = withProfile.node.op else { return XCTFail("metadata.tif streams") }
+        let wholeProfile = try Image(encoded: try TIFFCodecTests.fixture("metadata.tif"), streaming: false)
+        let ctx = RenderContext(threadCount: 2)
+        XCTAssertEqual(maxDifference(try ctx.makeBuffer(withProfile, format: .rgbaF32),
+                                     try ctx.makeBuffer(wholeProfile, format: .rgbaF32)), 0)
         // One PackBits strip of 5000 rows: taller than a band may be.
         var tall: [UInt8] = Array("II".utf8) + [42, 0]
         tall._appendLE32(8)
