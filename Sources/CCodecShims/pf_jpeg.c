@@ -67,12 +67,27 @@ typedef struct pf_jpeg_progress {
     int maximum_scans;
 } pf_jpeg_progress;
 
+/* A libjpeg source manager over an open file: pread from a moving offset into a 64 KiB
+   buffer, so the file is never all in memory. The end of the file is handled as jpeg_mem_src
+   handles the end of its bytes (a fake EOI and JWRN_JPEG_EOF, which pf_jpeg_emit_message
+   turns into a "truncated" error), so both sources fail on the same files. */
+typedef struct pf_jpeg_fd_source {
+    struct jpeg_source_mgr pub;
+    int fd;
+    /* The file's size when it was opened: bytes past it are not read. */
+    uint64_t size;
+    uint64_t offset;
+    JOCTET buffer[65536];
+} pf_jpeg_fd_source;
+
 struct pf_jpeg_decoder {
     struct jpeg_decompress_struct cinfo;
     pf_jpeg_error error;
     pf_jpeg_progress progress;
     const uint8_t *data;
     size_t size;
+    /* Set by pf_jpeg_decoder_create_fd (fd >= 0): read the file, not `data`. */
+    pf_jpeg_fd_source *fd_source;
     int color;
     int adobe;
     int raw_cmyk;
@@ -114,11 +129,86 @@ pf_jpeg_decoder *pf_jpeg_decoder_create(const uint8_t *data, size_t size, int ma
     return decoder;
 }
 
+pf_jpeg_decoder *pf_jpeg_decoder_create_fd(int fd, uint64_t size, int maximum_scans) {
+    pf_jpeg_fd_source *source = (pf_jpeg_fd_source *)calloc(1, sizeof *source);
+    if (source == NULL) return NULL;
+    pf_jpeg_decoder *decoder = pf_jpeg_decoder_create(NULL, 0, maximum_scans);
+    if (decoder == NULL) {
+        free(source);
+        return NULL;
+    }
+    source->fd = fd;
+    source->size = size;
+    decoder->fd_source = source;
+    return decoder;
+}
+
 void pf_jpeg_decoder_destroy(pf_jpeg_decoder *decoder) {
     if (decoder == NULL) return;
     /* Frees everything, whatever state an error left the object in. */
     jpeg_destroy_decompress(&decoder->cinfo);
+    free(decoder->fd_source);
     free(decoder);
+}
+
+static void pf_jpeg_fd_source_init(j_decompress_ptr cinfo) { (void)cinfo; }
+
+static boolean pf_jpeg_fd_source_fill(j_decompress_ptr cinfo) {
+    pf_jpeg_fd_source *src = (pf_jpeg_fd_source *)cinfo->src;
+    size_t want = sizeof src->buffer;
+    if (src->offset >= src->size) want = 0;
+    else if (src->size - src->offset < want) want = (size_t)(src->size - src->offset);
+    ssize_t n = 0;
+    if (want > 0) {
+        do {
+            n = pread(src->fd, src->buffer, want, (off_t)src->offset);
+        } while (n < 0 && errno == EINTR);
+        if (n < 0) {
+            char text[PF_MESSAGE_CAPACITY];
+            snprintf(text, sizeof text, "cannot read the file: %s", strerror(errno));
+            pf_jpeg_fail((j_common_ptr)cinfo, PF_ERROR, text);
+        }
+    }
+    if (n == 0) {
+        /* As jpeg_mem_src at the end of its bytes: a warning (an error here) and a fake EOI. */
+        WARNMS(cinfo, JWRN_JPEG_EOF);
+        src->buffer[0] = (JOCTET)0xFF;
+        src->buffer[1] = (JOCTET)JPEG_EOI;
+        n = 2;
+    } else {
+        src->offset += (uint64_t)n;
+    }
+    src->pub.next_input_byte = src->buffer;
+    src->pub.bytes_in_buffer = (size_t)n;
+    return TRUE;
+}
+
+static void pf_jpeg_fd_source_skip(j_decompress_ptr cinfo, long num_bytes) {
+    pf_jpeg_fd_source *src = (pf_jpeg_fd_source *)cinfo->src;
+    if (num_bytes <= 0) return;
+    size_t n = (size_t)num_bytes;
+    if (n <= src->pub.bytes_in_buffer) {
+        src->pub.next_input_byte += n;
+        src->pub.bytes_in_buffer -= n;
+        return;
+    }
+    /* Past the buffer: move the offset; the next fill reads from there (or meets the end). */
+    src->offset += (uint64_t)(n - src->pub.bytes_in_buffer);
+    src->pub.bytes_in_buffer = 0;
+}
+
+static void pf_jpeg_fd_source_term(j_decompress_ptr cinfo) { (void)cinfo; }
+
+static void pf_jpeg_install_fd_source(j_decompress_ptr cinfo, pf_jpeg_fd_source *source) {
+    source->offset = 0;
+    source->pub.init_source = pf_jpeg_fd_source_init;
+    source->pub.fill_input_buffer = pf_jpeg_fd_source_fill;
+    source->pub.skip_input_data = pf_jpeg_fd_source_skip;
+    source->pub.resync_to_restart = jpeg_resync_to_restart;
+    source->pub.term_source = pf_jpeg_fd_source_term;
+    source->pub.next_input_byte = NULL;
+    source->pub.bytes_in_buffer = 0;
+    cinfo->src = &source->pub;
 }
 
 int pf_jpeg_read_header(pf_jpeg_decoder *decoder, pf_jpeg_header *header, uint8_t *exif,
@@ -131,7 +221,8 @@ int pf_jpeg_read_header(pf_jpeg_decoder *decoder, pf_jpeg_header *header, uint8_
         pf_jpeg_fail((j_common_ptr)cinfo, PF_ERROR, "the header was already read");
     decoder->header_read = 1;
 
-    jpeg_mem_src(cinfo, decoder->data, (unsigned long)decoder->size);
+    if (decoder->fd_source != NULL) pf_jpeg_install_fd_source(cinfo, decoder->fd_source);
+    else jpeg_mem_src(cinfo, decoder->data, (unsigned long)decoder->size);
     jpeg_save_markers(cinfo, JPEG_APP0 + 1, 0xFFFF);
     jpeg_save_markers(cinfo, JPEG_APP0 + 2, 0xFFFF);
     jpeg_read_header(cinfo, TRUE);

@@ -760,8 +760,8 @@ int pf_tiff_rows_begin(pf_tiff_decoder *d, uint32_t maximum_band_rows, uint64_t 
         return PF_ERROR;
     }
     d->errors.count = 0;
-    if (d->path != PF_TIFF_PATH_DIRECT || d->info.is_cmyk) {
-        pf_tiff_copy_message(message, "the page is read through libtiff's RGBA interface or is CMYK");
+    if (d->path != PF_TIFF_PATH_DIRECT) {
+        pf_tiff_copy_message(message, "the page is read through libtiff's RGBA interface");
         return PF_OK;
     }
     int status = pf_tiff_prepare_bands(d, message);

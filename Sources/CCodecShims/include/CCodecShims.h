@@ -228,6 +228,10 @@ typedef struct pf_jpeg_decoder pf_jpeg_decoder;
 /* Makes a decoder over `size` bytes at `data` (not copied) that fails once the input has
    more than `maximum_scans` scans. NULL when out of memory. */
 pf_jpeg_decoder *pf_jpeg_decoder_create(const uint8_t *data, size_t size, int maximum_scans);
+/* The same over the open file `fd` (not closed, not moved: read with pread), of which the
+   first `size` bytes are read, 64 KiB at a time as libjpeg asks for them. A read error fails
+   the call that meets it; the end of the file is an error as for bytes in memory. */
+pf_jpeg_decoder *pf_jpeg_decoder_create_fd(int fd, uint64_t size, int maximum_scans);
 void pf_jpeg_decoder_destroy(pf_jpeg_decoder *decoder);
 
 /* Reads the markers up to the first scan. `exif` (PF_JPEG_EXIF_CAPACITY bytes, or NULL)

@@ -94,10 +94,10 @@ int pf_tiff_read_pixels(pf_tiff_decoder *decoder, uint8_t *pixels, size_t stride
 /* Prepares to hand out the rows of the current page top to bottom with pf_tiff_rows_read,
    with exactly the bytes pf_tiff_read_pixels gives: a band (one strip of every plane, or one
    row of tiles) is decoded at a time by the same code. `*streamable` is 0 (and the status
-   PF_OK, the reason in `message`) when the page is read through libtiff's RGBA interface,
-   is CMYK, or has bands taller than `maximum_band_rows` or needing more than
+   PF_OK, the reason in `message`) when the page is read through libtiff's RGBA interface
+   or has bands taller than `maximum_band_rows` or needing more than
    `maximum_band_bytes` of buffers; the page must then be decoded with pf_tiff_read_pixels
-   after pf_tiff_read_page_info again. Errors are those of a corrupt strip or tile layout. */
+   after pf_tiff_read_page_info again. CMYK rows are ink values, as pf_tiff_read_pixels gives. Errors are those of a corrupt strip or tile layout. */
 int pf_tiff_rows_begin(pf_tiff_decoder *decoder, uint32_t maximum_band_rows, uint64_t maximum_band_bytes,
                        int *streamable, char *message);
 

@@ -15,6 +15,45 @@ final class _FileBytes: @unchecked Sendable {
     deinit { UnsafeMutableRawPointer(mutating: buffer.baseAddress!).deallocate() }
 }
 
+/// Where a JPEG's decoders read it: a copy of its bytes in memory (`Image(encoded:)`), or
+/// the open file, read with `pread` 64 KiB at a time as libjpeg asks
+/// (`pf_jpeg_decoder_create_fd`), so that a streamed source opened from a path holds none of
+/// the file. Shared by every decoder of a streamed source. `@unchecked Sendable`: both
+/// kinds are never written after `init` (and `pread` moves no shared offset).
+final class _JPEGInput: @unchecked Sendable {
+    private let bytes: _FileBytes?
+    private let file: _OpenFile?
+
+    init(_ bytes: _FileBytes) {
+        self.bytes = bytes
+        file = nil
+    }
+
+    init(file: _OpenFile) {
+        bytes = nil
+        self.file = file
+    }
+
+    /// Bytes of the file held in memory: its size, or 0 when it is read from the open file.
+    var heldBytes: Int { bytes?.buffer.count ?? 0 }
+
+    /// The frame size in the first SOF segment, from the bytes or the file's first 256 KiB
+    /// (nil when there is none there: the size is then checked after libjpeg reads the header).
+    func frameSize() throws -> (width: Int, height: Int)? {
+        if let bytes { return _JPEGCodec.frameSize(bytes.buffer) }
+        return _JPEGCodec.frameSize(try file!.read(at: 0, count: 256 << 10))
+    }
+
+    /// A new libjpeg decoder over this input, or nil when out of memory; the caller keeps
+    /// this object alive until it destroys the decoder.
+    func makeDecoder(maximumScans: Int) -> OpaquePointer? {
+        if let file {
+            return pf_jpeg_decoder_create_fd(file.fileDescriptor, UInt64(file.size), Int32(clamping: maximumScans))
+        }
+        return pf_jpeg_decoder_create(bytes!.buffer.baseAddress, bytes!.buffer.count, Int32(clamping: maximumScans))
+    }
+}
+
 /// A JPEG decoder that delivers rows top to bottom on demand, for streaming renders.
 ///
 /// It reads the header in `init` (checking the declared size against `DecodeOptions` before
@@ -43,9 +82,9 @@ final class _JPEGRowDecoder: @unchecked Sendable {
     let shrinkFactor: Int
     /// Rows decoded so far.
     private(set) var nextRow = 0
-    /// The file's bytes, read by libjpeg's memory source until `deinit` (shared by every
-    /// decoder of a streamed source: one copy of the file in memory).
-    private let file: _FileBytes
+    /// The file (its bytes or the open file), read by libjpeg until `deinit`; shared by every
+    /// decoder of a streamed source.
+    private let input: _JPEGInput
     private let options: DecodeOptions
     private let decoder: OpaquePointer
     private var message = [CChar](repeating: 0, count: Int(PF_MESSAGE_CAPACITY))
@@ -55,24 +94,28 @@ final class _JPEGRowDecoder: @unchecked Sendable {
     /// - Parameter shrinkFactor: 1, 2, 4 or 8; the stored size is checked against `options`.
     /// - Throws: `limitExceeded` for a size beyond `options`, `decodingFailed` for corrupt
     ///   data, `unsupportedFormat` for color spaces PixelFlow does not convert.
-    convenience init(bytes: [UInt8], name: String, options: DecodeOptions, shrinkFactor: Int = 1) throws {
-        try self.init(file: _FileBytes(bytes), name: name, options: options, shrinkFactor: shrinkFactor)
+    convenience init(bytes: [UInt8], name: String, options: DecodeOptions, shrinkFactor: Int = 1,
+                     rawCMYK: Bool = false) throws {
+        try self.init(input: _JPEGInput(_FileBytes(bytes)), name: name, options: options,
+                      shrinkFactor: shrinkFactor, rawCMYK: rawCMYK)
     }
 
-    /// Reads the header of the JPEG in `file` and prepares to decode rows.
-    init(file: _FileBytes, name: String, options: DecodeOptions, shrinkFactor: Int = 1) throws {
+    /// Reads the header of the JPEG in `input` and prepares to decode rows.
+    ///
+    /// - Parameter rawCMYK: a CMYK file's rows are its ink values (as `_JPEGCodec.decodeStored`
+    ///   gives them, for `_RowConversion`) instead of RGBA converted by `(1 - C)(1 - K)`.
+    init(input: _JPEGInput, name: String, options: DecodeOptions, shrinkFactor: Int = 1, rawCMYK: Bool = false) throws {
         precondition([1, 2, 4, 8].contains(shrinkFactor), "JPEG shrink factors are 1, 2, 4 and 8")
-        if let (w, h) = _JPEGCodec.frameSize(file.buffer), w > 0, h > 0 {
+        if let (w, h) = try input.frameSize(), w > 0, h > 0 {
             try options._checkDimensions(width: w, height: h, file: name)
         }
         self.name = name
         self.options = options
         self.shrinkFactor = shrinkFactor
-        guard let decoder = pf_jpeg_decoder_create(file.buffer.baseAddress, file.buffer.count,
-                                                   Int32(clamping: options.maximumJPEGScans)) else {
+        guard let decoder = input.makeDecoder(maximumScans: options.maximumJPEGScans) else {
             throw PixelFlowError.decodingFailed(file: name, reason: "out of memory")
         }
-        self.file = file
+        self.input = input
         self.decoder = decoder
         var header = pf_jpeg_header()
         var exif = [UInt8](repeating: 0, count: Int(PF_JPEG_EXIF_CAPACITY))
@@ -88,6 +131,7 @@ final class _JPEGRowDecoder: @unchecked Sendable {
             try options._checkDimensions(width: Int(header.width), height: Int(header.height), file: name)
             format = try _JPEGCodec.decodedFormat(header, name: name)
             pf_jpeg_set_scale(decoder, Int32(shrinkFactor))
+            pf_jpeg_set_raw_cmyk(decoder, rawCMYK ? 1 : 0)
             let start = pf_jpeg_start_rows(decoder, &message)
             guard start == PF_OK else { throw _JPEGCodec.error(start, message, name: name, options: options) }
         } catch {

@@ -50,16 +50,41 @@ enum _JPEGCodec {
         if let (width, height) = frameSize(bytes), width > 0, height > 0 {
             try options._checkDimensions(width: width, height: height, file: name)
         }
-        var exif = [UInt8](repeating: 0, count: Int(PF_JPEG_EXIF_CAPACITY))
-        var header = pf_jpeg_header()
-        var metadata = ImageMetadata()
-        var isCMYK = false
-        let buffer = try bytes.withUnsafeBufferPointer { input -> PixelBuffer in
+        return try bytes.withUnsafeBufferPointer { input -> _DecodedImage in
             guard let decoder = pf_jpeg_decoder_create(input.baseAddress, input.count,
                                                        Int32(clamping: options.maximumJPEGScans)) else {
                 throw PixelFlowError.decodingFailed(file: name, reason: "out of memory")
             }
             defer { pf_jpeg_decoder_destroy(decoder) }
+            return try read(decoder: decoder, name: name, options: options, pixels: pixels, headerOut: &headerOut)
+        }
+    }
+
+    /// The header and metadata of the JPEG in the open `file`, read with `pread` (no pixels:
+    /// a 1x1 placeholder), as `read(_:name:options:pixels: false)` gives them for its bytes.
+    static func header(_ file: _OpenFile, options: DecodeOptions) throws -> _DecodedImage {
+        let input = _JPEGInput(file: file)
+        if let (width, height) = try input.frameSize(), width > 0, height > 0 {
+            try options._checkDimensions(width: width, height: height, file: file.name)
+        }
+        guard let decoder = input.makeDecoder(maximumScans: options.maximumJPEGScans) else {
+            throw PixelFlowError.decodingFailed(file: file.name, reason: "out of memory")
+        }
+        defer { pf_jpeg_decoder_destroy(decoder) }
+        var header = pf_jpeg_header()
+        return try withExtendedLifetime(input) {
+            try read(decoder: decoder, name: file.name, options: options, pixels: false, headerOut: &header)
+        }
+    }
+
+    /// `read` over a decoder made and destroyed by the caller, before its header is read.
+    private static func read(decoder: OpaquePointer, name: String, options: DecodeOptions, pixels: Bool,
+                             headerOut: inout pf_jpeg_header) throws -> _DecodedImage {
+        var exif = [UInt8](repeating: 0, count: Int(PF_JPEG_EXIF_CAPACITY))
+        var header = pf_jpeg_header()
+        var metadata = ImageMetadata()
+        var isCMYK = false
+        let buffer = try { () throws -> PixelBuffer in
             var message = [CChar](repeating: 0, count: Int(PF_MESSAGE_CAPACITY))
             let headerStatus = exif.withUnsafeMutableBufferPointer { pf_jpeg_read_header(decoder, &header, $0.baseAddress, &message) }
             guard headerStatus == PF_OK else { throw error(headerStatus, message, name: name, options: options) }
@@ -82,7 +107,7 @@ enum _JPEGCodec {
             }
             guard status == PF_OK else { throw error(status, message, name: name, options: options) }
             return buffer
-        }
+        }()
         headerOut = header
         if header.exif_size > 6 {
             let block = Array(exif[6..<Int(header.exif_size)])

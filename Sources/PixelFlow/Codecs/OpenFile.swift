@@ -78,7 +78,7 @@ final class _OpenFile: @unchecked Sendable {
 
 extension _ImageCodecs {
     /// A streamed source read from the open `file` with positional reads, for the formats
-    /// that can be (PNG, TIFF, binary PNM, BMP), or nil: the caller then reads the whole file and decides with
+    /// that can be (JPEG, PNG, TIFF, binary PNM, BMP), or nil: the caller then reads the whole file and decides with
     /// `streamDecision`, which also gives the reason of a full decode.
     ///
     /// Returns the source and the orientation the file declares, as `_StreamDecision.streamed`.
@@ -87,18 +87,28 @@ extension _ImageCodecs {
         guard options.imageIndex == 0 else { return nil }
         let head = try file.read(at: 0, count: 64)
         switch ImageFileFormat.sniff(head) {
+        case .jpeg:
+            // libjpeg reads the file through a pread source manager, 64 KiB at a time.
+            let header = try _JPEGCodec.header(file, options: options)
+            guard wholeDecodeReason(header, options: options) == nil else { return nil }
+            let source = try StreamedSource(jpeg: _JPEGInput(file: file), name: file.name, options: options,
+                                            rawCMYK: header.isCMYK)
+            return (try finished(source, header: header, name: file.name, options: options),
+                    header.metadata.orientation)
         case .png:
             guard let prefix = try _PNGCodec.headerPrefix(file, options: options) else { return nil }
             let (header, info) = try _PNGCodec.readHeader(prefix, name: file.name, options: options)
-            guard info.interlaced == 0, conversion(header, options: options) == nil else { return nil }
-            return (try StreamedSource(png: _PNGFileBytes(file: file), name: file.name, options: options)
-                .oriented(orientation(header, options: options)), header.metadata.orientation)
+            guard info.interlaced == 0, wholeDecodeReason(header, options: options) == nil else { return nil }
+            let source = try StreamedSource(png: _PNGFileBytes(file: file), name: file.name, options: options)
+            return (try finished(source, header: header, name: file.name, options: options),
+                    header.metadata.orientation)
         case .tiff:
             let bytes = _TIFFRowDecoder.Bytes(file: file)
             let header = try _TIFFCodec.header(bytes, name: file.name, options: options)
-            guard conversion(header, options: options) == nil,
+            guard wholeDecodeReason(header, options: options) == nil,
                   let source = try StreamedSource(tiff: bytes, name: file.name, options: options) else { return nil }
-            return (source.oriented(orientation(header, options: options)), header.metadata.orientation)
+            return (try finished(source, header: header, name: file.name, options: options),
+                    header.metadata.orientation)
         case .pnm:
             // Binary files only (ASCII rows are parsed from bytes in memory); a header longer
             // than the prefix, or any error, is left to the whole-file path to report.

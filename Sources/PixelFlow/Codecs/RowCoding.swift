@@ -1,9 +1,9 @@
 /// A decoder that delivers a file's rows top to bottom on demand: what a `StreamedSource`
 /// reads, so that a render holds a window of rows instead of the whole image.
 ///
-/// Its rows equal, byte for byte, those of decoding the whole file (`_ImageCodecs.decodeStored`
-/// then the same finishing): streamed sources are only made for files that need no color
-/// conversion or orientation (see `_ImageCodecs.streamedSource`).
+/// Its rows equal, byte for byte, the stored pixels of decoding the whole file
+/// (`_ImageCodecs.decodeStored`); a `StreamedSource` then wraps it to apply what a full decode
+/// does next (`converted(_:)`: CMYK, the color profile; `oriented(_:)`: a mirror or a flip).
 ///
 /// Implementations own a library object that is not thread-safe; a render hands a decoder to
 /// one codec thread at a time and waits for it before using it again.
@@ -54,22 +54,22 @@ enum _StreamDecision {
 }
 
 extension _ImageCodecs {
-    /// A streamed source over the file in `bytes` when its format can be read row by row and
-    /// its rows need no conversion (no color profile to apply, not CMYK, upright or mirrored
-    /// left to right), else the reason it is decoded whole. Reads the header only.
+    /// A streamed source over the file in `bytes` when its format can be read row by row,
+    /// else the reason it is decoded whole. Reads the header only.
     ///
-    /// An EXIF orientation 2 (mirrored left to right) is applied in the stream, each row
-    /// reversed as it is decoded; the other turns read rows bottom up or as columns, so those
-    /// files are decoded whole (and turned) when opened.
+    /// The source's rows are those of the full decode: a color profile or CMYK is converted
+    /// row by row (`StreamedSource.converted(_:)`), the EXIF orientation is applied in the
+    /// stream (`StreamedSource.oriented(_:)`).
     static func streamDecision(_ bytes: [UInt8], format: ImageFileFormat, name: String,
                                options: DecodeOptions) throws -> _StreamDecision {
         guard options.imageIndex == 0 else { return .decodedWhole(reason: "a page or frame other than the first") }
         switch format {
         case .jpeg:
             let header = try _JPEGCodec.read(bytes, name: name, options: options, pixels: false)
-            if let why = conversion(header, options: options) { return .decodedWhole(reason: why) }
-            return .streamed(try StreamedSource(jpeg: bytes, name: name, options: options)
-                .oriented(orientation(header, options: options)), declared: header.metadata.orientation)
+            if let why = wholeDecodeReason(header, options: options) { return .decodedWhole(reason: why) }
+            let source = try StreamedSource(jpeg: bytes, name: name, options: options, rawCMYK: header.isCMYK)
+            return .streamed(try finished(source, header: header, name: name, options: options),
+                             declared: header.metadata.orientation)
         case .pnm:
             // No profile, orientation or CMYK in PNM and BMP: their rows are always plain.
             return .streamed(try StreamedSource(pnm: bytes, name: name, options: options), declared: .up)
@@ -80,17 +80,17 @@ extension _ImageCodecs {
             guard info.interlaced == 0 else {
                 return .decodedWhole(reason: "an interlaced (Adam7) PNG has complete rows only after its last pass")
             }
-            if let why = conversion(header, options: options) { return .decodedWhole(reason: why) }
-            return .streamed(try StreamedSource(png: bytes, name: name, options: options)
-                .oriented(orientation(header, options: options)), declared: header.metadata.orientation)
+            if let why = wholeDecodeReason(header, options: options) { return .decodedWhole(reason: why) }
+            return .streamed(try finished(StreamedSource(png: bytes, name: name, options: options), header: header,
+                                          name: name, options: options), declared: header.metadata.orientation)
         case .tiff:
             let header = try _TIFFCodec.header(bytes, name: name, options: options)
-            if let why = conversion(header, options: options) { return .decodedWhole(reason: why) }
+            if let why = wholeDecodeReason(header, options: options) { return .decodedWhole(reason: why) }
             guard let source = try StreamedSource(tiff: bytes, name: name, options: options) else {
                 return .decodedWhole(reason: "libtiff reads this TIFF's layout (its compression, planes or "
                     + "subsampling) only as a whole image here")
             }
-            return .streamed(source.oriented(orientation(header, options: options)),
+            return .streamed(try finished(source, header: header, name: name, options: options),
                              declared: header.metadata.orientation)
         case .webp:
             return .decodedWhole(reason: "libwebp decodes into a buffer of the whole image (its incremental decoder too)")
@@ -110,17 +110,24 @@ extension _ImageCodecs {
         return nil
     }
 
-    /// Why the stored rows of `header` are not what a full decode gives, or nil when they
-    /// are, apart from a left-to-right mirror: a color profile to apply (unless
-    /// `appliesColorProfile` is false), CMYK, or an orientation other than 1 and 2.
-    static func conversion(_ header: _DecodedImage, options: DecodeOptions) -> String? {
-        if header.isCMYK { return "CMYK is converted to RGB when the file is opened" }
-        if options.appliesColorProfile, let space = _ColorConversion.sourceSpace(of: header) {
-            return "its color profile (\(space.name)) is converted when the file is opened"
-        }
+    /// `source`, whose rows are the stored ones of the file with `header`, turned upright and
+    /// converted as `Image(encoded:)`'s full decode turns and converts that file (the order
+    /// does not change a pixel: the conversion works pixel by pixel; turning first spools
+    /// the smaller stored rows).
+    static func finished(_ source: StreamedSource, header: _DecodedImage, name: String,
+                         options: DecodeOptions) throws -> StreamedSource {
+        source.oriented(orientation(header, options: options))
+            .converted(try _RowConversion.of(header, name: name, options: options))
+    }
+
+    /// Why the file with `header` is decoded whole when opened rather than streamed, or nil
+    /// when it streams: an EXIF orientation (applied, as `options` says) that
+    /// `StreamedSource.orientsInStream` cannot apply (today every orientation streams). Color
+    /// profiles and CMYK are converted in the stream.
+    static func wholeDecodeReason(_ header: _DecodedImage, options: DecodeOptions) -> String? {
         let o = orientation(header, options: options)
-        if o != .up && o != .upMirrored {
-            return "EXIF orientation \(o.rawValue) turns it by reading rows bottom up or as columns"
+        if !StreamedSource.orientsInStream(o) {
+            return "EXIF orientation \(o.rawValue) turns it by reading the file's columns as rows"
         }
         return nil
     }

@@ -6,8 +6,9 @@ import CCodecShims
 /// The shim decodes each band with the code the full decode (`_TIFFCodec.decode`) runs band
 /// after band: the same libtiff calls in the same order and the same per-row conversion
 /// (bit depths, MinIsWhite, palette, alpha, un-premultiplying), so the rows equal a full
-/// decode's byte for byte. Pages the full decode reads through libtiff's RGBA interface
-/// (YCbCr without JPEG compression, CIE L*a*b*, LogLuv, ...), CMYK pages, and pages whose
+/// decode's byte for byte (CMYK pages: their ink values, which `StreamedSource.converted(_:)`
+/// converts). Pages the full decode reads through libtiff's RGBA interface
+/// (YCbCr without JPEG compression, CIE L*a*b*, LogLuv, ...) and pages whose
 /// bands are taller than `maximumBandRows` or need more than `maximumBandBytes` (one strip
 /// holding the whole image, say) are not streamed: `init` returns `nil`.
 ///

@@ -97,10 +97,26 @@ enum _ColorConversion {
     /// in place), converted from its color space; `nil` when it is sRGB (or `applyProfile`
     /// is false) and plain CMYK, which take the usual 8-bit path.
     static func toLinearWorking(_ decoded: _DecodedImage, name: String, applyProfile: Bool) throws -> PixelBuffer? {
-        guard applyProfile, let source = sourceSpace(of: decoded) else { return nil }
+        guard let (transform, inLayout) = try linearWorkingTransform(for: decoded, name: name,
+                                                                     applyProfile: applyProfile) else { return nil }
         let b = decoded.buffer
+        var out = try PixelBuffer(_width: b.width, height: b.height, format: .rgbaF32, colorEncoding: .linear,
+                                  alphaMode: .straight, zeroed: false)
+        if !layoutHasAlpha(inLayout) { out.fillOpaqueAlpha() }
+        transform.run(from: b, into: &out)
+        out.premultiplyFloatInPlace()
+        return out
+    }
+
+    /// The transform `toLinearWorking` runs on the stored pixels of `decoded` (the file's
+    /// space to linear sRGB floats) and the layout it reads them in, or `nil` when
+    /// `toLinearWorking` returns `nil`. A streamed source runs the same transform row by row
+    /// (`_RowConversion`), so its rows are the same floats.
+    static func linearWorkingTransform(for decoded: _DecodedImage, name: String, applyProfile: Bool) throws
+        -> (transform: Transform, inLayout: Int)? {
+        guard applyProfile, let source = sourceSpace(of: decoded) else { return nil }
         let inLayout: Int
-        switch (b.format, decoded.isCMYK) {
+        switch (decoded.buffer.format, decoded.isCMYK) {
         case (.rgba16, true): inLayout = PF_LCMS_CMYK16
         case (_, true): inLayout = PF_LCMS_CMYK8
         case (.gray8, _): inLayout = PF_LCMS_GRAY8
@@ -108,13 +124,12 @@ enum _ColorConversion {
         default: inLayout = PF_LCMS_RGBA8
         }
         let transform = try cachedTransform(from: source, inLayout, to: .linearSRGB, PF_LCMS_RGBA_FLOAT, name: name)
-        var out = try PixelBuffer(_width: b.width, height: b.height, format: .rgbaF32, colorEncoding: .linear,
-                                  alphaMode: .straight, zeroed: false)
-        if inLayout != PF_LCMS_RGBA8 && inLayout != PF_LCMS_RGBA16 { out.fillOpaqueAlpha() }
-        transform.run(from: b, into: &out)
-        out.premultiplyFloatInPlace()
-        return out
+        return (transform, inLayout)
     }
+
+    /// Whether lcms2 copies an alpha channel from pixels in `layout` (`PF_LCMS_RGBA8` and
+    /// `PF_LCMS_RGBA16`); for the others the destination's alpha is set to opaque first.
+    static func layoutHasAlpha(_ layout: Int) -> Bool { layout == PF_LCMS_RGBA8 || layout == PF_LCMS_RGBA16 }
 
     // MARK: Transforms
 
@@ -188,27 +203,29 @@ enum _ColorConversion {
     /// alpha becomes opaque.
     static func naiveCMYKToRGB(_ cmyk: PixelBuffer) -> PixelBuffer {
         var out = cmyk
-        let w = cmyk.width
-        if cmyk.format == .rgba16 {
-            out.withUnsafeMutableRows { _, row in
-                let p = row.assumingMemoryBound(to: UInt16.self)
-                for x in 0..<w {
-                    let k = 65535 - UInt32(p[4 * x + 3])
-                    for c in 0..<3 { p[4 * x + c] = UInt16(((65535 - UInt32(p[4 * x + c])) * k + 32767) / 65535) }
-                    p[4 * x + 3] = 65535
-                }
+        let w = cmyk.width, sixteen = cmyk.format == .rgba16
+        out.withUnsafeMutableRows { _, row in naiveCMYKToRGBRow(row, count: w, sixteenBits: sixteen) }
+        return out
+    }
+
+    /// `naiveCMYKToRGB` on one row of `count` pixels in place (`rgba8`, or `rgba16` when
+    /// `sixteenBits`), for the full decode and for streamed rows alike.
+    static func naiveCMYKToRGBRow(_ row: UnsafeMutableRawPointer, count w: Int, sixteenBits: Bool) {
+        if sixteenBits {
+            let p = row.assumingMemoryBound(to: UInt16.self)
+            for x in 0..<w {
+                let k = 65535 - UInt32(p[4 * x + 3])
+                for c in 0..<3 { p[4 * x + c] = UInt16(((65535 - UInt32(p[4 * x + c])) * k + 32767) / 65535) }
+                p[4 * x + 3] = 65535
             }
         } else {
-            out.withUnsafeMutableRows { _, row in
-                let p = row.assumingMemoryBound(to: UInt8.self)
-                for x in 0..<w {
-                    let k = 255 - UInt32(p[4 * x + 3])
-                    for c in 0..<3 { p[4 * x + c] = UInt8(((255 - UInt32(p[4 * x + c])) * k + 127) / 255) }
-                    p[4 * x + 3] = 255
-                }
+            let p = row.assumingMemoryBound(to: UInt8.self)
+            for x in 0..<w {
+                let k = 255 - UInt32(p[4 * x + 3])
+                for c in 0..<3 { p[4 * x + c] = UInt8(((255 - UInt32(p[4 * x + c])) * k + 127) / 255) }
+                p[4 * x + 3] = 255
             }
         }
-        return out
     }
 }
 
@@ -243,12 +260,16 @@ extension PixelBuffer {
         guard format == .rgbaF32, alphaMode == .straight else { return }
         let w = width
         withUnsafeMutableRows { _, row in
-            let p = row.assumingMemoryBound(to: SIMD4<Float>.self)
-            for x in 0..<w {
-                let v = p[x]
-                p[x] = SIMD4(v.x * v.w, v.y * v.w, v.z * v.w, v.w)
-            }
+            PixelBuffer.premultiplyFloatRow(row.assumingMemoryBound(to: SIMD4<Float>.self), count: w)
         }
         alphaMode = .premultiplied
+    }
+
+    /// `premultiplyFloatInPlace` on one row of `count` pixels, for streamed rows.
+    static func premultiplyFloatRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
+        for x in 0..<count {
+            let v = p[x]
+            p[x] = SIMD4(v.x * v.w, v.y * v.w, v.z * v.w, v.w)
+        }
     }
 }

@@ -115,15 +115,18 @@ final class Evaluator: @unchecked Sendable {
     }
 
     /// Loads `count` pixels of row `y` of a streamed source; the same conversion as
-    /// `loadSourceRow` for the buffer a full decode would give (sRGB-encoded, straight alpha).
+    /// `loadSourceRow` for the buffer a full decode would give (sRGB-encoded with straight
+    /// alpha, or linear premultiplied floats for a converted color profile).
     @inline(__always)
     private func loadWindowRow(_ window: RowWindow, x: Int, y: Int, count: Int,
                                into dst: UnsafeMutablePointer<SIMD4<Float>>, premultiply: Bool) {
         loadRowRGBA(window.row(y) + x * window.format.bytesPerPixel, format: window.format, count: count,
-                    into: dst, decodeSRGB: linear)
+                    into: dst, decodeSRGB: linear && window.colorEncoding == .sRGB)
         // Decoded JPEG rows are opaque (alpha 255 loads as exactly 1): premultiplying would
         // multiply by 1, so it is skipped.
-        if premultiply && window.format.hasAlpha && !window.isOpaque { premultiplyRow(dst, count: count) }
+        if premultiply && window.isStraight && window.format.hasAlpha && !window.isOpaque {
+            premultiplyRow(dst, count: count)
+        }
     }
 
     /// A source a color chain reads chunk by chunk.
@@ -134,7 +137,7 @@ final class Evaluator: @unchecked Sendable {
         var isStraight: Bool {
             switch self {
             case let .buffer(b): return b.alphaMode == .straight || !b.format.hasAlpha
-            case .window: return true
+            case let .window(w): return w.isStraight || !w.format.hasAlpha
             }
         }
 

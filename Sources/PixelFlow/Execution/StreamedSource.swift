@@ -13,8 +13,14 @@ final class StreamedSource: Sendable, CustomStringConvertible {
     let name: String
     let width: Int
     let height: Int
-    /// `.rgba8`, `.rgba16` or `.gray8`, sRGB-encoded, straight alpha, as a full decode gives.
+    /// `.rgba8`, `.rgba16` or `.gray8`, sRGB-encoded with straight alpha; or, for a file whose
+    /// color profile is converted in the stream (`converted(_:)`), `.rgbaF32` in linear sRGB,
+    /// premultiplied: what a full decode of the file gives.
     let format: PixelFormat
+    /// `.sRGB`, or `.linear` for rows converted into linear sRGB floats.
+    let colorEncoding: ColorEncoding
+    /// `.straight`, or `.premultiplied` for rows converted into linear sRGB floats.
+    let alphaMode: AlphaMode
     /// True when every alpha is the maximum (the file has no alpha channel or transparency).
     let isOpaque: Bool
     /// The file format's name, for `description` and `explain()`.
@@ -24,20 +30,25 @@ final class StreamedSource: Sendable, CustomStringConvertible {
     /// pixels `[k x, k x + k) x [k y, k y + k)`, padded past the file's right and bottom edges.
     let shrinkFactor: Int
     /// Bytes of the file this source keeps in memory for its decoders: the file's size when
-    /// they decode from a copy, 0 when they read the open file as they go (PNG).
+    /// they decode from a copy, 0 when they read the open file as they go.
     let heldBytes: Int
-    private let factory: @Sendable () throws -> any _RowDecoder
+    /// Makes a decoder positioned before the first row (`makeDecoder()`); wrapped by
+    /// `oriented(_:)` and `converted(_:)`.
+    let factory: @Sendable () throws -> any _RowDecoder
     private let makeShrunk: (@Sendable (Int) -> StreamedSource)?
 
     /// A source whose decoders `factory` makes, each positioned before the first row;
     /// `makeShrunk`, when the format can decode smaller, makes the source of `shrunk(by:)`.
-    init(name: String, width: Int, height: Int, format: PixelFormat, isOpaque: Bool, kind: String,
+    init(name: String, width: Int, height: Int, format: PixelFormat, colorEncoding: ColorEncoding = .sRGB,
+         alphaMode: AlphaMode = .straight, isOpaque: Bool, kind: String,
          heldBytes: Int, shrinkFactor: Int = 1, makeShrunk: (@Sendable (Int) -> StreamedSource)? = nil,
          factory: @escaping @Sendable () throws -> any _RowDecoder) {
         self.name = name
         self.width = width
         self.height = height
         self.format = format
+        self.colorEncoding = colorEncoding
+        self.alphaMode = alphaMode
         self.isOpaque = isOpaque
         self.kind = kind
         self.heldBytes = heldBytes
@@ -47,25 +58,37 @@ final class StreamedSource: Sendable, CustomStringConvertible {
     }
 
     /// Reads the header of the JPEG in `bytes` (checking limits and decoding nothing else).
-    convenience init(jpeg bytes: [UInt8], name: String, options: DecodeOptions) throws {
+    ///
+    /// - Parameter rawCMYK: a CMYK file's rows are its ink values, for `converted(_:)`.
+    convenience init(jpeg bytes: [UInt8], name: String, options: DecodeOptions, rawCMYK: Bool = false) throws {
         // One copy of the file, shared by every decoder this source makes: the caller's array
         // can go once the image is made.
-        let file = _FileBytes(bytes)
-        let decoder = try _JPEGRowDecoder(file: file, name: name, options: options)
+        try self.init(jpeg: _JPEGInput(_FileBytes(bytes)), name: name, options: options, rawCMYK: rawCMYK)
+    }
+
+    /// The same over `input`: a copy of the bytes, or the open file read as rows are decoded.
+    convenience init(jpeg input: _JPEGInput, name: String, options: DecodeOptions, rawCMYK: Bool = false) throws {
+        let decoder = try _JPEGRowDecoder(input: input, name: name, options: options, rawCMYK: rawCMYK)
         let (w, h, format) = (decoder.width, decoder.height, decoder.format)
-        let held = bytes.count  // not the array: the closure below must not keep it alive
+        let held = input.heldBytes
         self.init(name: name, width: w, height: h, format: format, isOpaque: true, kind: "JPEG", heldBytes: held,
                   makeShrunk: { k in
                       StreamedSource(name: name, width: (w + k - 1) / k, height: (h + k - 1) / k, format: format,
                                      isOpaque: true, kind: "JPEG", heldBytes: held, shrinkFactor: k) {
-                          let d = try _JPEGRowDecoder(file: file, name: name, options: options, shrinkFactor: k)
+                          let d = try _JPEGRowDecoder(input: input, name: name, options: options, shrinkFactor: k,
+                                                      rawCMYK: rawCMYK)
                           guard d.width == (w + k - 1) / k, d.height == (h + k - 1) / k, d.format == format else {
                               throw PixelFlowError.decodingFailed(file: name, reason: "JPEG: the header changed between reads")
                           }
                           return d
                       }
                   }) {
-            try _JPEGRowDecoder(file: file, name: name, options: options)
+            // A file rewritten in place since it was opened may declare another size.
+            let d = try _JPEGRowDecoder(input: input, name: name, options: options, rawCMYK: rawCMYK)
+            guard d.width == w, d.height == h, d.format == format else {
+                throw PixelFlowError.decodingFailed(file: name, reason: "JPEG: the header changed between reads")
+            }
+            return d
         }
     }
 
@@ -88,20 +111,6 @@ final class StreamedSource: Sendable, CustomStringConvertible {
         }
     }
 
-
-    /// This source turned upright as EXIF orientation `orientation` says, which must be 1 (the
-    /// source itself) or 2: mirrored left to right, each row reversed as it is decoded, so the
-    /// rows are those of decoding the file whole and applying the orientation. A mirrored
-    /// source does not shrink on load (the padding of a shrunk row would move to its left).
-    func oriented(_ orientation: EXIFOrientation) -> StreamedSource {
-        precondition(orientation == .up || orientation == .upMirrored, "only a mirror is applied in the stream")
-        if orientation == .up { return self }
-        let base = factory
-        return StreamedSource(name: name, width: width, height: height, format: format, isOpaque: isOpaque,
-                              kind: kind + " mirrored by its EXIF orientation", heldBytes: heldBytes) {
-            _MirroredRowDecoder(base: try base())
-        }
-    }
 
     var description: String {
         "\(width)x\(height) \(format) streamed \(kind)" + (shrinkFactor > 1 ? " shrunk 1/\(shrinkFactor) on load" : "")
@@ -149,6 +158,10 @@ final class RowWindow: @unchecked Sendable {
     let format: PixelFormat
     /// Whether every alpha value is the maximum (the source's file has no alpha).
     var isOpaque: Bool { source.isOpaque }
+    /// `.sRGB`, or `.linear` for rows converted into linear sRGB floats.
+    var colorEncoding: ColorEncoding { source.colorEncoding }
+    /// True when the rows have straight alpha (false for converted, premultiplied floats).
+    var isStraight: Bool { source.alphaMode == .straight }
     /// Rows `0..<decodedRows` have been decoded (the last `capacity` of them are held).
     private(set) var decodedRows = 0
     private let storage: UnsafeMutableRawPointer
@@ -181,35 +194,5 @@ final class RowWindow: @unchecked Sendable {
         try decoder.readRows(count: target - first) { i in storage + ((first + i) % capacity) * bytesPerRow }
         decodedRows = target
         if target == source.height { self.decoder = nil }  // frees the library's state early
-    }
-}
-
-/// A decoder whose rows are those of `base` reversed left to right (EXIF orientation 2).
-final class _MirroredRowDecoder: _RowDecoder, @unchecked Sendable {
-    private let base: any _RowDecoder
-    var width: Int { base.width }
-    var height: Int { base.height }
-    var format: PixelFormat { base.format }
-
-    init(base: any _RowDecoder) { self.base = base }
-
-    func readRows(count: Int, into rows: (Int) -> UnsafeMutableRawPointer) throws {
-        try base.readRows(count: count, into: rows)
-        let bpp = format.bytesPerPixel, w = width
-        for i in 0..<count {
-            let row = rows(i)
-            switch bpp {
-            case 1: Self.reverse(row.assumingMemoryBound(to: UInt8.self), count: w)
-            case 4: Self.reverse(row.assumingMemoryBound(to: UInt32.self), count: w)
-            case 8: Self.reverse(row.assumingMemoryBound(to: UInt64.self), count: w)
-            default: preconditionFailure("rows of \(format) are not streamed")
-            }
-        }
-    }
-
-    /// Reverses `count` pixels in place: whole pixels move, so the result is exact.
-    private static func reverse<T>(_ p: UnsafeMutablePointer<T>, count: Int) {
-        var buffer = UnsafeMutableBufferPointer(start: p, count: count)
-        buffer.reverse()
     }
 }

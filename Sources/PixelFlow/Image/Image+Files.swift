@@ -18,10 +18,11 @@ extension Image {
     /// every other render decodes the file fully first (a render that needs random access,
     /// such as a 90 degree rotation, costs a full decode either way). `explain(_:)` says which
     /// sources stream and the window's height. Files read row by row: JPEG, non-interlaced PNG,
-    /// PNM and BMP (`_ImageCodecs.streamedSource`). Other formats, interlaced PNGs, and files
-    /// whose orientation must be applied or whose colors must be converted (a profile other
-    /// than sRGB, PNG gAMA/cHRM/cICP naming another space, CMYK), are decoded fully here, as
-    /// with `streaming: false`.
+    /// TIFF (most layouts), PNM and BMP (`_ImageCodecs.streamedSource`); their colors are
+    /// converted row by row as they are decoded (a profile other than sRGB, PNG gAMA/cHRM/cICP
+    /// naming another space, CMYK), with the values of a full decode, and the EXIF orientation
+    /// is applied in the stream (3 to 8 through an unlinked temporary file in `$TMPDIR`). Other
+    /// formats and interlaced PNGs are decoded fully here, as with `streaming: false`.
     ///
     /// ```swift
     /// let photo = try Image(contentsOfFile: "big.jpg")                  // header only
@@ -32,12 +33,13 @@ extension Image {
     /// - Parameters:
     ///   - options: size limits (checked before any pixel is allocated) and orientation.
     ///   - streaming: decode lazily, row by row, at render time when the format allows
-    ///     (default `true`); `false` decodes here. The file's bytes stay in memory; corrupt data
-    ///     in a streamed file throws from the render.
+    ///     (default `true`); `false` decodes here. A streamed JPEG, PNG, TIFF, binary PNM or
+    ///     BMP keeps the file open and reads it as rows are decoded (other streamed files keep
+    ///     their bytes in memory); corrupt data in a streamed file throws from the render.
     /// - Throws: `PixelFlowError` naming the file for unreadable, corrupt or oversized files.
     public init(contentsOfFile path: String, options: DecodeOptions = .default, streaming: Bool = true) throws {
-        // A PNG, TIFF, binary PNM or BMP is read from the open file as its rows are decoded,
-        // never whole in memory; other files are read here (a JPEG is small next to its pixels).
+        // A JPEG, PNG, TIFF, binary PNM or BMP is read from the open file as its rows are
+        // decoded, never whole in memory; other files are read here.
         if streaming, let file = try _OpenFile(path: path, limit: options.maximumFileSize),
            let (source, declared) = try _ImageCodecs.streamedSource(file: file, options: options) {
             self.init(node: Node(.streamedSource(source), inputs: [],

@@ -189,7 +189,7 @@ final class PNGStreamingTests: TemporaryDirectoryTestCase {
                 try ctx.makeBuffer(Image(PixelBuffer(contentsOfFile: file)), format: .rgbaF32)), 0)
     }
 
-    func testFilesNeedingConversionOrOrientationAreDecodedFully() throws {
+    func testTransposingOrientationsAndGammaAreAppliedInTheStream() throws {
         let plain = try bytes(try makePNG("plain.png", width: 20, height: 10, format: .rgba8))
         // Orientation 6 in an eXIf chunk after IHDR (big-endian TIFF, one IFD entry).
         let exif: [UInt8] = [0x4D, 0x4D, 0, 0x2A, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, 6, 0, 0, 0, 0, 0, 0]
@@ -197,17 +197,28 @@ final class PNGStreamingTests: TemporaryDirectoryTestCase {
             Array(plain[..<33]) + CodecBadInputTests.chunk("eXIf", exif) + Array(plain[33...]),
             "rotated.png")
         let image = try Image(contentsOfFile: rotated, streaming: true)
-        XCTAssertFalse(isStreamed(image))
+        XCTAssertTrue(isStreamed(image))  // its columns spooled to a temporary file
         XCTAssertEqual(image.extent.width, 10)
+        let ctx0 = RenderContext(threadCount: 2)
+        XCTAssertEqual(maxDifference(try ctx0.makeBuffer(image, format: .rgbaF32),
+                                     try ctx0.makeBuffer(Image(contentsOfFile: rotated, streaming: false),
+                                                         format: .rgbaF32)), 0)
         var keep = DecodeOptions.default
         keep.applyOrientation = false
         XCTAssertTrue(isStreamed(try Image(contentsOfFile: rotated, options: keep, streaming: true)))
-        // A gamma of 1.0 (linear values) must be converted: no sRGB chunk in this file.
+        // A gamma of 1.0 (linear values) must be converted: no sRGB chunk in this file. The
+        // stream converts it to the full decode's linear floats.
         let noSRGB = stripSRGB(plain)
         let gamma = try save(
             Array(noSRGB[..<33]) + CodecBadInputTests.chunk("gAMA", [0, 1, 0x86, 0xA0])
                 + Array(noSRGB[33...]), "linear.png")
-        XCTAssertFalse(isStreamed(try Image(contentsOfFile: gamma, streaming: true)))
+        let linear = try Image(contentsOfFile: gamma, streaming: true)
+        guard case let .streamedSource(source) = linear.node.op else { return XCTFail("gAMA 1.0 streams") }
+        XCTAssertEqual(source.format, .rgbaF32)
+        let ctx = RenderContext(threadCount: 2)
+        XCTAssertEqual(maxDifference(try ctx.makeBuffer(linear.sepiaTone(), format: .rgbaF32),
+                                     try ctx.makeBuffer(Image(contentsOfFile: gamma, streaming: false).sepiaTone(),
+                                                        format: .rgbaF32)), 0)
         XCTAssertTrue(isStreamed(try Image(contentsOfFile: try save(noSRGB, "untagged.png"), streaming: true)))
     }
 

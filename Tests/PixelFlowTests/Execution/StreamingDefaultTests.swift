@@ -25,9 +25,9 @@ final class StreamingDefaultTests: XCTestCase {
         // A 90-degree rotation reads whole columns: explain says it is decoded whole.
         let rotated = try streamed.transformed(by: AffineTransform(rotationAngle: .pi / 2))
         XCTAssertTrue(try context.explain(rotated).contains("read in random order: decoded whole"))
-        // Files that need a conversion are decoded at once (here: an orientation to apply).
+        // An orientation to apply streams too (here 6: columns spooled to a temporary file).
         let oriented = try Image(contentsOfFile: CodecTestSupport.fixture("orientation6.jpg"))
-        guard case .source = oriented.node.op else { return XCTFail("an oriented JPEG must be decoded") }
+        guard case .streamedSource = oriented.node.op else { return XCTFail("an oriented JPEG streams") }
     }
 
     /// `bytes` of a JPEG with an APP1 EXIF segment saying `orientation` right after its SOI.
@@ -37,10 +37,10 @@ final class StreamingDefaultTests: XCTestCase {
         return [0xFF, 0xD8, 0xFF, 0xE1, UInt8(length >> 8), UInt8(length & 255)] + payload + jpeg[2...]
     }
 
-    /// EXIF orientation 2 (a mirror) is applied in the stream; the other turns are decoded
-    /// whole when opened, and explain() says why. Every orientation gives the pixels of a
+    /// Every EXIF orientation is applied in the stream: 2 mirrors rows, 3 and 4 spool rows,
+    /// 5 to 8 spool bands of columns; explain() says which. Every orientation gives the pixels of a
     /// full decode, in memory and written to a file.
-    func testEXIFOrientationsGiveTheFullDecodesPixelsAndAMirrorStreams() throws {
+    func testEveryEXIFOrientationStreamsWithTheFullDecodesPixels() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pf-orient-\(UUID())").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -70,15 +70,14 @@ final class StreamingDefaultTests: XCTestCase {
                 XCTAssertEqual(plain[u, v], stored[x, y], "\(o) (\(x), \(y))")
             }
             let explained = try context.explain(streamed.sepiaTone(intensity: 0.7))
-            if o == .up || o == .upMirrored {
-                guard case .streamedSource = streamed.node.op else { return XCTFail("\(o) not streamed") }
-                XCTAssertTrue(explained.contains("a streaming write decodes it into a window of"), explained)
-                XCTAssertEqual(explained.contains("mirrored by its EXIF orientation"), o == .upMirrored, explained)
-            } else {
-                guard case .source = streamed.node.op else { return XCTFail("\(o) must be decoded whole") }
-                XCTAssertTrue(explained.contains("JPEG file \(path): decoded whole when opened (EXIF orientation \(o.rawValue)"),
-                              explained)
-            }
+            guard case .streamedSource = streamed.node.op else { return XCTFail("\(o) not streamed") }
+            XCTAssertTrue(explained.contains("a streaming write decodes it into a window of"), explained)
+            XCTAssertEqual(explained.contains("mirrored by its EXIF orientation"), o == .upMirrored, explained)
+            XCTAssertEqual(explained.contains("turned 180 degrees by its EXIF orientation"), o == .down, explained)
+            XCTAssertEqual(explained.contains("flipped top to bottom by its EXIF orientation"), o == .downMirrored,
+                           explained)
+            XCTAssertEqual(explained.contains("turned by its EXIF orientation \(o.rawValue) (columns spooled"),
+                           o.swapsDimensions, explained)
             // Written to a file, streaming or not: the same bytes.
             try context.write(streamed.sepiaTone(intensity: 0.7), toFile: dir + "/s.jpg", quality: 85)
             try context.write(full.sepiaTone(intensity: 0.7), toFile: dir + "/f.jpg", quality: 85)
@@ -136,7 +135,7 @@ final class StreamingDefaultTests: XCTestCase {
         guard case let .streamedSource(source) = streamed.node.op else { return XCTFail("not streamed") }
         XCTAssertEqual(source.heldBytes, 0)
         XCTAssertTrue(try context.explain(streamed.sepiaTone()).contains("the file is read as rows are decoded"))
-        let jpeg = try Image(contentsOfFile: jpegPath)
+        let jpeg = try Image(encoded: Array(try Data(contentsOf: URL(fileURLWithPath: jpegPath))))
         XCTAssertTrue(try context.explain(jpeg.sepiaTone()).contains("the file's bytes are held in memory"))
         // In memory (Image(encoded:)): the bytes are held.
         let inMemory = try Image(encoded: Array(try Data(contentsOf: URL(fileURLWithPath: path))))
@@ -161,6 +160,74 @@ final class StreamingDefaultTests: XCTestCase {
         XCTAssertThrowsError(try context.makeBuffer(reopened.sepiaTone(), format: .rgba8)) { error in
             guard case PixelFlowError.decodingFailed = error else { return XCTFail("\(error)") }
         }
+    }
+
+    /// A JPEG opened from a path is read through libjpeg from the open file (a pread source
+    /// manager, 64 KiB at a time): no bytes held, the pixels of a full decode for baseline,
+    /// progressive, gray, CMYK, P3 and a file whose header spans several reads, shrunk on load
+    /// too; a removed file still renders, and a truncated or rewritten one throws.
+    func testJPEGIsReadFromTheOpenFile() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pf-jpegfd-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let context = RenderContext(threadCount: 2)
+        // Three 60 KB APP15 segments before the frame: libjpeg skips them past its 64 KiB
+        // buffer, so the header takes several reads and skips (their payload is full of EOI
+        // markers, so a skip that lands wrong fails).
+        let plain = try CodecTestSupport.smooth(width: 643, height: 411).encoded(as: .jpeg, quality: 95)
+        var app15: [UInt8] = []
+        for i in 0..<3 { app15 += [0xFF, 0xEF, UInt8(60_002 >> 8), UInt8(60_002 & 255)] + (0..<60_000).map { [0xFF, 0xD9, UInt8(i)][$0 % 3] } }
+        let big = Array(plain[..<2]) + app15 + Array(plain[2...])
+        let bigPath = dir + "/big.jpg"
+        try Data(big).write(to: URL(fileURLWithPath: bigPath))
+        XCTAssertGreaterThan(big.count, 3 * 65536)
+        let paths = [bigPath, CodecTestSupport.fixture("progressive.jpg"), CodecTestSupport.fixture("gray.jpg"),
+                     CodecTestSupport.fixture("cmyk.jpg"), ColorStreamingTests.colorFixture("stream_p3.jpg"),
+                     ColorStreamingTests.colorFixture("stream_cmyk.jpg")]
+        for path in paths {
+            let streamed = try Image(contentsOfFile: path)
+            guard case let .streamedSource(source) = streamed.node.op else { return XCTFail("\(path): not streamed") }
+            XCTAssertEqual(source.heldBytes, 0, path)
+            let inMemory = try Image(encoded: Array(try Data(contentsOf: URL(fileURLWithPath: path))), name: path)
+            let full = try Image(contentsOfFile: path, streaming: false)
+            let a = try context.makeBuffer(streamed.sepiaTone(), format: .rgbaF32)
+            XCTAssertEqual(maxDifference(a, try context.makeBuffer(full.sepiaTone(), format: .rgbaF32)), 0, path)
+            XCTAssertEqual(maxDifference(a, try context.makeBuffer(inMemory.sepiaTone(), format: .rgbaF32)), 0, path)
+            XCTAssertTrue(try context.explain(streamed.sepiaTone()).contains("the file is read as rows are decoded"), path)
+        }
+        // Shrunk on load, from the file and from memory: the same pixels.
+        let thumbnail: (Image) throws -> Image = { try $0.lanczosScaled(scale: 0.1) }
+        XCTAssertTrue(try context.explain(thumbnail(Image(contentsOfFile: bigPath))).contains("shrunk 1/4 on load"))
+        XCTAssertEqual(maxDifference(try context.makeBuffer(thumbnail(Image(contentsOfFile: bigPath)), format: .rgbaF32),
+                                     try context.makeBuffer(thumbnail(Image(encoded: big)), format: .rgbaF32)), 0)
+        // Removed after opening: the descriptor still reads it.
+        let copy = dir + "/copy.jpg"
+        try Data(big).write(to: URL(fileURLWithPath: copy))
+        let opened = try Image(contentsOfFile: copy)
+        try FileManager.default.removeItem(atPath: copy)
+        let expected = try context.makeBuffer(Image(encoded: big).sepiaTone(), format: .rgba8)
+        XCTAssertEqual(CodecTestSupport.maximumDifference(try context.makeBuffer(opened.sepiaTone(), format: .rgba8),
+                                                          expected), 0)
+        try context.write(opened.sepiaTone(), toFile: dir + "/out.jpg", quality: 90)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: dir + "/out.jpg")),
+                       Data(try context.encoded(Image(encoded: big).sepiaTone(), as: .jpeg, quality: 90)))
+        // Truncated in its scan data: the header reads, the render throws.
+        let cut = dir + "/cut.jpg"
+        try Data(big.prefix(big.count - 20_000)).write(to: URL(fileURLWithPath: cut))
+        let truncated = try Image(contentsOfFile: cut)
+        XCTAssertThrowsError(try context.makeBuffer(truncated, format: .rgba8)) { error in
+            guard case PixelFlowError.decodingFailed = error else { return XCTFail("\(error)") }
+        }
+        XCTAssertThrowsError(try context.write(truncated.sepiaTone(), toFile: dir + "/cut-out.jpg"))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/cut-out.jpg"))
+        // Rewritten in place with a smaller image: the next render throws, it does not crash.
+        try Data(big).write(to: URL(fileURLWithPath: copy))
+        let rewritten = try Image(contentsOfFile: copy)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: copy))
+        try handle.truncate(atOffset: 0)
+        try handle.write(contentsOf: try CodecTestSupport.smooth(width: 7, height: 5).encoded(as: .jpeg, quality: 90))
+        try handle.close()
+        XCTAssertThrowsError(try context.makeBuffer(rewritten.sepiaTone(), format: .rgba8))
     }
 
     /// Every TIFF fixture opened from its path (read from the open file when it streams)
