@@ -43,6 +43,8 @@ struct Options {
     var task: String?
     var taskInput: String?, taskOutput: String?
     var sizeGiven = false
+    var soakSeconds: Double?
+    var soakTasks = 4
 }
 
 func parseOptions() -> Options {
@@ -98,6 +100,12 @@ func parseOptions() -> Options {
         case "--output": o.taskOutput = value(a)
         case "--child-op": o.childOp = value(a)
         case "--child": o.childEngine = value(a)
+        case "--soak":
+            guard let s = Double(value(a)), s > 0, s.isFinite else { fail("--soak takes a positive number of seconds") }
+            o.soakSeconds = s
+        case "--tasks":
+            guard let n = Int(value(a)), n > 0 else { fail("--tasks takes a positive count") }
+            o.soakTasks = n
         case "-h", "--help":
             print("""
             usage: pixelflow-bench [--quick | --size WxH | --smoke] [--threads 1,2] [--runs N] [--json FILE]
@@ -108,6 +116,7 @@ func parseOptions() -> Options {
                    pixelflow-bench --task sepia|downscale|thumbnail --input IN --output OUT [--threads N]
                    pixelflow-bench --task qr --input FOLDER [--output FILE.json] [--runs N]
                    pixelflow-bench --task rectangles [--size WxH] [--threads 1,2] [--runs N] [--output FILE.json]
+                   pixelflow-bench --soak SECONDS [--tasks N] [--threads N] [--size WxH] [--json FILE]
 
             Sections (all by default; --ops, --filter/--category and --engine select):
               peer      the operations of ../shared/peers/bench_peers.py with the same definitions,
@@ -134,6 +143,12 @@ func parseOptions() -> Options {
             --task rectangles: RectangleDetector timed on a generated 1920x1080 frame (a card in
             perspective on a cluttered background; --size changes it), ms per frame per thread count;
             --png FILE also writes the frame.
+            --soak SECONDS: N tasks (--tasks, default 4) share one RenderContext (--threads, default all
+            cores) and render a decode-chain-encode job (a 1024x768 JPEG in memory, or --size; color
+            controls, Gaussian blur, Lanczos 50%, sharpen, JPEG out) until the time is up; prints
+            renders per second, errors, whether every output is identical to the first, and the
+            resident memory every 5 s; exits 1 on an error, a differing output, or memory that
+            still grows in the last third of the run (Docs/Reliability.md, "Soak").
             """)
             exit(0)
         default: fail("unknown argument \(a); see --help")
@@ -365,6 +380,14 @@ if let child = options.childEngine {
 }
 if let child = options.childOp {
     do { try runChildOp(child) } catch { fail("\(error)") }
+    exit(0)
+}
+if let seconds = options.soakSeconds {
+    let size = options.sizeGiven ? (options.width, options.height) : (1024, 768)
+    do {
+        try runSoak(seconds: seconds, tasks: options.soakTasks, threads: options.threads.max() ?? 1, size: size,
+                    jsonPath: options.jsonPath)
+    } catch { fail("\(error)") }
     exit(0)
 }
 if let task = options.task {
