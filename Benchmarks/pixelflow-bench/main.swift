@@ -9,6 +9,7 @@
 //   swift run -c release pixelflow-bench --task sepia --input big.jpg --output out.jpg   # scripts/bench_huge.py
 //   swift run -c release pixelflow-bench --task qr --input FOLDER        # see scripts/bench_qr.py
 //   swift run -c release pixelflow-bench --task rectangles --threads 1,2   # ms per 1920x1080 frame
+//   swift run -c release pixelflow-bench --filter-hashes out.json      # scripts/compare_filter_hashes.py
 //
 // Sections: `peer` (the operations of ../shared/peers/bench_peers.py, same definitions, each
 // checked against a scalar reference on a 64x64 crop), `registry` (every registered filter at
@@ -45,6 +46,7 @@ struct Options {
     var sizeGiven = false
     var soakSeconds: Double?
     var soakTasks = 4
+    var filterHashesPath: String?
 }
 
 func parseOptions() -> Options {
@@ -106,6 +108,7 @@ func parseOptions() -> Options {
         case "--tasks":
             guard let n = Int(value(a)), n > 0 else { fail("--tasks takes a positive count") }
             o.soakTasks = n
+        case "--filter-hashes": o.filterHashesPath = value(a)
         case "-h", "--help":
             print("""
             usage: pixelflow-bench [--quick | --size WxH | --smoke] [--threads 1,2] [--runs N] [--json FILE]
@@ -117,6 +120,7 @@ func parseOptions() -> Options {
                    pixelflow-bench --task qr --input FOLDER [--output FILE.json] [--runs N]
                    pixelflow-bench --task rectangles [--size WxH] [--threads 1,2] [--runs N] [--output FILE.json]
                    pixelflow-bench --soak SECONDS [--tasks N] [--threads N] [--size WxH] [--json FILE]
+                   pixelflow-bench --filter-hashes FILE.json [--label NAME]
 
             Sections (all by default; --ops, --filter/--category and --engine select):
               peer      the operations of ../shared/peers/bench_peers.py with the same definitions,
@@ -149,6 +153,9 @@ func parseOptions() -> Options {
             renders per second, errors, whether every output is identical to the first, and the
             resident memory every 5 s; exits 1 on an error, a differing output, or memory that
             still grows in the last third of the run (Docs/Reliability.md, "Soak").
+            --filter-hashes: hashes of every registered filter's output at its defaults on fixed
+            generated images, rgba8 and rgbaF32, 1 and 2 threads, as JSON (FilterHashes.swift);
+            compare two files with scripts/compare_filter_hashes.py. No timing.
             """)
             exit(0)
         default: fail("unknown argument \(a); see --help")
@@ -388,6 +395,10 @@ if let seconds = options.soakSeconds {
         try runSoak(seconds: seconds, tasks: options.soakTasks, threads: options.threads.max() ?? 1, size: size,
                     jsonPath: options.jsonPath)
     } catch { fail("\(error)") }
+    exit(0)
+}
+if let path = options.filterHashesPath {
+    do { try runFilterHashes(path: path) } catch { fail("\(error)") }
     exit(0)
 }
 if let task = options.task {

@@ -1,7 +1,8 @@
 import XCTest
 @testable import PixelFlow
 
-/// A schedule (threads, tile size) never changes the pixels.
+/// A schedule (threads, tile size) never changes the pixels, and the pixels are the
+/// reference evaluator's (Support/ReferenceEvaluator.swift) within its tolerance.
 final class DeterminismTests: XCTestCase {
     func graph(_ b: PixelBuffer) throws -> [(String, Image)] {
         let img = Image(b)
@@ -25,6 +26,9 @@ final class DeterminismTests: XCTestCase {
         let b = TestImages.random(width: 83, height: 61, format: .rgba8, seed: 5)
         for (name, image) in try graph(b) {
             let reference = try RenderContext(threadCount: 1, tileWidth: 1 << 20, tileHeight: 1 << 20).makeBuffer(image, format: .rgbaF32)
+            let oracle = try ReferenceEvaluator.render(image)
+            let d = relativeDifference(reference, oracle)
+            XCTAssertLessThanOrEqual(d.value, ReferenceTolerance.forGraph(image.node), "\(name): differs from the reference at (\(d.x), \(d.y))")
             for threads in [1, 2, 3, 8] {
                 for (tw, th) in [(16, 16), (64, 64), (37, 13), (83, 61)] {
                     let ctx = RenderContext(threadCount: threads, tileWidth: tw, tileHeight: th)
@@ -40,6 +44,9 @@ final class DeterminismTests: XCTestCase {
         for (name, image) in try graph(b) {
             let full = try RenderContext().makeBuffer(image, rect: b.bounds, format: .rgbaF32)
             let sub = try RenderContext().makeBuffer(image, rect: Rect(x: 31, y: 17, width: 40, height: 29), format: .rgbaF32)
+            // The reference computes the sub-rect on its own too (regions of interest from it).
+            let oracle = try ReferenceEvaluator.render(image, rect: Rect(x: 31, y: 17, width: 40, height: 29))
+            XCTAssertLessThanOrEqual(relativeDifference(sub, oracle).value, ReferenceTolerance.forGraph(image.node), name)
             var same = true
             for y in 0..<29 { for x in 0..<40 where sub[x, y] != full[x + 31, y + 17] { same = false } }
             XCTAssertTrue(same, name)
