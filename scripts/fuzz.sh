@@ -104,10 +104,11 @@ fuzz_one() {
 campaign_row() {
   local t=$1 seconds=$2 log="Fuzz/work/$1.log" added=$3
   local first last execs rate covA ftA covB ftB late crashes
-  first=$(grep -E '^#[0-9]+: *(INITED|NEW|REDUCE|pulse)' "$log" | head -1 || true)
-  last=$(grep -E '^#[0-9]+: ' "$log" | tail -1 || true)
+  # Status lines: "#N<tab>INITED cov: C ft: F ..." (fork mode: "#N: cov: C ft: F ...").
+  first=$(grep -E '^#[0-9]+:?[[:space:]].*cov: [0-9]+' "$log" | head -1 || true)
+  last=$(grep -E '^#[0-9]+:?[[:space:]].*cov: [0-9]+' "$log" | tail -1 || true)
   execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | awk '{print $2}' | tail -1 || true)
-  [[ -n "$execs" ]] || execs=$(sed -E 's/^#([0-9]+):.*/\1/' <<< "$last")
+  [[ -n "$execs" ]] || execs=$(sed -E 's/^#([0-9]+).*/\1/' <<< "$last")
   rate=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | awk '{print $2}' | tail -1 || true)
   [[ -n "$rate" && "$rate" != 0 ]] || rate=$(( ${execs:-0} / (seconds > 0 ? seconds : 1) ))
   covA=$(grep -oE 'cov: [0-9]+' <<< "$first" | awk '{print $2}' || true)
@@ -116,7 +117,7 @@ campaign_row() {
   ftB=$(grep -oE 'ft: [0-9]+' <<< "$last" | awk '{print $2}' || true)
   # Coverage when 90% of the executions had run: equal to the end means it has flattened.
   local mark=$(( ${execs:-0} * 9 / 10 ))
-  late=$(awk -v m="$mark" 'match($0, /^#[0-9]+:/) { n = substr($0, 2, RLENGTH - 2) + 0;
+  late=$(awk -v m="$mark" 'match($0, /^#[0-9]+/) { n = substr($0, 2, RLENGTH - 1) + 0;
            if (n <= m && match($0, /cov: [0-9]+/)) c = substr($0, RSTART + 5, RLENGTH - 5) } END { print c }' "$log")
   crashes=$(find Fuzz/crashes -name "$t-*" -newer Fuzz/work/.campaign-start -type f | wc -l)
   printf '| %s | %s s | %s | %s | %s -> %s | %s -> %s | %s | %s | %s |\n' "$t" "$seconds" "${execs:-?}" \
