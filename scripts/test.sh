@@ -48,6 +48,10 @@ trap finish EXIT
 bash scripts/setup.sh
 stage="build"
 swift build --build-tests
+# The public API against the last release: breaking changes must be announced in the
+# CHANGELOG, new public symbols documented (Docs/API/README.md; about 10 s).
+stage="API check"
+python3 scripts/api.py check | grep -v "^  added:" || exit 1
 if [[ $quick != 1 ]]; then
   # Keep the benchmark working: its quickest mode, with its correctness checks (a few seconds).
   stage="pixelflow-bench --smoke"

@@ -137,6 +137,16 @@ final class Evaluator: @unchecked Sendable {
             case .window: return true
             }
         }
+
+        /// Whether straight pixels may keep a color under alpha 0 (or below): pixels that are
+        /// transparent black by definition (premultiplied, they are zero), so a chain must zero
+        /// them before its kernels see them; a kernel that raises alpha would show the color.
+        var mayHideColor: Bool {
+            switch self {
+            case let .buffer(b): return b.alphaMode == .straight && b.format.hasAlpha
+            case let .window(w): return w.format.hasAlpha && !w.isOpaque
+            }
+        }
     }
 
     @inline(__always)
@@ -243,6 +253,9 @@ final class Evaluator: @unchecked Sendable {
         }
         if fusedSource == nil { evaluate(n, into: out, arena: arena) }
         let sourceIsStraight = fusedSource?.isStraight ?? false
+        // Colors a straight source stores under alpha 0 are zeroed first when the chain could
+        // make them show (most chains keep alpha 0 at 0, and premultiplying then hides them).
+        let zeroesHidden = sourceIsStraight && fusedSource?.mayHideColor == true && Self.mayRaiseZeroAlpha(ops)
         // A single alpha-preserving matrix with no alpha column runs on premultiplied values
         // directly: (M u + b) * a = M c + b * a, so the bias becomes the alpha column and the
         // unpremultiply (a divide) and premultiply disappear.
@@ -258,7 +271,7 @@ final class Evaluator: @unchecked Sendable {
         // Chains of matrices and point steps run as a planar program, straight from a float
         // source when there is one.
         if let program = PointProgram(ops) {
-            runPointProgram(program, fusedSource: fusedSource, sourceIsStraight: sourceIsStraight,
+            runPointProgram(program, fusedSource: fusedSource, sourceIsStraight: sourceIsStraight, zeroesHidden: zeroesHidden,
                             streams: node === streamedRoot, into: out, arena: arena, premultiplyResult: premultiplyResult)
             return
         }
@@ -268,7 +281,11 @@ final class Evaluator: @unchecked Sendable {
         forEachChunk(of: out, streams: node === streamedRoot && fusedSource != nil, arena: arena) { p, x, y, c in
             if let s = fusedSource {
                 loadFusedRow(s, x: out.rect.x + x, y: y, count: c, into: p, premultiply: false)
-                if !sourceIsStraight { unpremultiplyRow(p, count: c) }
+                if !sourceIsStraight {
+                    unpremultiplyRow(p, count: c)
+                } else if zeroesHidden {
+                    zeroTransparentRow(p, count: c)
+                }
             } else {
                 unpremultiplyRow(p, count: c)
             }
@@ -289,17 +306,37 @@ final class Evaluator: @unchecked Sendable {
         }
     }
 
+    /// Whether a chain of `ops` can give a pixel of alpha 0 an alpha above 0, and so show a
+    /// color that a straight source stores under alpha 0: a matrix whose alpha row reads a
+    /// color or has a bias, or a color kernel other than a point step (which works on rgb).
+    static func mayRaiseZeroAlpha(_ ops: [Op]) -> Bool {
+        ops.contains { op in
+            switch op {
+            case let .colorMatrix(m):
+                return m.columns.0.w != 0 || m.columns.1.w != 0 || m.columns.2.w != 0 || m.bias.w != 0
+            case let .color(k):
+                return k.pointStep == nil
+            default:
+                return true
+            }
+        }
+    }
+
     /// The rest of `evaluateColorChain` for a chain that is a `PointProgram`: `out` holds the
     /// chain's premultiplied input unless `fusedSource` is given.
     /// `asIs`: the program works on premultiplied pixels as they are (matrices in their
     /// premultiplied form), so nothing is unpremultiplied before or finished after.
-    private func runPointProgram(_ program: PointProgram, fusedSource: FusedSource?, sourceIsStraight: Bool, streams: Bool,
+    private func runPointProgram(_ program: PointProgram, fusedSource: FusedSource?, sourceIsStraight: Bool,
+                                 zeroesHidden: Bool = false, streams: Bool,
                                  into out: Tile, arena: Arena, premultiplyResult: Bool, asIs: Bool = false) {
         let w = out.rect.width
         // A float source whose values are used as stored is read in place; others are loaded
         // into the destination row (or a scratch chunk when storing non-temporally).
+        // Straight pixels whose hidden colors must be zeroed are loaded, not read in place.
         var direct: PixelBuffer?
-        if case let .buffer(b) = fusedSource, b.format == .rgbaF32, !(linear && b.colorEncoding == .sRGB) { direct = b }
+        if case let .buffer(b) = fusedSource, b.format == .rgbaF32, !(linear && b.colorEncoding == .sRGB), !zeroesHidden {
+            direct = b
+        }
         let scratch: UnsafeMutablePointer<SIMD4<Float>>? = streams && fusedSource != nil && direct == nil
             ? arena.allocate(PointProgram.maxCount) : nil
         let unpremultiply = !(fusedSource != nil && sourceIsStraight)
@@ -320,6 +357,7 @@ final class Evaluator: @unchecked Sendable {
                     } else if let s = fusedSource {
                         let p = scratch ?? row + x
                         loadFusedRow(s, x: out.rect.x + x, y: y, count: c, into: p, premultiply: false)
+                        if zeroesHidden { zeroTransparentRow(p, count: c) }
                         src = UnsafePointer(p)
                     } else {
                         src = UnsafePointer(row + x)

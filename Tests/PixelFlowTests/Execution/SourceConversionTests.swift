@@ -168,4 +168,38 @@ final class SourceConversionTests: XCTestCase {
             }
         }
     }
+
+    /// A straight-alpha pixel with alpha 0 is transparent black whatever color it stores: a
+    /// color chain reading the source directly must not show that color when a kernel raises
+    /// alpha (here an alpha bias of 1). Each form of the chain (a lone matrix: a point program;
+    /// a matrix and posterize: kernels chunk by chunk) and each source (rgba8 sRGB, rgbaF32
+    /// read in place) gives opaque black there, as the reference does.
+    func testColorHiddenUnderZeroAlphaStaysHidden() throws {
+        for format in [PixelFormat.rgba8, .rgbaF32] {
+            var b = try PixelBuffer(width: 37, height: 3, format: format, colorEncoding: format == .rgba8 ? .sRGB : .linear,
+                                    alphaMode: .straight)
+            for y in 0..<3 {
+                for x in 0..<37 {
+                    b[x, y] = x % 2 == 0 ? SIMD4(1, 0.5, 0.25, 0) : SIMD4(0.2, 0.6, 0.4, 1)
+                }
+            }
+            let raised = try Image(b).colorMatrix(bias: SIMD4(0, 0, 0, 1))
+            for (name, image) in [("matrix", raised), ("matrix + posterize", try raised.colorPosterized(levels: 6))] {
+                let expected = try ReferenceEvaluator.render(image, colorEncoding: .sRGB, alphaMode: .premultiplied)
+                for threads in [1, 2] {
+                    let out = try RenderContext(threadCount: threads).makeBuffer(image, format: .rgbaF32, colorEncoding: .sRGB,
+                                                                               alphaMode: .premultiplied)
+                    for y in 0..<3 {
+                        for x in 0..<37 {
+                            let v = out[x, y], e = expected[x, y], d = v - e
+                            XCTAssertLessThan(max(abs(d.x), abs(d.y), abs(d.z), abs(d.w)), 1e-4, "\(format) \(name) (\(x), \(y)): \(v) vs \(e)")
+                            if x % 2 == 0 {
+                                XCTAssertEqual(v, SIMD4(0, 0, 0, 1), "\(format) \(name): the hidden color shows at \(x)")
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
 }

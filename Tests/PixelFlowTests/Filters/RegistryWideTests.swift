@@ -231,12 +231,7 @@ final class RegistryWideTests: XCTestCase {
     /// Filters that the engine computes differently from the node kinds' definitions on some
     /// inputs, with the reason: they are checked against the reference with opaque image inputs
     /// (where the two agree) until the engine is fixed.
-    static let referenceDifferences: [String: String] = [
-        "CIMaskedVariableBlur": "a color chain that reads a straight-alpha source directly (the engine's fused source "
-            + "read) shows the colors stored under alpha 0 to its kernel; by definition a source is premultiplied, so "
-            + "those pixels are transparent black. The mask's luma kernel sets alpha to 1, so at a mask pixel with "
-            + "alpha 0 the engine blends by the hidden color's luma and the reference by luma 0",
-    ]
+    static let referenceDifferences: [String: String] = [:]
 
     /// Every filter at its defaults, rendered by the engine (optimized, 2 threads, 16x16 tiles,
     /// linear light and stored values), against the reference evaluator
