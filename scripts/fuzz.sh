@@ -4,6 +4,12 @@
 #   scripts/fuzz.sh build                    build every fuzzer (release, fuzzer + address sanitizer)
 #   scripts/fuzz.sh replay [TARGET...]       replay each committed corpus once (-runs=0)
 #   scripts/fuzz.sh run [SECONDS] [TARGET...]  fuzz each target SECONDS (default 20), one after another
+#   scripts/fuzz.sh campaign [MINUTES] [TARGET...]  a long run: each target MINUTES (default and
+#                                            minimum 10), two at a time, then the new inputs that
+#                                            add coverage merged into Fuzz/corpus (libFuzzer's
+#                                            -merge=1) and a table of figures per target written
+#                                            to Fuzz/work/campaign.md (paste it into
+#                                            Docs/Reliability.md, "Fuzzing campaigns")
 #   scripts/fuzz.sh replay-plain             replay every corpus through an ordinary debug build
 #                                            of the same entry points (no sanitizer; what CI runs)
 #   scripts/fuzz.sh seeds                    regenerate the seed files (Fuzz/corpus/*/seed-*)
@@ -92,6 +98,71 @@ fuzz_one() {
   fi
 }
 
+# One line of the campaign table for target $1 run $2 seconds: executions, rate, coverage at
+# the start and at the end (libFuzzer's `cov:` edges and `ft:` features), coverage in the last
+# tenth of the run (flat when equal to the end), corpus files added by the merge, crashes.
+campaign_row() {
+  local t=$1 seconds=$2 log="Fuzz/work/$1.log" added=$3
+  local first last execs rate covA ftA covB ftB late crashes
+  # Status lines: "#N<tab>INITED cov: C ft: F ..." (fork mode: "#N: cov: C ft: F ...").
+  first=$(grep -E '^#[0-9]+:?[[:space:]].*cov: [0-9]+' "$log" | head -1 || true)
+  last=$(grep -E '^#[0-9]+:?[[:space:]].*cov: [0-9]+' "$log" | tail -1 || true)
+  execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | awk '{print $2}' | tail -1 || true)
+  [[ -n "$execs" ]] || execs=$(sed -E 's/^#([0-9]+).*/\1/' <<< "$last")
+  rate=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | awk '{print $2}' | tail -1 || true)
+  [[ -n "$rate" && "$rate" != 0 ]] || rate=$(( ${execs:-0} / (seconds > 0 ? seconds : 1) ))
+  covA=$(grep -oE 'cov: [0-9]+' <<< "$first" | awk '{print $2}' || true)
+  ftA=$(grep -oE 'ft: [0-9]+' <<< "$first" | awk '{print $2}' || true)
+  covB=$(grep -oE 'cov: [0-9]+' <<< "$last" | awk '{print $2}' || true)
+  ftB=$(grep -oE 'ft: [0-9]+' <<< "$last" | awk '{print $2}' || true)
+  # Coverage when 90% of the executions had run: equal to the end means it has flattened.
+  local mark=$(( ${execs:-0} * 9 / 10 ))
+  late=$(awk -v m="$mark" 'match($0, /^#[0-9]+/) { n = substr($0, 2, RLENGTH - 1) + 0;
+           if (n <= m && match($0, /cov: [0-9]+/)) c = substr($0, RSTART + 5, RLENGTH - 5) } END { print c }' "$log")
+  crashes=$(find Fuzz/crashes -name "$t-*" -newer Fuzz/work/.campaign-start -type f | wc -l)
+  printf '| %s | %s s | %s | %s | %s -> %s | %s -> %s | %s | %s | %s |\n' "$t" "$seconds" "${execs:-?}" \
+    "${rate:-?}" "${covA:-?}" "${covB:-?}" "${ftA:-?}" "${ftB:-?}" "${late:-?}" "$added" "$crashes"
+}
+
+campaign() {
+  local minutes=$1; shift
+  local selected=("$@")
+  local seconds=$(( minutes * 60 ))
+  mkdir -p Fuzz/work Fuzz/crashes
+  touch Fuzz/work/.campaign-start
+  # Each target's log and work folder start empty, so the table shows this campaign only.
+  for t in "${selected[@]}"; do rm -rf "Fuzz/work/$t" "Fuzz/work/$t.log"; done
+  local failed=0
+  for t in "${selected[@]}"; do
+    while [[ $(jobs -rp | wc -l) -ge ${FUZZ_JOBS:-2} ]]; do wait -n || failed=1; done
+    fuzz_one "$t" "$seconds" &
+  done
+  while [[ $(jobs -rp | wc -l) -gt 0 ]]; do wait -n || failed=1; done
+  local table=Fuzz/work/campaign.md
+  {
+    echo "Campaign of $(date -u '+%Y-%m-%d %H:%M UTC'), $minutes minutes a target, ${FUZZ_JOBS:-2} at a time,"
+    echo "commit $(git rev-parse --short HEAD), load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+    echo
+    echo "| target | time | executions | exec/s | coverage (edges) | features | edges at 90% of the run | inputs merged into the corpus | crashes |"
+    echo "|---|---|---|---|---|---|---|---|---|"
+  } > "$table"
+  for t in "${selected[@]}"; do
+    local before after
+    before=$(find "Fuzz/corpus/$t" -type f | wc -l)
+    # Only the inputs that add coverage beyond the committed corpus are copied into it.
+    "$(binary "$t")" -merge=1 -malloc_limit_mb="$MALLOC_LIMIT_MB" -rss_limit_mb="$RSS_LIMIT_MB" \
+      -timeout="$TIMEOUT_S" "Fuzz/corpus/$t" "Fuzz/work/$t" > "Fuzz/work/$t.merge.log" 2>&1 \
+      || { echo "$t: merging its new inputs failed; see Fuzz/work/$t.merge.log" >&2; failed=1; }
+    after=$(find "Fuzz/corpus/$t" -type f | wc -l)
+    campaign_row "$t" "$seconds" "$(( after - before ))" >> "$table"
+  done
+  cat "$table"
+  if [[ $failed -ne 0 ]]; then
+    echo "a target stopped early (a crash, leak, out-of-memory or timeout): see Fuzz/crashes/" >&2
+  fi
+  return $failed
+}
+
 command=${1:-}
 shift || true
 case "$command" in
@@ -129,6 +200,18 @@ case "$command" in
     fi
     exit $failed
     ;;
+  campaign)
+    minutes=10
+    if [[ ${1:-} =~ ^[0-9]+$ ]]; then minutes=$1; shift; fi
+    if [[ $minutes -lt 10 && "${FUZZ_SHORT_CAMPAIGN:-0}" != 1 ]]; then
+      echo "a campaign runs each target at least 10 minutes (FUZZ_SHORT_CAMPAIGN=1 allows less, for a try)" >&2
+      exit 2
+    fi
+    selected=("$@"); [[ ${#selected[@]} -gt 0 ]] || selected=("${TARGETS[@]}")
+    check_targets "${selected[@]}"
+    build
+    campaign "$minutes" "${selected[@]}"
+    ;;
   replay-plain)
     swift build --package-path Fuzz --product fuzz-replay
     "$(swift build --package-path Fuzz --show-bin-path)/fuzz-replay" --all Fuzz/corpus
@@ -138,7 +221,7 @@ case "$command" in
     "$(swift build --package-path Fuzz --show-bin-path)/fuzz-seeds" Fuzz/corpus Tests/PixelFlowTests/Fixtures
     ;;
   *)
-    sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'
     [[ -z "$command" || "$command" == help || "$command" == --help ]] || exit 2
     ;;
 esac

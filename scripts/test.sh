@@ -2,9 +2,11 @@
 # The project's test command (README): installs missing system packages, then builds and
 # runs the whole test suite. CI runs exactly this through .ci/run.
 #
-#   bash scripts/test.sh            everything: tests, benchmark smoke run, fuzzing
-#   bash scripts/test.sh --quick    the XCTest suite only (no benchmark smoke run, no fuzz
-#                                   build, replay or run): for a check while working
+#   bash scripts/test.sh            everything: tests, benchmark smoke run, the thread
+#                                   sanitizer lane, fuzzing
+#   bash scripts/test.sh --quick    the XCTest suite only (no benchmark smoke run, no
+#                                   sanitizer lane, no fuzz build, replay or run): for a
+#                                   check while working
 #
 # XCTest's per-test lines go to .build/test-output.txt; the console shows the failures and
 # the suite's totals (PIXELFLOW_TEST_VERBOSE=1 shows every line). The last line is always
@@ -17,7 +19,7 @@ quick=0
 for arg in "$@"; do
   case "$arg" in
     --quick) quick=1 ;;
-    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "scripts/test.sh: unknown argument '$arg'; use --quick, or nothing" >&2; exit 2 ;;
   esac
 done
@@ -33,7 +35,7 @@ finish() {
   local line="${summary:-tests not run}"
   local elapsed=$((SECONDS - start))
   local mode=""
-  if [[ $quick == 1 ]]; then mode=", --quick: no benchmark smoke run, no fuzzing"; fi
+  if [[ $quick == 1 ]]; then mode=", --quick: no benchmark smoke run, no sanitizer lane, no fuzzing"; fi
   if [[ $status -ne 0 ]]; then
     line+="; FAILED: $stage (exit status $status)"
   fi
@@ -93,6 +95,14 @@ if [[ $test_status -ne 0 ]]; then
   exit "$test_status"
 fi
 if [[ $failed -ne 0 ]]; then exit 1; fi
+
+# The thread sanitizer on the tests that exercise concurrency, then its canary (about 5
+# minutes on 2 cores with the build; Docs/Reliability.md, "Sanitizers"). Fails on any report.
+# PIXELFLOW_SKIP_TSAN=1 skips it (as --quick does).
+if [[ $quick != 1 && "${PIXELFLOW_SKIP_TSAN:-0}" != 1 ]]; then
+  stage="thread sanitizer lane"
+  bash scripts/tsan.sh lane
+fi
 
 # Fuzzing (Docs/Reliability.md): build the sanitized fuzzers (release, fuzzer + address; about
 # 3.5 minutes from scratch on 2 cores), replay every committed corpus, then fuzz each target

@@ -44,6 +44,8 @@ struct Options {
     var task: String?
     var taskInput: String?, taskOutput: String?
     var sizeGiven = false
+    var soakSeconds: Double?
+    var soakTasks = 4
     var filterHashesPath: String?
 }
 
@@ -100,6 +102,12 @@ func parseOptions() -> Options {
         case "--output": o.taskOutput = value(a)
         case "--child-op": o.childOp = value(a)
         case "--child": o.childEngine = value(a)
+        case "--soak":
+            guard let s = Double(value(a)), s > 0, s.isFinite else { fail("--soak takes a positive number of seconds") }
+            o.soakSeconds = s
+        case "--tasks":
+            guard let n = Int(value(a)), n > 0 else { fail("--tasks takes a positive count") }
+            o.soakTasks = n
         case "--filter-hashes": o.filterHashesPath = value(a)
         case "-h", "--help":
             print("""
@@ -111,6 +119,7 @@ func parseOptions() -> Options {
                    pixelflow-bench --task sepia|downscale|thumbnail --input IN --output OUT [--threads N]
                    pixelflow-bench --task qr --input FOLDER [--output FILE.json] [--runs N]
                    pixelflow-bench --task rectangles [--size WxH] [--threads 1,2] [--runs N] [--output FILE.json]
+                   pixelflow-bench --soak SECONDS [--tasks N] [--threads N] [--size WxH] [--json FILE]
                    pixelflow-bench --filter-hashes FILE.json [--label NAME]
 
             Sections (all by default; --ops, --filter/--category and --engine select):
@@ -138,6 +147,12 @@ func parseOptions() -> Options {
             --task rectangles: RectangleDetector timed on a generated 1920x1080 frame (a card in
             perspective on a cluttered background; --size changes it), ms per frame per thread count;
             --png FILE also writes the frame.
+            --soak SECONDS: N tasks (--tasks, default 4) share one RenderContext (--threads, default all
+            cores) and render a decode-chain-encode job (a 1024x768 JPEG in memory, or --size; color
+            controls, Gaussian blur, Lanczos 50%, sharpen, JPEG out) until the time is up; prints
+            renders per second, errors, whether every output is identical to the first, and the
+            resident memory every 5 s; exits 1 on an error, a differing output, or memory that
+            still grows in the last third of the run (Docs/Reliability.md, "Soak").
             --filter-hashes: hashes of every registered filter's output at its defaults on fixed
             generated images, rgba8 and rgbaF32, 1 and 2 threads, as JSON (FilterHashes.swift);
             compare two files with scripts/compare_filter_hashes.py. No timing.
@@ -372,6 +387,14 @@ if let child = options.childEngine {
 }
 if let child = options.childOp {
     do { try runChildOp(child) } catch { fail("\(error)") }
+    exit(0)
+}
+if let seconds = options.soakSeconds {
+    let size = options.sizeGiven ? (options.width, options.height) : (1024, 768)
+    do {
+        try runSoak(seconds: seconds, tasks: options.soakTasks, threads: options.threads.max() ?? 1, size: size,
+                    jsonPath: options.jsonPath)
+    } catch { fail("\(error)") }
     exit(0)
 }
 if let path = options.filterHashesPath {

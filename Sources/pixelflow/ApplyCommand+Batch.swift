@@ -86,7 +86,7 @@ final class BatchProgress: Sendable {
 
     let total: Int
     let isTerminal: Bool
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(total: Int, isTerminal: Bool) {
         self.total = total

@@ -1,5 +1,4 @@
 import CCodecShims
-import Synchronization
 
 /// Conversions of pixels between color spaces through lcms2, with the transforms cached.
 ///
@@ -173,7 +172,7 @@ enum _ColorConversion {
 
     /// The most transforms kept; beyond it the cache is emptied (profiles in a batch repeat).
     private static let capacity = 32
-    private static let cache = Mutex<[Key: Transform]>([:])
+    private static let cache = Locked<[Key: Transform]>([:])
 
     /// The transform between two spaces and layouts, made once and kept.
     static func cachedTransform(from source: ColorSpace, _ inLayout: Int, to destination: ColorSpace, _ outLayout: Int,

@@ -202,7 +202,7 @@ final class _StripBuffer: @unchecked Sendable {
 
 /// The first error thrown by the codec threads of a streaming render.
 final class _FirstError: Sendable {
-    private let value = Mutex<(any Error)?>(nil)
+    private let value = Locked<(any Error)?>(nil)
     func record(_ error: any Error) { value.withLock { if $0 == nil { $0 = error } } }
     var error: (any Error)? { value.withLock { $0 } }
 }

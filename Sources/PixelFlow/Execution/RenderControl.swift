@@ -33,7 +33,7 @@ public final class CancellationToken: Sendable {
 final class RenderControl: @unchecked Sendable {
     let token: CancellationToken?
     private let progress: (@Sendable (Double) -> Void)?
-    private let state = Mutex<(done: Int, total: Int, last: Double)>((0, 1, 0))
+    private let state = Locked<(done: Int, total: Int, last: Double)>((0, 1, 0))
 
     init(token: CancellationToken?, progress: (@Sendable (Double) -> Void)?) {
         self.token = token

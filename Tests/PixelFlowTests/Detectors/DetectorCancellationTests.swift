@@ -19,7 +19,7 @@ final class DetectorCancellationTests: XCTestCase {
     }
 
     final class Recorder: @unchecked Sendable {
-        let values = Mutex<[Double]>([])
+        let values = Locked<[Double]>([])
         func record(_ f: Double) { values.withLock { $0.append(f) } }
         var all: [Double] { values.withLock { $0 } }
     }
@@ -146,7 +146,7 @@ final class DetectorCancellationTests: XCTestCase {
         throws -> Double
     {
         let token = CancellationToken()
-        let cancelledAt = Mutex<Double?>(nil)
+        let cancelledAt = Locked<Double?>(nil)
         let started = Atomic<Bool>(false)
         let progress: @Sendable (Double) -> Void = { f in
             guard f >= at, !started.exchange(true, ordering: .relaxed) else { return }
@@ -195,7 +195,7 @@ final class DetectorCancellationTests: XCTestCase {
         let buffer = try hdGroup()
         let d = try FaceDetector(options: DetectorOptions(accuracy: .high), configuration: .init(threadCount: 2))
         let t0 = Self.now()
-        let firstReport = Mutex<Double?>(nil)
+        let firstReport = Locked<Double?>(nil)
         let latency = try cancelFromAnotherThread(at: 0) { token, progress in
             _ = try d.features(
                 in: buffer, cancellation: token,

@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 import XCTest
 @testable import PixelFlow
 
@@ -13,7 +12,7 @@ final class CancellationTests: XCTestCase {
     }
 
     final class Recorder: @unchecked Sendable {
-        let values = Mutex<[Double]>([])
+        let values = Locked<[Double]>([])
         func record(_ f: Double) { values.withLock { $0.append(f) } }
         var all: [Double] { values.withLock { $0 } }
     }
@@ -94,7 +93,7 @@ final class CancellationTests: XCTestCase {
             XCTAssertEqual(error as? PixelFlowError, .cancelled)
         }
         XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8), "previous")
-        let last = Mutex(0.0)
+        let last = Locked(0.0)
         try RenderContext().write(image, toFile: path, cancellation: CancellationToken()) { f in last.withLock { $0 = f } }
         XCTAssertEqual(last.withLock { $0 }, 1)
         XCTAssertEqual(try PixelBuffer(contentsOfFile: path).width, 300)

@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Synchronization
 import XCTest
 @testable import PixelFlow
 
@@ -14,7 +13,7 @@ final class MemoryBudgetTests: XCTestCase {
 
     func testConcurrentHoldersNeverExceedTheBudget() throws {
         let budget = try MemoryBudget(bytes: 100)
-        let peak = Mutex<(now: Int, max: Int)>((0, 0))
+        let peak = Locked<(now: Int, max: Int)>((0, 0))
         DispatchQueue.concurrentPerform(iterations: 16) { i in
             let n = 30 + (i % 3) * 10             // 30, 40 or 50 bytes
             let taken = try! budget.acquire(n, cancellation: nil)
@@ -65,7 +64,7 @@ final class MemoryBudgetTests: XCTestCase {
         var options = RenderContext.Options(threadCount: 1)
         options.memoryBudget = try MemoryBudget(bytes: one * 3 / 2)   // room for one render at a time
         let shared = RenderContext(options: options)
-        let results = Mutex<[PixelBuffer]>([])
+        let results = Locked<[PixelBuffer]>([])
         DispatchQueue.concurrentPerform(iterations: 6) { _ in
             let b = try! shared.makeBuffer(image, rect: Image(source).extent)
             results.withLock { $0.append(b) }

@@ -660,8 +660,8 @@ struct _SharedPlanes: @unchecked Sendable { let base: UnsafePointer<Int32> }
 
 /// One result slot per chunk of rows; each chunk writes only its own slot, under a lock.
 final class _ChunkResults: Sendable {
-    private let slots: Mutex<[[(Int, Int)]]>
-    init(count: Int) { slots = Mutex(Array(repeating: [], count: count)) }
+    private let slots: Locked<[[(Int, Int)]]>
+    init(count: Int) { slots = Locked(Array(repeating: [], count: count)) }
     func store(_ i: Int, _ hits: [(Int, Int)]) {
         guard !hits.isEmpty else { return }
         slots.withLock { $0[i] = hits }

@@ -48,5 +48,4 @@ extension CascadeClassifier {
     }
 }
 
-import Synchronization
-let _cascadeCache = Mutex<[String: CascadeClassifier]>([:])
+let _cascadeCache = Locked<[String: CascadeClassifier]>([:])

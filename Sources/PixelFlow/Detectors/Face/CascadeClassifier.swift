@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A boosted cascade of weak classifiers over Haar-like or LBP features, as trained by
 /// OpenCV's `opencv_traincascade` and stored in its cascade XML files (the files Debian's
@@ -56,7 +55,7 @@ public final class CascadeClassifier: Sendable {
     /// True when some Haar feature is tilted, so the tilted integral is needed.
     let hasTiltedFeatures: Bool
     /// The last compiled form (see `_compiled(for:plan:)`).
-    let _compiledCache = Mutex<(key: _LayoutKey, value: _CompiledCascade)?>(nil)
+    let _compiledCache = Locked<(key: _LayoutKey, value: _CompiledCascade)?>(nil)
 
     struct _Stage: Sendable { var firstTree: Int; var treeCount: Int; var threshold: Float }
     struct _Tree: Sendable { var firstNode: Int; var nodeCount: Int; var firstLeaf: Int }

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Finds faces, with eye and mouth positions, smiles and closed eyes, like Core Image's
 /// `CIDetectorTypeFace` — with OpenCV's cascade classifiers (the XML files of Debian's
@@ -258,8 +257,8 @@ public struct FaceDetector: Detector {
 
 /// One slot per face for the parallel landmark search; each work item writes only its own.
 final class _FaceSlots: Sendable {
-    private let slots: Mutex<[FaceFeature]>
-    init(_ faces: [FaceFeature]) { slots = Mutex(faces) }
+    private let slots: Locked<[FaceFeature]>
+    init(_ faces: [FaceFeature]) { slots = Locked(faces) }
     func set(_ i: Int, _ f: FaceFeature) { slots.withLock { $0[i] = f } }
     var values: [FaceFeature] { slots.withLock { $0 } }
 }
