@@ -1,5 +1,6 @@
 /* libpng shims: every entry point owns its setjmp, so libpng's longjmp never leaves C. */
 #include "CCodecShims.h"
+#include "pf_deflate.h"
 
 #include <errno.h>
 #include <png.h>
@@ -9,6 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 #include <zlib.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
 #define PF_LITTLE_ENDIAN 0
@@ -511,6 +515,50 @@ static inline int pf_png_paeth(int a, int b, int c) {
     return (pa <= pb && pa <= pc) ? a : (pb <= pc ? b : c);
 }
 
+#if defined(__SSE2__)
+/* The sums of pf_png_choose_filter for bytes [i, i + 16 * blocks) (i >= bpp), 16 at a time:
+   the same residuals and costs, so the same sums. Average is (a + b) >> 1 = pavgb(a, b) minus
+   the carry ((a ^ b) & 1); Paeth's distances are taken on 16-bit lanes. */
+static void pf_png_filter_sums_sse2(const uint8_t *row, const uint8_t *prior, size_t i, size_t blocks, size_t bpp,
+                                    uint64_t total[5]) {
+    const __m128i zero = _mm_setzero_si128(), one = _mm_set1_epi8(1);
+    __m128i sum[5] = {zero, zero, zero, zero, zero};
+    for (size_t k = 0; k < blocks; k++, i += 16) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(row + i));
+        __m128i a = _mm_loadu_si128((const __m128i *)(row + i - bpp));
+        __m128i b = _mm_loadu_si128((const __m128i *)(prior + i));
+        __m128i c = _mm_loadu_si128((const __m128i *)(prior + i - bpp));
+        __m128i average = _mm_sub_epi8(_mm_avg_epu8(a, b), _mm_and_si128(_mm_xor_si128(a, b), one));
+        __m128i paeth[2];
+        for (int half = 0; half < 2; half++) {
+            __m128i a16 = half ? _mm_unpackhi_epi8(a, zero) : _mm_unpacklo_epi8(a, zero);
+            __m128i b16 = half ? _mm_unpackhi_epi8(b, zero) : _mm_unpacklo_epi8(b, zero);
+            __m128i c16 = half ? _mm_unpackhi_epi8(c, zero) : _mm_unpacklo_epi8(c, zero);
+            __m128i p = _mm_sub_epi16(b16, c16), q = _mm_sub_epi16(a16, c16), r = _mm_add_epi16(p, q);
+            __m128i pa = _mm_max_epi16(p, _mm_sub_epi16(zero, p));
+            __m128i pb = _mm_max_epi16(q, _mm_sub_epi16(zero, q));
+            __m128i pc = _mm_max_epi16(r, _mm_sub_epi16(zero, r));
+            /* a when pa <= pb and pa <= pc, else b when pb <= pc, else c. */
+            __m128i not_a = _mm_or_si128(_mm_cmpgt_epi16(pa, pb), _mm_cmpgt_epi16(pa, pc));
+            __m128i not_b = _mm_cmpgt_epi16(pb, pc);
+            __m128i bc = _mm_or_si128(_mm_and_si128(not_b, c16), _mm_andnot_si128(not_b, b16));
+            paeth[half] = _mm_or_si128(_mm_and_si128(not_a, bc), _mm_andnot_si128(not_a, a16));
+        }
+        __m128i predictions[5] = {zero, a, b, average, _mm_packus_epi16(paeth[0], paeth[1])};
+        for (int t = 0; t < 5; t++) {
+            __m128i v = _mm_sub_epi8(x, predictions[t]);
+            __m128i cost = _mm_min_epu8(v, _mm_sub_epi8(zero, v));
+            sum[t] = _mm_add_epi64(sum[t], _mm_sad_epu8(cost, zero));
+        }
+    }
+    for (int t = 0; t < 5; t++) {
+        uint64_t lanes[2];
+        _mm_storeu_si128((__m128i *)lanes, sum[t]);
+        total[t] += lanes[0] + lanes[1];
+    }
+}
+#endif
+
 /* The filter type (0 None, 1 Sub, 2 Up, 3 Average, 4 Paeth) whose residuals for `row` (`n`
    bytes, pixels `bpp` bytes apart) under `prior` have the least sum of costs, the lowest type
    on ties: the "minimum sum of absolute differences" heuristic of the PNG specification,
@@ -527,6 +575,13 @@ static int pf_png_choose_filter(const uint8_t *row, const uint8_t *prior, size_t
         total[3] += pf_png_cost((uint8_t)(x - (b >> 1)));
         total[4] += pf_png_cost((uint8_t)(x - b));
     }
+#if defined(__SSE2__)
+    if (n - i >= 16) {
+        size_t blocks = (n - i) / 16;
+        pf_png_filter_sums_sse2(row, prior, i, blocks, bpp, total);
+        i += 16 * blocks;
+    }
+#endif
     /* In blocks whose 32-bit sums cannot overflow (at most 128 per byte). */
     while (i < n) {
         size_t end = n - i > ((size_t)1 << 22) ? i + ((size_t)1 << 22) : n;
@@ -655,20 +710,33 @@ int pf_png_deflate_chunk(const uint8_t *rows, size_t stride, uint32_t width, int
     chunk->adler = pf_adler32(1, data, size);
     chunk->filtered_size = size;
 
+    if (adaptive) {
+        /* Levels 1...9: PixelFlow's own deflate (pf_deflate.c). */
+        size_t capacity = pf_deflate_bound(size);
+        uint8_t *out = (uint8_t *)malloc(capacity);
+        if (out == NULL) {
+            free(filtered);
+            return PF_OUT_OF_MEMORY;
+        }
+        size_t used = 0;
+        int status = pf_deflate(data, size, dictionary_size, compression_level, last, out, &used);
+        free(filtered);
+        if (status != 0) {
+            free(out);
+            return status == 1 ? PF_OUT_OF_MEMORY : PF_ERROR;
+        }
+        chunk->data = out;
+        chunk->size = used;
+        return PF_OK;
+    }
+
+    /* Level 0: zlib's stored blocks. */
     z_stream z;
     memset(&z, 0, sizeof z);
-    /* libpng's settings for filtered image data (png_deflate_claim): Z_FILTERED, memLevel 8,
-       a 32 KiB window; raw deflate, since the zlib header and adler32 frame the whole stream. */
-    int status = deflateInit2(&z, compression_level, Z_DEFLATED, -15, 8, adaptive ? Z_FILTERED : Z_DEFAULT_STRATEGY);
+    int status = deflateInit2(&z, 0, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY);
     if (status != Z_OK) {
         free(filtered);
         return status == Z_MEM_ERROR ? PF_OUT_OF_MEMORY : PF_ERROR;
-    }
-    if (dictionary_size > 0 &&
-        deflateSetDictionary(&z, data - dictionary_size, (uInt)dictionary_size) != Z_OK) {
-        deflateEnd(&z);
-        free(filtered);
-        return PF_ERROR;
     }
     size_t capacity = (size_t)deflateBound(&z, (uLong)size) + 64, used = 0;
     uint8_t *out = (uint8_t *)malloc(capacity);
