@@ -1,11 +1,13 @@
 /* PixelFlow's deflate encoder (RFC 1951): see include/pf_deflate.h.
 
-   Matches: a hash of the next 4 bytes indexes the latest position with that hash, and a chain
+   Matches: a hash of the next 6 bytes indexes the latest position with that hash, and a chain
    links each position to the previous one with the same hash (zlib's scheme). A level sets how
    many chain links a search follows, when a match is long enough to stop at, and whether the
    search is lazy (a match is kept only if the next position has no longer one). Matches are
-   at least 4 bytes long, and a 4-byte match must lie within 4 KiB (farther, its distance
-   costs more bits than the literals it replaces in the filtered rows of a PNG).
+   at least 6 bytes long (as zlib's Z_FILTERED strategy keeps them: in the filtered rows of a
+   photograph shorter ones cost more bits than the literals they replace), and one is kept
+   only if it is estimated to cost fewer bits than its literals, by the code lengths of the
+   block before (pf_match_pays).
 
    Blocks: symbols (literals and length/distance pairs) are gathered PF_BLOCK_SYMBOLS at a time;
    each block gets its own Huffman codes, from its symbol counts, limited to 15 bits, and is

@@ -1,6 +1,5 @@
 import CCodecShims
 import CSIMD
-import Dispatch
 
 /// The bytes of a PNG file, shared by the decoders of one streamed source: either a copy in
 /// memory (libpng's read callback keeps reading it between calls, so it must not move) or an
@@ -148,28 +147,16 @@ extension StreamedSource {
     }
 }
 
-/// One batch of `_PNGRowEncoder`'s chunks compressed in the background, and how it ended.
-///
-/// `@unchecked Sendable`: `error` is written by the batch before it leaves `group`, and read
-/// only after `group.wait()` returns, which orders the two.
-private final class _PNGBackgroundBatch: @unchecked Sendable {
-    let group = DispatchGroup()
-    var error: (any Error)?
-}
-
 /// A PNG encoder that takes rows top to bottom and writes them to a file descriptor as it
 /// goes, with the settings of `_PNGCodec.encode` (compression level, filters, the metadata
 /// chunks and the sRGB chunk before the image data), so the bytes are the same.
 ///
 /// Rows are copied into a staging buffer of `max(2, threads)` chunks of
 /// `_PNGImageDataEncoder` plus the rows above them that the chunks' filters and dictionaries
-/// read; when it is full, its chunks are compressed in parallel and written in order in the
-/// background, while the caller goes on producing rows into a second staging buffer (which
-/// starts with the rows above the next chunk). Before a buffer is handed over again, the
-/// batch that was reading it is waited for. So memory stays near `2 * max(2, threads)` times
-/// 256 KiB of rows, decoding or rendering the next rows overlaps compressing the last ones,
-/// and the chunks (cut by the width alone, not by the strips written) are those of the
-/// whole-buffer encoder.
+/// read; when it is full, its chunks are compressed in parallel and written in order, and
+/// only those rows above are kept. So memory stays near `max(2, threads)` times 256 KiB of
+/// rows, and the chunks (cut by the width alone, not by the strips written) are those of
+/// the whole-buffer encoder.
 ///
 /// `_PNGCodec.encode` writes RGB when every alpha of the buffer is the maximum and RGBA
 /// otherwise, which a stream only knows at its end. So this encoder is made either
@@ -178,9 +165,7 @@ private final class _PNGBackgroundBatch: @unchecked Sendable {
 /// again with `assumingOpaque` false) or not (RGBA). The file written is then exactly the
 /// one `_PNGCodec.encode` makes from the whole buffer. `gray8` rows have no alpha.
 ///
-/// `@unchecked Sendable`: like `_PNGRowDecoder`, used by one thread at a time; the one batch
-/// of chunks it compresses in the background reads only the staging buffer it was given
-/// (which is not written until that batch is waited for) and uses `data` alone.
+/// `@unchecked Sendable`: like `_PNGRowDecoder`, used by one thread at a time.
 final class _PNGRowEncoder: @unchecked Sendable {
     let name: String
     let width: Int
@@ -191,19 +176,11 @@ final class _PNGRowEncoder: @unchecked Sendable {
     let dropsAlpha: Bool
     private(set) var rowsWritten = 0
     private let data: _PNGImageDataEncoder
-    /// Two staging buffers of `stagingRows` rows: rows `stagedFirstRow..<rowsWritten` of the
-    /// image are in `buffers[current]`, `rowBytes` apart; the other one may be read by
-    /// `pending`.
-    private let buffers: [UnsafeMutableRawPointer]
-    private var current = 0
-    private var staging: UnsafeMutableRawPointer { buffers[current] }
+    /// Rows `stagedFirstRow..<rowsWritten` of the image, `rowBytes` apart.
+    private let staging: UnsafeMutableRawPointer
     private let stagingRows: Int
     private let rowBytes: Int
     private var stagedFirstRow = 0
-    /// Chunks handed to a batch so far.
-    private var chunksScheduled = 0
-    /// The batch of chunks being compressed in the background, if any.
-    private var pending: _PNGBackgroundBatch?
 
     /// Writes everything before the image data to `fileDescriptor`.
     ///
@@ -235,16 +212,11 @@ final class _PNGRowEncoder: @unchecked Sendable {
             name: name)
         self.data = data
         rowBytes = width * format.bytesPerPixel
-        let stagingRows = Swift.min(height, data.historyRows + Swift.max(2, data.threads) * data.rowsPerChunk)
-        let bytes = stagingRows * rowBytes
-        self.stagingRows = stagingRows
-        buffers = (0..<2).map { _ in .allocate(byteCount: bytes, alignment: 16) }
+        stagingRows = Swift.min(height, data.historyRows + Swift.max(2, data.threads) * data.rowsPerChunk)
+        staging = .allocate(byteCount: stagingRows * rowBytes, alignment: 16)
     }
 
-    deinit {
-        pending?.group.wait()
-        for buffer in buffers { buffer.deallocate() }
-    }
+    deinit { staging.deallocate() }
 
     /// Takes the next `count` rows, `bytesPerRow` apart from `pixels`, compressing the staged
     /// chunks whenever the staging buffer fills.
@@ -277,46 +249,25 @@ final class _PNGRowEncoder: @unchecked Sendable {
             throw PixelFlowError.encodingFailed(file: name, reason: "PNG: finished before every row was written")
         }
         try compressCompleteChunks()
-        try waitForPending()
         try data.finish()
     }
 
-    /// Starts compressing, in the background, every chunk whose rows are all staged (once the
-    /// previous batch is done), and moves on to the other staging buffer, starting it with the
-    /// rows the next chunk reads above its first row (and any rows of it already staged).
+    /// Compresses every chunk whose rows are all staged, then keeps only the rows the next
+    /// chunk reads above its first row (and any rows of it already staged).
     private func compressCompleteChunks() throws {
-        let first = chunksScheduled
+        let first = data.chunksWritten
         var end = first
         while end < data.chunkCount, Swift.min((end + 1) * data.rowsPerChunk, height) <= rowsWritten { end += 1 }
         guard end > first else { return }
-        try waitForPending()
-        let batch = _PNGBackgroundBatch()
-        let data = self.data, count = end - first
-        let rows = _PNGRows(base: UnsafeRawPointer(staging), stride: rowBytes, firstRow: stagedFirstRow)
-        batch.group.enter()
-        DispatchQueue.global().async {
-            do { try data.compress(chunks: count, rows: rows) } catch { batch.error = error }
-            batch.group.leave()
-        }
-        pending = batch
-        chunksScheduled = end
+        try data.compress(chunks: end - first,
+                          rows: _PNGRows(base: UnsafeRawPointer(staging), stride: rowBytes, firstRow: stagedFirstRow))
         let nextStart = end * data.rowsPerChunk
         let keepFrom = Swift.max(stagedFirstRow, nextStart - Swift.min(nextStart, data.historyRows))
         let kept = rowsWritten - keepFrom
-        let next = 1 - current
-        if kept > 0 {
-            buffers[next].copyMemory(from: staging + (keepFrom - stagedFirstRow) * rowBytes, byteCount: kept * rowBytes)
+        if keepFrom > stagedFirstRow, kept > 0 {
+            staging.copyMemory(from: staging + (keepFrom - stagedFirstRow) * rowBytes, byteCount: kept * rowBytes)
         }
-        current = next
         stagedFirstRow = keepFrom
-    }
-
-    /// Waits for the batch compressing in the background, if any, and rethrows its error.
-    private func waitForPending() throws {
-        guard let batch = pending else { return }
-        batch.group.wait()
-        pending = nil
-        if let error = batch.error { throw error }
     }
 
     /// Whether every alpha of a row of `width` pixels is the maximum (the test of
