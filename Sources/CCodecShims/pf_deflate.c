@@ -117,7 +117,8 @@ static inline void pf_flush_bytes(pf_bits *b) {
     memcpy(b->out, &little, 8);
     unsigned whole = b->count >> 3;
     b->out += whole;
-    b->buffer = whole == 8 ? 0 : v >> (8 * whole);
+    /* At most 63 bits are ever held, so `whole` is at most 7. */
+    b->buffer = v >> (8 * whole);
     b->count &= 7;
 }
 
@@ -378,20 +379,12 @@ static void pf_costs_from_lengths(pf_costs *costs, const uint8_t *litlen_lengths
     for (int s = 0; s < 30; s++) costs->distance[s] = dist_lengths[s] ? dist_lengths[s] : 5;
 }
 
-/* Writes the block of `count` symbols covering `size` bytes at `bytes`: dynamic Huffman, or
-   stored when that is shorter. Sets `costs` from its codes. */
-static void pf_write_block(pf_bits *b, const uint32_t *symbols, size_t count, const uint8_t *bytes, size_t size,
-                           int final, pf_costs *costs) {
-    uint32_t litlen_freq[PF_LITLEN_SYMBOLS] = {0}, dist_freq[PF_DIST_SYMBOLS] = {0};
-    for (size_t i = 0; i < count; i++) {
-        uint32_t s = symbols[i];
-        if ((s & PF_MATCH_FLAG) == 0) {
-            litlen_freq[s]++;
-        } else {
-            litlen_freq[257 + pf_length_symbol[(s >> 16) & 0x1ff]]++;
-            dist_freq[pf_distance_code((s & 0xffff) + 1)]++;
-        }
-    }
+/* Writes the block of `count` symbols covering `size` bytes at `bytes`, with their counts
+   (end of block not counted yet): dynamic Huffman, or stored when that is shorter. Sets
+   `costs` from its codes. */
+static void pf_write_block(pf_bits *b, const uint32_t *symbols, size_t count, uint32_t *litlen_freq,
+                           const uint32_t *dist_freq, const uint8_t *bytes, size_t size, int final,
+                           pf_costs *costs) {
     litlen_freq[256] = 1;
     pf_block_codes codes;
     uint64_t dynamic_bits = pf_plan_block(litlen_freq, dist_freq, &codes);
@@ -506,6 +499,32 @@ static inline uint32_t pf_longest_match(const pf_matcher *m, size_t i, uint32_t 
     return found;
 }
 
+/* The symbols of the block being gathered, counted as they come. */
+typedef struct pf_block {
+    uint32_t *symbols;
+    size_t count;
+    uint32_t litlen_freq[PF_LITLEN_SYMBOLS];
+    uint32_t dist_freq[PF_DIST_SYMBOLS];
+} pf_block;
+
+static void pf_block_reset(pf_block *block, uint32_t *symbols) {
+    block->symbols = symbols;
+    block->count = 0;
+    memset(block->litlen_freq, 0, sizeof block->litlen_freq);
+    memset(block->dist_freq, 0, sizeof block->dist_freq);
+}
+
+static inline void pf_emit_literal(pf_block *block, uint8_t byte) {
+    block->symbols[block->count++] = byte;
+    block->litlen_freq[byte]++;
+}
+
+static inline void pf_emit_match(pf_block *block, uint32_t length, uint32_t distance) {
+    block->symbols[block->count++] = PF_MATCH_FLAG | (length - 3) << 16 | (distance - 1);
+    block->litlen_freq[257 + pf_length_symbol[length - 3]]++;
+    block->dist_freq[pf_distance_code(distance)]++;
+}
+
 size_t pf_deflate_bound(size_t size) {
     /* Stored blocks at worst: 5 bytes for each block of symbols (at least PF_BLOCK_SYMBOLS - 1
        bytes, but the last) and each 65535 bytes within one; the empty stored block; slack
@@ -549,7 +568,9 @@ int pf_deflate(const uint8_t *data, size_t size, size_t dictionary_size, int lev
     size_t hashable = m.end >= 8 ? m.end - 7 : 0;
     for (size_t i = 0; i < dictionary_size && i < hashable; i++) pf_insert(&m, i);
 
-    size_t count = 0;
+    /* The current block's symbols and their counts. */
+    pf_block block;
+    pf_block_reset(&block, symbols);
     /* The first byte the current block covers. */
     size_t block_start = dictionary_size;
     size_t i = dictionary_size;
@@ -557,12 +578,13 @@ int pf_deflate(const uint8_t *data, size_t size, size_t dictionary_size, int lev
     /* A match found at i - 1 and not yet emitted (lazy matching only). */
     uint32_t held_length = 0, held_distance = 0;
     while (i < m.end) {
-        if (count + 2 > PF_BLOCK_SYMBOLS) {
+        if (block.count + 2 > PF_BLOCK_SYMBOLS) {
             /* A held match stays held: its symbols go into the next block, which starts at i - 1. */
             size_t covered = (held_length > 0 ? i - 1 : i) - block_start;
-            pf_write_block(&bits, symbols, count, m.base + block_start, covered, 0, &m.costs);
+            pf_write_block(&bits, symbols, block.count, block.litlen_freq, block.dist_freq, m.base + block_start,
+                           covered, 0, &m.costs);
             block_start += covered;
-            count = 0;
+            pf_block_reset(&block, symbols);
         }
         uint32_t length = 0, distance = 0;
         if (i < hashable) {
@@ -574,11 +596,11 @@ int pf_deflate(const uint8_t *data, size_t size, size_t dictionary_size, int lev
         }
         if (lazy == 0) {
             if (length == 0) {
-                symbols[count++] = m.base[i];
+                pf_emit_literal(&block, m.base[i]);
                 i++;
                 continue;
             }
-            symbols[count++] = PF_MATCH_FLAG | (length - 3) << 16 | (distance - 1);
+            pf_emit_match(&block, length, distance);
             size_t stop = i + length;
             for (size_t k = i + 1; k < stop && k < hashable; k++) pf_insert(&m, k);
             i = stop;
@@ -586,27 +608,28 @@ int pf_deflate(const uint8_t *data, size_t size, size_t dictionary_size, int lev
         }
         /* Lazy: a match at i - 1 is emitted unless i has a longer one. */
         if (held_length > 0 && length <= held_length) {
-            symbols[count++] = PF_MATCH_FLAG | (held_length - 3) << 16 | (held_distance - 1);
+            pf_emit_match(&block, held_length, held_distance);
             size_t stop = i - 1 + held_length;
             for (size_t k = i + 1; k < stop && k < hashable; k++) pf_insert(&m, k);
             held_length = 0;
             i = stop;
             continue;
         }
-        if (held_length > 0) symbols[count++] = m.base[i - 1];
+        if (held_length > 0) pf_emit_literal(&block, m.base[i - 1]);
         if (length > 0) {
             held_length = length;
             held_distance = distance;
         } else {
-            symbols[count++] = m.base[i];
+            pf_emit_literal(&block, m.base[i]);
         }
         i++;
     }
     if (held_length > 0) {
         /* Only possible if the input ended right after the position that found it. */
-        symbols[count++] = PF_MATCH_FLAG | (held_length - 3) << 16 | (held_distance - 1);
+        pf_emit_match(&block, held_length, held_distance);
     }
-    pf_write_block(&bits, symbols, count, m.base + block_start, m.end - block_start, last, &m.costs);
+    pf_write_block(&bits, symbols, block.count, block.litlen_freq, block.dist_freq, m.base + block_start,
+                   m.end - block_start, last, &m.costs);
     if (!last) pf_write_stored(&bits, NULL, 0, 0);
     else pf_align(&bits);
     free(work);
