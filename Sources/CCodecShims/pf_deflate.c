@@ -532,15 +532,27 @@ size_t pf_deflate_bound(size_t size) {
     return size + size / 2048 + 256;
 }
 
+size_t pf_deflate_work_size(void) { return ((size_t)(1u << PF_HASH_BITS) + PF_WINDOW + PF_BLOCK_SYMBOLS) * 4; }
+
 int pf_deflate(const uint8_t *data, size_t size, size_t dictionary_size, int level, int last,
                uint8_t *output, size_t *output_size) {
+    *output_size = 0;
+    if (level < 1 || level > PF_DEFLATE_MAX_LEVEL) return -1;
+    void *work = malloc(pf_deflate_work_size());
+    if (work == NULL) return 1;
+    int status = pf_deflate_in(work, data, size, dictionary_size, level, last, output, output_size);
+    free(work);
+    return status;
+}
+
+int pf_deflate_in(void *work_area, const uint8_t *data, size_t size, size_t dictionary_size, int level, int last,
+                  uint8_t *output, size_t *output_size) {
     *output_size = 0;
     if (level < 1 || level > PF_DEFLATE_MAX_LEVEL) return -1;
     pthread_once(&pf_tables_once, pf_make_tables);
     if (dictionary_size > PF_WINDOW) dictionary_size = PF_WINDOW;
 
-    uint32_t *work = (uint32_t *)malloc(((size_t)(1u << PF_HASH_BITS) + PF_WINDOW + PF_BLOCK_SYMBOLS) * 4);
-    if (work == NULL) return 1;
+    uint32_t *work = (uint32_t *)work_area;
     pf_matcher m;
     m.base = data - dictionary_size;
     m.end = dictionary_size + size;
@@ -632,7 +644,6 @@ int pf_deflate(const uint8_t *data, size_t size, size_t dictionary_size, int lev
                    m.end - block_start, last, &m.costs);
     if (!last) pf_write_stored(&bits, NULL, 0, 0);
     else pf_align(&bits);
-    free(work);
     *output_size = (size_t)(bits.out - output);
     return 0;
 }

@@ -28,4 +28,11 @@ int pf_deflate(const uint8_t *data, size_t size, size_t dictionary_size, int lev
 /* The most bytes pf_deflate writes for `size` input bytes. */
 size_t pf_deflate_bound(size_t size);
 
+/* pf_deflate in a work area of pf_deflate_work_size() bytes (aligned for uint32_t) that the
+   caller provides, so that one compressing many pieces allocates it once; the same output.
+   Returns 0, or -1 for a level out of range. */
+int pf_deflate_in(void *work, const uint8_t *data, size_t size, size_t dictionary_size, int level, int last,
+                  uint8_t *output, size_t *output_size);
+size_t pf_deflate_work_size(void);
+
 #endif
