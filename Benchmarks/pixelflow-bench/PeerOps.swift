@@ -335,7 +335,7 @@ func makePeerOps(_ inp: PeerInputs) -> [PeerOp] {
     }
     // PNG encoding compresses its image data on `threadCount` threads (the same bytes for each).
     ops.append(PeerOp(variant: "png_encode", op: "png_encode", dtype: "u8", outWidth: W, outHeight: H,
-                      note: "PixelBuffer.encoded(as: .png), zlib level 6, parallel deflate; check: lossless round trip",
+                      note: "PixelBuffer.encoded(as: .png), level 6 (PixelFlow's deflate), parallel chunks; check: lossless round trip",
                       tolerance: 0) { t in
         final class Bytes { var b: [UInt8] = [] }
         let out = Bytes()

@@ -1,14 +1,19 @@
 /* libpng shims: every entry point owns its setjmp, so libpng's longjmp never leaves C. */
 #include "CCodecShims.h"
+#include "pf_deflate.h"
 
 #include <errno.h>
 #include <png.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <zlib.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
 #define PF_LITTLE_ENDIAN 0
@@ -511,6 +516,50 @@ static inline int pf_png_paeth(int a, int b, int c) {
     return (pa <= pb && pa <= pc) ? a : (pb <= pc ? b : c);
 }
 
+#if defined(__SSE2__)
+/* The sums of pf_png_choose_filter for bytes [i, i + 16 * blocks) (i >= bpp), 16 at a time:
+   the same residuals and costs, so the same sums. Average is (a + b) >> 1 = pavgb(a, b) minus
+   the carry ((a ^ b) & 1); Paeth's distances are taken on 16-bit lanes. */
+static void pf_png_filter_sums_sse2(const uint8_t *row, const uint8_t *prior, size_t i, size_t blocks, size_t bpp,
+                                    uint64_t total[5]) {
+    const __m128i zero = _mm_setzero_si128(), one = _mm_set1_epi8(1);
+    __m128i sum[5] = {zero, zero, zero, zero, zero};
+    for (size_t k = 0; k < blocks; k++, i += 16) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(row + i));
+        __m128i a = _mm_loadu_si128((const __m128i *)(row + i - bpp));
+        __m128i b = _mm_loadu_si128((const __m128i *)(prior + i));
+        __m128i c = _mm_loadu_si128((const __m128i *)(prior + i - bpp));
+        __m128i average = _mm_sub_epi8(_mm_avg_epu8(a, b), _mm_and_si128(_mm_xor_si128(a, b), one));
+        __m128i paeth[2];
+        for (int half = 0; half < 2; half++) {
+            __m128i a16 = half ? _mm_unpackhi_epi8(a, zero) : _mm_unpacklo_epi8(a, zero);
+            __m128i b16 = half ? _mm_unpackhi_epi8(b, zero) : _mm_unpacklo_epi8(b, zero);
+            __m128i c16 = half ? _mm_unpackhi_epi8(c, zero) : _mm_unpacklo_epi8(c, zero);
+            __m128i p = _mm_sub_epi16(b16, c16), q = _mm_sub_epi16(a16, c16), r = _mm_add_epi16(p, q);
+            __m128i pa = _mm_max_epi16(p, _mm_sub_epi16(zero, p));
+            __m128i pb = _mm_max_epi16(q, _mm_sub_epi16(zero, q));
+            __m128i pc = _mm_max_epi16(r, _mm_sub_epi16(zero, r));
+            /* a when pa <= pb and pa <= pc, else b when pb <= pc, else c. */
+            __m128i not_a = _mm_or_si128(_mm_cmpgt_epi16(pa, pb), _mm_cmpgt_epi16(pa, pc));
+            __m128i not_b = _mm_cmpgt_epi16(pb, pc);
+            __m128i bc = _mm_or_si128(_mm_and_si128(not_b, c16), _mm_andnot_si128(not_b, b16));
+            paeth[half] = _mm_or_si128(_mm_and_si128(not_a, bc), _mm_andnot_si128(not_a, a16));
+        }
+        __m128i predictions[5] = {zero, a, b, average, _mm_packus_epi16(paeth[0], paeth[1])};
+        for (int t = 0; t < 5; t++) {
+            __m128i v = _mm_sub_epi8(x, predictions[t]);
+            __m128i cost = _mm_min_epu8(v, _mm_sub_epi8(zero, v));
+            sum[t] = _mm_add_epi64(sum[t], _mm_sad_epu8(cost, zero));
+        }
+    }
+    for (int t = 0; t < 5; t++) {
+        uint64_t lanes[2];
+        _mm_storeu_si128((__m128i *)lanes, sum[t]);
+        total[t] += lanes[0] + lanes[1];
+    }
+}
+#endif
+
 /* The filter type (0 None, 1 Sub, 2 Up, 3 Average, 4 Paeth) whose residuals for `row` (`n`
    bytes, pixels `bpp` bytes apart) under `prior` have the least sum of costs, the lowest type
    on ties: the "minimum sum of absolute differences" heuristic of the PNG specification,
@@ -527,6 +576,13 @@ static int pf_png_choose_filter(const uint8_t *row, const uint8_t *prior, size_t
         total[3] += pf_png_cost((uint8_t)(x - (b >> 1)));
         total[4] += pf_png_cost((uint8_t)(x - b));
     }
+#if defined(__SSE2__)
+    if (n - i >= 16) {
+        size_t blocks = (n - i) / 16;
+        pf_png_filter_sums_sse2(row, prior, i, blocks, bpp, total);
+        i += 16 * blocks;
+    }
+#endif
     /* In blocks whose 32-bit sums cannot overflow (at most 128 per byte). */
     while (i < n) {
         size_t end = n - i > ((size_t)1 << 22) ? i + ((size_t)1 << 22) : n;
@@ -620,6 +676,86 @@ static uint32_t pf_adler32(uint32_t adler, const uint8_t *bytes, size_t size) {
     return adler;
 }
 
+/* Buffers a thread reuses from one chunk to the next: the filtered rows, the filter's scratch
+   rows, pf_deflate's work area and its output. Allocating them for every chunk (about 1 MiB
+   for 256 KiB of rows) made the kernel hand out and zero fresh pages each time: 108000 page
+   faults for the 50 MP png-sepia task. Freed when the thread exits; a buffer that grew past
+   PF_PNG_KEEP (very wide rows) is freed after its chunk. */
+typedef struct pf_png_workspace {
+    void *deflate_work;
+    uint8_t *filtered;
+    size_t filtered_capacity;
+    uint8_t *scratch;
+    size_t scratch_capacity;
+    uint8_t *out;
+    size_t out_capacity;
+} pf_png_workspace;
+
+#define PF_PNG_KEEP ((size_t)8 << 20)
+
+static pthread_key_t pf_png_workspace_key;
+static pthread_once_t pf_png_workspace_once = PTHREAD_ONCE_INIT;
+static int pf_png_workspace_key_made;
+
+static void pf_png_workspace_free(void *pointer) {
+    pf_png_workspace *w = (pf_png_workspace *)pointer;
+    if (w == NULL) return;
+    free(w->deflate_work);
+    free(w->filtered);
+    free(w->scratch);
+    free(w->out);
+    free(w);
+}
+
+static void pf_png_make_workspace_key(void) {
+    pf_png_workspace_key_made = pthread_key_create(&pf_png_workspace_key, pf_png_workspace_free) == 0;
+}
+
+/* This thread's workspace, or NULL when none can be made (the caller then uses `fallback`,
+   a zeroed one it frees itself). */
+static pf_png_workspace *pf_png_thread_workspace(void) {
+    pthread_once(&pf_png_workspace_once, pf_png_make_workspace_key);
+    if (!pf_png_workspace_key_made) return NULL;
+    pf_png_workspace *w = (pf_png_workspace *)pthread_getspecific(pf_png_workspace_key);
+    if (w != NULL) return w;
+    w = (pf_png_workspace *)calloc(1, sizeof *w);
+    if (w != NULL && pthread_setspecific(pf_png_workspace_key, w) != 0) {
+        free(w);
+        w = NULL;
+    }
+    return w;
+}
+
+/* `*buffer` with room for `needed` bytes (its contents are not kept), or NULL. */
+static uint8_t *pf_png_reserve(uint8_t **buffer, size_t *capacity, size_t needed) {
+    if (*buffer != NULL && *capacity >= needed) return *buffer;
+    free(*buffer);
+    *buffer = (uint8_t *)malloc(needed > 0 ? needed : 1);
+    *capacity = *buffer != NULL ? needed : 0;
+    return *buffer;
+}
+
+/* Frees what a chunk grew past PF_PNG_KEEP, or everything when `w` is a caller's fallback. */
+static void pf_png_release(pf_png_workspace *w, int fallback) {
+    if (fallback) {
+        free(w->deflate_work);
+        free(w->filtered);
+        free(w->scratch);
+        free(w->out);
+        memset(w, 0, sizeof *w);
+        return;
+    }
+    uint8_t **buffers[3] = {&w->filtered, &w->scratch, &w->out};
+    size_t *capacities[3] = {&w->filtered_capacity, &w->scratch_capacity, &w->out_capacity};
+    for (int k = 0; k < 3; k++) {
+        if (*capacities[k] > PF_PNG_KEEP) {
+            free(*buffers[k]);
+            *buffers[k] = NULL;
+            *capacities[k] = 0;
+        }
+    }
+}
+
 int pf_png_deflate_chunk(const uint8_t *rows, size_t stride, uint32_t width, int input,
                          uint32_t rows_above, uint32_t count, int compression_level, int last,
                          pf_png_chunk *chunk) {
@@ -634,19 +770,25 @@ int pf_png_deflate_chunk(const uint8_t *rows, size_t stride, uint32_t width, int
     uint32_t dictionary_rows = adaptive ? chunking.history_rows - 1 : 0;
     uint32_t d = rows_above < dictionary_rows ? rows_above : dictionary_rows;
     const uint8_t *above = rows_above > d ? rows - (size_t)(d + 1) * stride : NULL;
-    if ((size_t)count + d > ((size_t)-1) / line) return PF_OUT_OF_MEMORY;
+    if ((size_t)count + d > ((size_t)-1) / line || row_bytes > ((size_t)-1) / 3) return PF_OUT_OF_MEMORY;
+
+    pf_png_workspace fallback_workspace;
+    memset(&fallback_workspace, 0, sizeof fallback_workspace);
+    pf_png_workspace *w = pf_png_thread_workspace();
+    int fallback = w == NULL;
+    if (fallback) w = &fallback_workspace;
 
     size_t filtered_size = ((size_t)d + count) * line;
-    uint8_t *filtered = (uint8_t *)malloc(filtered_size);
-    uint8_t *scratch = (uint8_t *)calloc(3, row_bytes);
+    uint8_t *filtered = pf_png_reserve(&w->filtered, &w->filtered_capacity, filtered_size);
+    uint8_t *scratch = pf_png_reserve(&w->scratch, &w->scratch_capacity, 3 * row_bytes);
     if (filtered == NULL || scratch == NULL) {
-        free(filtered);
-        free(scratch);
+        pf_png_release(w, fallback);
         return PF_OUT_OF_MEMORY;
     }
+    /* The row above the image is zeros; the two packed rows are written before they are read. */
+    memset(scratch, 0, row_bytes);
     pf_png_filter_rows(rows - (size_t)d * stride, stride, above, width, input, row_bytes, d + count, adaptive,
                        scratch, filtered);
-    free(scratch);
 
     const uint8_t *data = filtered + (size_t)d * line;
     size_t size = (size_t)count * line;
@@ -655,20 +797,33 @@ int pf_png_deflate_chunk(const uint8_t *rows, size_t stride, uint32_t width, int
     chunk->adler = pf_adler32(1, data, size);
     chunk->filtered_size = size;
 
+    if (adaptive) {
+        /* Levels 1...9: PixelFlow's own deflate (pf_deflate.c), into the workspace, then
+           copied into a buffer of the exact size that the chunk hands over. */
+        if (w->deflate_work == NULL) w->deflate_work = malloc(pf_deflate_work_size());
+        uint8_t *out = pf_png_reserve(&w->out, &w->out_capacity, pf_deflate_bound(size));
+        size_t used = 0;
+        int status = w->deflate_work == NULL || out == NULL
+                         ? 1
+                         : pf_deflate_in(w->deflate_work, data, size, dictionary_size, compression_level, last, out,
+                                         &used);
+        uint8_t *copy = status == 0 ? (uint8_t *)malloc(used > 0 ? used : 1) : NULL;
+        if (copy != NULL) memcpy(copy, out, used);
+        pf_png_release(w, fallback);
+        if (status == -1) return PF_ERROR;
+        if (copy == NULL) return PF_OUT_OF_MEMORY;
+        chunk->data = copy;
+        chunk->size = used;
+        return PF_OK;
+    }
+
+    /* Level 0: zlib's stored blocks. */
     z_stream z;
     memset(&z, 0, sizeof z);
-    /* libpng's settings for filtered image data (png_deflate_claim): Z_FILTERED, memLevel 8,
-       a 32 KiB window; raw deflate, since the zlib header and adler32 frame the whole stream. */
-    int status = deflateInit2(&z, compression_level, Z_DEFLATED, -15, 8, adaptive ? Z_FILTERED : Z_DEFAULT_STRATEGY);
+    int status = deflateInit2(&z, 0, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY);
     if (status != Z_OK) {
-        free(filtered);
+        pf_png_release(w, fallback);
         return status == Z_MEM_ERROR ? PF_OUT_OF_MEMORY : PF_ERROR;
-    }
-    if (dictionary_size > 0 &&
-        deflateSetDictionary(&z, data - dictionary_size, (uInt)dictionary_size) != Z_OK) {
-        deflateEnd(&z);
-        free(filtered);
-        return PF_ERROR;
     }
     size_t capacity = (size_t)deflateBound(&z, (uLong)size) + 64, used = 0;
     uint8_t *out = (uint8_t *)malloc(capacity);
@@ -704,7 +859,7 @@ int pf_png_deflate_chunk(const uint8_t *rows, size_t stride, uint32_t width, int
         if (consumed == size) break;
     }
     deflateEnd(&z);
-    free(filtered);
+    pf_png_release(w, fallback);
     if (result != PF_OK) {
         free(out);
         return result;

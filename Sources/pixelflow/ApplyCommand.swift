@@ -73,7 +73,7 @@ enum ApplyCommand: Subcommand {
               --lossless    WebP, AVIF and HEIF: compress without loss.
               --effort N    WebP, AVIF and HEIF: 0 (fastest) ... 9 (smallest file); default 4.
               --compression C
-                            A number 0...9 is PNG's zlib level (default 6); a name is TIFF's
+                            A number 0...9 is PNG's compression level (default 2); a name is TIFF's
                             compression: none, lzw, deflate (default), packbits or jpeg. A
                             kind that no output format takes is a usage error.
               --keep-profile

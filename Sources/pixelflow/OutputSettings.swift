@@ -14,7 +14,7 @@ import PixelFlow
 /// Everything is checked from the command line and the output formats alone, so a usage
 /// error is found before any file is read.
 struct OutputSettings {
-    /// What `--compression` set: a number is PNG's zlib level, a name is TIFF's compression.
+    /// What `--compression` set: a number is PNG's compression level, a name is TIFF's compression.
     enum Compression: Equatable {
         case zlibLevel(Int)
         case tiff(EncodeOptions.TIFFCompression)
@@ -61,28 +61,28 @@ struct OutputSettings {
         }
     }
 
-    /// A number 0...9 is PNG's zlib level; `none`, `lzw`, `deflate`, `packbits` or `jpeg` is
+    /// A number 0...9 is PNG's compression level; `none`, `lzw`, `deflate`, `packbits` or `jpeg` is
     /// TIFF's compression. The kind must suit at least one of `outputFormats`.
     static func parseCompression(_ text: String, outputFormats: Set<ImageFileFormat>) throws -> Compression {
         let names = tiffNames.dropLast().joined(separator: ", ") + " or " + (tiffNames.last ?? "")
         let outputs = outputFormats.map(\.rawValue).sorted().joined(separator: ", ")
         if let level = Int(text) {
             guard (0...9).contains(level) else {
-                throw CLIError.usage("--compression \(text): a PNG zlib level must be in 0...9 (TIFF takes \(names))")
+                throw CLIError.usage("--compression \(text): a PNG compression level must be in 0...9 (TIFF takes \(names))")
             }
             guard outputFormats.contains(.png) else {
                 throw CLIError.usage(
-                    "--compression \(text) is a PNG zlib level, but the output is \(outputs); TIFF takes \(names), other formats no --compression"
+                    "--compression \(text) is a PNG compression level, but the output is \(outputs); TIFF takes \(names), other formats no --compression"
                 )
             }
             return .zlibLevel(level)
         }
         guard let tiff = EncodeOptions.TIFFCompression(rawValue: text.lowercased()) else {
-            throw CLIError.usage("unknown --compression '\(text)'; use a PNG zlib level 0...9 or a TIFF compression: \(names)")
+            throw CLIError.usage("unknown --compression '\(text)'; use a PNG compression level 0...9 or a TIFF compression: \(names)")
         }
         guard outputFormats.contains(.tiff) else {
             throw CLIError.usage(
-                "--compression \(text) is a TIFF compression, but the output is \(outputs); PNG takes a zlib level 0...9, other formats no --compression"
+                "--compression \(text) is a TIFF compression, but the output is \(outputs); PNG takes a compression level 0...9, other formats no --compression"
             )
         }
         return .tiff(tiff)

@@ -163,7 +163,8 @@ typedef struct pf_png_chunk {
    min(the index of the chunk's first row, chunking.history_rows): the output then depends only
    on the pixels, the layout and the level, never on who calls it or when. Each row is filtered
    with the filter (None, Sub, Up, Average, Paeth) whose residuals, taken as signed bytes,
-   have the least sum of absolute values (level 0: None). Pure and thread-safe.
+   have the least sum of absolute values (level 0: None). Levels 1...9 deflate with
+   pf_deflate (pf_deflate.h), level 0 stores through zlib. Pure and thread-safe.
    PF_OUT_OF_MEMORY or PF_ERROR (bad arguments; zlib failing). */
 int pf_png_deflate_chunk(const uint8_t *rows, size_t stride, uint32_t width, int input,
                          uint32_t rows_above, uint32_t count, int compression_level, int last,
@@ -306,5 +307,6 @@ void pf_jpeg_encoder_destroy(pf_jpeg_encoder *encoder);
 #include "pf_gif.h"
 #include "pf_heif.h"
 #include "pf_lcms.h"
+#include "pf_deflate.h"
 
 #endif

@@ -73,12 +73,13 @@ private final class _PNGInOrderState: @unchecked Sendable {
 ///
 /// The filtered rows (one filter byte, then the packed samples) are cut into chunks of
 /// `rowsPerChunk` whole rows, about 256 KiB, a function of the width and layout only. Each
-/// chunk is compressed alone (`pf_png_deflate_chunk`: raw deflate primed with the 32 KiB of
-/// filtered bytes above it, ended by a sync flush), possibly on another thread, and the chunks
-/// are written in order as one zlib stream with one adler32. So the file is the same for every
-/// thread count, and whether the rows come as one buffer (`_PNGCodec.encode`) or strip by
-/// strip (`_PNGRowEncoder`). Compared with one serial deflate stream the zlib stream grows by
-/// a few bytes per chunk (the flush marker, a new block's code tables).
+/// chunk is compressed alone (`pf_png_deflate_chunk`: raw deflate by PixelFlow's `pf_deflate`,
+/// primed with the 32 KiB of filtered bytes above it, ended by a sync flush), possibly on
+/// another thread, and the chunks are written in order as one zlib stream with one adler32.
+/// So the file is the same for every thread count, and whether the rows come as one buffer
+/// (`_PNGCodec.encode`) or strip by strip (`_PNGRowEncoder`). Compared with one serial
+/// deflate stream the zlib stream grows by a few bytes per chunk (the flush marker, a new
+/// block's code tables).
 ///
 /// `@unchecked Sendable`: during `compress(chunks:rows:)` the libpng writer is used by one
 /// worker at a time (the one that set `consuming` in `_PNGInOrderState`, under its mutex),

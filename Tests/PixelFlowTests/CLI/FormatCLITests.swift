@@ -154,7 +154,7 @@ final class FormatCLITests: TemporaryDirectoryTestCase {
             (["out.png", "--compression", "fast"], "unknown --compression 'fast'"),
             (["out.png", "--compression", "12"], "0...9"),
             (["out.png", "--compression", "lzw"], "is a TIFF compression, but the output is png"),
-            (["out.jpg", "--compression", "6"], "is a PNG zlib level, but the output is jpeg"),
+            (["out.jpg", "--compression", "6"], "is a PNG compression level, but the output is jpeg"),
             (["out.png", "--strip", "--keep-profile"], "--keep-profile"),
             (["out.png", "--strip", "--keep-metadata"], "--keep-metadata"),
             (["out.webp", "--effort", "12"], "--effort"),
@@ -272,7 +272,7 @@ final class FormatCLITests: TemporaryDirectoryTestCase {
         try writeImage("b.png", width: 4, height: 6, opaque: false)
         try copyFixture("orientation6.jpg")
         try FileManager.default.createDirectory(atPath: path("out"), withIntermediateDirectories: true)
-        // PNG outputs take the zlib level; the JPEG output ignores it.
+        // PNG outputs take the compression level; the JPEG output ignores it.
         let r = try CLIProcess.run(
             ["apply", "a.png", "b.png", "orientation6.jpg", "out/", "--compression", "9", "--strip", "--page", "0"],
             in: directory)
