@@ -238,3 +238,124 @@ void pf_lcms_transform_destroy(pf_lcms_transform *transform) {
     cmsDeleteTransform(transform->transform);
     free(transform);
 }
+
+/* Whether `profile` has a LUT tag lcms2 would read instead of its matrix and curves. */
+static int has_lut(cmsHPROFILE profile) {
+    static const cmsTagSignature luts[] = {
+        cmsSigAToB0Tag, cmsSigAToB1Tag, cmsSigAToB2Tag, cmsSigDToB0Tag, cmsSigDToB1Tag, cmsSigDToB2Tag,
+        cmsSigBToA0Tag, cmsSigBToA1Tag, cmsSigBToA2Tag, cmsSigBToD0Tag, cmsSigBToD1Tag, cmsSigBToD2Tag};
+    for (size_t i = 0; i < sizeof luts / sizeof luts[0]; i++) {
+        if (cmsIsTag(profile, luts[i])) return 1;
+    }
+    return 0;
+}
+
+/* The colorants of an RGB matrix/TRC profile as a row-major matrix (columns R, G, B). */
+static int read_colorants(cmsHPROFILE profile, double m[9]) {
+    static const cmsTagSignature colorants[3] = {cmsSigRedColorantTag, cmsSigGreenColorantTag, cmsSigBlueColorantTag};
+    for (int c = 0; c < 3; c++) {
+        const cmsCIEXYZ *xyz = cmsReadTag(profile, colorants[c]);
+        if (!xyz) return 0;
+        m[c] = xyz->X;
+        m[3 + c] = xyz->Y;
+        m[6 + c] = xyz->Z;
+    }
+    return 1;
+}
+
+static int invert3(const double m[9], double r[9]) {
+    double det = m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6])
+                 + m[2] * (m[3] * m[7] - m[4] * m[6]);
+    if (!isfinite(det) || fabs(det) < 1e-9) return 0;
+    double i = 1 / det;
+    r[0] = (m[4] * m[8] - m[5] * m[7]) * i; r[1] = (m[2] * m[7] - m[1] * m[8]) * i; r[2] = (m[1] * m[5] - m[2] * m[4]) * i;
+    r[3] = (m[5] * m[6] - m[3] * m[8]) * i; r[4] = (m[0] * m[8] - m[2] * m[6]) * i; r[5] = (m[2] * m[3] - m[0] * m[5]) * i;
+    r[6] = (m[3] * m[7] - m[4] * m[6]) * i; r[7] = (m[1] * m[6] - m[0] * m[7]) * i; r[8] = (m[0] * m[4] - m[1] * m[3]) * i;
+    return 1;
+}
+
+static int matrix_shaper_tables(cmsHPROFILE source, cmsHPROFILE destination, int bits, float *tables,
+                                double matrix[9], char *message) {
+    if (bits != 8 && bits != 16) { set_message(message, "only 8- and 16-bit values have tables"); return 0; }
+    if (has_lut(source) || has_lut(destination)) { set_message(message, "a profile has a LUT"); return 0; }
+    if (cmsGetColorSpace(destination) != cmsSigRgbData || !cmsIsMatrixShaper(destination)) {
+        set_message(message, "the destination is not an RGB matrix/TRC profile");
+        return 0;
+    }
+    static const cmsTagSignature trcs[3] = {cmsSigRedTRCTag, cmsSigGreenTRCTag, cmsSigBlueTRCTag};
+    for (int c = 0; c < 3; c++) {
+        const cmsToneCurve *curve = cmsReadTag(destination, trcs[c]);
+        if (!curve || !cmsIsToneCurveLinear(curve)) {
+            set_message(message, "the destination's curves are not linear");
+            return 0;
+        }
+        for (int i = 0; i <= 16; i++) {
+            cmsFloat32Number x = (cmsFloat32Number)i / 16;
+            if (cmsEvalToneCurveFloat(curve, x) != x) {
+                set_message(message, "the destination's curves are not linear");
+                return 0;
+            }
+        }
+    }
+    double d[9], inverse[9];
+    if (!read_colorants(destination, d) || !invert3(d, inverse)) {
+        set_message(message, "the destination's colorants are not invertible");
+        return 0;
+    }
+    const cmsToneCurve *curves[3];
+    int channels;
+    double s[9];
+    if (cmsGetColorSpace(source) == cmsSigGrayData) {
+        channels = 1;
+        curves[0] = cmsReadTag(source, cmsSigGrayTRCTag);
+        const cmsCIEXYZ *white = cmsD50_XYZ();
+        for (int i = 0; i < 9; i++) matrix[i] = 0;
+        for (int r = 0; r < 3; r++) {
+            matrix[3 * r] = inverse[3 * r] * white->X + inverse[3 * r + 1] * white->Y + inverse[3 * r + 2] * white->Z;
+        }
+    } else if (cmsGetColorSpace(source) == cmsSigRgbData && cmsIsMatrixShaper(source) && read_colorants(source, s)) {
+        channels = 3;
+        for (int c = 0; c < 3; c++) curves[c] = cmsReadTag(source, trcs[c]);
+        for (int r = 0; r < 3; r++) {
+            for (int c = 0; c < 3; c++) {
+                matrix[3 * r + c] = inverse[3 * r] * s[c] + inverse[3 * r + 1] * s[3 + c] + inverse[3 * r + 2] * s[6 + c];
+            }
+        }
+    } else {
+        set_message(message, "the source is not a matrix/TRC RGB or gray TRC profile");
+        return 0;
+    }
+    size_t entries = (size_t)1 << bits;
+    cmsFloat32Number maximum = (cmsFloat32Number)(entries - 1);
+    for (int c = 0; c < channels; c++) {
+        if (!curves[c]) { set_message(message, "the source lacks a tone curve"); return 0; }
+        if (cmsEvalToneCurveFloat(curves[c], 0) != 0) {
+            set_message(message, "a source curve does not map 0 to 0 (black point compensation would apply)");
+            return 0;
+        }
+        float *table = tables + (size_t)c * entries;
+        for (size_t i = 0; i < entries; i++) table[i] = cmsEvalToneCurveFloat(curves[c], (cmsFloat32Number)i / maximum);
+    }
+    return channels;
+}
+
+int pf_lcms_matrix_shaper_tables(const uint8_t *source_icc, size_t source_size,
+                                 const uint8_t *destination_icc, size_t destination_size, int bits,
+                                 float *tables, double matrix[9], char *message) {
+    if (source_size > 0xFFFFFFFFu || destination_size > 0xFFFFFFFFu) {
+        set_message(message, "ICC profile too large");
+        return 0;
+    }
+    cmsHPROFILE source = cmsOpenProfileFromMem(source_icc, (cmsUInt32Number)source_size);
+    if (!source) { set_message(message, "lcms2 cannot parse the source ICC profile"); return 0; }
+    cmsHPROFILE destination = cmsOpenProfileFromMem(destination_icc, (cmsUInt32Number)destination_size);
+    if (!destination) {
+        cmsCloseProfile(source);
+        set_message(message, "lcms2 cannot parse the destination ICC profile");
+        return 0;
+    }
+    int channels = matrix_shaper_tables(source, destination, bits, tables, matrix, message);
+    cmsCloseProfile(source);
+    cmsCloseProfile(destination);
+    return channels;
+}

@@ -88,4 +88,22 @@ void pf_lcms_transform_rows(const pf_lcms_transform *transform, const void *sour
 
 void pf_lcms_transform_destroy(pf_lcms_transform *transform);
 
+/* The tables and matrix of a conversion from a matrix/TRC profile to a matrix/TRC RGB profile
+   with linear curves (PixelFlow's linear working spaces), for PixelFlow's own row code:
+   returns 3 for an RGB source, 1 for a gray one, 0 when the conversion is not of that kind
+   (and `message` says why): a source or destination with an A2B/D2B (or B2A/B2D) LUT, which
+   lcms2 would use instead of the matrix; a destination whose curves are not linear; a source
+   curve that does not map 0 to 0 (lcms2 forces black point compensation for v4 profiles at
+   the perceptual intent, which is the identity only when both black points are 0).
+
+   `tables` receives, per source channel, 2^bits floats (bits 8 or 16): entry i is the
+   channel's tone curve evaluated by cmsEvalToneCurveFloat at (float)i / (2^bits - 1), as
+   lcms2's float pipeline unrolls and evaluates stored values. `matrix` (row-major, 3x3 for
+   RGB; for gray, its first column, the rest 0) is the inverse of the destination colorants
+   times the source colorants (for gray: the D50 white), all as the profiles store them
+   (D50-adapted), in double. */
+int pf_lcms_matrix_shaper_tables(const uint8_t *source_icc, size_t source_size,
+                                 const uint8_t *destination_icc, size_t destination_size, int bits,
+                                 float *tables, double matrix[9], char *message);
+
 #endif

@@ -10,9 +10,10 @@ enum _RowConversion: Sendable, CustomStringConvertible {
     /// layout (`rgba8` or `rgba16`, sRGB), alpha becomes the maximum.
     case naiveCMYK
     /// The file's color space (an ICC profile, PNG's cICP or gAMA/cHRM, a CMYK profile) into
-    /// linear sRGB by lcms2 (`_ColorConversion.linearWorkingTransform`): the rows become
-    /// `rgbaF32`, linear, premultiplied. `inLayout` is the stored rows' lcms2 layout.
-    case toLinearSRGB(_ColorConversion.Transform, inLayout: Int, space: String, isCMYK: Bool)
+    /// linear sRGB (`_ColorConversion.linearWorkingConversion`: PixelFlow's tables and matrix
+    /// for matrix/TRC profiles, lcms2 for others): the rows become `rgbaF32`, linear,
+    /// premultiplied.
+    case toLinearSRGB(_LinearConversion, space: String, isCMYK: Bool)
 
     /// The conversion a full decode applies to the rows of the file whose header is `header`
     /// (with `options.appliesColorProfile`), or `nil` when its rows are used as stored.
@@ -20,10 +21,10 @@ enum _RowConversion: Sendable, CustomStringConvertible {
     /// - Throws: `decodingFailed` when lcms2 cannot make the transform (the full decode would
     ///   throw the same).
     static func of(_ header: _DecodedImage, name: String, options: DecodeOptions) throws -> _RowConversion? {
-        if let (transform, inLayout) = try _ColorConversion.linearWorkingTransform(
+        if let conversion = try _ColorConversion.linearWorkingConversion(
             for: header, name: name, applyProfile: options.appliesColorProfile) {
             let space = _ColorConversion.sourceSpace(of: header)?.name ?? "?"
-            return .toLinearSRGB(transform, inLayout: inLayout, space: space, isCMYK: header.isCMYK)
+            return .toLinearSRGB(conversion, space: space, isCMYK: header.isCMYK)
         }
         return header.isCMYK ? .naiveCMYK : nil
     }
@@ -38,15 +39,16 @@ enum _RowConversion: Sendable, CustomStringConvertible {
     var isCMYK: Bool {
         switch self {
         case .naiveCMYK: return true
-        case let .toLinearSRGB(_, _, _, isCMYK): return isCMYK
+        case let .toLinearSRGB(_, _, isCMYK): return isCMYK
         }
     }
 
     var description: String {
         switch self {
         case .naiveCMYK: return "CMYK converted to RGB in the stream"
-        case let .toLinearSRGB(_, _, space, isCMYK):
+        case let .toLinearSRGB(conversion, space, isCMYK):
             return (isCMYK ? "CMYK" : "its color profile") + " (\(space)) converted to linear sRGB in the stream"
+                + " (\(conversion.engine))"
         }
     }
 }
@@ -54,21 +56,22 @@ enum _RowConversion: Sendable, CustomStringConvertible {
 /// A decoder whose rows are those of `base` converted as `_RowConversion` says.
 ///
 /// For `toLinearSRGB` it decodes up to `chunkRows` stored rows per worker at a time into its
-/// own scratch rows, then has lcms2 write each converted row into the caller's row (alpha set
-/// to 1 first when the stored rows have none) and premultiplies it: the calls and arithmetic
-/// of `_ColorConversion.toLinearWorking`, one row at a time. lcms2's float pipeline is slow
-/// (about 10 megapixels a second per core for 8-bit RGB to floats), so the rows of a chunk
-/// are converted by `workers` threads (`concurrentPerform`, rows dealt round-robin) while the
-/// library's decoder waits. lcms2 converts pixel by pixel (the transform is made with
-/// `cmsFLAGS_NOCACHE` and keeps no state between pixels), so the result does not depend on
-/// how rows are grouped or which thread converts them.
+/// own scratch rows, then converts each into the caller's row with
+/// `_LinearConversion.convertRow`: the arithmetic of `_ColorConversion.toLinearWorking`, one
+/// row at a time. The rows of a chunk are converted by `workers` threads (`concurrentPerform`,
+/// rows dealt round-robin) while the library's decoder waits: lcms2's float pipeline is slow
+/// (about 10 megapixels a second per core for 8-bit RGB to floats), and PixelFlow's own
+/// matrix/TRC path, though many times faster, still writes 16 bytes a pixel. Both convert
+/// pixel by pixel (the lcms2 transform is made with `cmsFLAGS_NOCACHE` and keeps no state
+/// between pixels), so the result does not depend on how rows are grouped or which thread
+/// converts them.
 ///
 /// `@unchecked Sendable`: like every `_RowDecoder`, used by one thread at a time (its
 /// conversion workers touch disjoint rows and are joined before `readRows` returns). The
-/// transform is shared with other decoders and the full decode (made with
-/// `cmsFLAGS_NOCACHE`, it may run on several threads at once).
+/// conversion is shared with other decoders and the full decode (immutable tables, or an
+/// lcms2 transform made with `cmsFLAGS_NOCACHE`: either may run on several threads at once).
 final class _ConvertedRowDecoder: _RowDecoder, @unchecked Sendable {
-    /// Stored rows decoded per lcms2 pass and worker.
+    /// Stored rows decoded per conversion pass and worker.
     static let chunkRows = 16
     /// The fewest pixels in a chunk worth handing to several threads.
     static let parallelPixels = 1 << 16
@@ -107,9 +110,8 @@ final class _ConvertedRowDecoder: _RowDecoder, @unchecked Sendable {
             try base.readRows(count: count, into: rows)
             let sixteen = base.format == .rgba16
             for i in 0..<count { _ColorConversion.naiveCMYKToRGBRow(rows(i), count: w, sixteenBits: sixteen) }
-        case let .toLinearSRGB(transform, inLayout, _, _):
+        case let .toLinearSRGB(conversion, _, _):
             let scratch = scratch!, stride = storedRowBytes
-            let fillAlpha = !_ColorConversion.layoutHasAlpha(inLayout)
             var done = 0
             while done < count {
                 let n = Swift.min(Self.chunkRows * workers, count - done)
@@ -118,10 +120,10 @@ final class _ConvertedRowDecoder: _RowDecoder, @unchecked Sendable {
                                              rows: (0..<n).map { rows(done + $0) }, width: w)
                 let k = n * w >= Self.parallelPixels ? Swift.min(workers, n) : 1
                 if k == 1 {
-                    for i in 0..<n { chunk.convert(i, transform, fillAlpha: fillAlpha) }
+                    for i in 0..<n { chunk.convert(i, conversion) }
                 } else {
                     DispatchQueue.concurrentPerform(iterations: k) { j in
-                        for i in Swift.stride(from: j, to: n, by: k) { chunk.convert(i, transform, fillAlpha: fillAlpha) }
+                        for i in Swift.stride(from: j, to: n, by: k) { chunk.convert(i, conversion) }
                     }
                 }
                 done += n
@@ -141,12 +143,10 @@ private struct _ConversionChunk: @unchecked Sendable {
     let width: Int
 
     /// Converts stored row `i` into `rows[i]` as `_ColorConversion.toLinearWorking` converts
-    /// every row: alpha 1 first when the layout has none, lcms2, then premultiplied.
-    func convert(_ i: Int, _ transform: _ColorConversion.Transform, fillAlpha: Bool) {
-        let row = rows[i].assumingMemoryBound(to: SIMD4<Float>.self)
-        if fillAlpha { for x in 0..<width { row[x].w = 1 } }
-        transform.run(stored + i * stride, rows[i], count: width)
-        PixelBuffer.premultiplyFloatRow(row, count: width)
+    /// every row (`_LinearConversion.convertRow`).
+    func convert(_ i: Int, _ conversion: _LinearConversion) {
+        conversion.convertRow(stored + i * stride, into: rows[i].assumingMemoryBound(to: SIMD4<Float>.self),
+                              count: width)
     }
 }
 

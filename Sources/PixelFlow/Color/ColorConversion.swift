@@ -96,23 +96,22 @@ enum _ColorConversion {
     /// in place), converted from its color space; `nil` when it is sRGB (or `applyProfile`
     /// is false) and plain CMYK, which take the usual 8-bit path.
     static func toLinearWorking(_ decoded: _DecodedImage, name: String, applyProfile: Bool) throws -> PixelBuffer? {
-        guard let (transform, inLayout) = try linearWorkingTransform(for: decoded, name: name,
-                                                                     applyProfile: applyProfile) else { return nil }
+        guard let conversion = try linearWorkingConversion(for: decoded, name: name, applyProfile: applyProfile)
+        else { return nil }
         let b = decoded.buffer
         var out = try PixelBuffer(_width: b.width, height: b.height, format: .rgbaF32, colorEncoding: .linear,
                                   alphaMode: .straight, zeroed: false)
-        if !layoutHasAlpha(inLayout) { out.fillOpaqueAlpha() }
-        transform.run(from: b, into: &out)
-        out.premultiplyFloatInPlace()
+        conversion.run(from: b, into: &out)
         return out
     }
 
-    /// The transform `toLinearWorking` runs on the stored pixels of `decoded` (the file's
-    /// space to linear sRGB floats) and the layout it reads them in, or `nil` when
-    /// `toLinearWorking` returns `nil`. A streamed source runs the same transform row by row
+    /// The conversion `toLinearWorking` runs on the stored pixels of `decoded` (the file's
+    /// space to linear sRGB floats), or `nil` when `toLinearWorking` returns `nil`: PixelFlow's
+    /// own tables and matrix for a matrix/TRC RGB or gray profile in 8-bit (or 16-bit RGBA)
+    /// values, lcms2 for the others. A streamed source runs the same conversion row by row
     /// (`_RowConversion`), so its rows are the same floats.
-    static func linearWorkingTransform(for decoded: _DecodedImage, name: String, applyProfile: Bool) throws
-        -> (transform: Transform, inLayout: Int)? {
+    static func linearWorkingConversion(for decoded: _DecodedImage, name: String, applyProfile: Bool) throws
+        -> _LinearConversion? {
         guard applyProfile, let source = sourceSpace(of: decoded) else { return nil }
         let inLayout: Int
         switch (decoded.buffer.format, decoded.isCMYK) {
@@ -122,8 +121,9 @@ enum _ColorConversion {
         case (.rgba16, _): inLayout = PF_LCMS_RGBA16
         default: inLayout = PF_LCMS_RGBA8
         }
+        if let fast = cachedMatrixShaper(from: source, inLayout, to: .linearSRGB) { return .matrixShaper(fast) }
         let transform = try cachedTransform(from: source, inLayout, to: .linearSRGB, PF_LCMS_RGBA_FLOAT, name: name)
-        return (transform, inLayout)
+        return .lcms(transform, inLayout: inLayout)
     }
 
     /// Whether lcms2 copies an alpha channel from pixels in `layout` (`PF_LCMS_RGBA8` and
@@ -198,6 +198,23 @@ enum _ColorConversion {
         return transform
     }
 
+    private static let matrixShaperCache = Locked<[Key: _MatrixShaperConversion?]>([:])
+
+    /// PixelFlow's own conversion between two spaces for stored values in `inLayout`
+    /// (`_MatrixShaperConversion`), made once and kept, or `nil` (also kept) when lcms2 must
+    /// convert them.
+    static func cachedMatrixShaper(from source: ColorSpace, _ inLayout: Int, to destination: ColorSpace)
+        -> _MatrixShaperConversion? {
+        let key = Key(source: source, inLayout: inLayout, destination: destination, outLayout: PF_LCMS_RGBA_FLOAT)
+        if let hit = matrixShaperCache.withLock({ $0[key] }) { return hit }
+        let made = _MatrixShaperConversion(from: source, layout: inLayout, to: destination)
+        matrixShaperCache.withLock {
+            if $0.count >= capacity { $0.removeAll() }
+            $0[key] = .some(made)
+        }
+        return made
+    }
+
     /// R = (1 - C)(1 - K) and likewise for G and B, on `rgba8` or `rgba16` holding CMYK;
     /// alpha becomes opaque.
     static func naiveCMYKToRGB(_ cmyk: PixelBuffer) -> PixelBuffer {
@@ -269,6 +286,51 @@ extension PixelBuffer {
         for x in 0..<count {
             let v = p[x]
             p[x] = SIMD4(v.x * v.w, v.y * v.w, v.z * v.w, v.w)
+        }
+    }
+}
+
+/// How a file's stored pixels become linear sRGB floats, premultiplied: by PixelFlow's own
+/// row code for matrix/TRC profiles (`_MatrixShaperConversion`), else by an lcms2 transform.
+/// The full decode and streamed rows run the same arithmetic, so they give the same floats.
+enum _LinearConversion: Sendable {
+    /// Tone curve tables and a 3x3 matrix.
+    case matrixShaper(_MatrixShaperConversion)
+    /// lcms2's float pipeline, from stored pixels in `inLayout` (an lcms2 layout).
+    case lcms(_ColorConversion.Transform, inLayout: Int)
+
+    /// Converts every row of `source` into `destination` (`rgbaF32`, same size) and marks it
+    /// premultiplied.
+    func run(from source: PixelBuffer, into destination: inout PixelBuffer) {
+        switch self {
+        case let .matrixShaper(fast):
+            fast.run(from: source, into: &destination)
+        case let .lcms(transform, inLayout):
+            if !_ColorConversion.layoutHasAlpha(inLayout) { destination.fillOpaqueAlpha() }
+            transform.run(from: source, into: &destination)
+            destination.premultiplyFloatInPlace()
+        }
+    }
+
+    /// Converts `count` stored pixels at `source` into the floats at `row`, as `run` converts
+    /// each row: for lcms2, alpha 1 first when the layout has none, the transform, then
+    /// premultiplied.
+    func convertRow(_ source: UnsafeRawPointer, into row: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
+        switch self {
+        case let .matrixShaper(fast):
+            fast.convertRow(source, into: row, count: count)
+        case let .lcms(transform, inLayout):
+            if !_ColorConversion.layoutHasAlpha(inLayout) { for x in 0..<count { row[x].w = 1 } }
+            transform.run(source, UnsafeMutableRawPointer(row), count: count)
+            PixelBuffer.premultiplyFloatRow(row, count: count)
+        }
+    }
+
+    /// What converts, for `explain()`: "tables and matrix" or "lcms2".
+    var engine: String {
+        switch self {
+        case .matrixShaper: return "matrix/TRC tables"
+        case .lcms: return "lcms2"
         }
     }
 }
