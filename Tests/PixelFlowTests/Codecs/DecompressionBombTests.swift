@@ -77,6 +77,20 @@ final class DecompressionBombTests: TemporaryDirectoryTestCase {
     /// EOI after a few bytes. libjpeg fills the rest with zeros (a warning), which cost a full
     /// 99-megapixel decode and EXIF rotation; a scan cut short is now refused like a
     /// truncated file.
+    /// Two 2.3 KB HEIC files found by fuzz-heif whose item declares no bit depth (libheif
+    /// 1.15 reports -1): heif_decode_image allocated about 865 MB for their 64x48 image and the
+    /// decode took 3.3 s and 2.5 GB before failing. They are refused before decoding now.
+    func testHEIFItemWithoutBitDepthIsRefusedBeforeDecoding() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+        for name in ["regression-no-bit-depth-2500mb", "regression-no-bit-depth-timeout"] {
+            let found = [UInt8](try Data(contentsOf: root.appendingPathComponent("Fuzz/corpus/heif/" + name)))
+            let error = S.assertThrows(.decodingFailed) { try PixelBuffer(encoded: found, name: name) }
+            XCTAssertTrue("\(String(describing: error))".contains("bit depth"), String(describing: error))
+            S.assertThrows(.decodingFailed) { try ImageFile(encoded: found, name: name).frames() }
+        }
+    }
+
     func testJPEGWhoseScanIsCutShortIsRefused() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent()
