@@ -81,8 +81,14 @@ struct QRBinaryImage: Sendable {
 enum QRBinarizer {
     static let blockSize = 8
     static let minimumDynamicRange = 24
+    /// The flat-block limit of the low-contrast retry: blocks spanning more than 2 gray levels
+    /// are thresholded at their own mean, so modules 15-40 levels apart still separate (flat
+    /// areas then binarize as noise, which the finder and format checks reject).
+    static let lowContrastRange = 2
 
-    static func binarize(_ lum: QRLuminance) -> QRBinaryImage {
+    /// The thresholded image of `lum`; blocks whose max - min is at most `minimumRange` count
+    /// as flat.
+    static func binarize(_ lum: QRLuminance, minimumRange: Int = minimumDynamicRange) -> QRBinaryImage {
         let w = lum.width, h = lum.height
         var bits = [UInt8](repeating: 0, count: w * h)
         guard w > 0, h > 0 else { return QRBinaryImage(width: w, height: h, bits: bits) }
@@ -119,7 +125,7 @@ enum QRBinarizer {
                         }
                         let count = (y1 - y0) * (x1 - x0)
                         var average: Int
-                        if hi - lo > minimumDynamicRange {
+                        if hi - lo > minimumRange {
                             average = sum / count
                         } else {
                             average = lo / 2

@@ -87,6 +87,15 @@ public struct QRCodeDetector: Detector {
         } else {
             control?.advanceUnlessCancelled(2)
         }
+        // Still nothing: low-contrast codes (15-40 gray levels) fall under the binarizer's
+        // flat-block rule; threshold every block with any contrast at its own mean instead.
+        if results.isEmpty && options.accuracy == .high && control?.isCancelled != true {
+            let binary = QRBinarizer.binarize(luminance, minimumRange: QRBinarizer.lowContrastRange)
+            results = QRCodeDetector._search(binary, options: options, control: control)
+            if results.isEmpty && control?.isCancelled != true {
+                results = QRCodeDetector._search(binary.inverted(), options: options, control: control)
+            }
+        }
         let minSide = options.minimumFeatureSize * Double(Swift.min(luminance.width, luminance.height))
         if minSide > 0 {
             results.removeAll { Swift.min($0.bounds.width, $0.bounds.height) < minSide }
