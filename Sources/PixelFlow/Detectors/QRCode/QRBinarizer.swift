@@ -81,8 +81,21 @@ struct QRBinaryImage: Sendable {
 enum QRBinarizer {
     static let blockSize = 8
     static let minimumDynamicRange = 24
+    /// The flat-block limit of the low-contrast retry: blocks spanning more than 2 gray levels
+    /// are thresholded at their own mean, so modules 15-40 levels apart still separate (flat
+    /// areas then binarize as noise, which the finder and format checks reject).
+    static let lowContrastRange = 2
+    /// The threshold neighbourhood of the low-contrast retry: 3 x 3 blocks (24 pixels) instead
+    /// of 5 x 5. A faint code's threshold must come from the code itself; the wider window
+    /// reached into a backdrop as dark as the code's dark modules (19 of 28 low-contrast codes
+    /// of the hard set read with 3 x 3, 10 with 5 x 5).
+    static let lowContrastNeighbourhood = 1
 
-    static func binarize(_ lum: QRLuminance) -> QRBinaryImage {
+    /// The thresholded image of `lum`; blocks whose max - min is at most `minimumRange` count
+    /// as flat, and each block's threshold is the mean black point of the (2r + 1)^2 blocks
+    /// around it (`neighbourhood` r).
+    static func binarize(_ lum: QRLuminance, minimumRange: Int = minimumDynamicRange,
+                         neighbourhood r: Int = 2) -> QRBinaryImage {
         let w = lum.width, h = lum.height
         var bits = [UInt8](repeating: 0, count: w * h)
         guard w > 0, h > 0 else { return QRBinaryImage(width: w, height: h, bits: bits) }
@@ -119,7 +132,7 @@ enum QRBinarizer {
                         }
                         let count = (y1 - y0) * (x1 - x0)
                         var average: Int
-                        if hi - lo > minimumDynamicRange {
+                        if hi - lo > minimumRange {
                             average = sum / count
                         } else {
                             average = lo / 2
@@ -137,11 +150,11 @@ enum QRBinarizer {
             blackPoints.withUnsafeBufferPointer { bp in
                 thresholds.withUnsafeMutableBufferPointer { tp in
                     for by in 0..<bh {
-                        let cy = Swift.min(Swift.max(by, 2), Swift.max(bh - 3, 2))
-                        let ylo = Swift.max(cy - 2, 0), yhi = Swift.min(cy + 2, bh - 1)
+                        let cy = Swift.min(Swift.max(by, r), Swift.max(bh - 1 - r, r))
+                        let ylo = Swift.max(cy - r, 0), yhi = Swift.min(cy + r, bh - 1)
                         for bx in 0..<bw {
-                            let cx = Swift.min(Swift.max(bx, 2), Swift.max(bw - 3, 2))
-                            let xlo = Swift.max(cx - 2, 0), xhi = Swift.min(cx + 2, bw - 1)
+                            let cx = Swift.min(Swift.max(bx, r), Swift.max(bw - 1 - r, r))
+                            let xlo = Swift.max(cx - r, 0), xhi = Swift.min(cx + r, bw - 1)
                             var sum = 0
                             for yy in ylo...yhi {
                                 let r = bp.baseAddress! + yy &* bw

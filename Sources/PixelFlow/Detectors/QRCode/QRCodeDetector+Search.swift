@@ -31,8 +31,9 @@ extension QRCodeDetector {
     }
 
     /// Index triples of finder candidates that could be the three corners of one symbol, best
-    /// first: similar module sizes, two about equal sides at about a right angle (mild
-    /// perspective allowed), at least 14 modules apart.
+    /// first: module sizes within a factor 2.2, two sides within a factor 2.2 at 50 to 130
+    /// degrees (a symbol tilted up to about 60 degrees towards a close camera), at least about
+    /// 8 module sizes apart.
     static func _plausibleTriples(_ f: [QRFinderPattern]) -> [(Int, Int, Int)] {
         var scored: [(score: Double, triple: (Int, Int, Int))] = []
         let n = f.count
@@ -42,13 +43,13 @@ extension QRCodeDetector {
                     let a = f[i], b = f[j], c = f[k]
                     let lo = Swift.min(a.moduleSize, b.moduleSize, c.moduleSize)
                     let hi = Swift.max(a.moduleSize, b.moduleSize, c.moduleSize)
-                    guard lo > 0, hi / lo <= 1.6 else { continue }
+                    guard lo > 0, hi / lo <= 2.2 else { continue }
                     var s = [a.distance(to: b), b.distance(to: c), c.distance(to: a)]
                     s.sort()
                     let mean = (a.moduleSize + b.moduleSize + c.moduleSize) / 3
-                    guard s[0] / mean >= 9, s[1] / s[0] <= 1.6 else { continue }
+                    guard s[0] / mean >= 7.8, s[1] / s[0] <= 2.2 else { continue }
                     let cosine = (s[0] * s[0] + s[1] * s[1] - s[2] * s[2]) / (2 * s[0] * s[1])
-                    guard Swift.abs(cosine) < 0.4 else { continue }
+                    guard Swift.abs(cosine) < 0.64 else { continue }
                     guard (s[0] + s[1]) / 2 / mean + 7 <= 200 else { continue }
                     let score = Swift.abs(cosine) + (s[1] / s[0] - 1) + (hi / lo - 1)
                         - 0.02 * Double(Swift.min(a.count, b.count, c.count, 10))
@@ -99,9 +100,10 @@ struct QRGridReader {
             sizes.removeAll { $0 == v.size }
             sizes.insert(v.size, at: 0)
         }
-        let corners = QRFinderGeometry(image: image).symbolCorners(tl: tl, tr: tr, bl: bl)
+        let geometry = QRFinderGeometry(image: image).finderSquares(tl: tl, tr: tr, bl: bl)
         for n in sizes {
-            if let f = read(size: n, tl: tl, tr: tr, bl: bl, moduleSize: (msTop + msLeft) / 2, corners: corners) { return f }
+            if let f = read(size: n, tl: tl, tr: tr, bl: bl, moduleSize: (msTop + msLeft) / 2, corners: geometry?.corners,
+                            squares: geometry?.squares) { return f }
         }
         return nil
     }
@@ -109,8 +111,10 @@ struct QRGridReader {
     /// Tries an n x n grid on the three finders, with the alignment pattern when found.
     /// `corners`, when the finders' edges gave them, are the symbol's outer corners (with
     /// perspective); grids from them are tried before the affine grid of the finder centres.
+    /// `squares`, the finders' outer squares, give a grid fitted to all twelve of their
+    /// corners, tried first (it holds under strong perspective, where extrapolated edges drift).
     func read(size n: Int, tl: QRFinderPattern, tr: QRFinderPattern, bl: QRFinderPattern, moduleSize: Double,
-              corners: [Point]? = nil) -> QRCodeFeature? {
+              corners: [Point]? = nil, squares: [[Point]]? = nil) -> QRCodeFeature? {
         guard let version = QRVersion(size: n) else { return nil }
         let span = Double(n - 7)
         let u = Point(x: (tr.x - tl.x) / span, y: (tr.y - tl.y) / span)
@@ -127,7 +131,9 @@ struct QRGridReader {
         guard let affine = QRPerspectiveTransform(
             from: [source3[0], source3[1], Point(x: nn - 3.5, y: nn - 3.5), source3[2]],
             to: [image3[0], image3[1], Point(x: tr.x + bl.x - tl.x, y: tr.y + bl.y - tl.y), image3[2]]) else { return nil }
-        guard outline.map({ plausibleGrid($0, size: n) }) == true || plausibleGrid(affine, size: n) else { return nil }
+        let fitted = squares.flatMap { QRFinderGeometry.fittedGrid(squares: $0, size: n) }
+        guard fitted.map({ plausibleGrid($0, size: n) }) == true || outline.map({ plausibleGrid($0, size: n) }) == true
+                || plausibleGrid(affine, size: n) else { return nil }
         // The fourth point of each grid to try, with the three finder centres.
         var fourth: [(Point, Point)] = []
         if version.number >= 2 {
@@ -135,6 +141,9 @@ struct QRGridReader {
             var guesses = [Point(x: tl.x + k * (u.x + v.x), y: tl.y + k * (u.y + v.y))]
             if let outline {
                 guesses.insert(outline.apply(nn - 6.5, nn - 6.5), at: 0)
+            }
+            if let fitted {
+                guesses.insert(fitted.apply(nn - 6.5, nn - 6.5), at: 0)
             }
             for expected in guesses {
                 if let found = findAlignment(near: expected, u: u, v: v, moduleSize: moduleSize),
@@ -151,10 +160,29 @@ struct QRGridReader {
         // noisy or JPEG-damaged symbols) the mean luminance around the centre against the
         // local threshold.
         let radius = moduleSize >= 5 ? Int(moduleSize / 5) : 0
+        var grids: [QRPerspectiveTransform] = []
         for (src, dst) in fourth {
             let from = [source3[0], source3[1], src, source3[2]]
             let to = [image3[0], image3[1], dst, image3[2]]
-            guard let t = QRPerspectiveTransform(from: from, to: to) else { continue }
+            if let t = QRPerspectiveTransform(from: from, to: to) { grids.append(t) }
+        }
+        if let fitted, let squares {
+            // The finder corners and the alignment pattern together, then the finders alone.
+            let alignments = fourth.filter { $0.0.x == nn - 6.5 }
+            if let (src, dst) = alignments.first {
+                var source: [Point] = [], target: [Point] = squares.flatMap { $0 }
+                for (ox, oy) in [(0.0, 0.0), (nn - 7, 0.0), (0.0, nn - 7)] {
+                    source += [Point(x: ox, y: oy), Point(x: ox + 7, y: oy), Point(x: ox + 7, y: oy + 7), Point(x: ox, y: oy + 7)]
+                }
+                for _ in 0..<4 {
+                    source.append(src)
+                    target.append(dst)
+                }
+                if let t = QRPerspectiveTransform(fitting: source, to: target) { grids.insert(t, at: 0) }
+            }
+            grids.insert(fitted, at: alignments.isEmpty ? 0 : Swift.min(grids.count, 2))
+        }
+        for t in grids {
             var attempt: (matrix: QRBitMatrix, decoded: QRCodeDecoded)?
             for averaged in [false, true] {
                 let matrix = QRBitMatrix(size: n) { x, y in

@@ -9,16 +9,19 @@
 ///
 /// The pipeline (see Docs/QRCode.md): luminance; local-mean thresholding on 8 x 8 blocks
 /// (uneven lighting); finder patterns from 1:1:3:1:1 runs on scan lines, checked across;
-/// every plausible triple of finders (about a right isosceles triangle, similar module sizes),
-/// best first; the symbol size from the finder distances or the version information; the
-/// bottom-right alignment pattern by template matching near its expected place; a
-/// homography from four points to sample every module centre; `QRCodeDecoder` with its
+/// every plausible triple of finders (about a right isosceles triangle, similar module sizes,
+/// with room for about 60 degrees of tilt), best first; the symbol size from the finder
+/// distances or the version information; a homography fitted to the twelve outer corners of
+/// the finders; the bottom-right alignment pattern by template matching where that grid puts
+/// it, and the grid refitted with it, to sample every module centre; `QRCodeDecoder` with its
 /// error correction, which rejects grids that are not a QR code. Codes whose finders are
 /// used up are removed, so one image can hold several. Light-on-dark codes are read from
 /// the inverted threshold image when nothing else was found (or always with `tryHarder`).
 /// At accuracy high, an image with no readable code is searched again at half resolution,
 /// which reads blurred and noisy codes with large modules, and then (up to a megapixel, or
-/// at any size with `tryHarder`) at twice the resolution, which reads blurred 2-pixel modules.
+/// at any size with `tryHarder`) at twice the resolution, which reads blurred 2-pixel modules;
+/// last, a low-contrast pass (every block with any contrast thresholded at its mean, over a
+/// 3 x 3-block window), at full and half resolution.
 ///
 /// Only decoded codes are reported: a symbol damaged beyond its correction capacity gives no
 /// feature rather than a wrong message.
@@ -87,12 +90,31 @@ public struct QRCodeDetector: Detector {
         } else {
             control?.advanceUnlessCancelled(2)
         }
+        // Still nothing: low-contrast codes (15-40 gray levels) fall under the binarizer's
+        // flat-block rule; threshold every block with any contrast at its own mean instead, at
+        // full and then half resolution (twice the window, half the noise).
+        if results.isEmpty && options.accuracy == .high && control?.isCancelled != true {
+            results = searchLowContrast(luminance, control: control)
+            if results.isEmpty && Swift.min(luminance.width, luminance.height) >= 2 * 29 && control?.isCancelled != true {
+                results = searchLowContrast(luminance.halved(), control: control).map { $0.scaled(by: 2) }
+            }
+        }
         let minSide = options.minimumFeatureSize * Double(Swift.min(luminance.width, luminance.height))
         if minSide > 0 {
             results.removeAll { Swift.min($0.bounds.width, $0.bounds.height) < minSide }
         }
         if let cap = options.maximumFeatureCount { results = Array(results.prefix(Swift.max(cap, 0))) }
         return results
+    }
+
+    /// Codes from the low-contrast binarization (`QRBinarizer.lowContrastRange` and
+    /// `lowContrastNeighbourhood`), dark-on-light then light-on-dark.
+    func searchLowContrast(_ luminance: QRLuminance, control: RenderControl?) -> [QRCodeFeature] {
+        let binary = QRBinarizer.binarize(luminance, minimumRange: QRBinarizer.lowContrastRange,
+                                          neighbourhood: QRBinarizer.lowContrastNeighbourhood)
+        let results = QRCodeDetector._search(binary, options: options, control: control)
+        if !results.isEmpty || control?.isCancelled == true { return results }
+        return QRCodeDetector._search(binary.inverted(), options: options, control: control)
     }
 
     /// Dark-on-light codes, then light-on-dark ones when none were found (or always when

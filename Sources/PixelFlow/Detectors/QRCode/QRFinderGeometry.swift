@@ -81,24 +81,50 @@ struct QRFinderGeometry {
         return meanSquare <= 1.5 * 1.5 ? line : nil
     }
 
-    /// The symbol's outer corners (top-left, top-right, bottom-right, bottom-left) from the
-    /// three finders' edges; nil when an edge cannot be found or the corners are not a
-    /// convex quad.
-    func symbolCorners(tl: QRFinderPattern, tr: QRFinderPattern, bl: QRFinderPattern) -> [Point]? {
+    /// The outer squares of the three finders (each as its top-left, top-right, bottom-right
+    /// and bottom-left corner in the symbol's orientation) and the symbol's outer corners
+    /// (top-left, top-right, bottom-right, bottom-left) from them; nil when an edge cannot be
+    /// found or a quad is not convex.
+    func finderSquares(tl: QRFinderPattern, tr: QRFinderPattern, bl: QRFinderPattern)
+        -> (squares: [[Point]], corners: [Point])?
+    {
         let dTop = tl.distance(to: tr), dLeft = tl.distance(to: bl)
         guard dTop > 0, dLeft > 0 else { return nil }
         let ux = Point(x: (tr.x - tl.x) / dTop, y: (tr.y - tl.y) / dTop)
         let uy = Point(x: (bl.x - tl.x) / dLeft, y: (bl.y - tl.y) / dLeft)
-        guard let a = sides(center: tl.point, moduleSize: tl.moduleSize, ux: ux, uy: uy),
-              let b = sides(center: tr.point, moduleSize: tr.moduleSize, ux: ux, uy: uy),
-              let c = sides(center: bl.point, moduleSize: bl.moduleSize, ux: ux, uy: uy),
-              let topLeft = a.top.intersection(a.left),
-              let topRight = b.top.intersection(b.right),
-              let bottomLeft = c.bottom.intersection(c.left),
-              let bottomRight = b.right.intersection(c.bottom) else { return nil }
-        let q = [topLeft, topRight, bottomRight, bottomLeft]
+        var squares: [[Point]] = []
+        var all: [Sides] = []
+        for f in [tl, tr, bl] {
+            guard let s = sides(center: f.point, moduleSize: f.moduleSize, ux: ux, uy: uy),
+                  let a = s.top.intersection(s.left), let b = s.top.intersection(s.right),
+                  let c = s.bottom.intersection(s.right), let d = s.bottom.intersection(s.left) else { return nil }
+            let q = [a, b, c, d]
+            guard q.allSatisfy({ $0.x.isFinite && $0.y.isFinite }), QRFinderGeometry.isConvex(q) else { return nil }
+            squares.append(q)
+            all.append(s)
+        }
+        guard let bottomRight = all[1].right.intersection(all[2].bottom) else { return nil }
+        let q = [squares[0][0], squares[1][1], bottomRight, squares[2][3]]
         guard q.allSatisfy({ $0.x.isFinite && $0.y.isFinite }), QRFinderGeometry.isConvex(q) else { return nil }
-        return q
+        return (squares, q)
+    }
+
+    /// The symbol's outer corners (top-left, top-right, bottom-right, bottom-left) from the
+    /// three finders' edges; nil when an edge cannot be found or the corners are not a
+    /// convex quad.
+    func symbolCorners(tl: QRFinderPattern, tr: QRFinderPattern, bl: QRFinderPattern) -> [Point]? {
+        finderSquares(tl: tl, tr: tr, bl: bl)?.corners
+    }
+
+    /// The grid of an n x n symbol (module space to image) fitted by least squares to the
+    /// twelve outer corners of its finder `squares` (from `finderSquares`).
+    static func fittedGrid(squares: [[Point]], size n: Int) -> QRPerspectiveTransform? {
+        let nn = Double(n)
+        var source: [Point] = []
+        for (ox, oy) in [(0.0, 0.0), (nn - 7, 0.0), (0.0, nn - 7)] {
+            source += [Point(x: ox, y: oy), Point(x: ox + 7, y: oy), Point(x: ox + 7, y: oy + 7), Point(x: ox, y: oy + 7)]
+        }
+        return QRPerspectiveTransform(fitting: source, to: squares.flatMap { $0 })
     }
 
     /// Whether the quad turns the same way at every corner.

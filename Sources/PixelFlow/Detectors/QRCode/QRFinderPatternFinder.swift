@@ -144,15 +144,20 @@ enum QRFinderPatternFinder {
     /// thin to this under blur and rotation).
     static let minimumTotal = 10
 
+    /// Slack of the vertical and horizontal checks, in modules on each 1 of 1:1:3:1:1: wider
+    /// than the scan's 0.5 because a finder seen at a steep angle has runs of 1-2 pixels
+    /// across its compressed direction.
+    static let crossTolerance = 0.65
+
     /// Vertical, horizontal and diagonal checks through a horizontal hit.
     static func confirm(_ img: QRBinaryImage, cx: Double, cy: Double, total: Int) -> QRFinderPattern? {
         let maxRun = total
         let ix = Int(cx), iy = Int(cy)
-        guard let v = crossCheck(img, x: ix, y: iy, dx: 0, dy: 1, maxRun: maxRun, tolerance: 0.5) else { return nil }
+        guard let v = crossCheck(img, x: ix, y: iy, dx: 0, dy: 1, maxRun: maxRun, tolerance: crossTolerance) else { return nil }
         // Similar extent both ways (rotation stretches both alike).
         guard 5 * Swift.abs(v.total - total) < 3 * total else { return nil }
         let y = Double(iy) + v.center
-        guard let hz = crossCheck(img, x: ix, y: Int(y), dx: 1, dy: 0, maxRun: maxRun, tolerance: 0.5) else { return nil }
+        guard let hz = crossCheck(img, x: ix, y: Int(y), dx: 1, dy: 0, maxRun: maxRun, tolerance: crossTolerance) else { return nil }
         let x = Double(ix) + hz.center
         guard let d = crossCheck(img, x: Int(x), y: Int(y), dx: 1, dy: 1, maxRun: maxRun, tolerance: 0.75)
                 ?? crossCheck(img, x: Int(x), y: Int(y), dx: 1, dy: -1, maxRun: maxRun, tolerance: 0.75) else { return nil }

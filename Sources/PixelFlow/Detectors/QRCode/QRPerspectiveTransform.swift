@@ -86,3 +86,71 @@ struct QRPerspectiveTransform: Sendable, Hashable {
 
     func apply(_ p: Point) -> Point { apply(p.x, p.y) }
 }
+
+extension QRPerspectiveTransform {
+    /// The least-squares transform taking each `source[k]` near `destination[k]`, for four or
+    /// more correspondences in general position: the direct linear transform with the last
+    /// matrix entry fixed at 1, on coordinates first centred and scaled to unit mean distance
+    /// (Hartley, "In Defense of the Eight-Point Algorithm", 1997), solved through its 8 x 8
+    /// normal equations. nil when the points are too few or degenerate.
+    ///
+    /// Used to fit one grid to the twelve outer corners of a symbol's three finder patterns,
+    /// which pins its perspective down far better than extrapolating two finder edges.
+    ///
+    /// - Complexity: O(points).
+    init?(fitting source: [Point], to destination: [Point]) {
+        guard source.count >= 4, source.count == destination.count else { return nil }
+        func normalizer(_ p: [Point]) -> (cx: Double, cy: Double, s: Double)? {
+            let n = Double(p.count)
+            let cx = p.reduce(0) { $0 + $1.x } / n, cy = p.reduce(0) { $0 + $1.y } / n
+            let d = p.reduce(0) { $0 + ((($1.x - cx) * ($1.x - cx) + ($1.y - cy) * ($1.y - cy)).squareRoot()) } / n
+            guard d > 1e-9, d.isFinite else { return nil }
+            return (cx, cy, 2.0.squareRoot() / d)
+        }
+        guard let ns = normalizer(source), let nd = normalizer(destination) else { return nil }
+        // Normal equations A^T A h = A^T b, rows [x y 1 0 0 0 -xu -yu | u], [0 0 0 x y 1 -xv -yv | v].
+        var ata = [Double](repeating: 0, count: 64)
+        var atb = [Double](repeating: 0, count: 8)
+        func accumulate(_ row: [Double], _ rhs: Double) {
+            for i in 0..<8 where row[i] != 0 {
+                for j in 0..<8 { ata[i * 8 + j] += row[i] * row[j] }
+                atb[i] += row[i] * rhs
+            }
+        }
+        for k in source.indices {
+            let x = (source[k].x - ns.cx) * ns.s, y = (source[k].y - ns.cy) * ns.s
+            let u = (destination[k].x - nd.cx) * nd.s, v = (destination[k].y - nd.cy) * nd.s
+            accumulate([x, y, 1, 0, 0, 0, -x * u, -y * u], u)
+            accumulate([0, 0, 0, x, y, 1, -x * v, -y * v], v)
+        }
+        // Gaussian elimination with partial pivoting.
+        for c in 0..<8 {
+            var pivot = c
+            for r in (c + 1)..<8 where Swift.abs(ata[r * 8 + c]) > Swift.abs(ata[pivot * 8 + c]) { pivot = r }
+            guard Swift.abs(ata[pivot * 8 + c]) > 1e-12 else { return nil }
+            if pivot != c {
+                for j in 0..<8 { ata.swapAt(c * 8 + j, pivot * 8 + j) }
+                atb.swapAt(c, pivot)
+            }
+            for r in (c + 1)..<8 {
+                let f = ata[r * 8 + c] / ata[c * 8 + c]
+                if f == 0 { continue }
+                for j in c..<8 { ata[r * 8 + j] -= f * ata[c * 8 + j] }
+                atb[r] -= f * atb[c]
+            }
+        }
+        var h = [Double](repeating: 0, count: 8)
+        for r in stride(from: 7, through: 0, by: -1) {
+            var sum = atb[r]
+            for j in (r + 1)..<8 { sum -= ata[r * 8 + j] * h[j] }
+            h[r] = sum / ata[r * 8 + r]
+        }
+        let normalized = QRPerspectiveTransform(h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7], 1)
+        // Undo the normalizations: D^-1 * H * S.
+        let s = QRPerspectiveTransform(ns.s, 0, -ns.s * ns.cx, 0, ns.s, -ns.s * ns.cy, 0, 0, 1)
+        let dInverse = QRPerspectiveTransform(1 / nd.s, 0, nd.cx, 0, 1 / nd.s, nd.cy, 0, 0, 1)
+        let r = dInverse.concatenating(normalized.concatenating(s))
+        guard r.isFinite, r.m.8 != 0 else { return nil }
+        self = r
+    }
+}
