@@ -93,6 +93,8 @@ public struct DetectorOptions: Sendable, Hashable {
     /// An upper bound on the number of features to report (nil: no bound).
     public var maximumFeatureCount: Int?
 
+    /// Options with the given settings; the defaults are high accuracy, features of any size,
+    /// no slow fallbacks and no bound on the count.
     public init(accuracy: DetectorAccuracy = .high, minimumFeatureSize: Double = 0, tryHarder: Bool = false,
                 maximumFeatureCount: Int? = nil) {
         self.accuracy = accuracy

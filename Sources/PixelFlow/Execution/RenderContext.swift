@@ -112,8 +112,11 @@ public struct RenderContext: Sendable {
         }
     }
 
+    /// The settings renders with this context use: threads, tile size, colour management, limits.
     public var options: Options
 
+    /// A context with the given settings (by default: one thread per active processor, 256x64
+    /// tiles, filters working on linear-light values).
     public init(options: Options = Options()) { self.options = options }
 
     /// Creates a context with the given settings.

@@ -34,6 +34,8 @@
 public struct QRCodeDetector: Detector {
     public var options: DetectorOptions
 
+    /// A detector with the given options; the defaults search at high accuracy for codes of any
+    /// size.
     public init(options: DetectorOptions = DetectorOptions()) {
         self.options = options
     }
