@@ -34,6 +34,7 @@ public protocol Detector: Sendable {
     /// `features(in:)`, watched and cancellable as a render is (`RenderContext.makeBuffer`).
     ///
     /// - Parameters:
+    ///   - buffer: the image to search, in any pixel format.
     ///   - cancellation: cancels the detection from another thread (or from `progress`); it
     ///     then throws `PixelFlowError.cancelled` within about one unit of work (each
     ///     detector says what its unit is) and returns no features, not even partial ones.

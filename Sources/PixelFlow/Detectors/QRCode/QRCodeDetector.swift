@@ -54,6 +54,7 @@ public struct QRCodeDetector: Detector {
     /// ```
     ///
     /// - Parameters:
+    ///   - buffer: the image to search, in any pixel format.
     ///   - cancellation: cancels the detection from any thread; it then throws
     ///     `PixelFlowError.cancelled` within about one unit of work (one search pass's
     ///     thresholding and finder scan, or one decoding attempt: the token is checked

@@ -162,6 +162,7 @@ public struct RectangleDetector: Detector {
     /// ```
     ///
     /// - Parameters:
+    ///   - buffer: the image to search, in any pixel format.
     ///   - cancellation: cancels the detection from any thread; it then throws
     ///     `PixelFlowError.cancelled` within about one pass (the parallel passes stop taking
     ///     16-row bands or shapes as soon as it is cancelled) and returns no quads.
