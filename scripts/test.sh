@@ -52,6 +52,10 @@ swift build --build-tests
 # CHANGELOG, new public symbols documented (Docs/API/README.md; about 10 s).
 stage="API check"
 python3 scripts/api.py check | grep -v "^  added:" || exit 1
+# The API reference builds with DocC with no warning (Docs/API/README.md; a few seconds, the
+# symbol graph being the one the API check just dumped).
+stage="API reference (scripts/docs.sh)"
+bash scripts/docs.sh || exit 1
 if [[ $quick != 1 ]]; then
   # Keep the benchmark working: its quickest mode, with its correctness checks (a few seconds).
   stage="pixelflow-bench --smoke"

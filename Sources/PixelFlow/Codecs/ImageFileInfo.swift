@@ -25,6 +25,8 @@ public struct ImageFileInfo: Sendable, Equatable {
     /// The color profile, EXIF, XMP and orientation, as far as the headers give them.
     public var metadata: ImageMetadata
 
+    /// Header facts as a decoder reports them; the defaults describe a single 8-bit RGB image
+    /// with no alpha and no metadata.
     public init(format: ImageFileFormat, width: Int, height: Int, imageCount: Int = 1, bitsPerSample: Int = 8,
                 colorModel: String = "rgb", hasAlpha: Bool = false, isAnimated: Bool = false,
                 metadata: ImageMetadata = ImageMetadata()) {
@@ -49,6 +51,7 @@ public struct ImageFrame: Sendable {
     /// How long the frame shows, in seconds (0 for pages and still images).
     public var duration: Double
 
+    /// A frame showing `buffer` for `duration` seconds (0 for pages and still images).
     public init(buffer: PixelBuffer, duration: Double) {
         self.buffer = buffer
         self.duration = duration

@@ -61,6 +61,7 @@ public struct CICP: Sendable, Hashable {
     /// True when values use the full range (0...255 for 8 bits), false for video range.
     public var fullRange: Bool
 
+    /// Code points as H.273 numbers them; see the properties for the common values.
     public init(colorPrimaries: Int, transferCharacteristics: Int, matrixCoefficients: Int, fullRange: Bool) {
         self.colorPrimaries = colorPrimaries
         self.transferCharacteristics = transferCharacteristics
@@ -71,11 +72,24 @@ public struct CICP: Sendable, Hashable {
 
 /// CIE 1931 xy chromaticities of a white point and three primaries (PNG's cHRM chunk).
 public struct Chromaticities: Sendable, Hashable {
-    public var whiteX: Double, whiteY: Double
-    public var redX: Double, redY: Double
-    public var greenX: Double, greenY: Double
-    public var blueX: Double, blueY: Double
+    /// The white point's x chromaticity (D65: 0.3127).
+    public var whiteX: Double
+    /// The white point's y chromaticity (D65: 0.3290).
+    public var whiteY: Double
+    /// The red primary's x chromaticity (sRGB: 0.64).
+    public var redX: Double
+    /// The red primary's y chromaticity (sRGB: 0.33).
+    public var redY: Double
+    /// The green primary's x chromaticity (sRGB: 0.30).
+    public var greenX: Double
+    /// The green primary's y chromaticity (sRGB: 0.60).
+    public var greenY: Double
+    /// The blue primary's x chromaticity (sRGB: 0.15).
+    public var blueX: Double
+    /// The blue primary's y chromaticity (sRGB: 0.06).
+    public var blueY: Double
 
+    /// Chromaticities from CIE 1931 xy coordinates, each in 0...1.
     public init(whiteX: Double, whiteY: Double, redX: Double, redY: Double, greenX: Double, greenY: Double,
                 blueX: Double, blueY: Double) {
         self.whiteX = whiteX; self.whiteY = whiteY

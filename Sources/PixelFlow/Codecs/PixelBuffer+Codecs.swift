@@ -24,7 +24,10 @@ extension PixelBuffer {
 
     /// Decodes an image file read from `fileDescriptor` (standard input is 0) to its end.
     ///
-    /// - Parameter name: how errors name the input.
+    /// - Parameters:
+    ///   - name: how errors name the input.
+    ///   - fileDescriptor: an open file descriptor to read to its end; it is not closed.
+    ///   - options: size limits (checked before any pixel is allocated) and orientation.
     public init(readingFileDescriptor fileDescriptor: Int32, name: String = "<standard input>",
                 options: DecodeOptions = .default) throws {
         let bytes = try _FileIO.readAll(fileDescriptor: fileDescriptor, name: name, limit: options.maximumFileSize)
@@ -75,6 +78,8 @@ extension PixelBuffer {
     /// failure (including an encoding error) leaves any existing file untouched.
     ///
     /// - Parameters:
+    ///   - path: the file to write; its folder must exist.
+    ///   - options: each format's other settings (compression, subsampling, metadata).
     ///   - format: the file format; `nil` chooses it from the path's extension (see
     ///     `ImageFileFormat.init(pathExtension:)`), PNG when there is none.
     ///   - quality: JPEG quality, 1...100.
@@ -89,7 +94,12 @@ extension PixelBuffer {
 
     /// Writes this buffer encoded as `format` to `fileDescriptor` (standard output is 1).
     ///
-    /// - Parameter name: how errors name the output.
+    /// - Parameters:
+    ///   - name: how errors name the output.
+    ///   - fileDescriptor: an open file descriptor to write to; it is not closed.
+    ///   - format: the file format.
+    ///   - quality: JPEG quality, 1...100 (default 90); also lossy WebP, HEIF and AVIF.
+    ///   - options: each format's other settings (compression, subsampling, metadata).
     public func write(toFileDescriptor fileDescriptor: Int32, format: ImageFileFormat, quality: Int = 90,
                       options: EncodeOptions = .default, name: String = "<standard output>") throws {
         let bytes = try _encoded(as: format, quality: quality, options: options, name: name)

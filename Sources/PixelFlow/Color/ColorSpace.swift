@@ -16,7 +16,12 @@ import CCodecShims
 public struct ColorSpace: Sendable, Hashable, CustomStringConvertible {
     /// What the channels of a color space are.
     public enum Model: String, Sendable {
-        case rgb, gray, cmyk
+        /// Red, green and blue channels.
+        case rgb
+        /// One gray channel.
+        case gray
+        /// Cyan, magenta, yellow and black channels, as a CMYK ICC profile declares.
+        case cmyk
         /// Lab, XYZ, and other device spaces PixelFlow does not render in.
         case other
     }

@@ -7,11 +7,16 @@
 ///                                            resizingMode: .stretch)
 /// ```
 public struct EdgeInsets: Sendable, Hashable, CustomStringConvertible {
+    /// The distance down from the top edge, in pixels.
     public var top: Double
+    /// The distance in from the left edge, in pixels.
     public var left: Double
+    /// The distance up from the bottom edge, in pixels.
     public var bottom: Double
+    /// The distance in from the right edge, in pixels.
     public var right: Double
 
+    /// Insets of the given distances from each edge, in pixels.
     public init(top: Double, left: Double, bottom: Double, right: Double) {
         self.top = top
         self.left = left

@@ -13,11 +13,15 @@ public struct Homography: Hashable, Sendable, CustomStringConvertible {
     /// The 3x3 matrix, row-major.
     public var matrix: [Double]
 
+    /// A homography from its 3x3 matrix, row-major: `[m0, m1, ..., m8]`.
+    ///
+    /// - Precondition: `matrix` has exactly 9 elements.
     public init(matrix: [Double]) {
         precondition(matrix.count == 9, "a homography has 9 coefficients")
         self.matrix = matrix
     }
 
+    /// The homography that leaves every point where it is.
     public static let identity = Homography(matrix: [1, 0, 0, 0, 1, 0, 0, 0, 1])
 
     /// The homography sending the unit square's corners (0,0), (1,0), (1,1), (0,1) to `q`.

@@ -37,8 +37,11 @@ final class _PixelStorage: @unchecked Sendable {
 /// buffer's `alphaMode`. Gray formats read as `(g, g, g, 1)` and store the Rec. 709 luma of
 /// what is written.
 public struct PixelBuffer: Sendable {
+    /// The width, in pixels (at least 1).
     public let width: Int
+    /// The height, in pixels (at least 1).
     public let height: Int
+    /// The layout and type of each pixel's channels.
     public let format: PixelFormat
     /// Bytes from the start of one row to the start of the next.
     public let bytesPerRow: Int

@@ -34,6 +34,7 @@ public protocol Detector: Sendable {
     /// `features(in:)`, watched and cancellable as a render is (`RenderContext.makeBuffer`).
     ///
     /// - Parameters:
+    ///   - buffer: the image to search, in any pixel format.
     ///   - cancellation: cancels the detection from another thread (or from `progress`); it
     ///     then throws `PixelFlowError.cancelled` within about one unit of work (each
     ///     detector says what its unit is) and returns no features, not even partial ones.
@@ -93,6 +94,8 @@ public struct DetectorOptions: Sendable, Hashable {
     /// An upper bound on the number of features to report (nil: no bound).
     public var maximumFeatureCount: Int?
 
+    /// Options with the given settings; the defaults are high accuracy, features of any size,
+    /// no slow fallbacks and no bound on the count.
     public init(accuracy: DetectorAccuracy = .high, minimumFeatureSize: Double = 0, tryHarder: Bool = false,
                 maximumFeatureCount: Int? = nil) {
         self.accuracy = accuracy

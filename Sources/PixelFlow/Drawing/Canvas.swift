@@ -114,8 +114,15 @@ public struct Canvas: Sendable {
 
     /// Strokes the segments joining `points` in order; `closed` joins the last to the first.
     ///
-    /// - Parameter miterLimit: for `.miter` joins, the longest miter in half-widths before
-    ///   the join is beveled instead (10 by default, like Core Graphics).
+    /// - Parameters:
+    ///   - miterLimit: for `.miter` joins, the longest miter in half-widths before
+    ///   - points: the polyline's vertices, in pixels.
+    ///   - closed: whether to join the last point back to the first.
+    ///   - width: the stroke width, in pixels.
+    ///   - cap: the shape of open ends (default `.butt`).
+    ///   - join: the shape of corners (default `.miter`).
+    ///   - color: the stroke colour.
+    ///     the join is beveled instead (10 by default, like Core Graphics).
     public mutating func strokePolyline(_ points: [Point], closed: Bool = false, width: Double,
                                         cap: LineCap = .butt, join: LineJoin = .miter,
                                         miterLimit: Double = 10, color: Color) {

@@ -112,8 +112,11 @@ public struct RenderContext: Sendable {
         }
     }
 
+    /// The settings renders with this context use: threads, tile size, colour management, limits.
     public var options: Options
 
+    /// A context with the given settings (by default: one thread per active processor, 256x64
+    /// tiles, filters working on linear-light values).
     public init(options: Options = Options()) { self.options = options }
 
     /// Creates a context with the given settings.
@@ -174,6 +177,13 @@ public struct RenderContext: Sendable {
     ///   empty rect; `.limitExceeded` above `maximumRenderPixelCount`.
     ///
     /// - Parameters:
+    ///   - image: the image to render.
+    ///   - rect: the region to render, in image pixels; nil renders the extent, which must
+    ///     then be finite.
+    ///   - format: the buffer's pixel format (default `.rgba8`).
+    ///   - colorEncoding: the buffer's encoding; nil takes the format's default (`.sRGB` for
+    ///     the integer formats, see ``PixelBuffer``).
+    ///   - alphaMode: premultiplied or straight alpha; nil takes the format's default.
     ///   - cancellation: cancels the render from another thread; it then throws
     ///     `PixelFlowError.cancelled` within about one tile per worker, and no buffer is returned.
     ///   - progress: called with fractions of the work done, increasing, ending with exactly

@@ -17,6 +17,7 @@ import Darwin
 /// ```
 public final class CancellationToken: Sendable {
     private let flag = Atomic<Bool>(false)
+    /// A token that has not been cancelled.
     public init() {}
     /// Asks the work using this token to stop; it throws `PixelFlowError.cancelled` within
     /// about one tile per worker.

@@ -50,7 +50,11 @@ extension Image {
     /// (`CIConvolution5X5`, `CIConvolution7X7`; with `rgbOnly`, `CIConvolutionRGB...`, which
     /// leaves alpha as the center pixel's and adds the bias to R, G and B only).
     ///
-    /// - Parameter weights: `size * size` weights, top row first, applied without flipping.
+    /// - Parameters:
+    ///   - weights: `size * size` weights, top row first, applied without flipping.
+    ///   - size: the kernel's width and height: 3, 5 or 7; other sizes throw.
+    ///   - bias: added to every channel after the weighted sum (default 0).
+    ///   - rgbOnly: when true, alpha is the center pixel's and `bias` goes to R, G and B only.
     /// - Complexity: `size^2` multiply-adds per pixel.
     public func convolved(size: Int, weights: [Double], bias: Double = 0, rgbOnly: Bool = false) throws -> Image {
         guard [3, 5, 7].contains(size) else {

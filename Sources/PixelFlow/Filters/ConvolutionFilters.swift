@@ -21,7 +21,9 @@ extension FilterDescriptor {
 
 extension Image {
     /// Correlates with a 3x3 kernel and adds `bias` (`CIConvolution3X3`).
-    /// - Parameter weights: nine weights, top row first (default: identity).
+    /// - Parameters:
+    ///   - weights: nine weights, top row first (default: identity).
+    ///   - bias: added to every channel after the weighted sum (default 0).
     public func convolved3x3(weights: [Double]? = nil, bias: Double? = nil) throws -> Image {
         try FilterDescriptor.convolution3X3.apply(["inputImage": .image(self), "inputWeights": weights.map(FilterValue.vector),
                                                    "inputBias": bias.map(FilterValue.number)])

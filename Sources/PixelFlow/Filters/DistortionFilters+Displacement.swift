@@ -101,7 +101,9 @@ extension Image {
     /// the map's premultiplied red and green at `p`, clamped to [0, 1]. A 50% gray map leaves
     /// the image in place; red to the right and green downward (top-left origin).
     ///
-    /// - Parameter scale: the shift between map values 0 and 1, in pixels, 0...1000 (default 50).
+    /// - Parameters:
+    ///   - scale: the shift between map values 0 and 1, in pixels, 0...1000 (default 50).
+    ///   - map: the displacement image: its red and green channels shift x and y.
     /// - Complexity: one bilinear sample per pixel; the image is read over the output grown by
     ///   `scale / 2` (a whole-region pass above a 32-pixel reach).
     public func displacementDistorted(by map: Image, scale: Double? = nil) throws -> Image {

@@ -12,10 +12,15 @@
 /// Numbers that describe a range (`CIAttributeMin`, `CIAttributeMax`, the slider range) are
 /// `.number`; defaults and identities are `.value`, holding the `FilterValue` the input takes.
 public enum FilterAttributeValue: Sendable, Hashable, CustomStringConvertible {
+    /// A string, such as a filter's or an input's display name or description.
     case string(String)
+    /// A list of strings, such as a filter's category names.
     case strings([String])
+    /// A number, such as the ends of an input's range or slider range.
     case number(Double)
+    /// A value an input takes, such as its default or its identity.
     case value(FilterValue)
+    /// A nested dictionary, such as one input's attributes, keyed by ``FilterAttributeKey``.
     case dictionary([String: FilterAttributeValue])
 
     /// The string, for `.string`.
@@ -99,18 +104,31 @@ public enum FilterAttributeKey {
 }
 
 // Core Image's spellings, so code that reads attribute dictionaries ports over unchanged.
+/// Core Image's spelling of ``FilterAttributeKey/filterName``: the key of the filter's name.
 public let kCIAttributeFilterName = FilterAttributeKey.filterName
+/// Core Image's spelling of ``FilterAttributeKey/filterDisplayName``: the key of the filter's display name.
 public let kCIAttributeFilterDisplayName = FilterAttributeKey.filterDisplayName
+/// Core Image's spelling of ``FilterAttributeKey/filterCategories``: the key of the filter's category names.
 public let kCIAttributeFilterCategories = FilterAttributeKey.filterCategories
+/// Core Image's spelling of ``FilterAttributeKey/description``: the key of a filter's or an input's description.
 public let kCIAttributeDescription = FilterAttributeKey.description
+/// Core Image's spelling of ``FilterAttributeKey/displayName``: the key of an input's display name.
 public let kCIAttributeDisplayName = FilterAttributeKey.displayName
+/// Core Image's spelling of ``FilterAttributeKey/type``: the key of an input's ``FilterAttributeType``.
 public let kCIAttributeType = FilterAttributeKey.type
+/// Core Image's spelling of ``FilterAttributeKey/valueClass``: the key of an input's ``FilterValueClass``.
 public let kCIAttributeClass = FilterAttributeKey.valueClass
+/// Core Image's spelling of ``FilterAttributeKey/defaultValue``: the key of an input's default value.
 public let kCIAttributeDefault = FilterAttributeKey.defaultValue
+/// Core Image's spelling of ``FilterAttributeKey/identity``: the key of the value of an input that leaves the image unchanged.
 public let kCIAttributeIdentity = FilterAttributeKey.identity
+/// Core Image's spelling of ``FilterAttributeKey/min``: the key of the lowest value an input accepts.
 public let kCIAttributeMin = FilterAttributeKey.min
+/// Core Image's spelling of ``FilterAttributeKey/max``: the key of the highest value an input accepts.
 public let kCIAttributeMax = FilterAttributeKey.max
+/// Core Image's spelling of ``FilterAttributeKey/sliderMin``: the key of the low end of an input's slider range.
 public let kCIAttributeSliderMin = FilterAttributeKey.sliderMin
+/// Core Image's spelling of ``FilterAttributeKey/sliderMax``: the key of the high end of an input's slider range.
 public let kCIAttributeSliderMax = FilterAttributeKey.sliderMax
 /// The key of a filter's output (`kCIOutputImageKey`).
 public let kCIOutputImageKey = "outputImage"

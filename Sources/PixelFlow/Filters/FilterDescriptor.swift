@@ -6,13 +6,28 @@
 public struct FilterDescriptor: Sendable {
     /// Core Image's name, such as `CISepiaTone`.
     public let name: String
+    /// The name a user interface shows, such as `Sepia Tone`.
     public let displayName: String
     /// One line saying what the filter does.
     public let summary: String
+    /// The categories the filter belongs to; always includes ``FilterCategory/builtIn``,
+    /// ``FilterCategory/stillImage`` and ``FilterCategory/video``.
     public let categories: [FilterCategory]
+    /// The filter's inputs, in declaration order.
     public let inputs: [FilterInput]
     let build: @Sendable (FilterArguments) throws -> Image
 
+    /// Declares a filter.
+    ///
+    /// - Parameters:
+    ///   - name: Core Image's name, such as `CISepiaTone`.
+    ///   - displayName: The name a user interface shows.
+    ///   - summary: One line saying what the filter does.
+    ///   - categories: Its categories; ``FilterCategory/builtIn``, ``FilterCategory/stillImage``
+    ///     and ``FilterCategory/video`` are added when missing.
+    ///   - inputs: Its inputs, in the order they are listed and documented.
+    ///   - build: Makes the output image from validated arguments; called only after every input
+    ///     was checked against its ``FilterInput`` (class, range, component count).
     public init(name: String, displayName: String, summary: String, categories: [FilterCategory],
                 inputs: [FilterInput], build: @escaping @Sendable (FilterArguments) throws -> Image) {
         self.name = name
@@ -117,6 +132,7 @@ public struct FilterDescriptor: Sendable {
 
 /// Validated inputs handed to a descriptor's builder: every declared key is present.
 public struct FilterArguments: Sendable {
+    /// The name of the filter the arguments are for, used in error messages.
     public let filter: String
     let values: [String: FilterValue]
 
@@ -128,35 +144,64 @@ public struct FilterArguments: Sendable {
         return nil
     }
 
+    /// The image given for `key`.
+    ///
+    /// - Throws: ``PixelFlowError/invalidParameter(filter:key:reason:)`` when the value is not an image.
     public func image(_ key: String = "inputImage") throws -> Image {
         guard case let .image(i)? = values[key] else { throw fail(key, "must be an image") }
         return i
     }
+    /// The number given for `key`.
+    ///
+    /// - Throws: ``PixelFlowError/invalidParameter(filter:key:reason:)`` when the value is not a number.
     public func number(_ key: String) throws -> Double {
         guard case let .number(n)? = values[key] else { throw fail(key, "must be a number") }
         return n
     }
+    /// The number given for `key`, rounded to `Float`.
+    ///
+    /// - Throws: ``PixelFlowError/invalidParameter(filter:key:reason:)`` when the value is not a number.
     public func float(_ key: String) throws -> Float { Float(try number(key)) }
+    /// The vector given for `key`.
+    ///
+    /// - Throws: ``PixelFlowError/invalidParameter(filter:key:reason:)`` when the value is not a vector.
     public func vector(_ key: String) throws -> [Double] {
         guard case let .vector(v)? = values[key] else { throw fail(key, "must be a vector") }
         return v
     }
+    /// The colour given for `key`.
+    ///
+    /// - Throws: ``PixelFlowError/invalidParameter(filter:key:reason:)`` when the value is not a colour.
     public func color(_ key: String) throws -> Color {
         guard case let .color(c)? = values[key] else { throw fail(key, "must be a color") }
         return c
     }
+    /// The affine transform given for `key`.
+    ///
+    /// - Throws: ``PixelFlowError/invalidParameter(filter:key:reason:)`` when the value is not a
+    ///   transform.
     public func transform(_ key: String) throws -> AffineTransform {
         guard case let .transform(t)? = values[key] else { throw fail(key, "must be a transform") }
         return t
     }
+    /// The string given for `key`.
+    ///
+    /// - Throws: ``PixelFlowError/invalidParameter(filter:key:reason:)`` when the value is not a string.
     public func string(_ key: String) throws -> String {
         guard case let .string(s)? = values[key] else { throw fail(key, "must be a string") }
         return s
     }
+    /// The bytes given for `key`.
+    ///
+    /// - Throws: ``PixelFlowError/invalidParameter(filter:key:reason:)`` when the value is not data.
     public func data(_ key: String) throws -> [UInt8] {
         guard case let .data(d)? = values[key] else { throw fail(key, "must be data") }
         return d
     }
+    /// The 4-vector given for `key`, as `Float`s (a colour-matrix row, a rect).
+    ///
+    /// - Throws: ``PixelFlowError/invalidParameter(filter:key:reason:)`` when the value is not a
+    ///   vector of exactly 4 components.
     public func simd4(_ key: String) throws -> SIMD4<Float> {
         let v = try vector(key)
         guard v.count == 4 else { throw fail(key, "must have 4 components") }

@@ -3,19 +3,25 @@
 public struct FilterInput: Sendable {
     /// Core Image's key, such as `inputIntensity`.
     public var key: String
+    /// The name a user interface shows, such as `Intensity`.
     public var displayName: String
+    /// One line saying what the input does, with its unit.
     public var summary: String
     /// What the value means; nil for plain vectors (CIColorMatrix's row vectors).
     public var attributeType: FilterAttributeType?
+    /// The class of value the input takes; other classes throw.
     public var valueClass: FilterValueClass
+    /// The value used when none is given; nil for required inputs (such as `inputImage`).
     public var defaultValue: FilterValue?
     /// The value for which the filter leaves its input unchanged, if there is one.
     public var identity: FilterValue?
     /// Hard limits: values outside throw. Nil means unbounded (NaN and infinities always throw).
     public var minimum: Double?
+    /// The upper hard limit: values above throw. Nil means unbounded.
     public var maximum: Double?
     /// The range a user interface offers.
     public var sliderMinimum: Double?
+    /// The high end of the range a user interface offers.
     public var sliderMaximum: Double?
     /// Number of components a vector must have, if fixed.
     public var componentCount: Int?
@@ -23,6 +29,22 @@ public struct FilterInput: Sendable {
     /// documented, like CIKMeans without `inputMeans`).
     public var isOptional: Bool = false
 
+    /// Describes an input.
+    ///
+    /// - Parameters:
+    ///   - key: Core Image's key, such as `inputIntensity`.
+    ///   - displayName: The name a user interface shows; nil derives it from the key
+    ///     (`inputIntensity` gives `Intensity`).
+    ///   - summary: One line saying what the input does, with its unit.
+    ///   - attributeType: What the value means; nil for plain vectors.
+    ///   - valueClass: The class of value the input takes.
+    ///   - defaultValue: The value used when none is given; nil for required inputs.
+    ///   - identity: The value that leaves the image unchanged, if any.
+    ///   - minimum: The lower hard limit, or nil.
+    ///   - maximum: The upper hard limit, or nil.
+    ///   - sliderMinimum: The low end of the user-interface range; nil takes `minimum`.
+    ///   - sliderMaximum: The high end of the user-interface range; nil takes `maximum`.
+    ///   - componentCount: The number of components a vector must have, or nil.
     public init(key: String, displayName: String? = nil, summary: String, attributeType: FilterAttributeType?,
                 valueClass: FilterValueClass, defaultValue: FilterValue? = nil, identity: FilterValue? = nil,
                 minimum: Double? = nil, maximum: Double? = nil, sliderMinimum: Double? = nil,

@@ -1,13 +1,22 @@
 /// A value given to a filter input: Core Image's NSNumber, CIVector, CIColor, CIImage,
 /// NSAffineTransform, NSString and NSData, as one Swift enum.
 public enum FilterValue: Sendable, Hashable, CustomStringConvertible {
+    /// A number (Core Image's `NSNumber`): a scalar, distance, angle in radians, count or time.
     case number(Double)
+    /// A vector of numbers (`CIVector`): a position `[x, y]`, a rect `[x, y, width, height]`, a
+    /// matrix row and the like.
     case vector([Double])
+    /// A colour (`CIColor`), with components in 0...1 (extended range allowed).
     case color(Color)
+    /// An image (`CIImage`).
     case image(Image)
+    /// An affine transform (`NSAffineTransform`).
     case transform(AffineTransform)
+    /// A string (`NSString`), such as the message of a code generator.
     case string(String)
+    /// Raw bytes (`NSData`), such as a cube's table or a code generator's message.
     case data([UInt8])
+    /// A flag; its value class is ``FilterValueClass/number``, as Core Image's `NSNumber` booleans.
     case boolean(Bool)
 
     /// The value class name, as used in messages and in attribute dictionaries.
@@ -43,11 +52,18 @@ public enum FilterValue: Sendable, Hashable, CustomStringConvertible {
 
 /// The class of value an input takes (Core Image's `kCIAttributeClass`).
 public enum FilterValueClass: String, Sendable, CaseIterable {
+    /// A number or a flag (`NSNumber`).
     case number = "NSNumber"
+    /// A vector of numbers (`CIVector`).
     case vector = "CIVector"
+    /// A colour (`CIColor`).
     case color = "CIColor"
+    /// An image (`CIImage`).
     case image = "CIImage"
+    /// An affine transform (`NSAffineTransform`).
     case transform = "NSAffineTransform"
+    /// A string (`NSString`).
     case string = "NSString"
+    /// Raw bytes (`NSData`).
     case data = "NSData"
 }

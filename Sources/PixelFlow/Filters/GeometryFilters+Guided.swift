@@ -121,6 +121,7 @@ extension Image {
     /// averaged. The image is first resampled onto the guide's extent when the extents differ.
     ///
     /// - Parameters:
+    ///   - guide: the image whose edges the smoothing keeps.
     ///   - radius: window half-side in guide pixels, 0...50 (default 1), rounded; 0 returns the
     ///     (resampled) image.
     ///   - epsilon: regularization, 0...1 (default 0.0001).

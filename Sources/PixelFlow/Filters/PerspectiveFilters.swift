@@ -140,7 +140,12 @@ extension Image {
     /// Rectifies the quad with the given corners to an upright rectangle
     /// (`CIPerspectiveCorrection`); corners are pixels with the origin at the top-left.
     ///
-    /// - Parameter crop: true (the default) keeps only the rectangle, placed at the origin.
+    /// - Parameters:
+    ///   - crop: true (the default) keeps only the rectangle, placed at the origin.
+    ///   - topLeft: the quad's top-left corner, in image pixels.
+    ///   - topRight: the quad's top-right corner, in image pixels.
+    ///   - bottomRight: the quad's bottom-right corner, in image pixels.
+    ///   - bottomLeft: the quad's bottom-left corner, in image pixels.
     /// - Throws: `PixelFlowError.invalidParameter` for a degenerate, concave or
     ///   self-intersecting quad.
     /// - Complexity: one homography and one bilinear sample per output pixel.

@@ -41,6 +41,7 @@ extension Image {
     /// ```
     ///
     /// - Parameters:
+    ///   - message: the text to encode (as UTF-8 bytes).
     ///   - correctionLevel: L, M (the default, as Core Image), Q or H.
     ///   - version: a fixed symbol version; nil picks the smallest that holds the message.
     ///   - scale: pixels per module, 1...100 (nearest neighbour: every module is a sharp square).

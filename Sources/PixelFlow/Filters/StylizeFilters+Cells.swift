@@ -168,7 +168,9 @@ extension Image {
     /// Square cells of side `scale` aligned on `center` (default [150 150]), each taking the
     /// color at its center (`CIPixellate`).
     ///
-    /// - Parameter scale: 1...1000 (default 8).
+    /// - Parameters:
+    ///   - scale: 1...1000 (default 8).
+    ///   - center: the point the cells are aligned on, in pixels (default (150, 150)).
     public func pixellated(center: Point? = nil, scale: Double? = nil) throws -> Image {
         try FilterDescriptor.pixellate.apply(["inputImage": .image(self), "inputCenter": center.map { .vector([$0.x, $0.y]) },
                                               "inputScale": scale.map(FilterValue.number)])

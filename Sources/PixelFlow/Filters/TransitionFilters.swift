@@ -483,7 +483,9 @@ extension FilterDescriptor {
 
 extension Image {
     /// Cross-fades to `target` (`CIDissolveTransition`): `self + (target - self) * time`.
-    /// - Parameter time: 0...1 (default 0); 0 gives `self`, 1 gives `target` exactly.
+    /// - Parameters:
+    ///   - time: 0...1 (default 0); 0 gives `self`, 1 gives `target` exactly.
+    ///   - target: the image the transition ends on.
     public func dissolveTransition(to target: Image, time: Double? = nil) throws -> Image {
         try FilterDescriptor.dissolveTransition.apply(["inputImage": .image(self), "inputTargetImage": .image(target),
                                                       "inputTime": time.map(FilterValue.number)])

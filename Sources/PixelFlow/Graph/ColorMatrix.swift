@@ -5,6 +5,8 @@
 public struct ColorMatrix: Hashable, Sendable, CustomStringConvertible {
     /// Column `j` holds the weights of input channel `j` in each output channel.
     public var columns: (SIMD4<Float>, SIMD4<Float>, SIMD4<Float>, SIMD4<Float>)
+    /// The offset added to each output channel after the matrix, in RGBA order (CIColorMatrix's
+    /// `inputBiasVector`).
     public var bias: SIMD4<Float>
 
     /// Builds a matrix from its rows (`rows[i]` dotted with the input gives output channel
@@ -16,6 +18,7 @@ public struct ColorMatrix: Hashable, Sendable, CustomStringConvertible {
         self.bias = bias
     }
 
+    /// The matrix that leaves every colour unchanged: `M = I`, `bias = 0`.
     public static let identity = ColorMatrix(rows: SIMD4(1, 0, 0, 0), SIMD4(0, 1, 0, 0),
                                              SIMD4(0, 0, 1, 0), SIMD4(0, 0, 0, 1))
 
@@ -24,6 +27,7 @@ public struct ColorMatrix: Hashable, Sendable, CustomStringConvertible {
         SIMD4(columns.0[i], columns.1[i], columns.2[i], columns.3[i])
     }
 
+    /// Whether this is exactly ``ColorMatrix/identity``.
     public var isIdentity: Bool { self == .identity }
     /// True when alpha out equals alpha in.
     public var preservesAlpha: Bool { row(3) == SIMD4(0, 0, 0, 1) && bias.w == 0 }

@@ -66,6 +66,9 @@ extension Image {
     /// Warps the image: each output pixel center `(x, y)` takes the input sampled at `map(x, y)`.
     ///
     /// - Parameters:
+    ///   - name: names the kernel in `explain()` and errors.
+    ///   - sampling: how the input is sampled at the returned positions (default `.bilinear`).
+    ///   - map: maps an output position to the input position it reads; it must be pure.
     ///   - extent: the output's extent (default: this image's).
     ///   - regionOfInterest: the input rect that the outputs in a given rect read; it must
     ///     contain every position `map` returns for pixels in that rect (PixelFlow reads only

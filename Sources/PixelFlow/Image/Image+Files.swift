@@ -31,6 +31,7 @@ extension Image {
     /// ```
     ///
     /// - Parameters:
+    ///   - path: the file to read.
     ///   - options: size limits (checked before any pixel is allocated) and orientation.
     ///   - streaming: decode lazily, row by row, at render time when the format allows
     ///     (default `true`); `false` decodes here. A streamed JPEG, PNG, TIFF, binary PNM or
@@ -106,6 +107,10 @@ extension RenderContext {
     /// costs up to two renders (progress then holds still until the second passes the first).
     ///
     /// - Parameters:
+    ///   - image: the image to render.
+    ///   - path: the file to write; its folder must exist.
+    ///   - rect: the region to write, in image pixels; nil writes the extent, which must
+    ///     then be finite.
     ///   - format: the file format; by default chosen from the path's extension (PNG if none).
     ///   - quality: JPEG quality, 1...100.
     ///   - pixelFormat: `.rgba8` (default) or `.rgba16` for 16-bit PNG and PNM output.

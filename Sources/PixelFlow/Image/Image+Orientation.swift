@@ -63,6 +63,7 @@ extension Image {
         /// True when the pixels were turned upright as `declared` says when the file was read.
         public var isApplied: Bool
 
+        /// What a file declared and whether it was applied on reading.
         public init(declared: EXIFOrientation, isApplied: Bool) {
             self.declared = declared
             self.isApplied = isApplied

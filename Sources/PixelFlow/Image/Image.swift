@@ -74,7 +74,9 @@ public struct Image: Sendable, Hashable, CustomStringConvertible {
     /// Moves, scales, rotates or shears the image; each output pixel samples the input at the
     /// inverse-transformed position of its center.
     ///
-    /// - Parameter transform: maps input coordinates to output coordinates.
+    /// - Parameters:
+    ///   - transform: maps input coordinates to output coordinates.
+    ///   - sampling: how the image is resampled (default `.bilinear`).
     /// - Throws: `PixelFlowError.invalidParameter` when the transform is not finite or not invertible.
     public func transformed(by transform: AffineTransform, sampling: Sampling = .bilinear) throws -> Image {
         guard transform.isFinite, transform.inverted() != nil else {

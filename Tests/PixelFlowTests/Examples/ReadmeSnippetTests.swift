@@ -153,8 +153,12 @@ final class ReadmeSnippetTests: TemporaryDirectoryTestCase {
 
     /// The README's ```` ```swift ```` blocks, without a leading `import PixelFlow` line and the
     /// blank line after it.
-    static func readmeBlocks() throws -> [String] {
-        let page = try String(contentsOfFile: readmePath, encoding: .utf8)
+    static func readmeBlocks() throws -> [String] { try swiftBlocks(inFile: readmePath) }
+
+    /// The ```` ```swift ```` blocks of the Markdown file at `path`, without a leading
+    /// `import PixelFlow` line and the blank line after it.
+    static func swiftBlocks(inFile path: String) throws -> [String] {
+        let page = try String(contentsOfFile: path, encoding: .utf8)
         var blocks: [[String]] = []
         var block: [String]?
         for line in page.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
@@ -185,6 +189,26 @@ final class ReadmeSnippetTests: TemporaryDirectoryTestCase {
         for snippet in snippets where !blocks.contains(snippet) {
             XCTFail("ReadmeSnippetTests has a snippet the README does not show:\n\(snippet)")
         }
+    }
+
+    /// The DocC articles (Sources/PixelFlow/PixelFlow.docc) show only Swift that is compiled:
+    /// each of their blocks is one of the README's (compiled here) or of the porting guide's
+    /// (compiled by PortingGuideTests), character for character.
+    func testDocCArticlesShowCompiledSnippets() throws {
+        let catalog = packageRoot + "/Sources/PixelFlow/PixelFlow.docc"
+        let compiled = try Self.readmeBlocks()
+            + Self.swiftBlocks(inFile: packageRoot + "/Docs/PortingFromCoreImage.md")
+        let articles = try FileManager.default.contentsOfDirectory(atPath: catalog).filter { $0.hasSuffix(".md") }
+        XCTAssertGreaterThanOrEqual(articles.count, 8, "the landing page, getting started and six areas")
+        var shown = 0
+        for article in articles.sorted() {
+            for block in try Self.swiftBlocks(inFile: catalog + "/" + article) {
+                shown += 1
+                XCTAssertTrue(compiled.contains(block),
+                              "\(article) shows Swift that neither the README nor the porting guide has:\n\(block)")
+            }
+        }
+        XCTAssertGreaterThanOrEqual(shown, 6)
     }
 
     /// The README's `Package.swift` lines name what the manifest declares: its tools version,

@@ -185,6 +185,7 @@ public struct FaceDetector: Detector {
     /// ```
     ///
     /// - Parameters:
+    ///   - buffer: the image to search, in any pixel format.
     ///   - cancellation: cancels the detection from any thread; it then throws
     ///     `PixelFlowError.cancelled` within about one unit of work (the scan of one band of
     ///     at most 8 window rows per worker, the resize and integrals of one pyramid level, or

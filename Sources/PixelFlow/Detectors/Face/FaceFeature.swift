@@ -38,6 +38,8 @@ public struct FaceFeature: Sendable, Hashable, CustomStringConvertible {
     /// a rough confidence.
     public var detectionCount: Int
 
+    /// A face with the given box and landmarks, as `FaceDetector` reports it: positions and
+    /// `bounds` in top-left-origin pixels, `faceAngle` in degrees clockwise on screen.
     public init(
         bounds: Rect, leftEyePosition: Point? = nil, rightEyePosition: Point? = nil, mouthPosition: Point? = nil,
         hasSmile: Bool = false, leftEyeClosed: Bool = false, rightEyeClosed: Bool = false,

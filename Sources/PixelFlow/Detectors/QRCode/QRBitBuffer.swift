@@ -4,6 +4,7 @@ public struct QRBitBuffer: Sendable, Hashable {
     /// The bits in order.
     public private(set) var bits: [Bool] = []
 
+    /// An empty buffer.
     public init() {}
 
     /// Number of bits.

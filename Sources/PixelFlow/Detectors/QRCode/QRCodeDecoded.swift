@@ -10,7 +10,9 @@ public struct QRCodeDecoded: Sendable, Hashable {
     public let bytes: [UInt8]
     /// The segments, as the encoder would have made them.
     public let segments: [QRSegment]
+    /// The symbol's version (1...40), which sets its size.
     public let version: QRVersion
+    /// The error correction level the symbol's format information declares.
     public let correctionLevel: QRErrorCorrectionLevel
     /// The data mask, 0...7.
     public let mask: Int

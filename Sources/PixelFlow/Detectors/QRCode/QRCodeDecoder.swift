@@ -20,6 +20,7 @@ public struct QRCodeDecoder: Sendable {
     /// Whether to try the transposed matrix when the matrix as given cannot be read.
     public var triesMirrored = true
 
+    /// A decoder that also tries the transposed matrix (``triesMirrored`` is true).
     public init() {}
 
     /// Decodes `matrix`.

@@ -34,6 +34,8 @@
 public struct QRCodeDetector: Detector {
     public var options: DetectorOptions
 
+    /// A detector with the given options; the defaults search at high accuracy for codes of any
+    /// size.
     public init(options: DetectorOptions = DetectorOptions()) {
         self.options = options
     }
@@ -52,6 +54,7 @@ public struct QRCodeDetector: Detector {
     /// ```
     ///
     /// - Parameters:
+    ///   - buffer: the image to search, in any pixel format.
     ///   - cancellation: cancels the detection from any thread; it then throws
     ///     `PixelFlowError.cancelled` within about one unit of work (one search pass's
     ///     thresholding and finder scan, or one decoding attempt: the token is checked

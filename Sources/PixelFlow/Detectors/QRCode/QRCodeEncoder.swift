@@ -14,6 +14,8 @@
 /// - Complexity: O(s^2) per mask tried for a symbol of s x s modules, plus O(n) for n
 ///   characters of text.
 public struct QRCodeEncoder: Sendable {
+    /// How much of the symbol may be damaged and still read: about 7 % (low), 15 % (medium),
+    /// 25 % (quartile) or 30 % (high) of the codewords; higher levels make larger symbols.
     public var correctionLevel: QRErrorCorrectionLevel
     /// The version to use; nil chooses the smallest one from `minimumVersion` up that holds
     /// the message.
@@ -29,6 +31,8 @@ public struct QRCodeEncoder: Sendable {
     /// are valid UTF-8, and some old readers do not understand ECI.
     public var declaresUTF8 = false
 
+    /// An encoder with the given error correction level (medium by default), version (nil: the
+    /// smallest that holds the message) and data mask (nil: the one with the lowest penalty).
     public init(correctionLevel: QRErrorCorrectionLevel = .medium, version: QRVersion? = nil, mask: Int? = nil) {
         self.correctionLevel = correctionLevel
         self.version = version

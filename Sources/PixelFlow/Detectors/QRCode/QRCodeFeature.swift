@@ -5,9 +5,13 @@
 /// "Top-left" is the symbol's own top-left (the corner with the finder pattern whose
 /// neighbours are the other two), whatever the code's rotation in the image.
 public struct QRCodeFeature: Sendable, Hashable {
+    /// The symbol's top-left outer corner, in image pixels.
     public var topLeft: Point
+    /// The symbol's top-right outer corner, in image pixels.
     public var topRight: Point
+    /// The symbol's bottom-right outer corner, in image pixels.
     public var bottomRight: Point
+    /// The symbol's bottom-left outer corner, in image pixels.
     public var bottomLeft: Point
     /// The decoded text; nil when the data names a character set PixelFlow does not decode
     /// (`bytes` still holds it). See `QRCodeDecoded.message`.
@@ -16,7 +20,9 @@ public struct QRCodeFeature: Sendable, Hashable {
     public var messageString: String? { message }
     /// The payload bytes of all segments.
     public var bytes: [UInt8]
+    /// The symbol's version (1...40), which sets its size: `17 + 4 * version` modules a side.
     public var version: QRVersion
+    /// The error correction level the symbol declares.
     public var correctionLevel: QRErrorCorrectionLevel
     /// Codewords Reed-Solomon decoding corrected.
     public var correctedErrors: Int
@@ -43,6 +49,8 @@ public struct QRCodeFeature: Sendable, Hashable {
         return sides / 4 / Double(version.size)
     }
 
+    /// A feature with the given corners, in image pixels, and what decoding the symbol gave;
+    /// `message`, `bytes`, `version` and the other fields are taken from `decoded`.
     public init(topLeft: Point, topRight: Point, bottomRight: Point, bottomLeft: Point, decoded: QRCodeDecoded) {
         self.topLeft = topLeft
         self.topRight = topRight

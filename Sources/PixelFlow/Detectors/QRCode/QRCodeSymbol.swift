@@ -2,7 +2,9 @@
 public struct QRCodeSymbol: Sendable, Hashable {
     /// The modules, without quiet zone.
     public let matrix: QRBitMatrix
+    /// The version used (1...40): the symbol has `17 + 4 * version` modules a side.
     public let version: QRVersion
+    /// The error correction level used.
     public let correctionLevel: QRErrorCorrectionLevel
     /// The data mask, 0...7.
     public let mask: Int

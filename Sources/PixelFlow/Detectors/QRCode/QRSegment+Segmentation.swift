@@ -12,8 +12,11 @@ extension QRSegment {
     /// // alphanumeric("ABC"), numeric("1234567890"), byte(3 bytes)
     /// ```
     ///
-    /// - Parameter allowKanji: use kanji mode for JIS X 0208 characters (13 bits instead of
-    ///   24 for UTF-8); readers decode it to the same text.
+    /// - Parameters:
+    ///   - allowKanji: use kanji mode for JIS X 0208 characters (13 bits instead of
+    ///   - text: the text to encode.
+    ///   - version: the symbol version the segments are for (only its character-count widths matter).
+    ///     24 for UTF-8); readers decode it to the same text.
     /// - Complexity: O(n) for n Unicode scalars, with 7 states per scalar.
     public static func optimalSegments(for text: String, version: QRVersion, allowKanji: Bool = true) -> [QRSegment] {
         var units: [_Unit] = []

@@ -60,6 +60,7 @@ public struct QRSegment: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The segment's mode: how its payload is encoded.
     public let mode: Mode
     /// Characters (numeric, alphanumeric, kanji) or bytes (byte mode); the designator of an
     /// ECI segment; 0 for the other modes.

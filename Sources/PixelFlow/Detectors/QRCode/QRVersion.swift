@@ -11,8 +11,9 @@ public struct QRVersion: Sendable, Hashable, Comparable, CustomStringConvertible
     /// The version number, 1...40.
     public let number: Int
 
-    /// The smallest and the largest version.
+    /// The smallest version, 1 (21 x 21 modules).
     public static let minimum = QRVersion(_unchecked: 1)
+    /// The largest version, 40 (177 x 177 modules).
     public static let maximum = QRVersion(_unchecked: 40)
     /// All forty versions, smallest first.
     public static let all: [QRVersion] = (1...40).map(QRVersion.init(_unchecked:))
@@ -88,10 +89,13 @@ public struct QRVersion: Sendable, Hashable, Comparable, CustomStringConvertible
 /// `blockCount - longBlockCount` hold `shortBlockDataCodewords` each, the others one more.
 /// Every block gets `ecCodewordsPerBlock` parity codewords.
 public struct QRBlockStructure: Sendable, Hashable {
+    /// The number of blocks the data codewords are cut into.
     public let blockCount: Int
     /// Blocks that carry one data codeword more than the short ones; they come last.
     public let longBlockCount: Int
+    /// The data codewords in each short block; long blocks hold one more.
     public let shortBlockDataCodewords: Int
+    /// The Reed-Solomon parity codewords appended to every block.
     public let ecCodewordsPerBlock: Int
     /// Parity codewords reserved for detecting, not correcting, errors (the standard's p,
     /// non-zero only for the smallest symbols): a block is corrected only when it has at most

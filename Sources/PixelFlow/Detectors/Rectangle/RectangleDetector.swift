@@ -64,6 +64,8 @@ public struct RectangleDetector: Detector {
 
     /// What to look for.
     public struct Options: Sendable, Hashable {
+        /// Speed against precision: `.low` searches a copy at most 320 pixels on its longer side,
+        /// `.high` (the default) one at most 640.
         public var accuracy: Accuracy
         /// The shortest side a quad may have, as a fraction of the image's smaller side
         /// (0...1; `CIDetectorMinFeatureSize`).
@@ -80,6 +82,9 @@ public struct RectangleDetector: Detector {
         /// active processor, as `RenderContext`). The result never depends on it.
         public var threadCount: Int?
 
+        /// Options with the given settings; the defaults keep the single most prominent quad with
+        /// sides of at least 0.2 of the image's shorter side, at high accuracy, with no aspect-ratio
+        /// hint, on one thread per active processor.
         public init(accuracy: Accuracy = .high, minimumSize: Double = 0.2, maximumFeatureCount: Int = 1,
                     aspectRatio: Double? = nil, aspectRatioTolerance: Double = 0.5, threadCount: Int? = nil) {
             self.accuracy = accuracy
@@ -121,6 +126,7 @@ public struct RectangleDetector: Detector {
 
     public var options: Options
 
+    /// A detector with the given options (by default: the single most prominent quad).
     public init(options: Options = Options()) { self.options = options }
 
     /// A detector made as the QR code and face detectors are, from the settings every
@@ -156,6 +162,7 @@ public struct RectangleDetector: Detector {
     /// ```
     ///
     /// - Parameters:
+    ///   - buffer: the image to search, in any pixel format.
     ///   - cancellation: cancels the detection from any thread; it then throws
     ///     `PixelFlowError.cancelled` within about one pass (the parallel passes stop taking
     ///     16-row bands or shapes as soon as it is cancelled) and returns no quads.

@@ -2,9 +2,13 @@
 /// in image coordinates: origin at the top-left, y down, in pixels of the searched image
 /// (pixel `(x, y)` covers `[x, x+1) x [y, y+1)`).
 public struct RectangleFeature: Hashable, Sendable, CustomStringConvertible {
+    /// The quad's top-left corner, in image pixels.
     public var topLeft: Point
+    /// The quad's top-right corner, in image pixels.
     public var topRight: Point
+    /// The quad's bottom-right corner, in image pixels.
     public var bottomRight: Point
+    /// The quad's bottom-left corner, in image pixels.
     public var bottomLeft: Point
     /// How well the sides lie on image edges, in 0...1: the mean over the four sides of their
     /// *edge support*, the fraction of the side's length that lies within 1.5 pixels of an
@@ -18,6 +22,7 @@ public struct RectangleFeature: Hashable, Sendable, CustomStringConvertible {
     /// `pixelflow detect rectangles --json` prints it as `"confidence"`.
     public var confidence: Double
 
+    /// A quad with the given corners, in image pixels, and `confidence` in 0...1 (1 by default).
     public init(topLeft: Point, topRight: Point, bottomRight: Point, bottomLeft: Point, confidence: Double = 1) {
         self.topLeft = topLeft; self.topRight = topRight
         self.bottomRight = bottomRight; self.bottomLeft = bottomLeft

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Builds PixelFlow's API reference (Docs/API/README.md, "The reference") with the
+# toolchain's own DocC, with no package plugin:
+#
+#   bash scripts/docs.sh        symbol graph, then `docc convert` into .build/docs, a static
+#                               site (open .build/docs/documentation/pixelflow/index.html
+#                               through any static web server, e.g.
+#                               `python3 -m http.server -d .build/docs`, then
+#                               http://localhost:8000/documentation/pixelflow/)
+#
+# The symbol graph comes from `swift package dump-symbol-graph --minimum-access-level public`
+# (it builds the package first); the articles from Sources/PixelFlow/PixelFlow.docc.
+# DocC's warnings (unresolved links, undocumented parameters of a documented function,
+# ...) are printed and make the script fail (exit 1). DOCC overrides the docc binary;
+# PIXELFLOW_DOCS_BASE_PATH sets --hosting-base-path for a site not served from its root.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+docc="${DOCC:-}"
+if [[ -z "$docc" ]]; then
+  # The docc next to the swift in use: the toolchain's own.
+  swift_bin="$(dirname "$(readlink -f "$(command -v swift)")")"
+  docc="$swift_bin/docc"
+  [[ -x "$docc" ]] || docc="$(command -v docc || true)"
+fi
+if [[ -z "$docc" || ! -x "$docc" ]]; then
+  echo "scripts/docs.sh: no docc next to swift ($swift_bin); set DOCC=/path/to/docc" >&2
+  exit 1
+fi
+
+started=$(date +%s)
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
+if ! swift package dump-symbol-graph --minimum-access-level public >"$log" 2>&1; then
+  # The dump also tries the test and example modules; only PixelFlow's graph must be there.
+  :
+fi
+folder="$(sed -n 's/.*Files written to \([^ ]*\).*/\1/p' "$log" | tail -1)"
+if [[ -z "$folder" || ! -f "$folder/PixelFlow.symbols.json" ]]; then
+  tail -40 "$log" >&2
+  echo "scripts/docs.sh: swift package dump-symbol-graph did not write PixelFlow's symbol graph" >&2
+  exit 1
+fi
+
+# Only the PixelFlow module's graphs (its own symbols and its extensions of Swift's types):
+# the folder also holds the C shims', the CLI's and the examples'.
+graphs=.build/docs-symbol-graphs
+rm -rf "$graphs" .build/docs
+mkdir -p "$graphs"
+cp "$folder"/PixelFlow.symbols.json "$folder"/PixelFlow@*.symbols.json "$graphs"/
+
+extra=()
+if [[ -n "${PIXELFLOW_DOCS_BASE_PATH:-}" ]]; then extra+=(--hosting-base-path "$PIXELFLOW_DOCS_BASE_PATH"); fi
+"$docc" convert Sources/PixelFlow/PixelFlow.docc \
+  --additional-symbol-graph-dir "$graphs" \
+  --output-path .build/docs \
+  --transform-for-static-hosting \
+  --fallback-display-name PixelFlow \
+  --fallback-bundle-identifier org.pixelflow.PixelFlow \
+  --fallback-default-module-kind "Framework" \
+  "${extra[@]}" >"$log" 2>&1 || { cat "$log" >&2; echo "scripts/docs.sh: docc convert failed" >&2; exit 1; }
+
+warnings=$(grep -c -E '^(warning|error):' "$log" || true)
+if [[ "$warnings" != 0 ]]; then
+  cat "$log" >&2
+  echo "scripts/docs.sh: docc reported $warnings warning(s) or error(s); fix them (see above)" >&2
+  exit 1
+fi
+pages=$(find .build/docs/data/documentation -name '*.json' | wc -l)
+echo "scripts/docs.sh: .build/docs: $pages pages, 0 warnings, $(( $(date +%s) - started )) s"
+echo "  serve it with: python3 -m http.server -d .build/docs  (then /documentation/pixelflow/)"
