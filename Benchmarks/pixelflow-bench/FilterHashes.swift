@@ -68,8 +68,10 @@ func runFilterHashes(path: String) throws {
     for s in sizes {
         let a8 = try makeTestImage(width: s.width, height: s.height, seed: s.seeds.0)
         let b8 = try makeTestImage(width: s.width, height: s.height, seed: s.seeds.1)
-        imageInfo.append(["name": s.name, "width": "\(s.width)", "height": "\(s.height)",
-                          "made_by": "makeTestImage seeds \(s.seeds.0) (inputImage) and \(s.seeds.1) (other image inputs)"])
+        imageInfo.append([
+            "name": s.name, "width": "\(s.width)", "height": "\(s.height)",
+            "made_by": "makeTestImage seeds \(s.seeds.0) (inputImage) and \(s.seeds.1) (other image inputs)",
+        ])
         for (label, format) in formats {
             let (a, b): (PixelBuffer, PixelBuffer)
             if format == .rgba8 {
@@ -107,21 +109,28 @@ func runFilterHashes(path: String) throws {
                         }
                     }
                     byThreads[t] = h
-                    hashes.append(FilterHash(filter: d.name, image: s.name, format: label, threads: t, hash: h,
-                                             rect: "\(Int(rect.x)),\(Int(rect.y)),\(Int(rect.width))x\(Int(rect.height))"))
+                    hashes.append(
+                        FilterHash(
+                            filter: d.name, image: s.name, format: label, threads: t, hash: h,
+                            rect: "\(Int(rect.x)),\(Int(rect.y)),\(Int(rect.width))x\(Int(rect.height))"))
                 }
                 if Set(byThreads.values).count > 1 {
                     mismatches.append("\(d.name) \(s.name) \(label)")
-                    print("thread mismatch: \(d.name) \(s.name) \(label): " + threadCounts.map { "\($0): \(byThreads[$0]!)" }.joined(separator: ", "))
+                    print(
+                        "thread mismatch: \(d.name) \(s.name) \(label): "
+                            + threadCounts.map { "\($0): \(byThreads[$0]!)" }.joined(separator: ", "))
                 }
             }
         }
     }
-    let report = FilterHashReport(build: options.label, date: ISO8601DateFormatter().string(from: start), images: imageInfo,
-                                  hashes: hashes, thread_mismatches: mismatches)
+    let report = FilterHashReport(
+        build: options.label, date: ISO8601DateFormatter().string(from: start), images: imageInfo,
+        hashes: hashes, thread_mismatches: mismatches)
     let enc = JSONEncoder()
     enc.outputFormatting = [.prettyPrinted, .sortedKeys]
     try enc.encode(report).write(to: URL(fileURLWithPath: path))
-    print(String(format: "filter hashes: %d outputs of %d filters in %.1f s; %d thread mismatches; wrote %@",
-                 hashes.count, FilterRegistry.all.count, Date().timeIntervalSince(start), mismatches.count, path))
+    print(
+        String(
+            format: "filter hashes: %d outputs of %d filters in %.1f s; %d thread mismatches; wrote %@",
+            hashes.count, FilterRegistry.all.count, Date().timeIntervalSince(start), mismatches.count, path))
 }

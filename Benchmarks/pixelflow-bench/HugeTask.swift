@@ -26,10 +26,14 @@ func runHugeTask(_ task: String, input: String, output: String, threads: Int, th
     let rect = result.extent.integral
     var encodeOptions = EncodeOptions.default
     encodeOptions.tiffCompression = .none
-    try RenderContext(threadCount: threads).write(result, toFile: output, rect: rect, quality: 90,
-                                                  encodeOptions: encodeOptions)
+    try RenderContext(threadCount: threads).write(
+        result, toFile: output, rect: rect, quality: 90,
+        encodeOptions: encodeOptions)
     let seconds = now() - t0
-    print(String(format: "{\"task\": \"%@\", \"peer\": \"pixelflow\", \"ms\": %.1f, \"peak_rss_mb\": %.1f, \"input\": \"%dx%d\", \"output\": \"%dx%d\", \"threads\": %d}",
-                 task, seconds * 1e3, Double(peakResidentBytes()) / 1_048_576, Int(W), Int(H),
-                 Int(rect.width), Int(rect.height), threads))
+    print(
+        String(
+            format:
+                "{\"task\": \"%@\", \"peer\": \"pixelflow\", \"ms\": %.1f, \"peak_rss_mb\": %.1f, \"input\": \"%dx%d\", \"output\": \"%dx%d\", \"threads\": %d}",
+            task, seconds * 1e3, Double(peakResidentBytes()) / 1_048_576, Int(W), Int(H),
+            Int(rect.width), Int(rect.height), threads))
 }

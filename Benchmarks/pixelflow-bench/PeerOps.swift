@@ -78,10 +78,12 @@ func checkRect(width: Int, height: Int) -> (x: Range<Int>, y: Range<Int>) {
 func maxAbsDifference(_ out: PixelBuffer, channels: Int = 4, reference: (Int, Int) -> SIMD4<Double>) -> Double {
     let c = checkRect(width: out.width, height: out.height)
     var m = 0.0
-    for y in c.y { for x in c.x {
-        let o = out[x, y], r = reference(x, y)
-        for k in 0..<channels { m = max(m, abs(Double(o[k]) - r[k])) }
-    } }
+    for y in c.y {
+        for x in c.x {
+            let o = out[x, y], r = reference(x, y)
+            for k in 0..<channels { m = max(m, abs(Double(o[k]) - r[k])) }
+        }
+    }
     return m
 }
 
@@ -114,7 +116,9 @@ func refMatrix(_ p: SIMD4<Double>, _ rows: [SIMD4<Float>], _ bias: SIMD4<Float>)
     return r
 }
 
-func refColorControls(_ p: SIMD4<Double>, saturation s: Double = 1.2, brightness b: Double = 0.1, contrast c: Double = 1.1) -> SIMD4<Double> {
+func refColorControls(_ p: SIMD4<Double>, saturation s: Double = 1.2, brightness b: Double = 0.1, contrast c: Double = 1.1)
+    -> SIMD4<Double>
+{
     let l = 0.2126 * p.x + 0.7152 * p.y + 0.0722 * p.z
     var r = p
     for k in 0..<3 { r[k] = ((l + s * (p[k] - l)) + b - 0.5) * c + 0.5 }
@@ -184,7 +188,8 @@ func rotationMatrix(_ w: Int, _ h: Int) -> (a: Double, b: Double, tx: Double, c:
 func rotationTransform(_ w: Int, _ h: Int) -> PixelFlow.AffineTransform {
     let m = rotationMatrix(w, h)
     let mt = PixelFlow.AffineTransform(a: m.a, b: m.c, c: m.b, d: m.d, tx: m.tx, ty: m.ty)
-    return PixelFlow.AffineTransform(translationX: -0.5, y: -0.5).concatenating(mt).concatenating(PixelFlow.AffineTransform(translationX: 0.5, y: 0.5))
+    return PixelFlow.AffineTransform(translationX: -0.5, y: -0.5).concatenating(mt).concatenating(
+        PixelFlow.AffineTransform(translationX: 0.5, y: 0.5))
 }
 
 func refRotate(_ b: PixelBuffer, _ x: Int, _ y: Int) -> SIMD4<Double> {
@@ -210,123 +215,173 @@ func makePeerOps(_ inp: PeerInputs) -> [PeerOp] {
     var ops: [PeerOp] = []
 
     /// A rendered op: `image` rendered over `rect` into a preallocated buffer of `format`.
-    func rendered(_ variant: String, _ op: String, _ dtype: String, outW: Int? = nil, outH: Int? = nil,
-                  format: PixelFormat, alpha: AlphaMode, tolerance: Double = 1e-5, note: String,
-                  image: @escaping () throws -> Image, reference: ((Int, Int) -> SIMD4<Double>)?, channels: Int = 4) {
+    func rendered(
+        _ variant: String, _ op: String, _ dtype: String, outW: Int? = nil, outH: Int? = nil,
+        format: PixelFormat, alpha: AlphaMode, tolerance: Double = 1e-5, note: String,
+        image: @escaping () throws -> Image, reference: ((Int, Int) -> SIMD4<Double>)?, channels: Int = 4
+    ) {
         let ow = outW ?? W, oh = outH ?? H
-        ops.append(PeerOp(variant: variant, op: op, dtype: dtype, outWidth: ow, outHeight: oh, note: note,
-                          tolerance: tolerance) { t in
-            let img = try image()
-            let box = OutBox(try PixelBuffer(width: ow, height: oh, format: format, colorEncoding: .sRGB, alphaMode: alpha))
-            let ctx = rawContext(t)
-            let rect = Rect(x: 0, y: 0, width: ow, height: oh)
-            return ({ try ctx.render(img, rect: rect, to: &box.buffer) },
-                    { reference.map { maxAbsDifference(box.buffer, channels: channels, reference: $0) } })
-        })
+        ops.append(
+            PeerOp(
+                variant: variant, op: op, dtype: dtype, outWidth: ow, outHeight: oh, note: note,
+                tolerance: tolerance
+            ) { t in
+                let img = try image()
+                let box = OutBox(try PixelBuffer(width: ow, height: oh, format: format, colorEncoding: .sRGB, alphaMode: alpha))
+                let ctx = rawContext(t)
+                let rect = Rect(x: 0, y: 0, width: ow, height: oh)
+                return (
+                    { try ctx.render(img, rect: rect, to: &box.buffer) },
+                    { reference.map { maxAbsDifference(box.buffer, channels: channels, reference: $0) } }
+                )
+            })
     }
     let u8Tol = 1.0 / 255 + 1e-6
 
-    rendered("u8_to_f32", "u8_to_f32", "u8", format: .rgbaF32, alpha: .premultiplied, tolerance: 1e-6,
-             note: "rgba8 source tagged premultiplied -> rgbaF32 buffer, colorManagement .none",
-             image: { Image(inp.u8.tagged(.premultiplied)) }, reference: { pixel(inp.u8, $0, $1) })
-    rendered("f32_to_u8", "f32_to_u8", "f32", format: .rgba8, alpha: .premultiplied, tolerance: 1e-6,
-             note: "rgbaF32 source tagged premultiplied -> rgba8 buffer (round half up, clamp)",
-             image: { Image(inp.f32.tagged(.premultiplied)) }, reference: { q8(pixel(inp.f32, $0, $1)) })
+    rendered(
+        "u8_to_f32", "u8_to_f32", "u8", format: .rgbaF32, alpha: .premultiplied, tolerance: 1e-6,
+        note: "rgba8 source tagged premultiplied -> rgbaF32 buffer, colorManagement .none",
+        image: { Image(inp.u8.tagged(.premultiplied)) }, reference: { pixel(inp.u8, $0, $1) })
+    rendered(
+        "f32_to_u8", "f32_to_u8", "f32", format: .rgba8, alpha: .premultiplied, tolerance: 1e-6,
+        note: "rgbaF32 source tagged premultiplied -> rgba8 buffer (round half up, clamp)",
+        image: { Image(inp.f32.tagged(.premultiplied)) }, reference: { q8(pixel(inp.f32, $0, $1)) })
     let straightNote = "straight rgbaF32 in and out, colorManagement .none"
-    rendered("invert_f32", "invert", "f32", format: .rgbaF32, alpha: .straight, note: "colorInverted(); " + straightNote,
-             image: { try Image(inp.f32).colorInverted() }, reference: { refInvert(pixel(inp.f32, $0, $1)) })
-    rendered("color_matrix_f32", "color_matrix", "f32", format: .rgbaF32, alpha: .straight, note: "colorMatrix(sepia, bias); " + straightNote,
-             image: { try Image(inp.f32).colorMatrix(r: sepiaRows[0], g: sepiaRows[1], b: sepiaRows[2], a: sepiaRows[3], bias: sepiaBias) },
-             reference: { refMatrix(pixel(inp.f32, $0, $1), sepiaRows, sepiaBias) })
-    rendered("color_controls_f32", "color_controls", "f32", format: .rgbaF32, alpha: .straight,
-             note: "colorControls(1.2, 0.1, 1.1), one matrix; " + straightNote,
-             image: { try Image(inp.f32).colorControls(saturation: 1.2, brightness: 0.1, contrast: 1.1) },
-             reference: { refColorControls(pixel(inp.f32, $0, $1)) })
-    rendered("gamma_f32", "gamma", "f32", format: .rgbaF32, alpha: .straight, tolerance: 1e-4,
-             note: "gammaAdjusted(power: 0.75); " + straightNote,
-             image: { try Image(inp.f32).gammaAdjusted(power: 0.75) }, reference: { refGamma(pixel(inp.f32, $0, $1)) })
-    rendered("chain5_f32", "chain5", "f32", format: .rgbaF32, alpha: .straight, tolerance: 1e-4,
-             note: "5 filters fused into one pass (matrices folded); " + straightNote,
-             image: { try chain5(Image(inp.f32)) }, reference: { refChain5(pixel(inp.f32, $0, $1)) })
+    rendered(
+        "invert_f32", "invert", "f32", format: .rgbaF32, alpha: .straight, note: "colorInverted(); " + straightNote,
+        image: { try Image(inp.f32).colorInverted() }, reference: { refInvert(pixel(inp.f32, $0, $1)) })
+    rendered(
+        "color_matrix_f32", "color_matrix", "f32", format: .rgbaF32, alpha: .straight,
+        note: "colorMatrix(sepia, bias); " + straightNote,
+        image: {
+            try Image(inp.f32).colorMatrix(r: sepiaRows[0], g: sepiaRows[1], b: sepiaRows[2], a: sepiaRows[3], bias: sepiaBias)
+        },
+        reference: { refMatrix(pixel(inp.f32, $0, $1), sepiaRows, sepiaBias) })
+    rendered(
+        "color_controls_f32", "color_controls", "f32", format: .rgbaF32, alpha: .straight,
+        note: "colorControls(1.2, 0.1, 1.1), one matrix; " + straightNote,
+        image: { try Image(inp.f32).colorControls(saturation: 1.2, brightness: 0.1, contrast: 1.1) },
+        reference: { refColorControls(pixel(inp.f32, $0, $1)) })
+    rendered(
+        "gamma_f32", "gamma", "f32", format: .rgbaF32, alpha: .straight, tolerance: 1e-4,
+        note: "gammaAdjusted(power: 0.75); " + straightNote,
+        image: { try Image(inp.f32).gammaAdjusted(power: 0.75) }, reference: { refGamma(pixel(inp.f32, $0, $1)) })
+    rendered(
+        "chain5_f32", "chain5", "f32", format: .rgbaF32, alpha: .straight, tolerance: 1e-4,
+        note: "5 filters fused into one pass (matrices folded); " + straightNote,
+        image: { try chain5(Image(inp.f32)) }, reference: { refChain5(pixel(inp.f32, $0, $1)) })
 
     for (name, sigma) in [("gaussian_s2", 2.0), ("gaussian_s10", 10.0)] {
         let taps = gaussianTaps(sigma)
-        rendered(name + "_f32", name, "f32", format: .rgbaF32, alpha: .premultiplied,
-                 note: "clampedToExtent().gaussianBlurred(radius: \(sigma)).cropped; all 4 channels (tagged premultiplied)",
-                 image: { try Image(inp.f32.tagged(.premultiplied)).clampedToExtent().gaussianBlurred(radius: sigma).cropped(to: inp.u8.bounds) },
-                 reference: { refSeparable(inp.f32, taps, $0, $1) })
-        rendered(name + "_u8", name, "u8", format: .rgba8, alpha: .premultiplied, tolerance: u8Tol,
-                 note: "rgba8 tagged premultiplied, float taps, round half up",
-                 image: { try Image(inp.u8.tagged(.premultiplied)).clampedToExtent().gaussianBlurred(radius: sigma).cropped(to: inp.u8.bounds) },
-                 reference: { q8(refSeparable(inp.u8, taps, $0, $1)) })
+        rendered(
+            name + "_f32", name, "f32", format: .rgbaF32, alpha: .premultiplied,
+            note: "clampedToExtent().gaussianBlurred(radius: \(sigma)).cropped; all 4 channels (tagged premultiplied)",
+            image: {
+                try Image(inp.f32.tagged(.premultiplied)).clampedToExtent().gaussianBlurred(radius: sigma).cropped(
+                    to: inp.u8.bounds)
+            },
+            reference: { refSeparable(inp.f32, taps, $0, $1) })
+        rendered(
+            name + "_u8", name, "u8", format: .rgba8, alpha: .premultiplied, tolerance: u8Tol,
+            note: "rgba8 tagged premultiplied, float taps, round half up",
+            image: {
+                try Image(inp.u8.tagged(.premultiplied)).clampedToExtent().gaussianBlurred(radius: sigma).cropped(
+                    to: inp.u8.bounds)
+            },
+            reference: { q8(refSeparable(inp.u8, taps, $0, $1)) })
     }
-    rendered("conv3x3_emboss_f32", "conv3x3_emboss", "f32", format: .rgbaF32, alpha: .premultiplied,
-             note: "clampedToExtent().convolved3x3(EMBOSS).cropped; all 4 channels",
-             image: { try Image(inp.f32.tagged(.premultiplied)).clampedToExtent().convolved3x3(weights: embossWeights).cropped(to: inp.u8.bounds) },
-             reference: { x, y in
-                 var acc = SIMD4<Double>()
-                 for j in 0..<3 { for i in 0..<3 { acc += embossWeights[j * 3 + i] * clampedPixel(inp.f32, x + i - 1, y + j - 1) } }
-                 return acc
-             })
+    rendered(
+        "conv3x3_emboss_f32", "conv3x3_emboss", "f32", format: .rgbaF32, alpha: .premultiplied,
+        note: "clampedToExtent().convolved3x3(EMBOSS).cropped; all 4 channels",
+        image: {
+            try Image(inp.f32.tagged(.premultiplied)).clampedToExtent().convolved3x3(weights: embossWeights).cropped(
+                to: inp.u8.bounds)
+        },
+        reference: { x, y in
+            var acc = SIMD4<Double>()
+            for j in 0..<3 { for i in 0..<3 { acc += embossWeights[j * 3 + i] * clampedPixel(inp.f32, x + i - 1, y + j - 1) } }
+            return acc
+        })
     for (suffix, dtype) in [("_f32", "f32"), ("_u8", "u8")] {
         let isU8 = dtype == "u8"
         func src() -> PixelBuffer { (isU8 ? inp.u8 : inp.f32).tagged(.premultiplied) }
         let fmt: PixelFormat = isU8 ? .rgba8 : .rgbaF32
         let tol = isU8 ? u8Tol : 1e-5
-        rendered("resize_half_bilinear" + suffix, "resize_half_bilinear", dtype, outW: W / 2, outH: H / 2, format: fmt,
-                 alpha: .premultiplied, tolerance: tol, note: "transformed(by: scale 0.5), bilinear: the 2x2 mean",
-                 image: { try Image(src()).transformed(by: PixelFlow.AffineTransform(scaleX: 0.5, y: 0.5)) },
-                 reference: { x, y in
-                     let s = src()
-                     let m = (pixel(s, 2 * x, 2 * y) + pixel(s, 2 * x + 1, 2 * y) + pixel(s, 2 * x, 2 * y + 1) + pixel(s, 2 * x + 1, 2 * y + 1)) * 0.25
-                     return isU8 ? q8(m) : m
-                 })
-        rendered("resize_half_lanczos3" + suffix, "resize_half_lanczos3", dtype, outW: W / 2, outH: H / 2, format: fmt,
-                 alpha: .premultiplied, tolerance: tol,
-                 note: "clampedToExtent, crop 6 px outside, lanczosScaled(0.5): 12 taps per axis with clamped edges",
-                 image: { try Image(src()).clampedToExtent().cropped(to: Rect(x: -6, y: -6, width: W + 12, height: H + 12)).lanczosScaled(scale: 0.5) },
-                 reference: { x, y in let v = refLanczosHalf(src(), x, y); return isU8 ? q8(v) : v })
+        rendered(
+            "resize_half_bilinear" + suffix, "resize_half_bilinear", dtype, outW: W / 2, outH: H / 2, format: fmt,
+            alpha: .premultiplied, tolerance: tol, note: "transformed(by: scale 0.5), bilinear: the 2x2 mean",
+            image: { try Image(src()).transformed(by: PixelFlow.AffineTransform(scaleX: 0.5, y: 0.5)) },
+            reference: { x, y in
+                let s = src()
+                let m =
+                    (pixel(s, 2 * x, 2 * y) + pixel(s, 2 * x + 1, 2 * y) + pixel(s, 2 * x, 2 * y + 1)
+                        + pixel(s, 2 * x + 1, 2 * y + 1)) * 0.25
+                return isU8 ? q8(m) : m
+            })
+        rendered(
+            "resize_half_lanczos3" + suffix, "resize_half_lanczos3", dtype, outW: W / 2, outH: H / 2, format: fmt,
+            alpha: .premultiplied, tolerance: tol,
+            note: "clampedToExtent, crop 6 px outside, lanczosScaled(0.5): 12 taps per axis with clamped edges",
+            image: {
+                try Image(src()).clampedToExtent().cropped(to: Rect(x: -6, y: -6, width: W + 12, height: H + 12)).lanczosScaled(
+                    scale: 0.5)
+            },
+            reference: { x, y in
+                let v = refLanczosHalf(src(), x, y); return isU8 ? q8(v) : v
+            })
     }
     let th = Int((Double(H) * Double(thumbnailWidth) / Double(W)).rounded())
-    rendered("thumbnail", "thumbnail", "u8", outW: thumbnailWidth, outH: th, format: .rgba8, alpha: .straight,
-             note: "lanczosScaled(scale: \(thumbnailWidth)/W) on straight rgba8 (premultiplied inside), colorManagement .none; no exact reference",
-             image: { try Image(inp.u8).lanczosScaled(scale: Double(thumbnailWidth) / Double(W)) }, reference: nil)
+    rendered(
+        "thumbnail", "thumbnail", "u8", outW: thumbnailWidth, outH: th, format: .rgba8, alpha: .straight,
+        note:
+            "lanczosScaled(scale: \(thumbnailWidth)/W) on straight rgba8 (premultiplied inside), colorManagement .none; no exact reference",
+        image: { try Image(inp.u8).lanczosScaled(scale: Double(thumbnailWidth) / Double(W)) }, reference: nil)
     for (suffix, dtype) in [("_f32", "f32"), ("_u8", "u8")] {
         let isU8 = dtype == "u8"
         func src() -> PixelBuffer { (isU8 ? inp.u8 : inp.f32).tagged(.premultiplied) }
-        rendered("rotate15" + suffix, "rotate15", dtype, format: isU8 ? .rgba8 : .rgbaF32, alpha: .premultiplied,
-                 tolerance: isU8 ? u8Tol : 1e-5,
-                 note: "transformed(by: getRotationMatrix2D(center, 15, 1) in pixel-center coordinates), bilinear, outside 0",
-                 image: { try Image(src()).transformed(by: rotationTransform(W, H)) },
-                 reference: { x, y in let v = refRotate(src(), x, y); return isU8 ? q8(v) : v })
+        rendered(
+            "rotate15" + suffix, "rotate15", dtype, format: isU8 ? .rgba8 : .rgbaF32, alpha: .premultiplied,
+            tolerance: isU8 ? u8Tol : 1e-5,
+            note: "transformed(by: getRotationMatrix2D(center, 15, 1) in pixel-center coordinates), bilinear, outside 0",
+            image: { try Image(src()).transformed(by: rotationTransform(W, H)) },
+            reference: { x, y in
+                let v = refRotate(src(), x, y); return isU8 ? q8(v) : v
+            })
     }
-    rendered("alpha_blend", "alpha_blend", "f32pm x2", format: .rgbaF32, alpha: .premultiplied,
-             note: "A.mixed(with: B, amount: 0.5), premultiplied f32",
-             image: { try Image(inp.pmA).mixed(with: Image(inp.pmB), amount: 0.5) },
-             reference: { x, y in (pixel(inp.pmA, x, y) + pixel(inp.pmB, x, y)) * 0.5 })
-    rendered("source_atop", "source_atop", "f32pm x2", format: .rgbaF32, alpha: .premultiplied,
-             note: "A.composited(atop: B), premultiplied f32",
-             image: { try Image(inp.pmA).composited(atop: Image(inp.pmB)) },
-             reference: { x, y in
-                 let a = pixel(inp.pmA, x, y), b = pixel(inp.pmB, x, y)
-                 var r = a * b.w + b * (1 - a.w)
-                 r.w = b.w
-                 return r
-             })
-    rendered("grayscale", "grayscale", "u8", format: .gray8, alpha: .straight, tolerance: u8Tol,
-             note: "rgba8 tagged premultiplied rendered into a gray8 buffer (Rec.709 luma of the stored values)",
-             image: { Image(inp.u8.tagged(.premultiplied)) },
-             reference: { x, y in
-                 let p = pixel(inp.u8, x, y)
-                 let g = (0.2126 * p.x + 0.7152 * p.y + 0.0722 * p.z) * 255
-                 return SIMD4(repeating: (g + 0.5).rounded(.down) / 255)
-             }, channels: 1)
+    rendered(
+        "alpha_blend", "alpha_blend", "f32pm x2", format: .rgbaF32, alpha: .premultiplied,
+        note: "A.mixed(with: B, amount: 0.5), premultiplied f32",
+        image: { try Image(inp.pmA).mixed(with: Image(inp.pmB), amount: 0.5) },
+        reference: { x, y in (pixel(inp.pmA, x, y) + pixel(inp.pmB, x, y)) * 0.5 })
+    rendered(
+        "source_atop", "source_atop", "f32pm x2", format: .rgbaF32, alpha: .premultiplied,
+        note: "A.composited(atop: B), premultiplied f32",
+        image: { try Image(inp.pmA).composited(atop: Image(inp.pmB)) },
+        reference: { x, y in
+            let a = pixel(inp.pmA, x, y), b = pixel(inp.pmB, x, y)
+            var r = a * b.w + b * (1 - a.w)
+            r.w = b.w
+            return r
+        })
+    rendered(
+        "grayscale", "grayscale", "u8", format: .gray8, alpha: .straight, tolerance: u8Tol,
+        note: "rgba8 tagged premultiplied rendered into a gray8 buffer (Rec.709 luma of the stored values)",
+        image: { Image(inp.u8.tagged(.premultiplied)) },
+        reference: { x, y in
+            let p = pixel(inp.u8, x, y)
+            let g = (0.2126 * p.x + 0.7152 * p.y + 0.0722 * p.z) * 255
+            return SIMD4(repeating: (g + 0.5).rounded(.down) / 255)
+        }, channels: 1)
 
     // Codecs: libpng / libjpeg-turbo through the shims, single-threaded but for PNG encoding.
-    func codec(_ variant: String, _ dtype: String, note: String, tolerance: Double = 0,
-               _ prepare: @escaping () throws -> (run: () throws -> Void, check: () throws -> Double?)) {
-        var o = PeerOp(variant: variant, op: variant, dtype: dtype, outWidth: W, outHeight: H, note: note,
-                       tolerance: tolerance) { _ in try prepare() }
+    func codec(
+        _ variant: String, _ dtype: String, note: String, tolerance: Double = 0,
+        _ prepare: @escaping () throws -> (run: () throws -> Void, check: () throws -> Double?)
+    ) {
+        var o = PeerOp(
+            variant: variant, op: variant, dtype: dtype, outWidth: W, outHeight: H, note: note,
+            tolerance: tolerance
+        ) { _ in try prepare() }
         o.singleThreaded = true
         ops.append(o)
     }
@@ -334,28 +389,40 @@ func makePeerOps(_ inp: PeerInputs) -> [PeerOp] {
         maxAbsDifference(decoded) { pixel(original, $0, $1) }
     }
     // PNG encoding compresses its image data on `threadCount` threads (the same bytes for each).
-    ops.append(PeerOp(variant: "png_encode", op: "png_encode", dtype: "u8", outWidth: W, outHeight: H,
-                      note: "PixelBuffer.encoded(as: .png), level 6 (PixelFlow's deflate), parallel chunks; check: lossless round trip",
-                      tolerance: 0) { t in
-        final class Bytes { var b: [UInt8] = [] }
-        let out = Bytes()
-        let opts = EncodeOptions(compressionLevel: 6, threadCount: t)
-        return ({ out.b = try inp.u8.encoded(as: .png, options: opts) },
-                { roundTripError(try PixelBuffer(encoded: out.b), inp.u8) })
-    })
+    ops.append(
+        PeerOp(
+            variant: "png_encode", op: "png_encode", dtype: "u8", outWidth: W, outHeight: H,
+            note: "PixelBuffer.encoded(as: .png), level 6 (PixelFlow's deflate), parallel chunks; check: lossless round trip",
+            tolerance: 0
+        ) { t in
+            final class Bytes { var b: [UInt8] = [] }
+            let out = Bytes()
+            let opts = EncodeOptions(compressionLevel: 6, threadCount: t)
+            return (
+                { out.b = try inp.u8.encoded(as: .png, options: opts) },
+                { roundTripError(try PixelBuffer(encoded: out.b), inp.u8) }
+            )
+        })
     codec("png_decode", "png", note: "PixelBuffer(encoded:) of the PNG into rgba8") {
         let bytes = inp.png
         let box = OutBox(inp.u8)
-        return ({ box.buffer = try PixelBuffer(encoded: bytes) },
-                { box.buffer.width == W && box.buffer.height == H ? roundTripError(box.buffer, inp.u8) : nil })
+        return (
+            { box.buffer = try PixelBuffer(encoded: bytes) },
+            { box.buffer.width == W && box.buffer.height == H ? roundTripError(box.buffer, inp.u8) : nil }
+        )
     }
-    codec("jpeg_encode", "u8rgb", note: "PixelBuffer.encoded(as: .jpeg, quality: 90), baseline 4:2:0, from rgba8 (alpha dropped); lossy, no check") {
+    codec(
+        "jpeg_encode", "u8rgb",
+        note: "PixelBuffer.encoded(as: .jpeg, quality: 90), baseline 4:2:0, from rgba8 (alpha dropped); lossy, no check"
+    ) {
         final class Bytes { var b: [UInt8] = [] }
         let out = Bytes()
         let opts = EncodeOptions(progressive: false, chromaSubsampling: .yuv420)
         return ({ out.b = try inp.u8.encoded(as: .jpeg, quality: 90, options: opts) }, { nil })
     }
-    codec("jpeg_decode", "jpg", note: "PixelBuffer(encoded:) of the JPEG into rgba8 (there is no 3-channel format); lossy, no check") {
+    codec(
+        "jpeg_decode", "jpg", note: "PixelBuffer(encoded:) of the JPEG into rgba8 (there is no 3-channel format); lossy, no check"
+    ) {
         let bytes = inp.jpeg
         let box = OutBox(inp.u8)
         return ({ box.buffer = try PixelBuffer(encoded: bytes) }, { nil })
@@ -363,59 +430,66 @@ func makePeerOps(_ inp: PeerInputs) -> [PeerOp] {
     // Neighbourhood filters of Catalog II, with the peers' "clamp edges": clampedToExtent(),
     // the filter, then a crop back.
     let f32pm = inp.f32.tagged(.premultiplied)
-    rendered("box_r5_f32", "box_r5", "f32", format: .rgbaF32, alpha: .premultiplied, tolerance: 1e-5,
-             note: "clampedToExtent().boxBlurred(radius: 5).cropped; 11x11 mean, all 4 channels (running sums)",
-             image: { try Image(f32pm).clampedToExtent().boxBlurred(radius: 5).cropped(to: inp.u8.bounds) },
-             reference: { refSeparable(inp.f32, [Double](repeating: 1.0 / 11, count: 11), $0, $1) })
+    rendered(
+        "box_r5_f32", "box_r5", "f32", format: .rgbaF32, alpha: .premultiplied, tolerance: 1e-5,
+        note: "clampedToExtent().boxBlurred(radius: 5).cropped; 11x11 mean, all 4 channels (running sums)",
+        image: { try Image(f32pm).clampedToExtent().boxBlurred(radius: 5).cropped(to: inp.u8.bounds) },
+        reference: { refSeparable(inp.f32, [Double](repeating: 1.0 / 11, count: 11), $0, $1) })
     let unsharpTaps = gaussianTaps(2.5)
-    rendered("unsharp_f32", "unsharp", "f32", format: .rgbaF32, alpha: .premultiplied, tolerance: 1e-5,
-             note: "clampedToExtent().unsharpMasked(radius: 2.5, intensity: 0.5).cropped; all 4 channels",
-             image: { try Image(f32pm).clampedToExtent().unsharpMasked(radius: 2.5, intensity: 0.5).cropped(to: inp.u8.bounds) },
-             reference: { x, y in
-                 let p = pixel(inp.f32, x, y)
-                 return p + 0.5 * (p - refSeparable(inp.f32, unsharpTaps, x, y))
-             })
-    rendered("dilate5", "dilate5", "u8", format: .rgba8, alpha: .premultiplied, tolerance: 1e-6,
-             note: "clampedToExtent().morphologyRectangleMaximum(width: 5, height: 5).cropped; rgba8 tagged premultiplied",
-             image: { try Image(inp.u8.tagged(.premultiplied)).clampedToExtent().morphologyRectangleMaximum(width: 5, height: 5)
-                 .cropped(to: inp.u8.bounds) },
-             reference: { x, y in
-                 var m = SIMD4<Double>(repeating: -1)
-                 for j in -2...2 { for i in -2...2 { m = pointwiseMax(m, clampedPixel(inp.u8, x + i, y + j)) } }
-                 return m
-             })
+    rendered(
+        "unsharp_f32", "unsharp", "f32", format: .rgbaF32, alpha: .premultiplied, tolerance: 1e-5,
+        note: "clampedToExtent().unsharpMasked(radius: 2.5, intensity: 0.5).cropped; all 4 channels",
+        image: { try Image(f32pm).clampedToExtent().unsharpMasked(radius: 2.5, intensity: 0.5).cropped(to: inp.u8.bounds) },
+        reference: { x, y in
+            let p = pixel(inp.f32, x, y)
+            return p + 0.5 * (p - refSeparable(inp.f32, unsharpTaps, x, y))
+        })
+    rendered(
+        "dilate5", "dilate5", "u8", format: .rgba8, alpha: .premultiplied, tolerance: 1e-6,
+        note: "clampedToExtent().morphologyRectangleMaximum(width: 5, height: 5).cropped; rgba8 tagged premultiplied",
+        image: {
+            try Image(inp.u8.tagged(.premultiplied)).clampedToExtent().morphologyRectangleMaximum(width: 5, height: 5)
+                .cropped(to: inp.u8.bounds)
+        },
+        reference: { x, y in
+            var m = SIMD4<Double>(repeating: -1)
+            for j in -2...2 { for i in -2...2 { m = pointwiseMax(m, clampedPixel(inp.u8, x + i, y + j)) } }
+            return m
+        })
     let sobelX: [Double] = [-1, 0, 1, -2, 0, 2, -1, 0, 1], sobelY: [Double] = [-1, -2, -1, 0, 0, 0, 1, 2, 1]
-    rendered("sobel_mag_f32", "sobel_mag", "f32", format: .rgbaF32, alpha: .premultiplied, tolerance: 1e-5,
-             note: "two clamped 3x3 convolutions (SOBEL_X, SOBEL_Y) blended by a custom kernel sqrt(gx^2+gy^2); all 4 channels",
-             image: {
-                 let clamped = Image(f32pm).clampedToExtent()
-                 let gx = try clamped.convolved3x3(weights: sobelX)
-                 let gy = try clamped.convolved3x3(weights: sobelY)
-                 return gx.blended(with: gy, named: "sobel-magnitude") { a, b in (a * a + b * b).squareRoot() }
-                     .cropped(to: inp.u8.bounds)
-             },
-             reference: { x, y in
-                 var gx = SIMD4<Double>(), gy = SIMD4<Double>()
-                 for j in 0..<3 {
-                     for i in 0..<3 {
-                         let p = clampedPixel(inp.f32, x + i - 1, y + j - 1)
-                         gx += sobelX[j * 3 + i] * p
-                         gy += sobelY[j * 3 + i] * p
-                     }
-                 }
-                 return (gx * gx + gy * gy).squareRoot()
-             })
-    rendered("median5", "median5", "u8", format: .rgba8, alpha: .premultiplied, tolerance: 1e-6,
-             note: "clampedToExtent().median(radius: 2).cropped; 5x5 median per channel, rgba8 tagged premultiplied",
-             image: { try Image(inp.u8.tagged(.premultiplied)).clampedToExtent().median(radius: 2).cropped(to: inp.u8.bounds) },
-             reference: { x, y in
-                 var r = SIMD4<Double>()
-                 for c in 0..<4 {
-                     var v: [Double] = []
-                     for j in -2...2 { for i in -2...2 { v.append(clampedPixel(inp.u8, x + i, y + j)[c]) } }
-                     r[c] = v.sorted()[12]
-                 }
-                 return r
-             })
+    rendered(
+        "sobel_mag_f32", "sobel_mag", "f32", format: .rgbaF32, alpha: .premultiplied, tolerance: 1e-5,
+        note: "two clamped 3x3 convolutions (SOBEL_X, SOBEL_Y) blended by a custom kernel sqrt(gx^2+gy^2); all 4 channels",
+        image: {
+            let clamped = Image(f32pm).clampedToExtent()
+            let gx = try clamped.convolved3x3(weights: sobelX)
+            let gy = try clamped.convolved3x3(weights: sobelY)
+            return gx.blended(with: gy, named: "sobel-magnitude") { a, b in (a * a + b * b).squareRoot() }
+                .cropped(to: inp.u8.bounds)
+        },
+        reference: { x, y in
+            var gx = SIMD4<Double>(), gy = SIMD4<Double>()
+            for j in 0..<3 {
+                for i in 0..<3 {
+                    let p = clampedPixel(inp.f32, x + i - 1, y + j - 1)
+                    gx += sobelX[j * 3 + i] * p
+                    gy += sobelY[j * 3 + i] * p
+                }
+            }
+            return (gx * gx + gy * gy).squareRoot()
+        })
+    rendered(
+        "median5", "median5", "u8", format: .rgba8, alpha: .premultiplied, tolerance: 1e-6,
+        note: "clampedToExtent().median(radius: 2).cropped; 5x5 median per channel, rgba8 tagged premultiplied",
+        image: { try Image(inp.u8.tagged(.premultiplied)).clampedToExtent().median(radius: 2).cropped(to: inp.u8.bounds) },
+        reference: { x, y in
+            var r = SIMD4<Double>()
+            for c in 0..<4 {
+                var v: [Double] = []
+                for j in -2...2 { for i in -2...2 { v.append(clampedPixel(inp.u8, x + i, y + j)[c]) } }
+                r[c] = v.sorted()[12]
+            }
+            return r
+        })
     return ops
 }

@@ -42,9 +42,11 @@ func runQRTask(folder: String, runs: Int, output: String?) throws {
         }
         let expected = entry.messages ?? entry.message.map { [$0] } ?? []
         let read = expected.filter { message in found.contains { $0.message == message } }.count
-        timed.append(Timed(file: entry.file, median_ms: m.median * 1e3, min_ms: m.minimum * 1e3,
-                           decoded: read == expected.count, decoded_count: read, found: found.count,
-                           wrong: found.filter { f in !expected.contains { $0 == f.message } }.count))
+        timed.append(
+            Timed(
+                file: entry.file, median_ms: m.median * 1e3, min_ms: m.minimum * 1e3,
+                decoded: read == expected.count, decoded_count: read, found: found.count,
+                wrong: found.filter { f in !expected.contains { $0 == f.message } }.count))
     }
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys]

@@ -49,8 +49,10 @@ func makeRectangleScene(width w: Int, height h: Int) throws -> (PixelBuffer, [Po
 /// thread count of `--threads`. Prints ms per frame (median and best of the timed runs) and
 /// the largest corner error of the first result against the drawn card, as a fraction of the
 /// diagonal (the detector's target is under 2%); JSON to `--output` when given.
-func runRectangleTask(width: Int, height: Int, threads: [Int], runs: Int, warmup: Int, output: String?,
-                      scenePNG: String? = nil) throws {
+func runRectangleTask(
+    width: Int, height: Int, threads: [Int], runs: Int, warmup: Int, output: String?,
+    scenePNG: String? = nil
+) throws {
     struct Timed: Encodable {
         var threads: Int
         var median_ms: Double
@@ -75,12 +77,19 @@ func runRectangleTask(width: Int, height: Int, threads: [Int], runs: Int, warmup
         var found: [RectangleFeature] = []
         let m = Measurement.run(warmup: warmup, runs: runs, minTime: 0.5) { found = detector.features(in: frame) }
         let error = found.first.map { f in
-            zip(f.corners, card).map { (($0.x - $1.x) * ($0.x - $1.x) + ($0.y - $1.y) * ($0.y - $1.y)).squareRoot() }.max()! / diagonal
+            zip(f.corners, card).map { (($0.x - $1.x) * ($0.x - $1.x) + ($0.y - $1.y) * ($0.y - $1.y)).squareRoot() }.max()!
+                / diagonal
         }
-        timed.append(Timed(threads: t, median_ms: m.median * 1e3, min_ms: m.minimum * 1e3, runs: m.times.count,
-                           found: found.count, corner_error_fraction_of_diagonal: error))
-        print(String(format: "rectangles t=%d  median %7.2f ms/frame  best %7.2f  (%d runs)  ", t, m.median * 1e3, m.minimum * 1e3, m.times.count)
-              + (error.map { String(format: "card found, corners within %.2f%% of the diagonal", $0 * 100) } ?? "card NOT found"))
+        timed.append(
+            Timed(
+                threads: t, median_ms: m.median * 1e3, min_ms: m.minimum * 1e3, runs: m.times.count,
+                found: found.count, corner_error_fraction_of_diagonal: error))
+        print(
+            String(
+                format: "rectangles t=%d  median %7.2f ms/frame  best %7.2f  (%d runs)  ", t, m.median * 1e3, m.minimum * 1e3,
+                m.times.count)
+                + (error.map { String(format: "card found, corners within %.2f%% of the diagonal", $0 * 100) } ?? "card NOT found")
+        )
     }
     if let output {
         let encoder = JSONEncoder()

@@ -1,6 +1,6 @@
 import Dispatch
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The machine's memory-copy bandwidth, measured in the same run as the filters: `memcpy`
@@ -29,7 +29,9 @@ struct Roofline {
                 memcpy(dst, src, n)
             } else {
                 DispatchQueue.concurrentPerform(iterations: threads) { i in
-                    memcpy(UnsafeMutableRawPointer(bitPattern: d + UInt(i * chunk))!, UnsafeRawPointer(bitPattern: s + UInt(i * chunk))!, chunk)
+                    memcpy(
+                        UnsafeMutableRawPointer(bitPattern: d + UInt(i * chunk))!,
+                        UnsafeRawPointer(bitPattern: s + UInt(i * chunk))!, chunk)
                 }
             }
         }

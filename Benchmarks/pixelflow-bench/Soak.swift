@@ -12,14 +12,17 @@ import PixelFlow
 /// whichever is more (glibc's malloc grows its arenas in steps: +10 MB once in a minute was
 /// seen here), and the least-squares slope of the second half in MB per minute.
 /// Exits 1 on any error, any differing output or growth.
-func runSoak(seconds: Double, tasks: Int, threads: Int, size: (Int, Int), jsonPath: String?,
-             sampleEvery: Double = 5) throws {
+func runSoak(
+    seconds: Double, tasks: Int, threads: Int, size: (Int, Int), jsonPath: String?,
+    sampleEvery: Double = 5
+) throws {
     let (W, H) = size
     let jpeg = try makeTestImage(width: W, height: H, seed: 7).encoded(as: .jpeg, quality: 92)
     let context = RenderContext(threadCount: threads)
     @Sendable func job() throws -> [UInt8] {
         let source = try Image(encoded: jpeg)
-        let result = try source
+        let result =
+            try source
             .colorControls(saturation: 1.2, brightness: 0.02, contrast: 1.05)
             .gaussianBlurred(radius: 2)
             .lanczosScaled(scale: 0.5)
@@ -48,8 +51,10 @@ func runSoak(seconds: Double, tasks: Int, threads: Int, size: (Int, Int), jsonPa
     // Sample the resident memory while the workers run.
     while group.wait(timeout: .now() + sampleEvery) == .timedOut {
         samples.append((now() - start, Double(residentBytes()) / 1_048_576, state.counts.renders))
-        print(String(format: "  %6.0f s  %8d renders  resident %7.1f MB", samples.last!.t, samples.last!.renders,
-                     samples.last!.rssMB))
+        print(
+            String(
+                format: "  %6.0f s  %8d renders  resident %7.1f MB", samples.last!.t, samples.last!.renders,
+                samples.last!.rssMB))
     }
     let elapsed = now() - start
     let c = state.counts
@@ -64,12 +69,17 @@ func runSoak(seconds: Double, tasks: Int, threads: Int, size: (Int, Int), jsonPa
     let late = samples.filter { $0.t >= elapsed / 2 }
     let slope = leastSquaresSlope(late.map(\.t), late.map(\.rssMB)) * 60
     let rate = Double(c.renders) / elapsed
-    print(String(format: "soak: %d renders in %.0f s (%.1f/s), %d task(s) sharing one context of %d thread(s), %dx%d JPEG",
-                 c.renders, elapsed, rate, tasks, threads, W, H))
-    print("soak: \(c.errors) error(s)\(c.firstError.map { " (first: \($0))" } ?? ""), "
-        + "\(c.renders - c.identical) output(s) different from the first")
-    print(String(format: "soak: resident memory: max of middle third %.1f MB, of last third %.1f MB, "
-                 + "second half's slope %+.2f MB/min: %@", middle, last, slope, plateau ? "plateau" : "GROWING"))
+    print(
+        String(
+            format: "soak: %d renders in %.0f s (%.1f/s), %d task(s) sharing one context of %d thread(s), %dx%d JPEG",
+            c.renders, elapsed, rate, tasks, threads, W, H))
+    print(
+        "soak: \(c.errors) error(s)\(c.firstError.map { " (first: \($0))" } ?? ""), "
+            + "\(c.renders - c.identical) output(s) different from the first")
+    print(
+        String(
+            format: "soak: resident memory: max of middle third %.1f MB, of last third %.1f MB, "
+                + "second half's slope %+.2f MB/min: %@", middle, last, slope, plateau ? "plateau" : "GROWING"))
     if let path = jsonPath {
         let json: [String: Any] = [
             "seconds": elapsed, "renders": c.renders, "renders_per_second": rate, "errors": c.errors,
@@ -96,9 +106,15 @@ private func leastSquaresSlope(_ x: [Double], _ y: [Double]) -> Double {
 private final class SoakState: Sendable {
     struct Counts { var renders = 0, identical = 0, errors = 0; var firstError: String? }
     private let value = Locked(Counts())
-    func record(identical: Bool) { value.withLock { $0.renders += 1; if identical { $0.identical += 1 } } }
+    func record(identical: Bool) {
+        value.withLock {
+            $0.renders += 1; if identical { $0.identical += 1 }
+        }
+    }
     func record(error: any Error) {
-        value.withLock { $0.errors += 1; if $0.firstError == nil { $0.firstError = "\(error)" } }
+        value.withLock {
+            $0.errors += 1; if $0.firstError == nil { $0.firstError = "\(error)" }
+        }
     }
     var counts: Counts { value.withLock { $0 } }
 }

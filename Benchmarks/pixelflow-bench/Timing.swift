@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Monotonic time in seconds.
@@ -13,14 +13,18 @@ func now() -> Double {
 /// Times of repeated calls, after warm-up.
 struct Measurement {
     var times: [Double]
-    var median: Double { let s = times.sorted(); return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2 }
+    var median: Double {
+        let s = times.sorted(); return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
+    }
     var minimum: Double { times.min() ?? 0 }
 
     /// Runs `body` `warmup` times untimed, then at least `runs` times, continuing until
     /// `minTime` seconds of timed runs or `4 * runs` runs. A body slower than `slow` seconds
     /// gets a single warm-up and no extra runs (PNG encoding takes seconds per call).
-    static func run(warmup: Int = 2, runs: Int = 7, minTime: Double = 0.5, slow: Double = 1.0,
-                    _ body: () throws -> Void) rethrows -> Measurement {
+    static func run(
+        warmup: Int = 2, runs: Int = 7, minTime: Double = 0.5, slow: Double = 1.0,
+        _ body: () throws -> Void
+    ) rethrows -> Measurement {
         var minTime = minTime
         for i in 0..<warmup {
             let t0 = now()

@@ -27,6 +27,9 @@ func runVipsTask(input: String, output: String, threads: Int) throws {
     let ctx = RenderContext(threadCount: threads, colorManagement: .none)
     try ctx.write(sharpened, toFile: output, rect: scaledExtent, format: .jpeg, quality: 90)
     let seconds = now() - t0
-    print(String(format: "{\"task\": \"vips\", \"peer\": \"pixelflow\", \"ms\": %.1f, \"peak_rss_mb\": %.1f, \"width\": %d, \"height\": %d, \"threads\": %d}",
-                 seconds * 1e3, Double(peakResidentBytes()) / 1_048_576, Int(scaledExtent.width), Int(scaledExtent.height), threads))
+    print(
+        String(
+            format:
+                "{\"task\": \"vips\", \"peer\": \"pixelflow\", \"ms\": %.1f, \"peak_rss_mb\": %.1f, \"width\": %d, \"height\": %d, \"threads\": %d}",
+            seconds * 1e3, Double(peakResidentBytes()) / 1_048_576, Int(scaledExtent.width), Int(scaledExtent.height), threads))
 }

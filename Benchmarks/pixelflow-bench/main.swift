@@ -63,8 +63,10 @@ func parseOptions() -> Options {
         case "--quick": o.width = 1920; o.height = 1080; o.sizeGiven = true
         case "--smoke":
             o.smoke = true; o.width = 256; o.height = 144; o.runs = 1; o.warmup = 0; o.minTime = 0
-            o.ops = ["u8_to_f32", "color_matrix", "chain5", "gaussian_s2", "resize_half_lanczos3", "rotate15_f32",
-                     "source_atop", "grayscale", "png_encode", "box_r5", "unsharp", "dilate5", "sobel_mag", "median5"]
+            o.ops = [
+                "u8_to_f32", "color_matrix", "chain5", "gaussian_s2", "resize_half_lanczos3", "rotate15_f32",
+                "source_atop", "grayscale", "png_encode", "box_r5", "unsharp", "dilate5", "sobel_mag", "median5",
+            ]
             explicitSections = [.peer, .registry]
         case "--size":
             let v = value(a).split(separator: "x").compactMap { Int($0) }
@@ -83,7 +85,9 @@ func parseOptions() -> Options {
         case "--faces": explicitSections.insert(.faces)
         case "--sections":
             for s in value(a).split(separator: ",") {
-                guard let v = Section(rawValue: String(s)) else { fail("unknown section \(s); use peer, registry, engine, faces") }
+                guard let v = Section(rawValue: String(s)) else {
+                    fail("unknown section \(s); use peer, registry, engine, faces")
+                }
                 explicitSections.insert(v)
             }
         case "--json": o.jsonPath = value(a)
@@ -110,53 +114,54 @@ func parseOptions() -> Options {
             o.soakTasks = n
         case "--filter-hashes": o.filterHashesPath = value(a)
         case "-h", "--help":
-            print("""
-            usage: pixelflow-bench [--quick | --size WxH | --smoke] [--threads 1,2] [--runs N] [--json FILE]
-                                   [--ops ID[,ID]] [--filter NAME[,NAME]] [--category NAME] [--engine]
-                                   [--sections peer,registry,engine,faces] [--faces] [--rss] [--label NAME] [--no-roofline]
-                                   [--image A.png --image-b B.png --png FILE.png --jpeg FILE.jpg]
-                   pixelflow-bench --task vips --input IN.jpg --output OUT.jpg [--threads N]
-                   pixelflow-bench --task sepia|downscale|thumbnail --input IN --output OUT [--threads N]
-                   pixelflow-bench --task qr --input FOLDER [--output FILE.json] [--runs N]
-                   pixelflow-bench --task rectangles [--size WxH] [--threads 1,2] [--runs N] [--output FILE.json]
-                   pixelflow-bench --soak SECONDS [--tasks N] [--threads N] [--size WxH] [--json FILE]
-                   pixelflow-bench --filter-hashes FILE.json [--label NAME]
+            print(
+                """
+                usage: pixelflow-bench [--quick | --size WxH | --smoke] [--threads 1,2] [--runs N] [--json FILE]
+                                       [--ops ID[,ID]] [--filter NAME[,NAME]] [--category NAME] [--engine]
+                                       [--sections peer,registry,engine,faces] [--faces] [--rss] [--label NAME] [--no-roofline]
+                                       [--image A.png --image-b B.png --png FILE.png --jpeg FILE.jpg]
+                       pixelflow-bench --task vips --input IN.jpg --output OUT.jpg [--threads N]
+                       pixelflow-bench --task sepia|downscale|thumbnail --input IN --output OUT [--threads N]
+                       pixelflow-bench --task qr --input FOLDER [--output FILE.json] [--runs N]
+                       pixelflow-bench --task rectangles [--size WxH] [--threads 1,2] [--runs N] [--output FILE.json]
+                       pixelflow-bench --soak SECONDS [--tasks N] [--threads N] [--size WxH] [--json FILE]
+                       pixelflow-bench --filter-hashes FILE.json [--label NAME]
 
-            Sections (all by default; --ops, --filter/--category and --engine select):
-              peer      the operations of ../shared/peers/bench_peers.py with the same definitions,
-                        each checked against a scalar reference on a 64x64 crop (check_max_abs);
-                        --ops takes substrings of variant ids (gaussian, chain5_f32, ...)
-              registry  every registered filter at its defaults: rgba8 -> rgba8 (sRGB) and
-                        rgbaF32 -> rgbaF32 (linear premultiplied)
-              engine    fusion and folding gains, region of interest, peak memory
-              faces     face detection at 1920x1080 (accuracy high and low) against OpenCV's
-                        detectMultiScale, same cascade and parameters, in the same run
-                        (scripts/bench_faces_opencv.py; Python from $PIXELFLOW_PYTHON)
-            --quick: 1920x1080 (default 3840x2160). --smoke: 256x144, 1 run, a few peer ops and
-            the registry; exits 1 when a check fails (for CI).
-            --rss: peak resident memory of each peer op in a child process (one per op).
-            --image/--image-b/--png/--jpeg: the peers' inputs (scripts/bench-compare.sh passes them).
-            --task vips: libvips' benchmark task (load JPEG, crop 100 px per edge, shrink 10%,
-            sharpen 3x3, save JPEG q90); prints one JSON line.
-            --task sepia|downscale|thumbnail: the huge-image tasks (scripts/bench_huge.py): sepia,
-            Lanczos to 10%, or a 1000 px wide thumbnail, streamed in and out with the library's
-            defaults; the output's format follows its extension; prints one JSON line with the
-            time and the peak resident memory.
-            --task qr: QR detection timed per image over a folder made by scripts/bench_qr.py
-            (manifest.json + images); JSON to --output or standard output.
-            --task rectangles: RectangleDetector timed on a generated 1920x1080 frame (a card in
-            perspective on a cluttered background; --size changes it), ms per frame per thread count;
-            --png FILE also writes the frame.
-            --soak SECONDS: N tasks (--tasks, default 4) share one RenderContext (--threads, default all
-            cores) and render a decode-chain-encode job (a 1024x768 JPEG in memory, or --size; color
-            controls, Gaussian blur, Lanczos 50%, sharpen, JPEG out) until the time is up; prints
-            renders per second, errors, whether every output is identical to the first, and the
-            resident memory every 5 s; exits 1 on an error, a differing output, or memory that
-            still grows in the last third of the run (Docs/Reliability.md, "Soak").
-            --filter-hashes: hashes of every registered filter's output at its defaults on fixed
-            generated images, rgba8 and rgbaF32, 1 and 2 threads, as JSON (FilterHashes.swift);
-            compare two files with scripts/compare_filter_hashes.py. No timing.
-            """)
+                Sections (all by default; --ops, --filter/--category and --engine select):
+                  peer      the operations of ../shared/peers/bench_peers.py with the same definitions,
+                            each checked against a scalar reference on a 64x64 crop (check_max_abs);
+                            --ops takes substrings of variant ids (gaussian, chain5_f32, ...)
+                  registry  every registered filter at its defaults: rgba8 -> rgba8 (sRGB) and
+                            rgbaF32 -> rgbaF32 (linear premultiplied)
+                  engine    fusion and folding gains, region of interest, peak memory
+                  faces     face detection at 1920x1080 (accuracy high and low) against OpenCV's
+                            detectMultiScale, same cascade and parameters, in the same run
+                            (scripts/bench_faces_opencv.py; Python from $PIXELFLOW_PYTHON)
+                --quick: 1920x1080 (default 3840x2160). --smoke: 256x144, 1 run, a few peer ops and
+                the registry; exits 1 when a check fails (for CI).
+                --rss: peak resident memory of each peer op in a child process (one per op).
+                --image/--image-b/--png/--jpeg: the peers' inputs (scripts/bench-compare.sh passes them).
+                --task vips: libvips' benchmark task (load JPEG, crop 100 px per edge, shrink 10%,
+                sharpen 3x3, save JPEG q90); prints one JSON line.
+                --task sepia|downscale|thumbnail: the huge-image tasks (scripts/bench_huge.py): sepia,
+                Lanczos to 10%, or a 1000 px wide thumbnail, streamed in and out with the library's
+                defaults; the output's format follows its extension; prints one JSON line with the
+                time and the peak resident memory.
+                --task qr: QR detection timed per image over a folder made by scripts/bench_qr.py
+                (manifest.json + images); JSON to --output or standard output.
+                --task rectangles: RectangleDetector timed on a generated 1920x1080 frame (a card in
+                perspective on a cluttered background; --size changes it), ms per frame per thread count;
+                --png FILE also writes the frame.
+                --soak SECONDS: N tasks (--tasks, default 4) share one RenderContext (--threads, default all
+                cores) and render a decode-chain-encode job (a 1024x768 JPEG in memory, or --size; color
+                controls, Gaussian blur, Lanczos 50%, sharpen, JPEG out) until the time is up; prints
+                renders per second, errors, whether every output is identical to the first, and the
+                resident memory every 5 s; exits 1 on an error, a differing output, or memory that
+                still grows in the last third of the run (Docs/Reliability.md, "Soak").
+                --filter-hashes: hashes of every registered filter's output at its defaults on fixed
+                generated images, rgba8 and rgbaF32, 1 and 2 threads, as JSON (FilterHashes.swift);
+                compare two files with scripts/compare_filter_hashes.py. No timing.
+                """)
             exit(0)
         default: fail("unknown argument \(a); see --help")
         }
@@ -201,21 +206,28 @@ nonisolated(unsafe) var rooflines: [Int: Roofline] = [:]
 nonisolated(unsafe) var failedChecks: [String] = []
 nonisolated(unsafe) var benchSize = (width: 0, height: 0)
 
-func record(_ op: String, variant: String? = nil, section: Section = .engine, dtype: String, threads: Int, pixels: Int,
-            _ m: Measurement, roofline: Double? = nil) -> Result {
+func record(
+    _ op: String, variant: String? = nil, section: Section = .engine, dtype: String, threads: Int, pixels: Int,
+    _ m: Measurement, roofline: Double? = nil
+) -> Result {
     let mp = Double(pixels) / 1e6
-    var r = Result(variant: variant ?? op, op: op, threads: threads, dtype: dtype, median_ms: m.median * 1e3, min_ms: m.minimum * 1e3,
-                   mpix_s_median: mp / m.median, mpix_s_best: mp / m.minimum, n: m.times.count, out_pixels: pixels,
-                   section: section.rawValue, build: options.label)
+    var r = Result(
+        variant: variant ?? op, op: op, threads: threads, dtype: dtype, median_ms: m.median * 1e3, min_ms: m.minimum * 1e3,
+        mpix_s_median: mp / m.median, mpix_s_best: mp / m.minimum, n: m.times.count, out_pixels: pixels,
+        section: section.rawValue, build: options.label)
     if let roofline { r.roofline_fraction = r.mpix_s_median / roofline }
     return r
 }
 
 func line(_ r: Result) {
-    var s = pad(r.variant, 30) + " " + pad(r.dtype, 18)
-        + String(format: " t=%d  median %9.2f ms  %8.1f MPix/s  best %8.1f", r.threads, r.median_ms, r.mpix_s_median, r.mpix_s_best)
+    var s =
+        pad(r.variant, 30) + " " + pad(r.dtype, 18)
+        + String(
+            format: " t=%d  median %9.2f ms  %8.1f MPix/s  best %8.1f", r.threads, r.median_ms, r.mpix_s_median, r.mpix_s_best)
     if let f = r.roofline_fraction { s += String(format: "  %3.0f%% of memcpy roofline", f * 100) }
-    if let c = r.check_max_abs { s += String(format: "  check %.1e%@", c, (r.check_tolerance.map { c <= $0 } ?? true) ? "" : " FAILED") }
+    if let c = r.check_max_abs {
+        s += String(format: "  check %.1e%@", c, (r.check_tolerance.map { c <= $0 } ?? true) ? "" : " FAILED")
+    }
     if r.same_as_threads != nil { s += "  (single-threaded: the 1-thread figure)" }
     print(s)
 }
@@ -262,8 +274,9 @@ func runPeerSection(_ inp: PeerInputs) throws {
             }
             let (run, check) = try op.prepare(op.singleThreaded ? 1 : t)
             let m = try Measurement.run(warmup: options.warmup, runs: options.runs, minTime: options.minTime, run)
-            var r = record(op.op, variant: op.variant, section: .peer, dtype: op.dtype, threads: op.singleThreaded ? 1 : t,
-                           pixels: op.outWidth * op.outHeight, m)
+            var r = record(
+                op.op, variant: op.variant, section: .peer, dtype: op.dtype, threads: op.singleThreaded ? 1 : t,
+                pixels: op.outWidth * op.outHeight, m)
             r.note = op.note
             if op.dtype.hasPrefix("f32"), !op.singleThreaded, let roof = rooflines[t] {
                 let outBytes = op.variant == "f32_to_u8" ? 4 : 16
@@ -293,8 +306,13 @@ func measurePeakMemory(_ ops: [PeerOp]) throws {
     print("== peak RSS per op (child process each, \(options.threads.max()!) threads)")
     let exe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
     for op in ops {
-        var args = ["--child-op", op.variant, "--size", "\(options.width)x\(options.height)", "--threads", "\(options.threads.max()!)"]
-        for (flag, v) in [("--image", options.imagePath), ("--image-b", options.imageBPath), ("--png", options.pngPath), ("--jpeg", options.jpegPath)] {
+        var args = [
+            "--child-op", op.variant, "--size", "\(options.width)x\(options.height)", "--threads", "\(options.threads.max()!)",
+        ]
+        for (flag, v) in [
+            ("--image", options.imagePath), ("--image-b", options.imageBPath), ("--png", options.pngPath),
+            ("--jpeg", options.jpegPath),
+        ] {
             if let v { args += [flag, v] }
         }
         let p = Process()
@@ -308,7 +326,9 @@ func measurePeakMemory(_ ops: [PeerOp]) throws {
         let parts = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
         guard p.terminationStatus == 0, parts.count == 2 else { print("  \(op.variant): child failed"); continue }
         let before = parts[0] / 1_048_576, peak = parts[1] / 1_048_576
-        print("  " + pad(op.variant, 28) + String(format: " peak %7.1f MiB (inputs %7.1f MiB, the op's own %6.1f MiB)", peak, before, peak - before))
+        print(
+            "  " + pad(op.variant, 28)
+                + String(format: " peak %7.1f MiB (inputs %7.1f MiB, the op's own %6.1f MiB)", peak, before, peak - before))
         for i in results.indices where results[i].section == "peer" && results[i].variant == op.variant {
             results[i].peak_rss_mb = peak
             results[i].rss_before_mb = before
@@ -348,7 +368,8 @@ func runRegistrySection(_ input8: PixelBuffer) throws {
     let inputF = input8.converted(to: .rgbaF32, colorEncoding: .linear, alphaMode: .premultiplied)
     let formats = [("rgba8->rgba8", input8, PixelFormat.rgba8), ("rgbaF32->rgbaF32", inputF, PixelFormat.rgbaF32)]
     for (label, input, format) in options.smoke ? Array(formats.prefix(1)) : formats {
-        let second = try Image(input).transformed(by: AffineTransform(rotationAngle: .pi).translatedBy(x: -Double(W), y: -Double(H)))
+        let second = try Image(input).transformed(
+            by: AffineTransform(rotationAngle: .pi).translatedBy(x: -Double(W), y: -Double(H)))
         // Palette-, gradient- and seed-like inputs take a small strip of the second image.
         let strip = second.cropped(to: Rect(x: 0, y: 0, width: 16, height: 1))
         for name in names {
@@ -392,8 +413,9 @@ if let child = options.childOp {
 if let seconds = options.soakSeconds {
     let size = options.sizeGiven ? (options.width, options.height) : (1024, 768)
     do {
-        try runSoak(seconds: seconds, tasks: options.soakTasks, threads: options.threads.max() ?? 1, size: size,
-                    jsonPath: options.jsonPath)
+        try runSoak(
+            seconds: seconds, tasks: options.soakTasks, threads: options.threads.max() ?? 1, size: size,
+            jsonPath: options.jsonPath)
     } catch { fail("\(error)") }
     exit(0)
 }
@@ -410,8 +432,9 @@ if let task = options.task {
     if task == "rectangles" {
         let (w, h) = options.sizeGiven ? (options.width, options.height) : (1920, 1080)
         do {
-            try runRectangleTask(width: w, height: h, threads: options.threads, runs: options.runs, warmup: options.warmup,
-                                 output: options.taskOutput, scenePNG: options.pngPath)
+            try runRectangleTask(
+                width: w, height: h, threads: options.threads, runs: options.runs, warmup: options.warmup,
+                output: options.taskOutput, scenePNG: options.pngPath)
         } catch { fail("\(error)") }
         exit(0)
     }
@@ -430,16 +453,26 @@ let startDate = Date()
 do {
     // The faces section makes its own 1920x1080 image; skip the large shared inputs when it runs alone.
     let onlyFaces = options.sections == [.faces]
-    let inputs = try makeInputs(onlyFaces ? { var o = options; o.width = 64; o.height = 64; return o }() : options)
+    let inputs = try makeInputs(
+        onlyFaces
+            ? {
+                var o = options; o.width = 64; o.height = 64; return o
+            }() : options)
     let W = inputs.W, H = inputs.H
     benchSize = (W, H)
-    print("pixelflow-bench [\(options.label)]: \(W)x\(H), threads \(options.threads.map(String.init).joined(separator: ",")), "
-          + "at least \(options.runs) timed runs after \(options.warmup) warm-ups; sections \(Section.allCases.filter { options.sections.contains($0) }.map(\.rawValue).joined(separator: ","))")
+    print(
+        "pixelflow-bench [\(options.label)]: \(W)x\(H), threads \(options.threads.map(String.init).joined(separator: ",")), "
+            + "at least \(options.runs) timed runs after \(options.warmup) warm-ups; sections \(Section.allCases.filter { options.sections.contains($0) }.map(\.rawValue).joined(separator: ","))"
+    )
     for t in options.threads where options.roofline {
         let r = Roofline.measure(threads: t, runs: options.smoke ? 1 : 7, megabytes: options.smoke ? 16 : 256)
         rooflines[t] = r
-        print(String(format: "roofline: memcpy %.1f GB/s with %d thread(s) = %.0f MPix/s bound for rgbaF32 -> rgbaF32, %.0f for rgba8 -> rgba8",
-                     r.copyBytesPerSecond / 1e9, t, r.bound(bytesPerPixelRead: 16, written: 16), r.bound(bytesPerPixelRead: 4, written: 4)))
+        print(
+            String(
+                format:
+                    "roofline: memcpy %.1f GB/s with %d thread(s) = %.0f MPix/s bound for rgbaF32 -> rgbaF32, %.0f for rgba8 -> rgba8",
+                r.copyBytesPerSecond / 1e9, t, r.bound(bytesPerPixelRead: 16, written: 16),
+                r.bound(bytesPerPixelRead: 4, written: 4)))
     }
     if options.sections.contains(.peer) { try runPeerSection(inputs) }
     if options.sections.contains(.engine) {
@@ -472,11 +505,13 @@ if let path = options.jsonPath {
     }
     let f = ISO8601DateFormatter()
     let report = Report(
-        tool: "pixelflow-bench", build: options.label, date: f.string(from: startDate), seconds: Date().timeIntervalSince(startDate),
+        tool: "pixelflow-bench", build: options.label, date: f.string(from: startDate),
+        seconds: Date().timeIntervalSince(startDate),
         machine: ["cpus": String(RenderContext.activeProcessorCount)],
         width: benchSize.width, height: benchSize.height, threads: options.threads, runs: options.runs,
         roofline_copy_gb_s: Dictionary(uniqueKeysWithValues: rooflines.map { ("\($0.key)", $0.value.copyBytesPerSecond / 1e9) }),
-        roofline_mpix_s_f32: Dictionary(uniqueKeysWithValues: rooflines.map { ("\($0.key)", $0.value.bound(bytesPerPixelRead: 16, written: 16)) }),
+        roofline_mpix_s_f32: Dictionary(
+            uniqueKeysWithValues: rooflines.map { ("\($0.key)", $0.value.bound(bytesPerPixelRead: 16, written: 16)) }),
         results: results,
         not_implemented: options.sections.contains(.peer)
             ? notImplementedOps.filter { n in options.ops.isEmpty || options.ops.contains { n.variant.contains($0) } }

@@ -30,7 +30,8 @@ public struct FilterStep: Sendable {
         self.spec = spec
         let words = try FilterStep.words(of: spec)
         guard let name = words.first else {
-            throw CLIError.usage("--filter needs a filter name, as in --filter 'CISepiaTone inputIntensity=0.8'; `pixelflow filters` lists them")
+            throw CLIError.usage(
+                "--filter needs a filter name, as in --filter 'CISepiaTone inputIntensity=0.8'; `pixelflow filters` lists them")
         }
         guard let descriptor = FilterRegistry.descriptor(named: name) else {
             var message = "unknown filter '\(name)'"
@@ -42,8 +43,9 @@ public struct FilterStep: Sendable {
         self.descriptor = descriptor
         for word in words.dropFirst() {
             guard let eq = word.firstIndex(of: "="), eq != word.startIndex else {
-                throw CLIError.usage("\(descriptor.name): '\(word)' is not key=value; write for example "
-                    + "--filter '\(descriptor.name) \(FilterStep.exampleAssignment(descriptor))'. \(hint)")
+                throw CLIError.usage(
+                    "\(descriptor.name): '\(word)' is not key=value; write for example "
+                        + "--filter '\(descriptor.name) \(FilterStep.exampleAssignment(descriptor))'. \(hint)")
             }
             let rawKey = String(word[..<eq])
             let text = String(word[word.index(after: eq)...])
@@ -76,11 +78,14 @@ public struct FilterStep: Sendable {
     private func resolveInput(_ rawKey: String) throws -> FilterInput {
         let settable = descriptor.inputs.filter { $0.key != "inputImage" }
         guard let input = descriptor.input(matching: rawKey) else {
-            let keys = settable.isEmpty ? "it has no settable inputs" : "its inputs are " + settable.map(\.key).joined(separator: ", ")
+            let keys =
+                settable.isEmpty ? "it has no settable inputs" : "its inputs are " + settable.map(\.key).joined(separator: ", ")
             throw CLIError.usage("\(descriptor.name) has no input '\(rawKey)'; \(keys). \(hint)")
         }
         if input.key == "inputImage" {
-            throw CLIError.usage("\(descriptor.name): inputImage is the image being filtered (the input file or the previous filter's output) and cannot be set")
+            throw CLIError.usage(
+                "\(descriptor.name): inputImage is the image being filtered (the input file or the previous filter's output) and cannot be set"
+            )
         }
         return input
     }

@@ -131,8 +131,9 @@ public enum FilterValueParser {
             components.append(Double(v) / (short ? 15 : 255))
             i += step
         }
-        return Color(red: components[0], green: components[1], blue: components[2],
-                     alpha: components.count == 4 ? components[3] : 1)
+        return Color(
+            red: components[0], green: components[1], blue: components[2],
+            alpha: components.count == 4 ? components[3] : 1)
     }
 
     /// A number as short as it can be written: `1`, `0.5`.

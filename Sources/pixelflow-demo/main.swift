@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 import PixelFlow
 
@@ -71,7 +71,8 @@ struct DemoOptions {
 
     mutating func parseSize(_ text: String) throws {
         let parts = text.split(separator: "x")
-        guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), (8...8192).contains(w), (8...8192).contains(h) else {
+        guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), (8...8192).contains(w), (8...8192).contains(h)
+        else {
             throw DemoError("--size needs WxH with sides in 8...8192, such as 640x400; got '\(text)'")
         }
         width = w
@@ -197,8 +198,10 @@ func demoSteps(original: Rect) -> [Step] {
         },
         Step(name: "crop") {
             let f = frame
-            let r = Rect(x: f.minX + 0.15 * f.width, y: f.minY + 0.15 * f.height,
-                         width: 0.7 * f.width, height: 0.7 * f.height).integral
+            let r = Rect(
+                x: f.minX + 0.15 * f.width, y: f.minY + 0.15 * f.height,
+                width: 0.7 * f.width, height: 0.7 * f.height
+            ).integral
             return $0.cropped(to: r)
         },
     ]

@@ -171,14 +171,18 @@ struct ApplyJob {
     init(_ args: Arguments) throws {
         let paths = args.positionals
         guard paths.count >= 2 else {
-            throw CLIError.usage("apply needs an input and an output, as in `pixelflow apply in.png out.png --filter 'SepiaTone'`; run `pixelflow apply --help`")
+            throw CLIError.usage(
+                "apply needs an input and an output, as in `pixelflow apply in.png out.png --filter 'SepiaTone'`; run `pixelflow apply --help`"
+            )
         }
         output = paths[paths.count - 1]
         inputs = Array(paths.dropLast())
         isBatch = paths.count > 2 || output.hasSuffix("/") || (output != "-" && Terminal.isDirectory(output))
         if isBatch {
             if inputs.contains("-") || output == "-" {
-                throw CLIError.usage("`-` (standard input or output) works only with one input and one output; in batch mode give files and an output directory")
+                throw CLIError.usage(
+                    "`-` (standard input or output) works only with one input and one output; in batch mode give files and an output directory"
+                )
             }
         }
         let threads = try args.integer("--threads", in: 1...4096)
@@ -210,7 +214,9 @@ struct ApplyJob {
             outputFormats = [.png]
         } else {
             guard let ext = pathExtension(output), let f = ImageFileFormat(pathExtension: ext) else {
-                throw CLIError.usage("cannot tell the output format from '\(output)'; name it .png, .jpg, .webp, .tif, .gif, .heic, .avif, .pnm or .bmp, or pass --format")
+                throw CLIError.usage(
+                    "cannot tell the output format from '\(output)'; name it .png, .jpg, .webp, .tif, .gif, .heic, .avif, .pnm or .bmp, or pass --format"
+                )
             }
             outputFormats = [f]
         }
@@ -291,7 +297,9 @@ struct ApplyJob {
         let mustCrop = extent.isInfinite || (!keepExtent && !ApplyJob.rect(frame, contains: extent))
         if mustCrop { image = image.cropped(to: frame) }
         if image.extent.isEmpty {
-            throw CLIError.runtime("\(displayName(input)): the result is empty: the filters leave no pixels inside \(frame) (a crop outside the image?)")
+            throw CLIError.runtime(
+                "\(displayName(input)): the result is empty: the filters leave no pixels inside \(frame) (a crop outside the image?)"
+            )
         }
         let deep = info.bitsPerSample > 8 && info.colorModel != "palette"
         let pixelFormat: PixelFormat = deep && [.png, .pnm, .tiff].contains(format) ? .rgba16 : .rgba8
@@ -307,18 +315,21 @@ struct ApplyJob {
         }
         do {
             if destination == "-" {
-                try writeStandardOutput(image, context: context, format: format, pixelFormat: pixelFormat,
-                                        encodeOptions: encodeOptions)
+                try writeStandardOutput(
+                    image, context: context, format: format, pixelFormat: pixelFormat,
+                    encodeOptions: encodeOptions)
             } else {
-                try context.write(image, toFile: destination, format: format, quality: settings.quality,
-                                  pixelFormat: pixelFormat, encodeOptions: encodeOptions)
+                try context.write(
+                    image, toFile: destination, format: format, quality: settings.quality,
+                    pixelFormat: pixelFormat, encodeOptions: encodeOptions)
             }
         } catch let error as PixelFlowError {
             throw CLIError.runtime(ApplyJob.message(error, about: displayName(input)))
         }
         if explain {
             let size = IntSize(covering: image.extent)
-            var line = "\(displayName(input)) (\(info.width)x\(info.height) \(info.bitsPerSample)-bit \(info.colorModel)) -> "
+            var line =
+                "\(displayName(input)) (\(info.width)x\(info.height) \(info.bitsPerSample)-bit \(info.colorModel)) -> "
                 + "\(destination == "-" ? "<stdout>" : destination) (\(size.width)x\(size.height) \(pixelFormat), \(format.rawValue)"
                 + ", \(context.options.outputColorSpace.name))"
             if mustCrop { line += "; cropped from \(extent) to \(frame)" }
@@ -351,7 +362,8 @@ struct ApplyJob {
         // Grown but finite, from an input that fills the frame: the filter read beyond the
         // edges, where Core Image sees transparent pixels.
         if !result.extent.isInfinite, ApplyJob.rect(input.extent, contains: frame),
-           let clamped = try? step.apply(to: input.clampedToExtent()) {
+            let clamped = try? step.apply(to: input.clampedToExtent())
+        {
             return clamped.cropped(to: frame)
         }
         return result.cropped(to: frame)
@@ -364,10 +376,14 @@ struct ApplyJob {
 
     /// Renders `image`, encodes it with the context's output profile and writes it to standard
     /// output.
-    func writeStandardOutput(_ image: Image, context: RenderContext, format: ImageFileFormat, pixelFormat: PixelFormat,
-                             encodeOptions: EncodeOptions) throws {
-        try Terminal.writeStandardOutput(try context.encoded(image, as: format, quality: settings.quality,
-                                                             pixelFormat: pixelFormat, encodeOptions: encodeOptions))
+    func writeStandardOutput(
+        _ image: Image, context: RenderContext, format: ImageFileFormat, pixelFormat: PixelFormat,
+        encodeOptions: EncodeOptions
+    ) throws {
+        try Terminal.writeStandardOutput(
+            try context.encoded(
+                image, as: format, quality: settings.quality,
+                pixelFormat: pixelFormat, encodeOptions: encodeOptions))
     }
 
     /// Prints the chain, one filter a line, to standard error.
@@ -392,8 +408,10 @@ struct ApplyJob {
     /// its metadata (color profile, EXIF, XMP) when `withMetadata`.
     ///
     /// - Throws: `CLIError.runtime` whose message names the file.
-    static func load(_ path: String, options: DecodeOptions,
-                     withMetadata: Bool) throws -> (buffer: PixelBuffer, metadata: ImageMetadata?) {
+    static func load(
+        _ path: String, options: DecodeOptions,
+        withMetadata: Bool
+    ) throws -> (buffer: PixelBuffer, metadata: ImageMetadata?) {
         let (file, _) = try read(path, options: options)
         do {
             return (try file.decode(), withMetadata ? file.metadata : nil)

@@ -108,7 +108,8 @@ struct Arguments {
     func integer(_ name: String, in range: ClosedRange<Int>) throws -> Int? {
         guard let text = try value(name) else { return nil }
         guard let n = Int(text), range.contains(n) else {
-            throw CLIError.usage("option '\(name)' needs a whole number in \(range.lowerBound)...\(range.upperBound), got '\(text)'")
+            throw CLIError.usage(
+                "option '\(name)' needs a whole number in \(range.lowerBound)...\(range.upperBound), got '\(text)'")
         }
         return n
     }

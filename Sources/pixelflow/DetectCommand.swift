@@ -178,7 +178,8 @@ enum DetectCommand: Subcommand {
             return ExitCode.success
         }
         guard let kind = p.first else {
-            throw CLIError.usage("detect needs what to find and an image, as in `pixelflow detect qr photo.png`; run `pixelflow detect --help`")
+            throw CLIError.usage(
+                "detect needs what to find and an image, as in `pixelflow detect qr photo.png`; run `pixelflow detect --help`")
         }
         switch kind {
         case "qr", "rectangles", "faces": break
@@ -191,8 +192,10 @@ enum DetectCommand: Subcommand {
             }
         }
         guard p.count == 2 else {
-            throw CLIError.usage(p.count < 2 ? "detect \(kind) needs an input image, as in `pixelflow detect \(kind) photo.png`"
-                                             : "detect \(kind) takes one input image, got \(p.count - 1): \(p.dropFirst().joined(separator: " "))")
+            throw CLIError.usage(
+                p.count < 2
+                    ? "detect \(kind) needs an input image, as in `pixelflow detect \(kind) photo.png`"
+                    : "detect \(kind) takes one input image, got \(p.count - 1): \(p.dropFirst().joined(separator: " "))")
         }
         let input = p[1]
         var options = DetectorOptions()
@@ -208,7 +211,9 @@ enum DetectCommand: Subcommand {
         var annotateFormat = ImageFileFormat.png
         if let out = annotate {
             if out == "-" {
-                if json { throw CLIError.usage("--annotate - and --json would both write to standard output; write the image to a file") }
+                if json {
+                    throw CLIError.usage("--annotate - and --json would both write to standard output; write the image to a file")
+                }
             } else {
                 guard let ext = pathExtension(out), let f = ImageFileFormat(pathExtension: ext) else {
                     throw CLIError.usage("cannot tell the --annotate format from '\(out)'; name it .png, .jpg, .pnm or .bmp")
@@ -248,12 +253,14 @@ enum DetectCommand: Subcommand {
             do { detector = try FaceDetector(options: options, configuration: faceConfiguration) } catch {
                 throw CLIError.runtime("\(error)")
             }
-            return try detectFaces(buffer, detector: detector, input: input, json: json,
-                                   annotate: annotate, annotateFormat: annotateFormat)
+            return try detectFaces(
+                buffer, detector: detector, input: input, json: json,
+                annotate: annotate, annotateFormat: annotateFormat)
         }
         if kind == "rectangles" {
-            return try detectRectangles(buffer, input: input, accuracy: options.accuracy, json: json,
-                                        annotate: annotate, annotateFormat: annotateFormat)
+            return try detectRectangles(
+                buffer, input: input, accuracy: options.accuracy, json: json,
+                annotate: annotate, annotateFormat: annotateFormat)
         }
         let codes = try QRCodeDetector(options: options).features(in: buffer)
 
@@ -267,15 +274,17 @@ enum DetectCommand: Subcommand {
                     ("level", JSONText.string(c.correctionLevel.letter)),
                 ])
             }
-            Terminal.output(JSONText.object([
-                ("width", String(buffer.width)), ("height", String(buffer.height)),
-                ("features", JSONText.array(features)),
-            ]))
+            Terminal.output(
+                JSONText.object([
+                    ("width", String(buffer.width)), ("height", String(buffer.height)),
+                    ("features", JSONText.array(features)),
+                ]))
         } else if annotate != "-" {
             if codes.isEmpty { Terminal.error("pixelflow detect: no QR code found in \(input == "-" ? "<stdin>" : input)") }
             for c in codes {
                 let corners = c.corners.map { "\(coordinate($0.x)),\(coordinate($0.y))" }.joined(separator: " ")
-                Terminal.output("qr \(c.version.number)-\(c.correctionLevel.letter) \(corners) \(escaped(c.message ?? "<not text>"))")
+                Terminal.output(
+                    "qr \(c.version.number)-\(c.correctionLevel.letter) \(corners) \(escaped(c.message ?? "<not text>"))")
             }
         }
 
@@ -306,8 +315,10 @@ enum DetectCommand: Subcommand {
 
     /// `detect rectangles`: the most prominent quadrilateral, as CIDetectorTypeRectangle; the
     /// annotation is a translucent red quad, as the seed apps draw it.
-    static func detectRectangles(_ buffer: PixelBuffer, input: String, accuracy: DetectorAccuracy, json: Bool,
-                                 annotate: String?, annotateFormat: ImageFileFormat) throws -> Int32 {
+    static func detectRectangles(
+        _ buffer: PixelBuffer, input: String, accuracy: DetectorAccuracy, json: Bool,
+        annotate: String?, annotateFormat: ImageFileFormat
+    ) throws -> Int32 {
         let detector = RectangleDetector(options: .init(accuracy: accuracy == .low ? .low : .high))
         let quads = detector.features(in: buffer)
         if json {
@@ -318,10 +329,11 @@ enum DetectCommand: Subcommand {
                     ("confidence", JSONText.number((q.confidence * 1000).rounded() / 1000)),
                 ])
             }
-            Terminal.output(JSONText.object([
-                ("width", String(buffer.width)), ("height", String(buffer.height)),
-                ("features", JSONText.array(features)),
-            ]))
+            Terminal.output(
+                JSONText.object([
+                    ("width", String(buffer.width)), ("height", String(buffer.height)),
+                    ("features", JSONText.array(features)),
+                ]))
         } else if annotate != "-" {
             if quads.isEmpty { Terminal.error("pixelflow detect: no rectangle found in \(input == "-" ? "<stdin>" : input)") }
             for q in quads {
@@ -332,8 +344,9 @@ enum DetectCommand: Subcommand {
             var canvas = Canvas(buffer: buffer.format == .rgba8 ? buffer : buffer.converted(to: .rgba8))
             for q in quads {
                 canvas.fillPolygon(q.corners, color: Color(red: 1, green: 0, blue: 0, alpha: 0.4))
-                canvas.strokePolygon(q.corners, width: Swift.max(2, Double(Swift.min(buffer.width, buffer.height)) / 250),
-                                     color: Color(red: 1, green: 0, blue: 0))
+                canvas.strokePolygon(
+                    q.corners, width: Swift.max(2, Double(Swift.min(buffer.width, buffer.height)) / 250),
+                    color: Color(red: 1, green: 0, blue: 0))
             }
             try writeAnnotation(canvas.buffer, to: out, format: annotateFormat)
         }
@@ -342,8 +355,10 @@ enum DetectCommand: Subcommand {
 
     /// `detect faces`: CIDetectorTypeFace; the annotation is what the seed apps draw (a red
     /// square around each face, yellow squares on the eyes, a filled ellipse on the mouth).
-    static func detectFaces(_ buffer: PixelBuffer, detector: FaceDetector, input: String, json: Bool,
-                            annotate: String?, annotateFormat: ImageFileFormat) throws -> Int32 {
+    static func detectFaces(
+        _ buffer: PixelBuffer, detector: FaceDetector, input: String, json: Bool,
+        annotate: String?, annotateFormat: ImageFileFormat
+    ) throws -> Int32 {
         let faces = try detector.features(in: buffer)
         func point(_ p: Point?) -> String { p.map { JSONText.array([coordinate($0.x), coordinate($0.y)]) } ?? "null" }
         if json {
@@ -361,15 +376,18 @@ enum DetectCommand: Subcommand {
                 if let a = f.faceAngle { fields.append(("face_angle", coordinate(a))) }
                 return JSONText.object(fields)
             }
-            Terminal.output(JSONText.object([
-                ("width", String(buffer.width)), ("height", String(buffer.height)),
-                ("features", JSONText.array(features)),
-            ]))
+            Terminal.output(
+                JSONText.object([
+                    ("width", String(buffer.width)), ("height", String(buffer.height)),
+                    ("features", JSONText.array(features)),
+                ]))
         } else if annotate != "-" {
             if faces.isEmpty { Terminal.error("pixelflow detect: no face found in \(input == "-" ? "<stdin>" : input)") }
             for f in faces {
-                var line = "face \(coordinate(f.bounds.x)),\(coordinate(f.bounds.y)),\(coordinate(f.bounds.width)),\(coordinate(f.bounds.height))"
-                for (name, p) in [("left_eye", f.leftEyePosition), ("right_eye", f.rightEyePosition), ("mouth", f.mouthPosition)] {
+                var line =
+                    "face \(coordinate(f.bounds.x)),\(coordinate(f.bounds.y)),\(coordinate(f.bounds.width)),\(coordinate(f.bounds.height))"
+                for (name, p) in [("left_eye", f.leftEyePosition), ("right_eye", f.rightEyePosition), ("mouth", f.mouthPosition)]
+                {
                     if let p { line += " \(name) \(coordinate(p.x)),\(coordinate(p.y))" }
                 }
                 if f.hasSmile { line += " smile" }
@@ -393,8 +411,9 @@ enum DetectCommand: Subcommand {
                 }
                 if let m = f.mouthPosition {
                     let w = b.width * 0.4, h = b.height * 0.15
-                    canvas.fillEllipse(in: Rect(x: m.x - w / 2, y: m.y - h / 2, width: w, height: h),
-                                       color: Color(red: 0, green: 1, blue: 0, alpha: 0.45))
+                    canvas.fillEllipse(
+                        in: Rect(x: m.x - w / 2, y: m.y - h / 2, width: w, height: h),
+                        color: Color(red: 0, green: 1, blue: 0, alpha: 0.45))
                 }
             }
             try writeAnnotation(canvas.buffer, to: out, format: annotateFormat)
@@ -455,14 +474,18 @@ enum AnnotationPen {
 
     /// A filled disc.
     static func disc(_ buffer: inout PixelBuffer, at c: Point, radius: Double, color: (UInt8, UInt8, UInt8)) {
-        fill(&buffer, pixelIndex(c.x - radius - 1), pixelIndex(c.y - radius - 1), pixelIndex(c.x + radius + 1),
-             pixelIndex(c.y + radius + 1), color) { px, py in
+        fill(
+            &buffer, pixelIndex(c.x - radius - 1), pixelIndex(c.y - radius - 1), pixelIndex(c.x + radius + 1),
+            pixelIndex(c.y + radius + 1), color
+        ) { px, py in
             (px - c.x) * (px - c.x) + (py - c.y) * (py - c.y) <= radius * radius
         }
     }
 
-    static func fill(_ buffer: inout PixelBuffer, _ x0: Int, _ y0: Int, _ x1: Int, _ y1: Int,
-                     _ color: (UInt8, UInt8, UInt8), inside: (Double, Double) -> Bool) {
+    static func fill(
+        _ buffer: inout PixelBuffer, _ x0: Int, _ y0: Int, _ x1: Int, _ y1: Int,
+        _ color: (UInt8, UInt8, UInt8), inside: (Double, Double) -> Bool
+    ) {
         guard buffer.format == .rgba8 else { return }
         let lx = Swift.max(x0, 0), hx = Swift.min(x1, buffer.width - 1)
         let ly = Swift.max(y0, 0), hy = Swift.min(y1, buffer.height - 1)

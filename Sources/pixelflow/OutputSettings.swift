@@ -78,7 +78,8 @@ struct OutputSettings {
             return .zlibLevel(level)
         }
         guard let tiff = EncodeOptions.TIFFCompression(rawValue: text.lowercased()) else {
-            throw CLIError.usage("unknown --compression '\(text)'; use a PNG compression level 0...9 or a TIFF compression: \(names)")
+            throw CLIError.usage(
+                "unknown --compression '\(text)'; use a PNG compression level 0...9 or a TIFF compression: \(names)")
         }
         guard outputFormats.contains(.tiff) else {
             throw CLIError.usage(

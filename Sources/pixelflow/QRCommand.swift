@@ -45,8 +45,11 @@ enum QRCommand: Subcommand {
         }
         let p = args.positionals
         guard p.first == "encode" else {
-            throw CLIError.usage(p.isEmpty ? "qr needs a subcommand: `pixelflow qr encode TEXT OUT`"
-                                           : "unknown qr subcommand '\(p[0])'; use `pixelflow qr encode TEXT OUT` (to read codes: `pixelflow detect qr IN`)")
+            throw CLIError.usage(
+                p.isEmpty
+                    ? "qr needs a subcommand: `pixelflow qr encode TEXT OUT`"
+                    : "unknown qr subcommand '\(p[0])'; use `pixelflow qr encode TEXT OUT` (to read codes: `pixelflow detect qr IN`)"
+            )
         }
         guard p.count == 3 else {
             throw CLIError.usage("qr encode needs the text and an output file, as in `pixelflow qr encode 'hello' code.png`")

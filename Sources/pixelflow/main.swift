@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 import PixelFlow
 
@@ -27,8 +27,10 @@ protocol Subcommand {
 enum PixelFlowTool {
     /// The command table.
     static var commands: [any Subcommand.Type] {
-        [FiltersCommand.self, DescribeCommand.self, ApplyCommand.self, ThumbnailCommand.self, InfoCommand.self,
-         DocsCommand.self, DetectCommand.self, QRCommand.self, BenchCommand.self]
+        [
+            FiltersCommand.self, DescribeCommand.self, ApplyCommand.self, ThumbnailCommand.self, InfoCommand.self,
+            DocsCommand.self, DetectCommand.self, QRCommand.self, BenchCommand.self,
+        ]
     }
 
     static var help: String {
@@ -79,7 +81,9 @@ enum PixelFlowTool {
         }
         if first == "--version" || first == "version" {
             guard arguments.count == 1 else {
-                Terminal.error("pixelflow: \(first) takes no arguments, got \(arguments.dropFirst().joined(separator: " ")). Run `pixelflow --help`.")
+                Terminal.error(
+                    "pixelflow: \(first) takes no arguments, got \(arguments.dropFirst().joined(separator: " ")). Run `pixelflow --help`."
+                )
                 return ExitCode.usage
             }
             Terminal.output("pixelflow \(PixelFlow.version)")

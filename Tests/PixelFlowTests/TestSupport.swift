@@ -18,8 +18,10 @@ struct SeededRandom: RandomNumberGenerator {
 
 enum TestImages {
     /// A random image; `opaque` sets alpha to 1.
-    static func random(width: Int, height: Int, format: PixelFormat = .rgbaF32, seed: UInt64 = 1,
-                       opaque: Bool = false, colorEncoding: ColorEncoding? = nil, alphaMode: AlphaMode? = nil) -> PixelBuffer {
+    static func random(
+        width: Int, height: Int, format: PixelFormat = .rgbaF32, seed: UInt64 = 1,
+        opaque: Bool = false, colorEncoding: ColorEncoding? = nil, alphaMode: AlphaMode? = nil
+    ) -> PixelBuffer {
         var rng = SeededRandom(seed: seed)
         var b = try! PixelBuffer(width: width, height: height, format: format, colorEncoding: colorEncoding, alphaMode: alphaMode)
         for y in 0..<height {

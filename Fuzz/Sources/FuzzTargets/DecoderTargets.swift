@@ -21,7 +21,8 @@ enum DecoderTargets {
     /// Decodes `bytes` as GIF (after `GIF89a` unless they start with a GIF signature), then
     /// reads every frame through `ImageFile`: each must be the canvas size, within the limits.
     static func decodeGIF(_ bytes: [UInt8]) {
-        let file = bytes.starts(with: Array("GIF87a".utf8)) || bytes.starts(with: Array("GIF89a".utf8))
+        let file =
+            bytes.starts(with: Array("GIF87a".utf8)) || bytes.starts(with: Array("GIF89a".utf8))
             ? bytes : Array("GIF89a".utf8) + bytes
         decodeChecked(file)
         do {
@@ -29,8 +30,10 @@ enum DecoderTargets {
             let frames = try image.frames()
             precondition(frames.count == image.info.imageCount, "\(frames.count) frames, info says \(image.info.imageCount)")
             for frame in frames {
-                precondition(frame.buffer.width == image.info.width && frame.buffer.height == image.info.height,
-                             "a frame of \(frame.buffer.width)x\(frame.buffer.height) on a screen of \(image.info.width)x\(image.info.height)")
+                precondition(
+                    frame.buffer.width == image.info.width && frame.buffer.height == image.info.height,
+                    "a frame of \(frame.buffer.width)x\(frame.buffer.height) on a screen of \(image.info.width)x\(image.info.height)"
+                )
             }
         } catch {
             expectPixelFlowError(error, "frames")

@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Replaces a file's contents all at once: readers see the old file or the new one, never
@@ -77,9 +77,13 @@ final class _AtomicFile: @unchecked Sendable {
     /// - Throws: `io` when flushing, closing or renaming fails (the destination is then untouched).
     func commit() throws {
         precondition(isOpen && !renamed, "an atomic file is committed once")
-        guard fsync(fileDescriptor) == 0 else { throw PixelFlowError.io(file: path, reason: "cannot flush: \(_FileIO.errorText())") }
+        guard fsync(fileDescriptor) == 0 else {
+            throw PixelFlowError.io(file: path, reason: "cannot flush: \(_FileIO.errorText())")
+        }
         isOpen = false
-        guard close(fileDescriptor) == 0 else { throw PixelFlowError.io(file: path, reason: "cannot close: \(_FileIO.errorText())") }
+        guard close(fileDescriptor) == 0 else {
+            throw PixelFlowError.io(file: path, reason: "cannot close: \(_FileIO.errorText())")
+        }
         guard rename(temporary, path) == 0 else {
             throw PixelFlowError.io(file: path, reason: "cannot replace: \(_FileIO.errorText())")
         }

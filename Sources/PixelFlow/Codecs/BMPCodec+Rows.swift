@@ -73,8 +73,10 @@ extension StreamedSource {
     /// - Throws: the errors of `_BMPCodec.readHeader`.
     convenience init(bmp bytes: [UInt8], name: String, options: DecodeOptions) throws {
         let header = try _BMPCodec.readHeader(bytes, name: name, options: options)
-        self.init(name: name, width: header.width, height: header.height, format: header.format,
-                  isOpaque: header.isOpaque, kind: "BMP", heldBytes: bytes.count) {
+        self.init(
+            name: name, width: header.width, height: header.height, format: header.format,
+            isOpaque: header.isOpaque, kind: "BMP", heldBytes: bytes.count
+        ) {
             _BMPRowDecoder(bytes: bytes, header: header, name: name)
         }
     }
@@ -82,8 +84,10 @@ extension StreamedSource {
     /// A source over the BMP file `file` whose header is `header`, reading each row from the
     /// file (bottom-up files from the end backwards) as it is decoded.
     convenience init(bmp file: _OpenFile, header: _BMPHeader) {
-        self.init(name: file.name, width: header.width, height: header.height, format: header.format,
-                  isOpaque: header.isOpaque, kind: "BMP", heldBytes: 0) {
+        self.init(
+            name: file.name, width: header.width, height: header.height, format: header.format,
+            isOpaque: header.isOpaque, kind: "BMP", heldBytes: 0
+        ) {
             _BMPRowDecoder(file: file, header: header)
         }
     }
@@ -198,8 +202,9 @@ final class _BMPRowEncoder: _RowEncoder, @unchecked Sendable {
         guard pending > 0 else { return }
         let slots = scratch.count / rowStride
         try scratch.withUnsafeBytes {
-            try _FileIO.writeAll($0.baseAddress! + (slots - pending) * rowStride, count: pending * rowStride,
-                              to: fileDescriptor, at: offset(ofRow: rowsWritten + pending - 1), name: name)
+            try _FileIO.writeAll(
+                $0.baseAddress! + (slots - pending) * rowStride, count: pending * rowStride,
+                to: fileDescriptor, at: offset(ofRow: rowsWritten + pending - 1), name: name)
         }
         rowsWritten += pending
         pending = 0
@@ -215,18 +220,20 @@ final class _BMPRowEncoder: _RowEncoder, @unchecked Sendable {
         let header = try _BMPCodec.fileHeader(width: width, height: height, bitCount: 32, name: name)
         let newStride = _BMPCodec.fileRowStride(width: width, bitCount: 32)
         var old = [UInt8](repeating: 0, count: oldStride)
-        var new = [UInt8](repeating: 0xFF, count: newStride)   // alpha stays 255; no padding at 32 bits
+        var new = [UInt8](repeating: 0xFF, count: newStride)  // alpha stays 255; no padding at 32 bits
         for y in 0..<rowsWritten {
             try old.withUnsafeMutableBytes {
-                try _FileIO.readAll(into: $0.baseAddress!, count: oldStride, from: fileDescriptor, at: oldOffsets[y],
-                                 name: name)
+                try _FileIO.readAll(
+                    into: $0.baseAddress!, count: oldStride, from: fileDescriptor, at: oldOffsets[y],
+                    name: name)
             }
             for x in 0..<width {
                 new[4 * x] = old[3 * x]; new[4 * x + 1] = old[3 * x + 1]; new[4 * x + 2] = old[3 * x + 2]
             }
             try new.withUnsafeBytes {
-                try _FileIO.writeAll($0.baseAddress!, count: newStride, to: fileDescriptor,
-                                  at: header.count + (height - 1 - y) * newStride, name: name)
+                try _FileIO.writeAll(
+                    $0.baseAddress!, count: newStride, to: fileDescriptor,
+                    at: header.count + (height - 1 - y) * newStride, name: name)
             }
         }
         try writeHeader()

@@ -79,8 +79,10 @@ enum _BMPCodec {
     ///
     /// With `file`, `bytes` is the start of that file (its headers and palette must be in it):
     /// the rows are checked against the file's size and scanned with positional reads.
-    static func readHeader(_ bytes: [UInt8], name: String, options: DecodeOptions,
-                           file: _OpenFile? = nil) throws -> _BMPHeader {
+    static func readHeader(
+        _ bytes: [UInt8], name: String, options: DecodeOptions,
+        file: _OpenFile? = nil
+    ) throws -> _BMPHeader {
         func failure(_ reason: String) -> PixelFlowError { .decodingFailed(file: name, reason: "BMP: " + reason) }
         func unsupported(_ what: String) -> PixelFlowError { .unsupportedFormat(file: name, reason: "BMP " + what) }
 
@@ -126,8 +128,10 @@ enum _BMPCodec {
             } else {
                 let count = compression == 6 ? 4 : 3
                 guard bytes.count >= afterHeader + 4 * count else { throw failure("the file is truncated in the color masks") }
-                masks = (bytes._le32(afterHeader), bytes._le32(afterHeader + 4), bytes._le32(afterHeader + 8),
-                         count == 4 ? bytes._le32(afterHeader + 12) : 0)
+                masks = (
+                    bytes._le32(afterHeader), bytes._le32(afterHeader + 4), bytes._le32(afterHeader + 8),
+                    count == 4 ? bytes._le32(afterHeader + 12) : 0
+                )
                 afterHeader += 4 * count
             }
         }
@@ -145,15 +149,17 @@ enum _BMPCodec {
         }
 
         guard let rowBits = _Codec.product(width, bitCount), let rowStride = _Codec.product((rowBits + 31) / 32, 4),
-              let rowsBefore = _Codec.product(rowStride, height - 1) else {
+            let rowsBefore = _Codec.product(rowStride, height - 1)
+        else {
             throw failure("the image is too large")
         }
         let lastRowBytes = (rowBits + 7) / 8
         let (needed, o) = rowsBefore.addingReportingOverflow(lastRowBytes)
         let total = file?.size ?? bytes.count
         guard dataOffset >= 14 + headerSize, dataOffset <= total, !o, needed <= total - dataOffset else {
-            throw failure("the file is truncated: \(width)x\(height) at \(bitCount) bits needs "
-                + "\(o ? "too many" : String(needed)) bytes of pixels at offset \(dataOffset), the file has \(total)")
+            throw failure(
+                "the file is truncated: \(width)x\(height) at \(bitCount) bits needs "
+                    + "\(o ? "too many" : String(needed)) bytes of pixels at offset \(dataOffset), the file has \(total)")
         }
 
         var ignoresAlpha = false
@@ -179,10 +185,11 @@ enum _BMPCodec {
             }
         }
         let isGray = !palette.isEmpty && palette.allSatisfy { $0.x == $0.y && $0.y == $0.z }
-        return _BMPHeader(width: width, height: height, topDown: topDown, bitCount: bitCount, compression: compression,
-                          red: _Mask(masks.r), green: _Mask(masks.g), blue: _Mask(masks.b), alpha: _Mask(masks.a),
-                          palette: palette, isGray: isGray, dataOffset: dataOffset, rowStride: rowStride,
-                          ignoresAlpha: ignoresAlpha)
+        return _BMPHeader(
+            width: width, height: height, topDown: topDown, bitCount: bitCount, compression: compression,
+            red: _Mask(masks.r), green: _Mask(masks.g), blue: _Mask(masks.b), alpha: _Mask(masks.a),
+            palette: palette, isGray: isGray, dataOffset: dataOffset, rowStride: rowStride,
+            ignoresAlpha: ignoresAlpha)
     }
 
     /// Converts image row `y` (0 is the top) of the file whose bytes start at `file` into
@@ -190,8 +197,10 @@ enum _BMPCodec {
     /// row is within the file.
     ///
     /// - Complexity: O(width).
-    static func convertRow(_ y: Int, of header: _BMPHeader, from file: UnsafePointer<UInt8>,
-                           into row: UnsafeMutableRawPointer) {
+    static func convertRow(
+        _ y: Int, of header: _BMPHeader, from file: UnsafePointer<UInt8>,
+        into row: UnsafeMutableRawPointer
+    ) {
         convertRow(of: header, stored: file + header.offset(ofRow: y), into: row)
     }
 
@@ -264,8 +273,9 @@ enum _BMPCodec {
         let paletteSize = gray ? 256 * 4 : 0
         let dataOffset = 14 + headerSize + paletteSize
         guard w <= Int(Int32.max), h <= Int(Int32.max), let rowBits = _Codec.product(w, bitCount),
-              let imageSize = _Codec.product((rowBits + 31) / 32 * 4, h),
-              imageSize + dataOffset <= Int(UInt32.max) else {
+            let imageSize = _Codec.product((rowBits + 31) / 32 * 4, h),
+            imageSize + dataOffset <= Int(UInt32.max)
+        else {
             throw PixelFlowError.encodingFailed(file: name, reason: "BMP: \(w)x\(h) is too large for a BMP file")
         }
         var out: [UInt8] = []
@@ -275,12 +285,12 @@ enum _BMPCodec {
         // BITMAPINFOHEADER (bottom-up)
         out._appendLE32(headerSize); out._appendLE32(w); out._appendLE32(h); out._appendLE16(1); out._appendLE16(bitCount)
         out._appendLE32(bitCount == 32 ? 3 : 0); out._appendLE32(imageSize)
-        out._appendLE32(2835); out._appendLE32(2835)                      // 72 dpi
+        out._appendLE32(2835); out._appendLE32(2835)  // 72 dpi
         out._appendLE32(gray ? 256 : 0); out._appendLE32(0)
         if bitCount == 32 {
             // BITMAPV4HEADER: masks, LCS_sRGB, unused endpoints and gamma.
             out._appendLE32(0x00FF_0000); out._appendLE32(0x0000_FF00); out._appendLE32(0x0000_00FF); out._appendLE32(0xFF00_0000)
-            out._appendASCII("BGRs")                                       // 'sRGB' as a little-endian UInt32
+            out._appendASCII("BGRs")  // 'sRGB' as a little-endian UInt32
             out.append(contentsOf: repeatElement(0, count: 36 + 12))
         }
         if gray { for i in 0..<256 { out.append(contentsOf: [UInt8(i), UInt8(i), UInt8(i), 0]) } }

@@ -43,8 +43,9 @@ enum _Codec {
     /// A buffer of uninitialized pixels to decode into, in the layout every decoder returns:
     /// sRGB-encoded, straight alpha.
     static func makeDecodedBuffer(width: Int, height: Int, format: PixelFormat) throws -> PixelBuffer {
-        try PixelBuffer(_width: width, height: height, format: format, colorEncoding: .sRGB,
-                        alphaMode: .straight, zeroed: false)
+        try PixelBuffer(
+            _width: width, height: height, format: format, colorEncoding: .sRGB,
+            alphaMode: .straight, zeroed: false)
     }
 
     /// `buffer` as one of the integer layouts the encoders write (`rgba8`, `rgba16`, `gray8`),
@@ -91,8 +92,9 @@ enum _Codec {
     /// Throws `invalidParameter` unless `quality` is in 1...100.
     static func checkQuality(_ quality: Int, format: ImageFileFormat) throws {
         guard (1...100).contains(quality) else {
-            throw PixelFlowError.invalidParameter(filter: "\(format.rawValue) encoder", key: "quality",
-                                                  reason: "must be in 1...100, got \(quality)")
+            throw PixelFlowError.invalidParameter(
+                filter: "\(format.rawValue) encoder", key: "quality",
+                reason: "must be in 1...100, got \(quality)")
         }
     }
 }

@@ -45,11 +45,13 @@ public struct DecodeOptions: Sendable, Equatable {
     public var appliesColorProfile: Bool
 
     /// Creates options; every parameter defaults to the value of `DecodeOptions.default`.
-    public init(maximumWidth: Int = 65_535, maximumHeight: Int = 65_535,
-                maximumPixelCount: Int = 100_000_000, maximumFileSize: Int = 1 << 30,
-                maximumJPEGScans: Int = 1000, maximumPNGAncillaryChunks: Int = 1000,
-                applyOrientation: Bool = true, imageIndex: Int = 0, maximumImageCount: Int = 10_000,
-                appliesColorProfile: Bool = true) {
+    public init(
+        maximumWidth: Int = 65_535, maximumHeight: Int = 65_535,
+        maximumPixelCount: Int = 100_000_000, maximumFileSize: Int = 1 << 30,
+        maximumJPEGScans: Int = 1000, maximumPNGAncillaryChunks: Int = 1000,
+        applyOrientation: Bool = true, imageIndex: Int = 0, maximumImageCount: Int = 10_000,
+        appliesColorProfile: Bool = true
+    ) {
         self.maximumWidth = maximumWidth
         self.maximumHeight = maximumHeight
         self.maximumPixelCount = maximumPixelCount
@@ -73,7 +75,8 @@ public struct DecodeOptions: Sendable, Equatable {
     ///   and the side or pixel count that is too large.
     func _checkDimensions(width: Int, height: Int, file: String) throws {
         guard width > 0, height > 0 else {
-            throw PixelFlowError.decodingFailed(file: file,
+            throw PixelFlowError.decodingFailed(
+                file: file,
                 reason: "the header declares an empty image (\(width)x\(height))")
         }
         if width > maximumWidth {
@@ -84,8 +87,9 @@ public struct DecodeOptions: Sendable, Equatable {
         }
         let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
         if overflow || pixels > maximumPixelCount {
-            throw PixelFlowError.limitExceeded(what: "\(file): pixel count (\(width)x\(height))",
-                                               value: overflow ? Int.max : pixels, limit: maximumPixelCount)
+            throw PixelFlowError.limitExceeded(
+                what: "\(file): pixel count (\(width)x\(height))",
+                value: overflow ? Int.max : pixels, limit: maximumPixelCount)
         }
     }
 
@@ -99,7 +103,8 @@ public struct DecodeOptions: Sendable, Equatable {
     /// Throws `invalidParameter` unless `imageIndex` is in `0..<count`.
     func _checkImageIndex(count: Int, file: String) throws {
         guard imageIndex >= 0, imageIndex < count else {
-            throw PixelFlowError.invalidParameter(filter: "decoder of \(file)", key: "imageIndex",
+            throw PixelFlowError.invalidParameter(
+                filter: "decoder of \(file)", key: "imageIndex",
                 reason: "must be in 0..<\(count) (the file holds \(count) image\(count == 1 ? "" : "s")), got \(imageIndex)")
         }
     }
@@ -108,9 +113,10 @@ public struct DecodeOptions: Sendable, Equatable {
     /// keeps every frame) would hold more than `maximumPixelCount` pixels in all.
     func _checkFramesTotal(count: Int, width: Int, height: Int, file: String) throws {
         guard let total = _Codec.product(count, width, height), total <= maximumPixelCount else {
-            throw PixelFlowError.limitExceeded(what: "\(file): pixels of all \(count) frames (\(width)x\(height) each)",
-                                               value: _Codec.product(count, width, height) ?? Int.max,
-                                               limit: maximumPixelCount)
+            throw PixelFlowError.limitExceeded(
+                what: "\(file): pixels of all \(count) frames (\(width)x\(height) each)",
+                value: _Codec.product(count, width, height) ?? Int.max,
+                limit: maximumPixelCount)
         }
     }
 }

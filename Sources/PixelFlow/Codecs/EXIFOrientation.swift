@@ -48,7 +48,8 @@ public enum EXIFOrientation: Int, Sendable, CaseIterable {
             return littleEndian ? bytes._le32(at) : bytes._be32(at)
         }
         guard u16(tiff + 2) == 42, let ifdOffset = u32(tiff + 4), ifdOffset >= 8,
-              let entryCount = u16(tiff + ifdOffset) else { return nil }
+            let entryCount = u16(tiff + ifdOffset)
+        else { return nil }
         let entries = tiff + ifdOffset + 2
         for i in 0..<entryCount {
             let entry = entries + 12 * i
@@ -56,7 +57,8 @@ public enum EXIFOrientation: Int, Sendable, CaseIterable {
             guard tag == 0x0112 else { continue }
             // Type SHORT (3), count 1: the value sits in the first 2 bytes of the field.
             guard u16(entry + 2) == 3, let count = u32(entry + 4), count >= 1,
-                  let value = u16(entry + 8) else { return nil }
+                let value = u16(entry + 8)
+            else { return nil }
             self.init(rawValue: value)
             return
         }
@@ -78,8 +80,9 @@ extension PixelBuffer {
         let w = width, h = height
         let (outW, outH) = orientation.swapsDimensions ? (h, w) : (w, h)
         // Same pixel count as self, so creating it cannot fail.
-        var out = try! PixelBuffer(_width: outW, height: outH, format: format, colorEncoding: colorEncoding,
-                                   alphaMode: alphaMode, zeroed: false)
+        var out = try! PixelBuffer(
+            _width: outW, height: outH, format: format, colorEncoding: colorEncoding,
+            alphaMode: alphaMode, zeroed: false)
         let bpp = format.bytesPerPixel, srcStride = bytesPerRow, dstStride = out.bytesPerRow
         // Each output row is a straight line through the source: a start and a step in bytes.
         func line(_ y: Int) -> (start: Int, step: Int) {

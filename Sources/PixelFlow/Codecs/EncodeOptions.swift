@@ -112,12 +112,14 @@ public struct EncodeOptions: Sendable, Equatable {
     public var keptMetadata: MetadataKinds
 
     /// Creates options; every parameter defaults to the value of `EncodeOptions.default`.
-    public init(compressionLevel: Int = 2, interlaced: Bool = false, progressive: Bool = false,
-                chromaSubsampling: ChromaSubsampling = .yuv420, lossless: Bool = false, effort: Int = 4,
-                tiffCompression: TIFFCompression = .deflate, gifQuantizer: GIFQuantizer = .medianCut,
-                dithering: Bool = true, maximumColorCount: Int = 256,
-                colorProfile: ColorProfileEmbedding = .automatic, metadata: ImageMetadata? = nil,
-                keptMetadata: MetadataKinds = [], threadCount: Int? = nil) {
+    public init(
+        compressionLevel: Int = 2, interlaced: Bool = false, progressive: Bool = false,
+        chromaSubsampling: ChromaSubsampling = .yuv420, lossless: Bool = false, effort: Int = 4,
+        tiffCompression: TIFFCompression = .deflate, gifQuantizer: GIFQuantizer = .medianCut,
+        dithering: Bool = true, maximumColorCount: Int = 256,
+        colorProfile: ColorProfileEmbedding = .automatic, metadata: ImageMetadata? = nil,
+        keptMetadata: MetadataKinds = [], threadCount: Int? = nil
+    ) {
         self.compressionLevel = compressionLevel
         self.threadCount = threadCount
         self.interlaced = interlaced
@@ -151,16 +153,19 @@ public struct EncodeOptions: Sendable, Equatable {
     /// and `threadCount`, when set, at least 1.
     func _validate(format: ImageFileFormat) throws {
         if let threadCount, threadCount < 1 {
-            throw PixelFlowError.invalidParameter(filter: "\(format.rawValue) encoder", key: "threadCount",
-                                                  reason: "must be at least 1, got \(threadCount)")
+            throw PixelFlowError.invalidParameter(
+                filter: "\(format.rawValue) encoder", key: "threadCount",
+                reason: "must be at least 1, got \(threadCount)")
         }
         guard (0...9).contains(effort) else {
-            throw PixelFlowError.invalidParameter(filter: "\(format.rawValue) encoder", key: "effort",
-                                                  reason: "must be in 0...9, got \(effort)")
+            throw PixelFlowError.invalidParameter(
+                filter: "\(format.rawValue) encoder", key: "effort",
+                reason: "must be in 0...9, got \(effort)")
         }
         guard (2...256).contains(maximumColorCount) else {
-            throw PixelFlowError.invalidParameter(filter: "\(format.rawValue) encoder", key: "maximumColorCount",
-                                                  reason: "must be in 2...256, got \(maximumColorCount)")
+            throw PixelFlowError.invalidParameter(
+                filter: "\(format.rawValue) encoder", key: "maximumColorCount",
+                reason: "must be in 2...256, got \(maximumColorCount)")
         }
     }
 }

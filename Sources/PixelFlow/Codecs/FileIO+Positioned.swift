@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Reads and writes at given offsets of a file (`pread`, `pwrite`), for encoders that place
@@ -29,8 +29,10 @@ extension _FileIO {
     /// Reads exactly `count` bytes of `fd` at `offset` into `bytes`.
     ///
     /// - Throws: `io` naming `name` when the read fails or meets the end of the file.
-    static func readAll(into bytes: UnsafeMutableRawPointer, count: Int, from fd: Int32, at offset: Int,
-                     name: String) throws {
+    static func readAll(
+        into bytes: UnsafeMutableRawPointer, count: Int, from fd: Int32, at offset: Int,
+        name: String
+    ) throws {
         var done = 0
         while done < count {
             let n = pread(fd, bytes + done, count - done, off_t(offset + done))

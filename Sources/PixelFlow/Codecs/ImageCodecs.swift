@@ -6,20 +6,24 @@ enum _ImageCodecs {
     static func format(of bytes: [UInt8], name: String, options: DecodeOptions) throws -> ImageFileFormat {
         guard !bytes.isEmpty else { throw PixelFlowError.decodingFailed(file: name, reason: "the file is empty") }
         guard bytes.count <= options.maximumFileSize else {
-            throw PixelFlowError.limitExceeded(what: "\(name): file size in bytes", value: bytes.count,
-                                               limit: options.maximumFileSize)
+            throw PixelFlowError.limitExceeded(
+                what: "\(name): file size in bytes", value: bytes.count,
+                limit: options.maximumFileSize)
         }
         guard let format = ImageFileFormat.sniff(bytes) else {
             let head = bytes.prefix(8).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined(separator: " ")
-            throw PixelFlowError.unsupportedFormat(file: name,
+            throw PixelFlowError.unsupportedFormat(
+                file: name,
                 reason: "not a PNG, JPEG, WebP, TIFF, GIF, HEIF, AVIF, PNM or BMP file (it starts with \(head))")
         }
         return format
     }
 
     /// The stored pixels and metadata of image `options.imageIndex`.
-    static func decodeStored(_ bytes: [UInt8], format: ImageFileFormat, name: String,
-                             options: DecodeOptions) throws -> _DecodedImage {
+    static func decodeStored(
+        _ bytes: [UInt8], format: ImageFileFormat, name: String,
+        options: DecodeOptions
+    ) throws -> _DecodedImage {
         switch format {
         case .png: return try _PNGCodec.decodeStored(bytes, name: name, options: options)
         case .jpeg: return try _JPEGCodec.decodeStored(bytes, name: name, options: options)
@@ -38,8 +42,10 @@ enum _ImageCodecs {
 
     /// Every frame (GIF, WebP), page (TIFF) or top-level image (HEIF) as stored; one for the
     /// other formats.
-    static func decodeStoredFrames(_ bytes: [UInt8], format: ImageFileFormat, name: String,
-                                   options: DecodeOptions) throws -> [_DecodedFrame] {
+    static func decodeStoredFrames(
+        _ bytes: [UInt8], format: ImageFileFormat, name: String,
+        options: DecodeOptions
+    ) throws -> [_DecodedFrame] {
         switch format {
         case .webp: return try _WebPCodec.decodeFrames(bytes, name: name, options: options)
         case .tiff: return try _TIFFCodec.decodeFrames(bytes, name: name, options: options)
@@ -53,8 +59,10 @@ enum _ImageCodecs {
     }
 
     /// What the headers of `bytes` say, without decoding pixels.
-    static func inspect(_ bytes: [UInt8], format: ImageFileFormat, name: String,
-                        options: DecodeOptions) throws -> ImageFileInfo {
+    static func inspect(
+        _ bytes: [UInt8], format: ImageFileFormat, name: String,
+        options: DecodeOptions
+    ) throws -> ImageFileInfo {
         switch format {
         case .png: return try _PNGCodec.inspect(bytes, name: name, options: options)
         case .jpeg: return try _JPEGCodec.inspect(bytes, name: name, options: options)
@@ -62,10 +70,11 @@ enum _ImageCodecs {
             var first = options
             first.imageIndex = 0
             let b = try decodeStored(bytes, format: format, name: name, options: first).buffer
-            return ImageFileInfo(format: format, width: b.width, height: b.height,
-                                 bitsPerSample: b.format == .rgba16 ? 16 : 8,
-                                 colorModel: b.format == .gray8 ? "gray" : "rgb",
-                                 hasAlpha: b.format.hasAlpha && !_Codec.isOpaque(b))
+            return ImageFileInfo(
+                format: format, width: b.width, height: b.height,
+                bitsPerSample: b.format == .rgba16 ? 16 : 8,
+                colorModel: b.format == .gray8 ? "gray" : "rgb",
+                hasAlpha: b.format.hasAlpha && !_Codec.isOpaque(b))
         case .webp: return try _WebPCodec.inspect(bytes, name: name, options: options)
         case .tiff: return try _TIFFCodec.inspect(bytes, name: name, options: options)
         case .gif: return try _GIFCodec.inspect(bytes, name: name, options: options)
@@ -85,8 +94,10 @@ enum _ImageCodecs {
     }
 
     /// Encodes `buffer` as `format` with the metadata `options` resolves to.
-    static func encode(_ buffer: PixelBuffer, as format: ImageFileFormat, quality: Int, options: EncodeOptions,
-                       name: String, profile: [UInt8]?) throws -> [UInt8] {
+    static func encode(
+        _ buffer: PixelBuffer, as format: ImageFileFormat, quality: Int, options: EncodeOptions,
+        name: String, profile: [UInt8]?
+    ) throws -> [UInt8] {
         try _Codec.checkQuality(quality, format: format)
         try options._validate(format: format)
         let metadata = embeddedMetadata(options, profile: profile)
@@ -105,8 +116,9 @@ enum _ImageCodecs {
             }
             return try _GIFCodec.encode(buffer, quality: quality, name: name, options: options, metadata: gif)
         case .heif, .avif:
-            return try _HEIFCodec.encode(buffer, format: format, quality: quality, name: name, options: options,
-                                         metadata: metadata)
+            return try _HEIFCodec.encode(
+                buffer, format: format, quality: quality, name: name, options: options,
+                metadata: metadata)
         }
     }
 
@@ -122,7 +134,9 @@ enum _ImageCodecs {
         var m = _EmbeddedMetadata()
         if options.colorProfile == .automatic { m.iccProfile = profile }
         if let source = options.metadata {
-            if options.keptMetadata.contains(.exif), let exif = source.exif { m.exif = EXIFOrientation.resettingOrientation(in: exif) }
+            if options.keptMetadata.contains(.exif), let exif = source.exif {
+                m.exif = EXIFOrientation.resettingOrientation(in: exif)
+            }
             if options.keptMetadata.contains(.xmp) { m.xmp = source.xmp }
         }
         return m

@@ -62,8 +62,9 @@ public struct ImageFile: Sendable {
     /// - Complexity: O(frames x canvas pixels); every frame is kept.
     public func frames() throws -> [ImageFrame] {
         try _ImageCodecs.decodeStoredFrames(bytes, format: format, name: name, options: options).map {
-            ImageFrame(buffer: try _ImageCodecs.finishForBuffer($0.image, name: name, options: options),
-                       duration: $0.duration)
+            ImageFrame(
+                buffer: try _ImageCodecs.finishForBuffer($0.image, name: name, options: options),
+                duration: $0.duration)
         }
     }
 }

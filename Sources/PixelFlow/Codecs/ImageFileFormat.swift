@@ -54,7 +54,8 @@ public enum ImageFileFormat: String, Sendable, CaseIterable {
         if head.starts(with: _PNGCodec.signature) { return .png }
         if head.count >= 3, head[0] == 0xFF, head[1] == 0xD8, head[2] == 0xFF { return .jpeg }
         if head.count >= 3, head[0] == UInt8(ascii: "P"), (UInt8(ascii: "1")...UInt8(ascii: "7")).contains(head[1]),
-           _PNMParser.isWhitespace(head[2]) || head[2] == UInt8(ascii: "#") {
+            _PNMParser.isWhitespace(head[2]) || head[2] == UInt8(ascii: "#")
+        {
             return .pnm
         }
         if head.count >= 2, head[0] == UInt8(ascii: "B"), head[1] == UInt8(ascii: "M") { return .bmp }
@@ -117,8 +118,11 @@ extension ImageFileFormat {
         if let format { return format }
         guard let ext = _pathExtension(of: path) else { return .png }
         guard let f = ImageFileFormat(pathExtension: ext) else {
-            throw PixelFlowError.unsupportedFormat(file: path,
-                reason: "cannot write '.\(ext)' files; use .png, .jpg, .webp, .tif, .gif, .avif, .heic, .pnm/.pgm/.ppm/.pam or .bmp, or pass a format")
+            throw PixelFlowError.unsupportedFormat(
+                file: path,
+                reason:
+                    "cannot write '.\(ext)' files; use .png, .jpg, .webp, .tif, .gif, .avif, .heic, .pnm/.pgm/.ppm/.pam or .bmp, or pass a format"
+            )
         }
         return f
     }

@@ -27,9 +27,11 @@ public struct ImageFileInfo: Sendable, Equatable {
 
     /// Header facts as a decoder reports them; the defaults describe a single 8-bit RGB image
     /// with no alpha and no metadata.
-    public init(format: ImageFileFormat, width: Int, height: Int, imageCount: Int = 1, bitsPerSample: Int = 8,
-                colorModel: String = "rgb", hasAlpha: Bool = false, isAnimated: Bool = false,
-                metadata: ImageMetadata = ImageMetadata()) {
+    public init(
+        format: ImageFileFormat, width: Int, height: Int, imageCount: Int = 1, bitsPerSample: Int = 8,
+        colorModel: String = "rgb", hasAlpha: Bool = false, isAnimated: Bool = false,
+        metadata: ImageMetadata = ImageMetadata()
+    ) {
         self.format = format
         self.width = width
         self.height = height

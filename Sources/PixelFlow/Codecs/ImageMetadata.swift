@@ -35,9 +35,11 @@ public struct ImageMetadata: Sendable, Equatable {
     public var declaresSRGB: Bool
 
     /// Creates metadata; every field defaults to "the file says nothing".
-    public init(iccProfile: [UInt8]? = nil, exif: [UInt8]? = nil, xmp: [UInt8]? = nil,
-                orientation: EXIFOrientation = .up, cicp: CICP? = nil, gamma: Double? = nil,
-                chromaticities: Chromaticities? = nil, declaresSRGB: Bool = false) {
+    public init(
+        iccProfile: [UInt8]? = nil, exif: [UInt8]? = nil, xmp: [UInt8]? = nil,
+        orientation: EXIFOrientation = .up, cicp: CICP? = nil, gamma: Double? = nil,
+        chromaticities: Chromaticities? = nil, declaresSRGB: Bool = false
+    ) {
         self.iccProfile = iccProfile
         self.exif = exif
         self.xmp = xmp
@@ -90,8 +92,10 @@ public struct Chromaticities: Sendable, Hashable {
     public var blueY: Double
 
     /// Chromaticities from CIE 1931 xy coordinates, each in 0...1.
-    public init(whiteX: Double, whiteY: Double, redX: Double, redY: Double, greenX: Double, greenY: Double,
-                blueX: Double, blueY: Double) {
+    public init(
+        whiteX: Double, whiteY: Double, redX: Double, redY: Double, greenX: Double, greenY: Double,
+        blueX: Double, blueY: Double
+    ) {
         self.whiteX = whiteX; self.whiteY = whiteY
         self.redX = redX; self.redY = redY
         self.greenX = greenX; self.greenY = greenY
@@ -118,8 +122,9 @@ struct _EmbeddedMetadata: Sendable, Equatable {
         return try icc.withUnsafeBufferPointer { i in
             try exif.withUnsafeBufferPointer { e in
                 try xmp.withUnsafeBufferPointer { x in
-                    var blocks = pf_metadata_blocks(icc: i.baseAddress, icc_size: i.count, exif: e.baseAddress,
-                                                    exif_size: e.count, xmp: x.baseAddress, xmp_size: x.count)
+                    var blocks = pf_metadata_blocks(
+                        icc: i.baseAddress, icc_size: i.count, exif: e.baseAddress,
+                        exif_size: e.count, xmp: x.baseAddress, xmp_size: x.count)
                     return try body(&blocks)
                 }
             }

@@ -94,10 +94,13 @@ final class _JPEGRowDecoder: @unchecked Sendable {
     /// - Parameter shrinkFactor: 1, 2, 4 or 8; the stored size is checked against `options`.
     /// - Throws: `limitExceeded` for a size beyond `options`, `decodingFailed` for corrupt
     ///   data, `unsupportedFormat` for color spaces PixelFlow does not convert.
-    convenience init(bytes: [UInt8], name: String, options: DecodeOptions, shrinkFactor: Int = 1,
-                     rawCMYK: Bool = false) throws {
-        try self.init(input: _JPEGInput(_FileBytes(bytes)), name: name, options: options,
-                      shrinkFactor: shrinkFactor, rawCMYK: rawCMYK)
+    convenience init(
+        bytes: [UInt8], name: String, options: DecodeOptions, shrinkFactor: Int = 1,
+        rawCMYK: Bool = false
+    ) throws {
+        try self.init(
+            input: _JPEGInput(_FileBytes(bytes)), name: name, options: options,
+            shrinkFactor: shrinkFactor, rawCMYK: rawCMYK)
     }
 
     /// Reads the header of the JPEG in `input` and prepares to decode rows.
@@ -186,11 +189,14 @@ final class _JPEGRowEncoder: @unchecked Sendable {
 
     /// - Throws: `invalidParameter` for a quality outside 1...100, `encodingFailed` for a side
     ///   beyond 65_535 or a format other than `rgba8` and `gray8`.
-    init(fileDescriptor: Int32, width: Int, height: Int, format: PixelFormat, quality: Int,
-         options: EncodeOptions, name: String, metadata: _EmbeddedMetadata = .none) throws {
+    init(
+        fileDescriptor: Int32, width: Int, height: Int, format: PixelFormat, quality: Int,
+        options: EncodeOptions, name: String, metadata: _EmbeddedMetadata = .none
+    ) throws {
         try _Codec.checkQuality(quality, format: .jpeg)
         guard width > 0, height > 0, width <= 65_535, height <= 65_535 else {
-            throw PixelFlowError.encodingFailed(file: name,
+            throw PixelFlowError.encodingFailed(
+                file: name,
                 reason: "JPEG: \(width)x\(height) is not within the format's 1x1...65535x65535")
         }
         guard format == .rgba8 || format == .gray8 else {
@@ -202,9 +208,10 @@ final class _JPEGRowEncoder: @unchecked Sendable {
         self.format = format
         var message = [CChar](repeating: 0, count: Int(PF_MESSAGE_CAPACITY))
         let made = metadata.withBlocks { blocks in
-            pf_jpeg_encoder_create(fileDescriptor, UInt32(width), UInt32(height), format == .gray8 ? 1 : 4,
-                                   Int32(quality), Int32(_JPEGCodec.subsampling(options.chromaSubsampling)),
-                                   options.progressive ? 1 : 0, blocks, &message)
+            pf_jpeg_encoder_create(
+                fileDescriptor, UInt32(width), UInt32(height), format == .gray8 ? 1 : 4,
+                Int32(quality), Int32(_JPEGCodec.subsampling(options.chromaSubsampling)),
+                options.progressive ? 1 : 0, blocks, &message)
         }
         guard let encoder = made else {
             throw PixelFlowError.encodingFailed(file: name, reason: "JPEG: " + _Codec.message(message))
@@ -219,8 +226,9 @@ final class _JPEGRowEncoder: @unchecked Sendable {
     /// - Throws: `encodingFailed`, or `io` when writing to the file fails.
     func write(rows pixels: UnsafeRawPointer, bytesPerRow: Int, count: Int) throws {
         precondition(count >= 0 && rowsWritten + count <= height, "rows past the end of the image")
-        let status = pf_jpeg_encoder_write_rows(encoder, pixels.assumingMemoryBound(to: UInt8.self), bytesPerRow,
-                                                UInt32(count), &message)
+        let status = pf_jpeg_encoder_write_rows(
+            encoder, pixels.assumingMemoryBound(to: UInt8.self), bytesPerRow,
+            UInt32(count), &message)
         try check(status)
         rowsWritten += count
     }

@@ -29,13 +29,15 @@ enum _JPEGCodec {
         case PF_JPEG_COLOR_CMYK: model = "cmyk"
         default: model = header.components == 3 ? "ycbcr" : "rgb"
         }
-        return ImageFileInfo(format: .jpeg, width: Int(header.width), height: Int(header.height),
-                             bitsPerSample: 8, colorModel: model, hasAlpha: false, metadata: d.metadata)
+        return ImageFileInfo(
+            format: .jpeg, width: Int(header.width), height: Int(header.height),
+            bitsPerSample: 8, colorModel: model, hasAlpha: false, metadata: d.metadata)
     }
 
     static func decode(_ bytes: [UInt8], name: String, options: DecodeOptions) throws -> PixelBuffer {
-        try _ImageCodecs.finishForBuffer(try read(bytes, name: name, options: options, pixels: true), name: name,
-                                         options: options)
+        try _ImageCodecs.finishForBuffer(
+            try read(bytes, name: name, options: options, pixels: true), name: name,
+            options: options)
     }
 
     static func read(_ bytes: [UInt8], name: String, options: DecodeOptions, pixels: Bool) throws -> _DecodedImage {
@@ -44,15 +46,20 @@ enum _JPEGCodec {
     }
 
     /// The header and metadata, and the stored pixels when `pixels` (else a 1x1 placeholder).
-    static func read(_ bytes: [UInt8], name: String, options: DecodeOptions, pixels: Bool,
-                     headerOut: inout pf_jpeg_header) throws -> _DecodedImage {
+    static func read(
+        _ bytes: [UInt8], name: String, options: DecodeOptions, pixels: Bool,
+        headerOut: inout pf_jpeg_header
+    ) throws -> _DecodedImage {
         // Check the frame size before libjpeg reads the tables and scans after it.
         if let (width, height) = frameSize(bytes), width > 0, height > 0 {
             try options._checkDimensions(width: width, height: height, file: name)
         }
         return try bytes.withUnsafeBufferPointer { input -> _DecodedImage in
-            guard let decoder = pf_jpeg_decoder_create(input.baseAddress, input.count,
-                                                       Int32(clamping: options.maximumJPEGScans)) else {
+            guard
+                let decoder = pf_jpeg_decoder_create(
+                    input.baseAddress, input.count,
+                    Int32(clamping: options.maximumJPEGScans))
+            else {
                 throw PixelFlowError.decodingFailed(file: name, reason: "out of memory")
             }
             defer { pf_jpeg_decoder_destroy(decoder) }
@@ -78,15 +85,19 @@ enum _JPEGCodec {
     }
 
     /// `read` over a decoder made and destroyed by the caller, before its header is read.
-    private static func read(decoder: OpaquePointer, name: String, options: DecodeOptions, pixels: Bool,
-                             headerOut: inout pf_jpeg_header) throws -> _DecodedImage {
+    private static func read(
+        decoder: OpaquePointer, name: String, options: DecodeOptions, pixels: Bool,
+        headerOut: inout pf_jpeg_header
+    ) throws -> _DecodedImage {
         var exif = [UInt8](repeating: 0, count: Int(PF_JPEG_EXIF_CAPACITY))
         var header = pf_jpeg_header()
         var metadata = ImageMetadata()
         var isCMYK = false
         let buffer = try { () throws -> PixelBuffer in
             var message = [CChar](repeating: 0, count: Int(PF_MESSAGE_CAPACITY))
-            let headerStatus = exif.withUnsafeMutableBufferPointer { pf_jpeg_read_header(decoder, &header, $0.baseAddress, &message) }
+            let headerStatus = exif.withUnsafeMutableBufferPointer {
+                pf_jpeg_read_header(decoder, &header, $0.baseAddress, &message)
+            }
             guard headerStatus == PF_OK else { throw error(headerStatus, message, name: name, options: options) }
             let width = Int(header.width), height = Int(header.height)
             try options._checkDimensions(width: width, height: height, file: name)
@@ -124,15 +135,17 @@ enum _JPEGCodec {
         case PF_JPEG_COLOR_GRAY: return .gray8
         case PF_JPEG_COLOR_RGB, PF_JPEG_COLOR_CMYK: return .rgba8
         default:
-            throw PixelFlowError.unsupportedFormat(file: name,
+            throw PixelFlowError.unsupportedFormat(
+                file: name,
                 reason: "JPEG with \(header.components) components in a color space PixelFlow does not convert")
         }
     }
 
     static func error(_ status: Int32, _ message: [CChar], name: String, options: DecodeOptions) -> PixelFlowError {
         if status == PF_TOO_MANY_SCANS {
-            return .limitExceeded(what: "\(name): progressive JPEG scans", value: options.maximumJPEGScans + 1,
-                                  limit: options.maximumJPEGScans)
+            return .limitExceeded(
+                what: "\(name): progressive JPEG scans", value: options.maximumJPEGScans + 1,
+                limit: options.maximumJPEGScans)
         }
         return .decodingFailed(file: name, reason: "JPEG: " + _Codec.message(message))
     }
@@ -148,9 +161,9 @@ enum _JPEGCodec {
         while i + 4 <= count {
             guard byte(i) == 0xFF else { return nil }
             let marker = byte(i + 1)
-            if marker == 0xFF { i += 1; continue }                       // fill byte
+            if marker == 0xFF { i += 1; continue }  // fill byte
             if marker == 0x01 || (0xD0...0xD7).contains(marker) { i += 2; continue }  // no length
-            if marker == 0xDA || marker == 0xD9 { return nil }           // SOS, EOI
+            if marker == 0xDA || marker == 0xD9 { return nil }  // SOS, EOI
             let length = be16(i + 2)
             let isFrame = (0xC0...0xCF).contains(marker) && marker != 0xC4 && marker != 0xC8 && marker != 0xCC
             if isFrame {
@@ -177,13 +190,16 @@ enum _JPEGCodec {
     ///
     /// - Throws: `invalidParameter` when `quality` is outside 1...100; `encodingFailed`
     ///   when a side exceeds JPEG's 65_535 pixels.
-    static func encode(_ source: PixelBuffer, quality: Int, name: String, options: EncodeOptions,
-                       metadata: _EmbeddedMetadata = .none) throws -> [UInt8] {
+    static func encode(
+        _ source: PixelBuffer, quality: Int, name: String, options: EncodeOptions,
+        metadata: _EmbeddedMetadata = .none
+    ) throws -> [UInt8] {
         try _Codec.checkQuality(quality, format: .jpeg)
         var buffer = _Codec.encodable(source)
         if buffer.format == .rgba16 { buffer = buffer.converted(to: .rgba8) }
         guard buffer.width <= 65_535, buffer.height <= 65_535 else {
-            throw PixelFlowError.encodingFailed(file: name,
+            throw PixelFlowError.encodingFailed(
+                file: name,
                 reason: "JPEG: \(buffer.width)x\(buffer.height) is larger than the format's 65535x65535")
         }
         let subsampling = subsampling(options.chromaSubsampling)
@@ -192,10 +208,11 @@ enum _JPEGCodec {
         var size = 0
         let status = metadata.withBlocks { blocks in
             buffer.withUnsafeBytes { pixels in
-                pf_jpeg_encode(pixels.baseAddress!.assumingMemoryBound(to: UInt8.self), buffer.bytesPerRow,
-                               UInt32(buffer.width), UInt32(buffer.height), buffer.format == .gray8 ? 1 : 4,
-                               Int32(quality), Int32(subsampling), options.progressive ? 1 : 0,
-                               blocks, &output, &size, &message)
+                pf_jpeg_encode(
+                    pixels.baseAddress!.assumingMemoryBound(to: UInt8.self), buffer.bytesPerRow,
+                    UInt32(buffer.width), UInt32(buffer.height), buffer.format == .gray8 ? 1 : 4,
+                    Int32(quality), Int32(subsampling), options.progressive ? 1 : 0,
+                    blocks, &output, &size, &message)
             }
         }
         defer { pf_free(output) }

@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A regular file kept open for positional reads (`pread`), so that a streamed source reads
@@ -83,7 +83,8 @@ extension _ImageCodecs {
     ///
     /// Returns the source and the orientation the file declares, as `_StreamDecision.streamed`.
     static func streamedSource(file: _OpenFile, options: DecodeOptions) throws
-        -> (source: StreamedSource, declared: EXIFOrientation)? {
+        -> (source: StreamedSource, declared: EXIFOrientation)?
+    {
         guard options.imageIndex == 0 else { return nil }
         let head = try file.read(at: 0, count: 64)
         switch ImageFileFormat.sniff(head) {
@@ -91,30 +92,39 @@ extension _ImageCodecs {
             // libjpeg reads the file through a pread source manager, 64 KiB at a time.
             let header = try _JPEGCodec.header(file, options: options)
             guard wholeDecodeReason(header, options: options) == nil else { return nil }
-            let source = try StreamedSource(jpeg: _JPEGInput(file: file), name: file.name, options: options,
-                                            rawCMYK: header.isCMYK)
-            return (try finished(source, header: header, name: file.name, options: options),
-                    header.metadata.orientation)
+            let source = try StreamedSource(
+                jpeg: _JPEGInput(file: file), name: file.name, options: options,
+                rawCMYK: header.isCMYK)
+            return (
+                try finished(source, header: header, name: file.name, options: options),
+                header.metadata.orientation
+            )
         case .png:
             guard let prefix = try _PNGCodec.headerPrefix(file, options: options) else { return nil }
             let (header, info) = try _PNGCodec.readHeader(prefix, name: file.name, options: options)
             guard info.interlaced == 0, wholeDecodeReason(header, options: options) == nil else { return nil }
             let source = try StreamedSource(png: _PNGFileBytes(file: file), name: file.name, options: options)
-            return (try finished(source, header: header, name: file.name, options: options),
-                    header.metadata.orientation)
+            return (
+                try finished(source, header: header, name: file.name, options: options),
+                header.metadata.orientation
+            )
         case .tiff:
             let bytes = _TIFFRowDecoder.Bytes(file: file)
             let header = try _TIFFCodec.header(bytes, name: file.name, options: options)
             guard wholeDecodeReason(header, options: options) == nil,
-                  let source = try StreamedSource(tiff: bytes, name: file.name, options: options) else { return nil }
-            return (try finished(source, header: header, name: file.name, options: options),
-                    header.metadata.orientation)
+                let source = try StreamedSource(tiff: bytes, name: file.name, options: options)
+            else { return nil }
+            return (
+                try finished(source, header: header, name: file.name, options: options),
+                header.metadata.orientation
+            )
         case .pnm:
             // Binary files only (ASCII rows are parsed from bytes in memory); a header longer
             // than the prefix, or any error, is left to the whole-file path to report.
             let prefix = try file.read(at: 0, count: 1 << 20)
             guard let header = try? _PNMCodec.readHeader(prefix, name: file.name, options: options, fileSize: file.size),
-                  header.kind >= 4 else { return nil }
+                header.kind >= 4
+            else { return nil }
             return (StreamedSource(pnm: file, header: header), .up)
         case .bmp:
             let prefix = try file.read(at: 0, count: 1 << 20)

@@ -2,11 +2,11 @@ import CCodecShims
 import Dispatch
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Rows of pixels in a PNG input layout (`gray8`, `rgba8`, `rgba16`), `stride` bytes apart:
@@ -105,11 +105,14 @@ final class _PNGImageDataEncoder: @unchecked Sendable {
     /// to memory (`takeOutput()`).
     ///
     /// - Throws: `encodingFailed` for a size libpng refuses; `io` when writing fails.
-    init(fileDescriptor: Int32, width: Int, height: Int, input: Int32, options: EncodeOptions,
-         metadata: _EmbeddedMetadata, name: String) throws {
+    init(
+        fileDescriptor: Int32, width: Int, height: Int, input: Int32, options: EncodeOptions,
+        metadata: _EmbeddedMetadata, name: String
+    ) throws {
         var chunking = pf_png_chunking()
         guard width > 0, height > 0, width <= Int(Int32.max), height <= Int(Int32.max),
-              pf_png_chunking_for(UInt32(width), input, &chunking) == PF_OK else {
+            pf_png_chunking_for(UInt32(width), input, &chunking) == PF_OK
+        else {
             throw PixelFlowError.encodingFailed(file: name, reason: "PNG: \(width)x\(height) is not a valid size")
         }
         self.name = name
@@ -124,8 +127,9 @@ final class _PNGImageDataEncoder: @unchecked Sendable {
         var message = [CChar](repeating: 0, count: Int(PF_MESSAGE_CAPACITY))
         var made: OpaquePointer?
         let status = metadata.withBlocks { blocks in
-            pf_png_encoder_create(fileDescriptor, UInt32(width), UInt32(height), input, level, blocks,
-                                  _PNGCodec.writesSRGBChunk(metadata) ? 1 : 0, &made, &message)
+            pf_png_encoder_create(
+                fileDescriptor, UInt32(width), UInt32(height), input, level, blocks,
+                _PNGCodec.writesSRGBChunk(metadata) ? 1 : 0, &made, &message)
         }
         guard status == PF_OK, let made else { throw Self.error(status, message, name: name) }
         encoder = made

@@ -259,8 +259,9 @@ final class _PNGRowEncoder: @unchecked Sendable {
         var end = first
         while end < data.chunkCount, Swift.min((end + 1) * data.rowsPerChunk, height) <= rowsWritten { end += 1 }
         guard end > first else { return }
-        try data.compress(chunks: end - first,
-                          rows: _PNGRows(base: UnsafeRawPointer(staging), stride: rowBytes, firstRow: stagedFirstRow))
+        try data.compress(
+            chunks: end - first,
+            rows: _PNGRows(base: UnsafeRawPointer(staging), stride: rowBytes, firstRow: stagedFirstRow))
         let nextStart = end * data.rowsPerChunk
         let keepFrom = Swift.max(stagedFirstRow, nextStart - Swift.min(nextStart, data.historyRows))
         let kept = rowsWritten - keepFrom

@@ -19,8 +19,10 @@ enum _PNGCodec {
 
     /// The header, the iCCP profile (through libpng) and, when `pixels`, the stored pixels
     /// (else a 1x1 placeholder buffer).
-    static func decode(_ bytes: [UInt8], name: String, options: DecodeOptions, pixels: Bool,
-                       icc iccOut: inout [UInt8]?) throws -> (buffer: PixelBuffer, header: pf_png_header) {
+    static func decode(
+        _ bytes: [UInt8], name: String, options: DecodeOptions, pixels: Bool,
+        icc iccOut: inout [UInt8]?
+    ) throws -> (buffer: PixelBuffer, header: pf_png_header) {
         // IHDR must be the first chunk: check its size before libpng reads anything after it,
         // so a huge declared size is reported as such even when the rest is garbage.
         if bytes.count >= 24, bytes[12..<16].elementsEqual("IHDR".utf8) {
@@ -54,8 +56,9 @@ enum _PNGCodec {
             var buffer = try _Codec.makeDecodedBuffer(width: width, height: height, format: format)
             let stride = buffer.bytesPerRow
             let status = buffer.withUnsafeMutableBytes { pixels in
-                pf_png_read_pixels(decoder, output, pixels.baseAddress!.assumingMemoryBound(to: UInt8.self),
-                                   stride, &message)
+                pf_png_read_pixels(
+                    decoder, output, pixels.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                    stride, &message)
             }
             guard status == PF_OK else {
                 throw PixelFlowError.decodingFailed(file: name, reason: "PNG: " + _Codec.message(message))
@@ -82,7 +85,8 @@ enum _PNGCodec {
     /// `decodeStored` would return them but with a 1x1 placeholder buffer of the decoded
     /// layout: what `_ImageCodecs.conversion` reads.
     static func readHeader(_ bytes: [UInt8], name: String, options: DecodeOptions) throws
-        -> (image: _DecodedImage, header: pf_png_header) {
+        -> (image: _DecodedImage, header: pf_png_header)
+    {
         var icc: [UInt8]?
         let (buffer, header) = try decode(bytes, name: name, options: options, pixels: false, icc: &icc)
         var metadata = metadataChunks(bytes)
@@ -110,11 +114,13 @@ enum _PNGCodec {
                 if g > 0 { m.gamma = g }
             case "cHRM" where length == 32:
                 let v = (0..<8).map { Double(bytes._be32(start + 4 * $0)) / 100_000 }
-                m.chromaticities = Chromaticities(whiteX: v[0], whiteY: v[1], redX: v[2], redY: v[3],
-                                                  greenX: v[4], greenY: v[5], blueX: v[6], blueY: v[7])
+                m.chromaticities = Chromaticities(
+                    whiteX: v[0], whiteY: v[1], redX: v[2], redY: v[3],
+                    greenX: v[4], greenY: v[5], blueX: v[6], blueY: v[7])
             case "cICP" where length == 4:
-                m.cicp = CICP(colorPrimaries: Int(data[start]), transferCharacteristics: Int(data[start + 1]),
-                              matrixCoefficients: Int(data[start + 2]), fullRange: data[start + 3] != 0)
+                m.cicp = CICP(
+                    colorPrimaries: Int(data[start]), transferCharacteristics: Int(data[start + 1]),
+                    matrixCoefficients: Int(data[start + 2]), fullRange: data[start + 3] != 0)
             case "eXIf" where length >= 8:
                 let block = Array(data)
                 m.exif = block
@@ -152,8 +158,9 @@ enum _PNGCodec {
             if !type.elementsEqual("IDAT".utf8) {
                 count += 1
                 if count > limit {
-                    throw PixelFlowError.limitExceeded(what: "\(name): PNG chunks besides image data", value: count,
-                                                       limit: limit)
+                    throw PixelFlowError.limitExceeded(
+                        what: "\(name): PNG chunks besides image data", value: count,
+                        limit: limit)
                 }
             }
             // length < 2^32 and the file is under 2^63 bytes: no overflow.
@@ -182,8 +189,9 @@ enum _PNGCodec {
             } else {
                 count += 1
                 if count > options.maximumPNGAncillaryChunks {
-                    throw PixelFlowError.limitExceeded(what: "\(file.name): PNG chunks besides image data", value: count,
-                                                       limit: options.maximumPNGAncillaryChunks)
+                    throw PixelFlowError.limitExceeded(
+                        what: "\(file.name): PNG chunks besides image data", value: count,
+                        limit: options.maximumPNGAncillaryChunks)
                 }
             }
             offset += 12 + length
@@ -214,10 +222,11 @@ enum _PNGCodec {
         case 3: model = "palette"
         default: model = "rgb"
         }
-        return ImageFileInfo(format: .png, width: Int(header.width), height: Int(header.height),
-                             bitsPerSample: Int(header.bit_depth), colorModel: model,
-                             hasAlpha: header.color_type == 4 || header.color_type == 6 || header.has_transparency != 0,
-                             metadata: metadata)
+        return ImageFileInfo(
+            format: .png, width: Int(header.width), height: Int(header.height),
+            bitsPerSample: Int(header.bit_depth), colorModel: model,
+            hasAlpha: header.color_type == 4 || header.color_type == 6 || header.has_transparency != 0,
+            metadata: metadata)
     }
 
     /// Encodes `gray8` as 8-bit gray, `rgba8` and `rgba16` as RGB when every alpha is the
@@ -226,19 +235,23 @@ enum _PNGCodec {
     /// compressed in parallel chunks (`_PNGImageDataEncoder`), the same bytes for every
     /// `options.threadCount`; `_PNGRowEncoder` writes the same bytes row by row. Adam7 files
     /// go through libpng row by row (`encodeWithLibpng`).
-    static func encode(_ source: PixelBuffer, name: String, options: EncodeOptions,
-                       metadata: _EmbeddedMetadata = .none) throws -> [UInt8] {
+    static func encode(
+        _ source: PixelBuffer, name: String, options: EncodeOptions,
+        metadata: _EmbeddedMetadata = .none
+    ) throws -> [UInt8] {
         try checkCompressionLevel(options)
         let buffer = _Codec.encodable(source)
         let input = inputLayout(buffer.format, opaque: _Codec.isOpaque(buffer))
         if options.interlaced {
             return try encodeWithLibpng(buffer, input: input, name: name, options: options, metadata: metadata)
         }
-        let writer = try _PNGImageDataEncoder(fileDescriptor: -1, width: buffer.width, height: buffer.height,
-                                              input: input, options: options, metadata: metadata, name: name)
+        let writer = try _PNGImageDataEncoder(
+            fileDescriptor: -1, width: buffer.width, height: buffer.height,
+            input: input, options: options, metadata: metadata, name: name)
         try buffer.withUnsafeBytes { pixels in
-            try writer.compress(chunks: writer.chunkCount,
-                                rows: _PNGRows(base: pixels.baseAddress!, stride: buffer.bytesPerRow, firstRow: 0))
+            try writer.compress(
+                chunks: writer.chunkCount,
+                rows: _PNGRows(base: pixels.baseAddress!, stride: buffer.bytesPerRow, firstRow: 0))
         }
         try writer.finish()
         return writer.takeOutput()
@@ -247,17 +260,20 @@ enum _PNGCodec {
     /// The file libpng writes from `buffer`'s rows in the `input` layout, with its own filters
     /// and one zlib stream: how Adam7 files are written (and, in tests, the size the parallel
     /// encoder is compared with).
-    static func encodeWithLibpng(_ buffer: PixelBuffer, input: Int32, name: String, options: EncodeOptions,
-                                 metadata: _EmbeddedMetadata) throws -> [UInt8] {
+    static func encodeWithLibpng(
+        _ buffer: PixelBuffer, input: Int32, name: String, options: EncodeOptions,
+        metadata: _EmbeddedMetadata
+    ) throws -> [UInt8] {
         var message = [CChar](repeating: 0, count: Int(PF_MESSAGE_CAPACITY))
         var output: UnsafeMutablePointer<UInt8>?
         var size = 0
         let srgbChunk = writesSRGBChunk(metadata)
         let status = metadata.withBlocks { blocks in
             buffer.withUnsafeBytes { pixels in
-                pf_png_encode(pixels.baseAddress!.assumingMemoryBound(to: UInt8.self), buffer.bytesPerRow,
-                              UInt32(buffer.width), UInt32(buffer.height), input, options.interlaced ? 1 : 0,
-                              Int32(options.compressionLevel), blocks, srgbChunk ? 1 : 0, &output, &size, &message)
+                pf_png_encode(
+                    pixels.baseAddress!.assumingMemoryBound(to: UInt8.self), buffer.bytesPerRow,
+                    UInt32(buffer.width), UInt32(buffer.height), input, options.interlaced ? 1 : 0,
+                    Int32(options.compressionLevel), blocks, srgbChunk ? 1 : 0, &output, &size, &message)
             }
         }
         defer { pf_free(output) }
@@ -286,8 +302,9 @@ enum _PNGCodec {
     /// Throws `invalidParameter` unless the compression level is zlib's 0...9.
     static func checkCompressionLevel(_ options: EncodeOptions) throws {
         guard (0...9).contains(options.compressionLevel) else {
-            throw PixelFlowError.invalidParameter(filter: "png encoder", key: "compressionLevel",
-                                                  reason: "must be in 0...9, got \(options.compressionLevel)")
+            throw PixelFlowError.invalidParameter(
+                filter: "png encoder", key: "compressionLevel",
+                reason: "must be in 0...9, got \(options.compressionLevel)")
         }
     }
 }

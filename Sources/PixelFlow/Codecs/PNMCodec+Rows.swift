@@ -51,8 +51,10 @@ extension StreamedSource {
     /// - Throws: the header errors of `_PNMCodec.readHeader`.
     convenience init(pnm bytes: [UInt8], name: String, options: DecodeOptions) throws {
         let header = try _PNMCodec.readHeader(bytes, name: name, options: options)
-        self.init(name: name, width: header.width, height: header.height, format: header.format,
-                  isOpaque: header.isOpaque, kind: "PNM", heldBytes: bytes.count) {
+        self.init(
+            name: name, width: header.width, height: header.height, format: header.format,
+            isOpaque: header.isOpaque, kind: "PNM", heldBytes: bytes.count
+        ) {
             _PNMRowDecoder(bytes: bytes, header: header, name: name)
         }
     }
@@ -60,8 +62,10 @@ extension StreamedSource {
     /// A source over the binary Netpbm file `file` whose header is `header`, reading each
     /// row from the file as it is decoded.
     convenience init(pnm file: _OpenFile, header: _PNMHeader) {
-        self.init(name: file.name, width: header.width, height: header.height, format: header.format,
-                  isOpaque: header.isOpaque, kind: "PNM", heldBytes: 0) {
+        self.init(
+            name: file.name, width: header.width, height: header.height, format: header.format,
+            isOpaque: header.isOpaque, kind: "PNM", heldBytes: 0
+        ) {
             _PNMRowDecoder(file: file, header: header)
         }
     }
@@ -137,8 +141,9 @@ final class _PNMRowEncoder: _RowEncoder, @unchecked Sendable {
             }
             if pending * rowBytes == scratch.count { try flush() }
             scratch.withUnsafeMutableBufferPointer { s in
-                _PNMCodec.storeRow(row, width: width, format: format, channels: channels,
-                                   to: s.baseAddress! + pending * rowBytes)
+                _PNMCodec.storeRow(
+                    row, width: width, format: format, channels: channels,
+                    to: s.baseAddress! + pending * rowBytes)
             }
             pending += 1
         }
@@ -186,8 +191,9 @@ final class _PNMRowEncoder: _RowEncoder, @unchecked Sendable {
     private func flush() throws {
         guard pending > 0 else { return }
         try scratch.withUnsafeBytes {
-            try _FileIO.writeAll($0.baseAddress!, count: pending * rowBytes, to: fileDescriptor,
-                              at: headerSize + rowsWritten * rowBytes, name: name)
+            try _FileIO.writeAll(
+                $0.baseAddress!, count: pending * rowBytes, to: fileDescriptor,
+                at: headerSize + rowsWritten * rowBytes, name: name)
         }
         rowsWritten += pending
         pending = 0
@@ -206,18 +212,20 @@ final class _PNMRowEncoder: _RowEncoder, @unchecked Sendable {
         }
         let sample = format == .rgba16 ? 2 : 1
         var old = [UInt8](repeating: 0, count: oldBytes)
-        var new = [UInt8](repeating: 0xFF, count: newBytes)   // alpha stays at the maximum
+        var new = [UInt8](repeating: 0xFF, count: newBytes)  // alpha stays at the maximum
         for y in stride(from: rowsWritten - 1, through: 0, by: -1) {
             try old.withUnsafeMutableBytes {
-                try _FileIO.readAll(into: $0.baseAddress!, count: oldBytes, from: fileDescriptor,
-                                 at: oldHeader + y * oldBytes, name: name)
+                try _FileIO.readAll(
+                    into: $0.baseAddress!, count: oldBytes, from: fileDescriptor,
+                    at: oldHeader + y * oldBytes, name: name)
             }
             for x in 0..<width {
                 for b in 0..<(3 * sample) { new[4 * sample * x + b] = old[3 * sample * x + b] }
             }
             try new.withUnsafeBytes {
-                try _FileIO.writeAll($0.baseAddress!, count: newBytes, to: fileDescriptor, at: header.count + y * newBytes,
-                                  name: name)
+                try _FileIO.writeAll(
+                    $0.baseAddress!, count: newBytes, to: fileDescriptor, at: header.count + y * newBytes,
+                    name: name)
             }
         }
         try writeHeader()

@@ -124,8 +124,10 @@ enum _PNMCodec {
     ///
     /// With `fileSize`, `bytes` is the start of a file of that many bytes (its header must be
     /// in it) and the sample bytes are counted against the file.
-    static func readHeader(_ bytes: [UInt8], name: String, options: DecodeOptions,
-                           fileSize: Int? = nil) throws -> _PNMHeader {
+    static func readHeader(
+        _ bytes: [UInt8], name: String, options: DecodeOptions,
+        fileSize: Int? = nil
+    ) throws -> _PNMHeader {
         guard bytes.count >= 3, bytes[0] == UInt8(ascii: "P"), (0x31...0x37).contains(bytes[1]) else {
             throw PixelFlowError.unsupportedFormat(file: name, reason: "not a Netpbm file")
         }
@@ -154,21 +156,24 @@ enum _PNMCodec {
         let available = (fileSize ?? bytes.count) - parser.index
         let needed: Int?
         switch kind {
-        case 1, 2, 3: needed = _Codec.product(width, height, depth)   // at least a byte a sample
+        case 1, 2, 3: needed = _Codec.product(width, height, depth)  // at least a byte a sample
         case 4: needed = _Codec.product((width + 7) / 8, height)
         default: needed = _Codec.product(width, height, depth, wide ? 2 : 1)
         }
         guard let needed, needed <= available else {
-            throw parser.failure("the file is truncated: \(width)x\(height) with \(depth) channel(s) needs "
-                + "\(needed.map(String.init) ?? "too many") bytes of samples, \(available) follow")
+            throw parser.failure(
+                "the file is truncated: \(width)x\(height) with \(depth) channel(s) needs "
+                    + "\(needed.map(String.init) ?? "too many") bytes of samples, \(available) follow")
         }
-        return _PNMHeader(kind: kind, width: width, height: height, depth: depth, maxval: maxval,
-                          dataOffset: parser.index)
+        return _PNMHeader(
+            kind: kind, width: width, height: height, depth: depth, maxval: maxval,
+            dataOffset: parser.index)
     }
 
     /// Reads a PAM header after `P7` up to and including the line `ENDHDR`.
     private static func readPAMHeader(_ parser: inout _PNMParser, name: String) throws
-        -> (width: Int, height: Int, depth: Int, maxval: Int) {
+        -> (width: Int, height: Int, depth: Int, maxval: Int)
+    {
         var width: Int?, height: Int?, depth: Int?, maxval: Int?
         var tupleType = ""
         while true {
@@ -224,8 +229,9 @@ enum _PNMCodec {
         out.withUnsafeMutableBufferPointer { o in
             _ = UnsafeMutableBufferPointer(rebasing: o[..<header.count]).initialize(from: header)
             buffer.withUnsafeRows { y, row in
-                storeRow(row, width: w, format: buffer.format, channels: channels,
-                         to: o.baseAddress! + header.count + y * rowBytes)
+                storeRow(
+                    row, width: w, format: buffer.format, channels: channels,
+                    to: o.baseAddress! + header.count + y * rowBytes)
             }
         }
         return out
@@ -253,8 +259,10 @@ enum _PNMCodec {
     /// Writes one row of `width` pixels of `format` (`gray8`, `rgba8`, `rgba16`) as `channels`
     /// samples a pixel (1 for `gray8`; 3 drops alpha; 4 keeps it), 16-bit samples big-endian,
     /// into `out` (`fileRowBytes` bytes).
-    static func storeRow(_ row: UnsafeRawPointer, width w: Int, format: PixelFormat, channels: Int,
-                         to out: UnsafeMutablePointer<UInt8>) {
+    static func storeRow(
+        _ row: UnsafeRawPointer, width w: Int, format: PixelFormat, channels: Int,
+        to out: UnsafeMutablePointer<UInt8>
+    ) {
         switch format {
         case .gray8:
             out.update(from: row.assumingMemoryBound(to: UInt8.self), count: w)
@@ -343,7 +351,7 @@ struct _PNMRowReader {
                 guard !parser.atEnd else { throw parser.failure("the file is truncated in row \(y)") }
                 let b = bytes[parser.index]
                 guard b == 0x30 || b == 0x31 else { throw parser.failure("expected 0 or 1 in row \(y), found byte \(b)") }
-                samples[s] = b == 0x31 ? 0 : 1     // PBM: 1 is black
+                samples[s] = b == 0x31 ? 0 : 1  // PBM: 1 is black
                 parser.index += 1
             }
         case 2, 3:

@@ -28,8 +28,10 @@ extension PixelBuffer {
     ///   - name: how errors name the input.
     ///   - fileDescriptor: an open file descriptor to read to its end; it is not closed.
     ///   - options: size limits (checked before any pixel is allocated) and orientation.
-    public init(readingFileDescriptor fileDescriptor: Int32, name: String = "<standard input>",
-                options: DecodeOptions = .default) throws {
+    public init(
+        readingFileDescriptor fileDescriptor: Int32, name: String = "<standard input>",
+        options: DecodeOptions = .default
+    ) throws {
         let bytes = try _FileIO.readAll(fileDescriptor: fileDescriptor, name: name, limit: options.maximumFileSize)
         try self.init(encoded: bytes, name: name, options: options)
     }
@@ -69,8 +71,9 @@ extension PixelBuffer {
     }
 
     func _encoded(as format: ImageFileFormat, quality: Int, options: EncodeOptions, name: String) throws -> [UInt8] {
-        try _ImageCodecs.encode(self, as: format, quality: quality, options: options, name: name,
-                                profile: _ImageCodecs.defaultProfile(for: self))
+        try _ImageCodecs.encode(
+            self, as: format, quality: quality, options: options, name: name,
+            profile: _ImageCodecs.defaultProfile(for: self))
     }
 
     /// Writes this buffer to the file at `path` atomically: the file is encoded in memory,
@@ -85,8 +88,10 @@ extension PixelBuffer {
     ///   - quality: JPEG quality, 1...100.
     /// - Throws: `unsupportedFormat` when `format` is `nil` and the extension names no
     ///   supported format; the errors of `encoded(as:quality:options:)`; `io`.
-    public func write(toFile path: String, format: ImageFileFormat? = nil, quality: Int = 90,
-                      options: EncodeOptions = .default) throws {
+    public func write(
+        toFile path: String, format: ImageFileFormat? = nil, quality: Int = 90,
+        options: EncodeOptions = .default
+    ) throws {
         let chosen = try ImageFileFormat._forWriting(path, format)
         let bytes = try _encoded(as: chosen, quality: quality, options: options, name: path)
         try AtomicFileWriter.write(bytes, toFile: path)
@@ -100,8 +105,10 @@ extension PixelBuffer {
     ///   - format: the file format.
     ///   - quality: JPEG quality, 1...100 (default 90); also lossy WebP, HEIF and AVIF.
     ///   - options: each format's other settings (compression, subsampling, metadata).
-    public func write(toFileDescriptor fileDescriptor: Int32, format: ImageFileFormat, quality: Int = 90,
-                      options: EncodeOptions = .default, name: String = "<standard output>") throws {
+    public func write(
+        toFileDescriptor fileDescriptor: Int32, format: ImageFileFormat, quality: Int = 90,
+        options: EncodeOptions = .default, name: String = "<standard output>"
+    ) throws {
         let bytes = try _encoded(as: format, quality: quality, options: options, name: name)
         try _FileIO.writeAll(bytes, to: fileDescriptor, name: name)
     }

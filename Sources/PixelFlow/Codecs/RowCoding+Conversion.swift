@@ -22,7 +22,8 @@ enum _RowConversion: Sendable, CustomStringConvertible {
     ///   throw the same).
     static func of(_ header: _DecodedImage, name: String, options: DecodeOptions) throws -> _RowConversion? {
         if let conversion = try _ColorConversion.linearWorkingConversion(
-            for: header, name: name, applyProfile: options.appliesColorProfile) {
+            for: header, name: name, applyProfile: options.appliesColorProfile)
+        {
             let space = _ColorConversion.sourceSpace(of: header)?.name ?? "?"
             return .toLinearSRGB(conversion, space: space, isCMYK: header.isCMYK)
         }
@@ -116,8 +117,9 @@ final class _ConvertedRowDecoder: _RowDecoder, @unchecked Sendable {
             while done < count {
                 let n = Swift.min(Self.chunkRows * workers, count - done)
                 try base.readRows(count: n) { i in scratch + i * stride }
-                let chunk = _ConversionChunk(stored: scratch, stride: stride,
-                                             rows: (0..<n).map { rows(done + $0) }, width: w)
+                let chunk = _ConversionChunk(
+                    stored: scratch, stride: stride,
+                    rows: (0..<n).map { rows(done + $0) }, width: w)
                 let k = n * w >= Self.parallelPixels ? Swift.min(workers, n) : 1
                 if k == 1 {
                     for i in 0..<n { chunk.convert(i, conversion) }
@@ -145,8 +147,9 @@ private struct _ConversionChunk: @unchecked Sendable {
     /// Converts stored row `i` into `rows[i]` as `_ColorConversion.toLinearWorking` converts
     /// every row (`_LinearConversion.convertRow`).
     func convert(_ i: Int, _ conversion: _LinearConversion) {
-        conversion.convertRow(stored + i * stride, into: rows[i].assumingMemoryBound(to: SIMD4<Float>.self),
-                              count: width)
+        conversion.convertRow(
+            stored + i * stride, into: rows[i].assumingMemoryBound(to: SIMD4<Float>.self),
+            count: width)
     }
 }
 
@@ -159,14 +162,19 @@ extension StreamedSource {
         guard let conversion else { return self }
         let base = factory
         let floats = conversion.producesLinearFloats
-        let smaller: (@Sendable (Int) -> StreamedSource)? = shrinkFactors.isEmpty ? nil : { @Sendable [self] k in
-            self.shrunk(by: k)!.converted(conversion)
-        }
-        return StreamedSource(name: name, width: width, height: height, format: floats ? .rgbaF32 : format,
-                              colorEncoding: floats ? .linear : colorEncoding,
-                              alphaMode: floats ? .premultiplied : alphaMode,
-                              isOpaque: conversion.isCMYK || isOpaque, kind: kind + ", \(conversion)",
-                              heldBytes: heldBytes, shrinkFactor: shrinkFactor, makeShrunk: smaller) {
+        let smaller: (@Sendable (Int) -> StreamedSource)? =
+            shrinkFactors.isEmpty
+            ? nil
+            : { @Sendable [self] k in
+                self.shrunk(by: k)!.converted(conversion)
+            }
+        return StreamedSource(
+            name: name, width: width, height: height, format: floats ? .rgbaF32 : format,
+            colorEncoding: floats ? .linear : colorEncoding,
+            alphaMode: floats ? .premultiplied : alphaMode,
+            isOpaque: conversion.isCMYK || isOpaque, kind: kind + ", \(conversion)",
+            heldBytes: heldBytes, shrinkFactor: shrinkFactor, makeShrunk: smaller
+        ) {
             _ConvertedRowDecoder(base: try base(), conversion: conversion)
         }
     }

@@ -60,16 +60,19 @@ extension _ImageCodecs {
     /// The source's rows are those of the full decode: a color profile or CMYK is converted
     /// row by row (`StreamedSource.converted(_:)`), the EXIF orientation is applied in the
     /// stream (`StreamedSource.oriented(_:)`).
-    static func streamDecision(_ bytes: [UInt8], format: ImageFileFormat, name: String,
-                               options: DecodeOptions) throws -> _StreamDecision {
+    static func streamDecision(
+        _ bytes: [UInt8], format: ImageFileFormat, name: String,
+        options: DecodeOptions
+    ) throws -> _StreamDecision {
         guard options.imageIndex == 0 else { return .decodedWhole(reason: "a page or frame other than the first") }
         switch format {
         case .jpeg:
             let header = try _JPEGCodec.read(bytes, name: name, options: options, pixels: false)
             if let why = wholeDecodeReason(header, options: options) { return .decodedWhole(reason: why) }
             let source = try StreamedSource(jpeg: bytes, name: name, options: options, rawCMYK: header.isCMYK)
-            return .streamed(try finished(source, header: header, name: name, options: options),
-                             declared: header.metadata.orientation)
+            return .streamed(
+                try finished(source, header: header, name: name, options: options),
+                declared: header.metadata.orientation)
         case .pnm:
             // No profile, orientation or CMYK in PNM and BMP: their rows are always plain.
             return .streamed(try StreamedSource(pnm: bytes, name: name, options: options), declared: .up)
@@ -81,17 +84,21 @@ extension _ImageCodecs {
                 return .decodedWhole(reason: "an interlaced (Adam7) PNG has complete rows only after its last pass")
             }
             if let why = wholeDecodeReason(header, options: options) { return .decodedWhole(reason: why) }
-            return .streamed(try finished(StreamedSource(png: bytes, name: name, options: options), header: header,
-                                          name: name, options: options), declared: header.metadata.orientation)
+            return .streamed(
+                try finished(
+                    StreamedSource(png: bytes, name: name, options: options), header: header,
+                    name: name, options: options), declared: header.metadata.orientation)
         case .tiff:
             let header = try _TIFFCodec.header(bytes, name: name, options: options)
             if let why = wholeDecodeReason(header, options: options) { return .decodedWhole(reason: why) }
             guard let source = try StreamedSource(tiff: bytes, name: name, options: options) else {
-                return .decodedWhole(reason: "libtiff reads this TIFF's layout (its compression, planes or "
-                    + "subsampling) only as a whole image here")
+                return .decodedWhole(
+                    reason: "libtiff reads this TIFF's layout (its compression, planes or "
+                        + "subsampling) only as a whole image here")
             }
-            return .streamed(try finished(source, header: header, name: name, options: options),
-                             declared: header.metadata.orientation)
+            return .streamed(
+                try finished(source, header: header, name: name, options: options),
+                declared: header.metadata.orientation)
         case .webp:
             return .decodedWhole(reason: "libwebp decodes into a buffer of the whole image (its incremental decoder too)")
         case .gif:
@@ -102,8 +109,10 @@ extension _ImageCodecs {
     }
 
     /// The streamed source of `streamDecision`, or nil when the file is decoded whole.
-    static func streamedSource(_ bytes: [UInt8], format: ImageFileFormat, name: String,
-                               options: DecodeOptions) throws -> StreamedSource? {
+    static func streamedSource(
+        _ bytes: [UInt8], format: ImageFileFormat, name: String,
+        options: DecodeOptions
+    ) throws -> StreamedSource? {
         if case let .streamed(source, _) = try streamDecision(bytes, format: format, name: name, options: options) {
             return source
         }
@@ -114,8 +123,10 @@ extension _ImageCodecs {
     /// converted as `Image(encoded:)`'s full decode turns and converts that file (the order
     /// does not change a pixel: the conversion works pixel by pixel; turning first spools
     /// the smaller stored rows).
-    static func finished(_ source: StreamedSource, header: _DecodedImage, name: String,
-                         options: DecodeOptions) throws -> StreamedSource {
+    static func finished(
+        _ source: StreamedSource, header: _DecodedImage, name: String,
+        options: DecodeOptions
+    ) throws -> StreamedSource {
         source.oriented(orientation(header, options: options))
             .converted(try _RowConversion.of(header, name: name, options: options))
     }
@@ -143,29 +154,36 @@ extension _ImageCodecs {
     /// With `assumingOpaque`, formats whose in-memory encoder drops an alpha that is the
     /// maximum everywhere (PNG) write no alpha channel and throw `_RowEncoderAlphaFound` at the
     /// first row where it is not; without, they keep alpha. Other formats ignore it.
-    static func rowEncoder(for format: ImageFileFormat, fileDescriptor: Int32, width: Int, height: Int,
-                           pixelFormat: PixelFormat, quality: Int, options: EncodeOptions,
-                           metadata: _EmbeddedMetadata, assumingOpaque: Bool = true,
-                           name: String) throws -> (any _RowEncoder)? {
+    static func rowEncoder(
+        for format: ImageFileFormat, fileDescriptor: Int32, width: Int, height: Int,
+        pixelFormat: PixelFormat, quality: Int, options: EncodeOptions,
+        metadata: _EmbeddedMetadata, assumingOpaque: Bool = true,
+        name: String
+    ) throws -> (any _RowEncoder)? {
         guard hasRowEncoder(for: format, pixelFormat: pixelFormat, options: options) else { return nil }
         switch format {
         case .jpeg:
-            return try _JPEGRowEncoder(fileDescriptor: fileDescriptor, width: width, height: height, format: .rgba8,
-                                       quality: quality, options: options, name: name, metadata: metadata)
+            return try _JPEGRowEncoder(
+                fileDescriptor: fileDescriptor, width: width, height: height, format: .rgba8,
+                quality: quality, options: options, name: name, metadata: metadata)
         case .pnm where pixelFormat == .gray8 || pixelFormat == .rgba8 || pixelFormat == .rgba16:
-            return try _PNMRowEncoder(fileDescriptor: fileDescriptor, width: width, height: height,
-                                      format: pixelFormat, name: name)
+            return try _PNMRowEncoder(
+                fileDescriptor: fileDescriptor, width: width, height: height,
+                format: pixelFormat, name: name)
         case .bmp where pixelFormat == .gray8 || pixelFormat == .rgba8:
-            return try _BMPRowEncoder(fileDescriptor: fileDescriptor, width: width, height: height,
-                                      format: pixelFormat, name: name)
+            return try _BMPRowEncoder(
+                fileDescriptor: fileDescriptor, width: width, height: height,
+                format: pixelFormat, name: name)
         case .png:
-            return try _PNGRowEncoder(fileDescriptor: fileDescriptor, width: width, height: height,
-                                      format: pixelFormat, assumingOpaque: assumingOpaque, options: options,
-                                      name: name, metadata: metadata)
+            return try _PNGRowEncoder(
+                fileDescriptor: fileDescriptor, width: width, height: height,
+                format: pixelFormat, assumingOpaque: assumingOpaque, options: options,
+                name: name, metadata: metadata)
         case .tiff where pixelFormat == .rgba8 || pixelFormat == .rgba16 || pixelFormat == .gray8:
-            return try _TIFFRowEncoder(fileDescriptor: fileDescriptor, width: width, height: height,
-                                       format: pixelFormat, quality: quality, options: options, name: name,
-                                       metadata: metadata)
+            return try _TIFFRowEncoder(
+                fileDescriptor: fileDescriptor, width: width, height: height,
+                format: pixelFormat, quality: quality, options: options, name: name,
+                metadata: metadata)
         default:
             return nil
         }

@@ -47,8 +47,9 @@ final class _TIFFRowDecoder: @unchecked Sendable {
         /// its owner keeps this object alive until the decoder is destroyed.
         func open(maximumAllocation: Int64, _ decoder: inout OpaquePointer?, _ message: inout [CChar]) -> Int32 {
             if let file {
-                return pf_tiff_decoder_open_fd(file.fileDescriptor, UInt64(file.size), maximumAllocation, &decoder,
-                                               &message)
+                return pf_tiff_decoder_open_fd(
+                    file.fileDescriptor, UInt64(file.size), maximumAllocation, &decoder,
+                    &message)
             }
             return pf_tiff_decoder_open(buffer!.baseAddress, count, maximumAllocation, &decoder, &message)
         }

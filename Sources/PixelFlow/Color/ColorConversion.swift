@@ -63,8 +63,9 @@ enum _ColorConversion {
         case 9: primaries = ColorSpace.rec2020Chromaticities
         default: return nil
         }
-        return try? ColorSpace(name: "H.273 \(cicp.colorPrimaries)/\(cicp.transferCharacteristics)",
-                               chromaticities: primaries, transferFunction: transfer)
+        return try? ColorSpace(
+            name: "H.273 \(cicp.colorPrimaries)/\(cicp.transferCharacteristics)",
+            chromaticities: primaries, transferFunction: transfer)
     }
 
     /// `decoded` as a `PixelBuffer` whose values are sRGB at the stored depth: CMYK
@@ -85,8 +86,9 @@ enum _ColorConversion {
         default: (inLayout, outLayout, target) = (PF_LCMS_RGBA8, PF_LCMS_RGBA8, .sRGB)
         }
         let transform = try cachedTransform(from: source, inLayout, to: target, outLayout, name: name)
-        var out = try PixelBuffer(_width: b.width, height: b.height, format: b.format, colorEncoding: .sRGB,
-                                  alphaMode: .straight, zeroed: false)
+        var out = try PixelBuffer(
+            _width: b.width, height: b.height, format: b.format, colorEncoding: .sRGB,
+            alphaMode: .straight, zeroed: false)
         if decoded.isCMYK { out.fillOpaqueAlpha() }
         transform.run(from: b, into: &out)
         return out
@@ -99,8 +101,9 @@ enum _ColorConversion {
         guard let conversion = try linearWorkingConversion(for: decoded, name: name, applyProfile: applyProfile)
         else { return nil }
         let b = decoded.buffer
-        var out = try PixelBuffer(_width: b.width, height: b.height, format: .rgbaF32, colorEncoding: .linear,
-                                  alphaMode: .straight, zeroed: false)
+        var out = try PixelBuffer(
+            _width: b.width, height: b.height, format: .rgbaF32, colorEncoding: .linear,
+            alphaMode: .straight, zeroed: false)
         conversion.run(from: b, into: &out)
         return out
     }
@@ -111,7 +114,8 @@ enum _ColorConversion {
     /// values, lcms2 for the others. A streamed source runs the same conversion row by row
     /// (`_RowConversion`), so its rows are the same floats.
     static func linearWorkingConversion(for decoded: _DecodedImage, name: String, applyProfile: Bool) throws
-        -> _LinearConversion? {
+        -> _LinearConversion?
+    {
         guard applyProfile, let source = sourceSpace(of: decoded) else { return nil }
         let inLayout: Int
         switch (decoded.buffer.format, decoded.isCMYK) {
@@ -160,8 +164,10 @@ enum _ColorConversion {
         }
 
         /// Converts `count` pixels from `source` into `destination`.
-        func run(_ source: UnsafeRawPointer, _ destination: UnsafeMutableRawPointer, count: Int, rows: Int = 1,
-                 sourceStride: Int = 0, destinationStride: Int = 0) {
+        func run(
+            _ source: UnsafeRawPointer, _ destination: UnsafeMutableRawPointer, count: Int, rows: Int = 1,
+            sourceStride: Int = 0, destinationStride: Int = 0
+        ) {
             pf_lcms_transform_rows(pointer, source, sourceStride, destination, destinationStride, UInt32(count), UInt32(rows))
         }
     }
@@ -175,19 +181,23 @@ enum _ColorConversion {
     private static let cache = Locked<[Key: Transform]>([:])
 
     /// The transform between two spaces and layouts, made once and kept.
-    static func cachedTransform(from source: ColorSpace, _ inLayout: Int, to destination: ColorSpace, _ outLayout: Int,
-                                name: String) throws -> Transform {
+    static func cachedTransform(
+        from source: ColorSpace, _ inLayout: Int, to destination: ColorSpace, _ outLayout: Int,
+        name: String
+    ) throws -> Transform {
         let key = Key(source: source, inLayout: inLayout, destination: destination, outLayout: outLayout)
         if let hit = cache.withLock({ $0[key] }) { return hit }
         var message = [CChar](repeating: 0, count: Int(PF_MESSAGE_CAPACITY))
         let made = source.iccProfile.withUnsafeBufferPointer { s in
             destination.iccProfile.withUnsafeBufferPointer { d in
-                pf_lcms_transform_create(s.baseAddress, s.count, Int32(inLayout), d.baseAddress, d.count,
-                                         Int32(outLayout), intent, &message)
+                pf_lcms_transform_create(
+                    s.baseAddress, s.count, Int32(inLayout), d.baseAddress, d.count,
+                    Int32(outLayout), intent, &message)
             }
         }
         guard let made else {
-            throw PixelFlowError.decodingFailed(file: name,
+            throw PixelFlowError.decodingFailed(
+                file: name,
                 reason: "color profile '\(source.name)' to '\(destination.name)': " + _Codec.message(message))
         }
         let transform = Transform(made)
@@ -204,7 +214,8 @@ enum _ColorConversion {
     /// (`_MatrixShaperConversion`), made once and kept, or `nil` (also kept) when lcms2 must
     /// convert them.
     static func cachedMatrixShaper(from source: ColorSpace, _ inLayout: Int, to destination: ColorSpace)
-        -> _MatrixShaperConversion? {
+        -> _MatrixShaperConversion?
+    {
         let key = Key(source: source, inLayout: inLayout, destination: destination, outLayout: PF_LCMS_RGBA_FLOAT)
         if let hit = matrixShaperCache.withLock({ $0[key] }) { return hit }
         let made = _MatrixShaperConversion(from: source, layout: inLayout, to: destination)

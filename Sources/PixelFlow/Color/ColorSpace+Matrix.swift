@@ -25,8 +25,10 @@ extension ColorSpace {
         let m: [Double] = [r[0], g[0], b[0], r[1], g[1], b[1], r[2], g[2], b[2]]
         let w = _xyzOfWhite(c.whiteX, c.whiteY)
         let s = _apply3(_invert3(m), w)
-        return [m[0] * s[0], m[1] * s[1], m[2] * s[2], m[3] * s[0], m[4] * s[1], m[5] * s[2],
-                m[6] * s[0], m[7] * s[1], m[8] * s[2]]
+        return [
+            m[0] * s[0], m[1] * s[1], m[2] * s[2], m[3] * s[0], m[4] * s[1], m[5] * s[2],
+            m[6] * s[0], m[7] * s[1], m[8] * s[2],
+        ]
     }
 
     static func _bradford(from a: (Double, Double), to b: (Double, Double)) -> [Double] {
@@ -37,8 +39,10 @@ extension ColorSpace {
     }
 
     static func _apply3(_ m: [Double], _ v: [Double]) -> [Double] {
-        [m[0] * v[0] + m[1] * v[1] + m[2] * v[2], m[3] * v[0] + m[4] * v[1] + m[5] * v[2],
-         m[6] * v[0] + m[7] * v[1] + m[8] * v[2]]
+        [
+            m[0] * v[0] + m[1] * v[1] + m[2] * v[2], m[3] * v[0] + m[4] * v[1] + m[5] * v[2],
+            m[6] * v[0] + m[7] * v[1] + m[8] * v[2],
+        ]
     }
 
     static func _multiply3(_ a: [Double], _ b: [Double]) -> [Double] {
@@ -50,8 +54,10 @@ extension ColorSpace {
     static func _invert3(_ m: [Double]) -> [Double] {
         let det = m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6]) + m[2] * (m[3] * m[7] - m[4] * m[6])
         let i = 1 / det
-        return [(m[4] * m[8] - m[5] * m[7]) * i, (m[2] * m[7] - m[1] * m[8]) * i, (m[1] * m[5] - m[2] * m[4]) * i,
-                (m[5] * m[6] - m[3] * m[8]) * i, (m[0] * m[8] - m[2] * m[6]) * i, (m[2] * m[3] - m[0] * m[5]) * i,
-                (m[3] * m[7] - m[4] * m[6]) * i, (m[1] * m[6] - m[0] * m[7]) * i, (m[0] * m[4] - m[1] * m[3]) * i]
+        return [
+            (m[4] * m[8] - m[5] * m[7]) * i, (m[2] * m[7] - m[1] * m[8]) * i, (m[1] * m[5] - m[2] * m[4]) * i,
+            (m[5] * m[6] - m[3] * m[8]) * i, (m[0] * m[8] - m[2] * m[6]) * i, (m[2] * m[3] - m[0] * m[5]) * i,
+            (m[3] * m[7] - m[4] * m[6]) * i, (m[1] * m[6] - m[0] * m[7]) * i, (m[0] * m[4] - m[1] * m[3]) * i,
+        ]
     }
 }

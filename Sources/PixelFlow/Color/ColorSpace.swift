@@ -96,8 +96,9 @@ public struct ColorSpace: Sendable, Hashable, CustomStringConvertible {
     public init(name: String, chromaticities c: Chromaticities, transferFunction: TransferFunction) throws {
         let values = [c.whiteX, c.whiteY, c.redX, c.redY, c.greenX, c.greenY, c.blueX, c.blueY]
         guard values.allSatisfy({ $0.isFinite && $0 >= 0 && $0 <= 1 }), c.whiteY > 0 else {
-            throw PixelFlowError.invalidParameter(filter: "ColorSpace", key: "chromaticities",
-                                                  reason: "must be CIE xy values in 0...1 with a white y above 0")
+            throw PixelFlowError.invalidParameter(
+                filter: "ColorSpace", key: "chromaticities",
+                reason: "must be CIE xy values in 0...1 with a white y above 0")
         }
         let (kind, gamma) = ColorSpace._shimTransfer(transferFunction)
         var output: UnsafeMutablePointer<UInt8>?
@@ -156,41 +157,51 @@ public struct ColorSpace: Sendable, Hashable, CustomStringConvertible {
     // MARK: Built-in spaces
 
     /// Rec. 709 / sRGB primaries with the D65 white point (IEC 61966-2-1).
-    public static let srgbChromaticities = Chromaticities(whiteX: 0.3127, whiteY: 0.3290, redX: 0.64, redY: 0.33,
-                                                          greenX: 0.30, greenY: 0.60, blueX: 0.15, blueY: 0.06)
+    public static let srgbChromaticities = Chromaticities(
+        whiteX: 0.3127, whiteY: 0.3290, redX: 0.64, redY: 0.33,
+        greenX: 0.30, greenY: 0.60, blueX: 0.15, blueY: 0.06)
     /// DCI-P3 primaries with the D65 white point (SMPTE EG 432-1), as Display P3 uses.
-    public static let displayP3Chromaticities = Chromaticities(whiteX: 0.3127, whiteY: 0.3290, redX: 0.680, redY: 0.320,
-                                                               greenX: 0.265, greenY: 0.690, blueX: 0.150, blueY: 0.060)
+    public static let displayP3Chromaticities = Chromaticities(
+        whiteX: 0.3127, whiteY: 0.3290, redX: 0.680, redY: 0.320,
+        greenX: 0.265, greenY: 0.690, blueX: 0.150, blueY: 0.060)
     /// Adobe RGB (1998) primaries, D65.
-    public static let adobeRGBChromaticities = Chromaticities(whiteX: 0.3127, whiteY: 0.3290, redX: 0.64, redY: 0.33,
-                                                              greenX: 0.21, greenY: 0.71, blueX: 0.15, blueY: 0.06)
+    public static let adobeRGBChromaticities = Chromaticities(
+        whiteX: 0.3127, whiteY: 0.3290, redX: 0.64, redY: 0.33,
+        greenX: 0.21, greenY: 0.71, blueX: 0.15, blueY: 0.06)
     /// ITU-R BT.2020 primaries, D65.
-    public static let rec2020Chromaticities = Chromaticities(whiteX: 0.3127, whiteY: 0.3290, redX: 0.708, redY: 0.292,
-                                                             greenX: 0.170, greenY: 0.797, blueX: 0.131, blueY: 0.046)
+    public static let rec2020Chromaticities = Chromaticities(
+        whiteX: 0.3127, whiteY: 0.3290, redX: 0.708, redY: 0.292,
+        greenX: 0.170, greenY: 0.797, blueX: 0.131, blueY: 0.046)
 
     /// sRGB (IEC 61966-2-1): what files without a profile are taken to be, and the default
     /// output color space (`kCGColorSpaceSRGB`).
     public static let sRGB = try! ColorSpace(name: "sRGB", chromaticities: srgbChromaticities, transferFunction: .sRGB)
     /// sRGB primaries with linear values: the default working space (`kCGColorSpaceLinearSRGB`;
     /// PixelFlow's float values are unbounded, as in `kCGColorSpaceExtendedLinearSRGB`).
-    public static let linearSRGB = try! ColorSpace(name: "Linear sRGB", chromaticities: srgbChromaticities,
-                                                   transferFunction: .linear)
+    public static let linearSRGB = try! ColorSpace(
+        name: "Linear sRGB", chromaticities: srgbChromaticities,
+        transferFunction: .linear)
     /// Display P3: DCI-P3 primaries, D65 white, the sRGB curve; what current phones and
     /// cameras write (`kCGColorSpaceDisplayP3`).
-    public static let displayP3 = try! ColorSpace(name: "Display P3", chromaticities: displayP3Chromaticities,
-                                                  transferFunction: .sRGB)
+    public static let displayP3 = try! ColorSpace(
+        name: "Display P3", chromaticities: displayP3Chromaticities,
+        transferFunction: .sRGB)
     /// Display P3 primaries with linear values (`kCGColorSpaceLinearDisplayP3`).
-    public static let linearDisplayP3 = try! ColorSpace(name: "Linear Display P3", chromaticities: displayP3Chromaticities,
-                                                        transferFunction: .linear)
+    public static let linearDisplayP3 = try! ColorSpace(
+        name: "Linear Display P3", chromaticities: displayP3Chromaticities,
+        transferFunction: .linear)
     /// Adobe RGB (1998): gamma 563/256 (`kCGColorSpaceAdobeRGB1998`).
-    public static let adobeRGB = try! ColorSpace(name: "Adobe RGB (1998)", chromaticities: adobeRGBChromaticities,
-                                                 transferFunction: .gamma(563.0 / 256.0))
+    public static let adobeRGB = try! ColorSpace(
+        name: "Adobe RGB (1998)", chromaticities: adobeRGBChromaticities,
+        transferFunction: .gamma(563.0 / 256.0))
     /// ITU-R BT.2020 with its transfer function (`kCGColorSpaceITUR_2020`).
-    public static let rec2020 = try! ColorSpace(name: "ITU-R BT.2020", chromaticities: rec2020Chromaticities,
-                                                transferFunction: .bt709)
+    public static let rec2020 = try! ColorSpace(
+        name: "ITU-R BT.2020", chromaticities: rec2020Chromaticities,
+        transferFunction: .bt709)
     /// BT.2020 primaries with linear values (`kCGColorSpaceLinearITUR_2020`).
-    public static let linearRec2020 = try! ColorSpace(name: "Linear ITU-R BT.2020", chromaticities: rec2020Chromaticities,
-                                                      transferFunction: .linear)
+    public static let linearRec2020 = try! ColorSpace(
+        name: "Linear ITU-R BT.2020", chromaticities: rec2020Chromaticities,
+        transferFunction: .linear)
     /// Gray with the sRGB curve: gray files without a profile (`kCGColorSpaceGenericGrayGamma2_2`
     /// is close; `kCGColorSpaceExtendedGray` uses this curve).
     public static let sRGBGray = try! ColorSpace(grayName: "Gray (sRGB curve)", transferFunction: .sRGB)

@@ -67,8 +67,9 @@ final class _MatrixShaperConversion: Sendable {
         let made = source.iccProfile.withUnsafeBufferPointer { s in
             destination.iccProfile.withUnsafeBufferPointer { d in
                 tables.withUnsafeMutableBufferPointer { t in
-                    pf_lcms_matrix_shaper_tables(s.baseAddress, s.count, d.baseAddress, d.count, Int32(bits),
-                                                 t.baseAddress, &m, &message)
+                    pf_lcms_matrix_shaper_tables(
+                        s.baseAddress, s.count, d.baseAddress, d.count, Int32(bits),
+                        t.baseAddress, &m, &message)
                 }
             }
         }
@@ -134,9 +135,10 @@ final class _MatrixShaperConversion: Sendable {
                 let to = SharedPixels(base: dBase, bytesPerRow: dStride)
                 let convertBand = { @Sendable (band: Int) in
                     for y in (h * band / bands)..<(h * (band + 1) / bands) {
-                        self.convertRow(from.base + y * from.bytesPerRow,
-                                        into: (to.base + y * to.bytesPerRow).assumingMemoryBound(to: SIMD4<Float>.self),
-                                        count: w)
+                        self.convertRow(
+                            from.base + y * from.bytesPerRow,
+                            into: (to.base + y * to.bytesPerRow).assumingMemoryBound(to: SIMD4<Float>.self),
+                            count: w)
                     }
                 }
                 if bands == 1 { convertBand(0) } else { DispatchQueue.concurrentPerform(iterations: bands, execute: convertBand) }

@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 import CCodecShims
 
@@ -27,7 +27,8 @@ extension RenderContext {
         var r = root
         let working = options.workingColorSpace
         if working != .linearSRGB, let into = ColorSpace._linearMatrix(from: .linearSRGB, to: working),
-           let back = ColorSpace._linearMatrix(from: working, to: .linearSRGB) {
+            let back = ColorSpace._linearMatrix(from: working, to: .linearSRGB)
+        {
             let m = RenderContext._colorMatrix(into)
             r = GraphWalk.rewrite(r) { n in
                 switch n.op {
@@ -41,7 +42,8 @@ extension RenderContext {
         }
         let output = options.outputColorSpace
         if !output.isSRGB, output.model == .rgb, let transfer = output.transferFunction,
-           let m = ColorSpace._linearMatrix(from: .linearSRGB, to: output) {
+            let m = ColorSpace._linearMatrix(from: .linearSRGB, to: output)
+        {
             r = Node(.colorMatrix(RenderContext._colorMatrix(m)), inputs: [r], extent: r.extent)
             if encodedDestination && transfer != .sRGB {
                 r = Node(.color(RenderContext._reencodeKernel(transfer)), inputs: [r], extent: r.extent)
@@ -58,9 +60,10 @@ extension RenderContext {
     }
 
     static func _colorMatrix(_ m: [Double]) -> ColorMatrix {
-        ColorMatrix(rows: SIMD4(Float(m[0]), Float(m[1]), Float(m[2]), 0),
-                    SIMD4(Float(m[3]), Float(m[4]), Float(m[5]), 0),
-                    SIMD4(Float(m[6]), Float(m[7]), Float(m[8]), 0), SIMD4(0, 0, 0, 1))
+        ColorMatrix(
+            rows: SIMD4(Float(m[0]), Float(m[1]), Float(m[2]), 0),
+            SIMD4(Float(m[3]), Float(m[4]), Float(m[5]), 0),
+            SIMD4(Float(m[6]), Float(m[7]), Float(m[8]), 0), SIMD4(0, 0, 0, 1))
     }
 
     /// x -> sRGB-decode(encode(x)) per color channel, odd-symmetric for negative values, so
@@ -82,12 +85,14 @@ extension RenderContext {
             let decoded = encoded <= 0.04045 ? encoded / 12.92 : powf((encoded + 0.055) / 1.055, 2.4)
             return v < 0 ? -decoded : decoded
         }
-        return ColorKernel(name: "output transfer \(transfer)", apply: { pixels, count in
-            for i in 0..<count {
-                let p = pixels[i]
-                pixels[i] = SIMD4(channel(p.x), channel(p.y), channel(p.z), p.w)
-            }
-        })
+        return ColorKernel(
+            name: "output transfer \(transfer)",
+            apply: { pixels, count in
+                for i in 0..<count {
+                    let p = pixels[i]
+                    pixels[i] = SIMD4(channel(p.x), channel(p.y), channel(p.z), p.w)
+                }
+            })
     }
 
     /// Renders `rect` of `image` into `buffer` (an encoded 8 or 16-bit RGBA destination) in
@@ -95,21 +100,26 @@ extension RenderContext {
     /// with straight alpha, which lcms2 converts into the profile's encoded values.
     ///
     /// - Complexity: a float buffer of the rect (16 bytes a pixel) besides `buffer`.
-    func _renderThroughOutputProfile(_ image: Image, rect: IntRect, into buffer: inout PixelBuffer,
-                                     control: RenderControl?) throws {
-        var linear = try PixelBuffer(_width: rect.width, height: rect.height, format: .rgbaF32,
-                                     colorEncoding: .linear, alphaMode: .straight, zeroed: false)
+    func _renderThroughOutputProfile(
+        _ image: Image, rect: IntRect, into buffer: inout PixelBuffer,
+        control: RenderControl?
+    ) throws {
+        var linear = try PixelBuffer(
+            _width: rect.width, height: rect.height, format: .rgbaF32,
+            colorEncoding: .linear, alphaMode: .straight, zeroed: false)
         var plain = self
         plain.options.outputColorSpace = .sRGB
         try plain.render(image, rect: rect, into: &linear, control: control)
         guard buffer.format == .rgba8 || buffer.format == .rgba16 else {
-            throw PixelFlowError.invalidParameter(filter: "RenderContext", key: "outputColorSpace",
+            throw PixelFlowError.invalidParameter(
+                filter: "RenderContext", key: "outputColorSpace",
                 reason: "'\(options.outputColorSpace.name)' is known only by its ICC profile: render it into rgba8 or rgba16")
         }
         // Float to float, in place: lcms2 keeps matrix/TRC transforms unbounded only between
         // float layouts (to 8 bits it clips its input to sRGB's gamut first).
-        let transform = try _ColorConversion.cachedTransform(from: .linearSRGB, PF_LCMS_RGBA_FLOAT,
-                                                             to: options.outputColorSpace, PF_LCMS_RGBA_FLOAT, name: "render")
+        let transform = try _ColorConversion.cachedTransform(
+            from: .linearSRGB, PF_LCMS_RGBA_FLOAT,
+            to: options.outputColorSpace, PF_LCMS_RGBA_FLOAT, name: "render")
         transform.runInPlace(&linear)
         let w = rect.width, is16 = buffer.format == .rgba16
         let scale: Float = is16 ? 65535 : 255

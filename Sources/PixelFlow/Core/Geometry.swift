@@ -166,9 +166,10 @@ public struct AffineTransform: Hashable, Sendable, CustomStringConvertible {
 
     /// `self` followed by `t`: applying the result equals applying `self` then `t`.
     public func concatenating(_ t: AffineTransform) -> AffineTransform {
-        AffineTransform(a: a * t.a + b * t.c, b: a * t.b + b * t.d,
-                        c: c * t.a + d * t.c, d: c * t.b + d * t.d,
-                        tx: tx * t.a + ty * t.c + t.tx, ty: tx * t.b + ty * t.d + t.ty)
+        AffineTransform(
+            a: a * t.a + b * t.c, b: a * t.b + b * t.d,
+            c: c * t.a + d * t.c, d: c * t.b + d * t.d,
+            tx: tx * t.a + ty * t.c + t.tx, ty: tx * t.b + ty * t.d + t.ty)
     }
     /// A translation by `(x, y)` pixels followed by `self`, as CGAffineTransform's
     /// `translatedBy(x:y:)`.
@@ -191,8 +192,9 @@ public struct AffineTransform: Hashable, Sendable, CustomStringConvertible {
         let det = determinant
         guard det.isFinite, abs(det) > 1e-12, isFinite else { return nil }
         let ia = d / det, ib = -b / det, ic = -c / det, id = a / det
-        return AffineTransform(a: ia, b: ib, c: ic, d: id,
-                               tx: -(tx * ia + ty * ic), ty: -(tx * ib + ty * id))
+        return AffineTransform(
+            a: ia, b: ib, c: ic, d: id,
+            tx: -(tx * ia + ty * ic), ty: -(tx * ib + ty * id))
     }
 
     /// Whether all six terms are finite numbers.
@@ -208,8 +210,10 @@ public struct AffineTransform: Hashable, Sendable, CustomStringConvertible {
     /// The bounding box of the transformed rect.
     public func apply(to r: Rect) -> Rect {
         if r.isInfinite || r.isEmpty { return r }
-        let pts = [Point(x: r.minX, y: r.minY), Point(x: r.maxX, y: r.minY),
-                   Point(x: r.minX, y: r.maxY), Point(x: r.maxX, y: r.maxY)].map { apply(to: $0) }
+        let pts = [
+            Point(x: r.minX, y: r.minY), Point(x: r.maxX, y: r.minY),
+            Point(x: r.minX, y: r.maxY), Point(x: r.maxX, y: r.maxY),
+        ].map { apply(to: $0) }
         let xs = pts.map(\.x), ys = pts.map(\.y)
         return Rect(minX: xs.min()!, minY: ys.min()!, maxX: xs.max()!, maxY: ys.max()!)
     }
@@ -218,11 +222,11 @@ public struct AffineTransform: Hashable, Sendable, CustomStringConvertible {
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Integer pixel rect used by the execution layer.

@@ -33,9 +33,11 @@ public struct Homography: Hashable, Sendable, CustomStringConvertible {
         let den = dx1 * dy2 - dx2 * dy1
         guard den.isFinite, abs(den) > 1e-12 else { return nil }
         let g = (sx * dy2 - dx2 * sy) / den, h = (dx1 * sy - sx * dy1) / den
-        let m = [x1 - x0 + g * x1, x3 - x0 + h * x3, x0,
-                 y1 - y0 + g * y1, y3 - y0 + h * y3, y0,
-                 g, h, 1]
+        let m = [
+            x1 - x0 + g * x1, x3 - x0 + h * x3, x0,
+            y1 - y0 + g * y1, y3 - y0 + h * y3, y0,
+            g, h, 1,
+        ]
         guard m.allSatisfy(\.isFinite) else { return nil }
         return Homography(matrix: m)
     }
@@ -44,8 +46,9 @@ public struct Homography: Hashable, Sendable, CustomStringConvertible {
     /// point, or nil when either quad is degenerate (three collinear points) or not finite.
     public init?(from source: [Point], to destination: [Point]) {
         guard source.count == 4, destination.count == 4,
-              let s = Homography._squareToQuad(source), let d = Homography._squareToQuad(destination),
-              let si = s.inverted() else { return nil }
+            let s = Homography._squareToQuad(source), let d = Homography._squareToQuad(destination),
+            let si = s.inverted()
+        else { return nil }
         self = si.concatenating(d)
         guard matrix.allSatisfy(\.isFinite) else { return nil }
         let cx = source.reduce(0) { $0 + $1.x } / 4, cy = source.reduce(0) { $0 + $1.y } / 4
@@ -76,9 +79,11 @@ public struct Homography: Hashable, Sendable, CustomStringConvertible {
         let c0 = m[4] * m[8] - m[5] * m[7], c1 = m[5] * m[6] - m[3] * m[8], c2 = m[3] * m[7] - m[4] * m[6]
         let det = m[0] * c0 + m[1] * c1 + m[2] * c2
         guard det.isFinite, abs(det) > 1e-300 else { return nil }
-        let inv = [c0, m[2] * m[7] - m[1] * m[8], m[1] * m[5] - m[2] * m[4],
-                   c1, m[0] * m[8] - m[2] * m[6], m[2] * m[3] - m[0] * m[5],
-                   c2, m[1] * m[6] - m[0] * m[7], m[0] * m[4] - m[1] * m[3]].map { $0 / det }
+        let inv = [
+            c0, m[2] * m[7] - m[1] * m[8], m[1] * m[5] - m[2] * m[4],
+            c1, m[0] * m[8] - m[2] * m[6], m[2] * m[3] - m[0] * m[5],
+            c2, m[1] * m[6] - m[0] * m[7], m[0] * m[4] - m[1] * m[3],
+        ].map { $0 / det }
         guard inv.allSatisfy(\.isFinite) else { return nil }
         return Homography(matrix: inv)
     }
@@ -98,8 +103,10 @@ public struct Homography: Hashable, Sendable, CustomStringConvertible {
     public func mappedBounds(of r: Rect) -> Rect? {
         if r.isInfinite { return nil }
         if r.isEmpty { return .empty }
-        let c = [Point(x: r.minX, y: r.minY), Point(x: r.maxX, y: r.minY),
-                 Point(x: r.maxX, y: r.maxY), Point(x: r.minX, y: r.maxY)]
+        let c = [
+            Point(x: r.minX, y: r.minY), Point(x: r.maxX, y: r.minY),
+            Point(x: r.maxX, y: r.maxY), Point(x: r.minX, y: r.maxY),
+        ]
         var pts: [Point] = []
         for p in c {
             guard let q = apply(to: p) else { return nil }

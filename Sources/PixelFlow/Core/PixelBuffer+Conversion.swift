@@ -8,13 +8,16 @@ extension PixelBuffer {
     /// the Rec. 709 luma.
     ///
     /// - Complexity: O(width x height), one pass, a row of scratch floats.
-    public func converted(to format: PixelFormat, colorEncoding: ColorEncoding? = nil,
-                          alphaMode: AlphaMode? = nil) -> PixelBuffer {
+    public func converted(
+        to format: PixelFormat, colorEncoding: ColorEncoding? = nil,
+        alphaMode: AlphaMode? = nil
+    ) -> PixelBuffer {
         // Creating a buffer of the same size cannot fail.
-        var out = try! PixelBuffer(_width: width, height: height, format: format,
-                                   colorEncoding: colorEncoding ?? (format.isFloat == self.format.isFloat ? self.colorEncoding : nil),
-                                   alphaMode: alphaMode ?? (format.isFloat == self.format.isFloat ? self.alphaMode : nil),
-                                   zeroed: false)
+        var out = try! PixelBuffer(
+            _width: width, height: height, format: format,
+            colorEncoding: colorEncoding ?? (format.isFloat == self.format.isFloat ? self.colorEncoding : nil),
+            alphaMode: alphaMode ?? (format.isFloat == self.format.isFloat ? self.alphaMode : nil),
+            zeroed: false)
         let changeEncoding = out.colorEncoding != self.colorEncoding
         let decode = changeEncoding && self.colorEncoding == .sRGB
         let encode = changeEncoding && out.colorEncoding == .sRGB
@@ -33,14 +36,16 @@ extension PixelBuffer {
         let dstStride = out.bytesPerRow
         out.withUnsafeMutableBytes { dstBytes in
             for y in 0..<height {
-                loadRowRGBA(srcBase + y * srcStride, format: srcFormat, count: w, into: tmp,
-                            decodeSRGB: decodeAtLoad)
+                loadRowRGBA(
+                    srcBase + y * srcStride, format: srcFormat, count: w, into: tmp,
+                    decodeSRGB: decodeAtLoad)
                 if unpremulFirst { unpremultiplyRow(tmp, count: w) }
                 if decode && !decodeAtLoad { _decodeSRGBInPlace(tmp, w) }
                 if encode && !encodeAtStore { _encodeSRGBInPlace(tmp, w) }
                 if premulAfter { premultiplyRow(tmp, count: w) }
-                storeRowRGBA(tmp, count: w, format: format, into: dstBytes.baseAddress! + y * dstStride,
-                             encodeSRGB: encodeAtStore, scratch: tmp + w)
+                storeRowRGBA(
+                    tmp, count: w, format: format, into: dstBytes.baseAddress! + y * dstStride,
+                    encodeSRGB: encodeAtStore, scratch: tmp + w)
             }
         }
         return out

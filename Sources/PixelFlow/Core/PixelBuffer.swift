@@ -60,20 +60,26 @@ public struct PixelBuffer: Sendable {
     ///
     /// - Throws: `PixelFlowError.invalidDimensions` when a side is not positive or the byte
     ///   size overflows or exceeds `maximumPixelCount` pixels.
-    public init(width: Int, height: Int, format: PixelFormat,
-                colorEncoding: ColorEncoding? = nil, alphaMode: AlphaMode? = nil) throws {
-        try self.init(_width: width, height: height, format: format, colorEncoding: colorEncoding,
-                      alphaMode: alphaMode, zeroed: true)
+    public init(
+        width: Int, height: Int, format: PixelFormat,
+        colorEncoding: ColorEncoding? = nil, alphaMode: AlphaMode? = nil
+    ) throws {
+        try self.init(
+            _width: width, height: height, format: format, colorEncoding: colorEncoding,
+            alphaMode: alphaMode, zeroed: true)
     }
 
-    init(_width width: Int, height: Int, format: PixelFormat,
-         colorEncoding: ColorEncoding? = nil, alphaMode: AlphaMode? = nil, zeroed: Bool) throws {
+    init(
+        _width width: Int, height: Int, format: PixelFormat,
+        colorEncoding: ColorEncoding? = nil, alphaMode: AlphaMode? = nil, zeroed: Bool
+    ) throws {
         guard width > 0, height > 0 else {
             throw PixelFlowError.invalidDimensions(width: width, height: height, reason: "width and height must be positive")
         }
         let (pixels, o1) = width.multipliedReportingOverflow(by: height)
         guard !o1, pixels <= PixelBuffer.maximumPixelCount else {
-            throw PixelFlowError.invalidDimensions(width: width, height: height,
+            throw PixelFlowError.invalidDimensions(
+                width: width, height: height,
                 reason: "more than \(PixelBuffer.maximumPixelCount) pixels")
         }
         // Rows padded to 16 bytes so float rows stay aligned.
@@ -178,11 +184,15 @@ extension PixelBuffer: Equatable {
     /// pixel bytes (row padding is ignored).
     public static func == (lhs: PixelBuffer, rhs: PixelBuffer) -> Bool {
         guard lhs.width == rhs.width, lhs.height == rhs.height, lhs.format == rhs.format,
-              lhs.colorEncoding == rhs.colorEncoding, lhs.alphaMode == rhs.alphaMode else { return false }
+            lhs.colorEncoding == rhs.colorEncoding, lhs.alphaMode == rhs.alphaMode
+        else { return false }
         if lhs._storage === rhs._storage { return true }
         let n = lhs.width * lhs.format.bytesPerPixel
-        for y in 0..<lhs.height where memcmp(lhs._storage.bytes + y * lhs.bytesPerRow,
-                                             rhs._storage.bytes + y * rhs.bytesPerRow, n) != 0 {
+        for y in 0..<lhs.height
+        where memcmp(
+            lhs._storage.bytes + y * lhs.bytesPerRow,
+            rhs._storage.bytes + y * rhs.bytesPerRow, n) != 0
+        {
             return false
         }
         return true
@@ -190,9 +200,9 @@ extension PixelBuffer: Equatable {
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif

@@ -31,7 +31,8 @@ public enum PixelFlowError: Error, Sendable, Equatable, CustomStringConvertible 
         case let .invalidDimensions(width, height, reason):
             return "invalid dimensions \(width)x\(height): \(reason)"
         case let .limitExceeded(what, value, limit):
-            return "\(what) \(value) exceeds the limit of \(limit); raise the limit in DecodeOptions/RenderContext.Options if this is intended"
+            return
+                "\(what) \(value) exceeds the limit of \(limit); raise the limit in DecodeOptions/RenderContext.Options if this is intended"
         case let .invalidParameter(filter, key, reason):
             return "\(filter): \(key) \(reason)"
         case let .unknownFilter(name):

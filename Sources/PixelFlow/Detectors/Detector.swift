@@ -41,8 +41,10 @@ public protocol Detector: Sendable {
     ///   - progress: called with fractions of the work done, increasing, ending with exactly
     ///     one call with 1 when the detection succeeds (never when it is cancelled); calls
     ///     never overlap but may come from any thread.
-    func features(in buffer: PixelBuffer, cancellation: CancellationToken?,
-                  progress: (@Sendable (Double) -> Void)?) throws -> [Feature]
+    func features(
+        in buffer: PixelBuffer, cancellation: CancellationToken?,
+        progress: (@Sendable (Double) -> Void)?
+    ) throws -> [Feature]
 }
 
 extension Detector where Options == DetectorOptions {
@@ -57,9 +59,11 @@ extension Detector {
     /// - Throws: what rendering throws (`PixelFlowError.invalidExtent` for an infinite extent).
     ///
     /// `cancellation` covers the render and the detection; `progress` reports the detection's.
-    public func features(in image: Image, context: RenderContext = RenderContext(),
-                         cancellation: CancellationToken? = nil,
-                         progress: (@Sendable (Double) -> Void)? = nil) throws -> [Feature] {
+    public func features(
+        in image: Image, context: RenderContext = RenderContext(),
+        cancellation: CancellationToken? = nil,
+        progress: (@Sendable (Double) -> Void)? = nil
+    ) throws -> [Feature] {
         let buffer = try context.makeBuffer(image, format: .rgba8, cancellation: cancellation)
         if cancellation == nil && progress == nil { return try features(in: buffer) }
         return try features(in: buffer, cancellation: cancellation, progress: progress)
@@ -67,8 +71,10 @@ extension Detector {
 
     /// A default for detectors without finer-grained checks: cancellation is checked before
     /// and after `features(in:)`, and progress jumps from 0 to 1.
-    public func features(in buffer: PixelBuffer, cancellation: CancellationToken?,
-                         progress: (@Sendable (Double) -> Void)?) throws -> [Feature] {
+    public func features(
+        in buffer: PixelBuffer, cancellation: CancellationToken?,
+        progress: (@Sendable (Double) -> Void)?
+    ) throws -> [Feature] {
         try RenderControl.run(cancellation: cancellation, progress: progress, units: 0) { _ in try features(in: buffer) }
     }
 }
@@ -96,8 +102,10 @@ public struct DetectorOptions: Sendable, Hashable {
 
     /// Options with the given settings; the defaults are high accuracy, features of any size,
     /// no slow fallbacks and no bound on the count.
-    public init(accuracy: DetectorAccuracy = .high, minimumFeatureSize: Double = 0, tryHarder: Bool = false,
-                maximumFeatureCount: Int? = nil) {
+    public init(
+        accuracy: DetectorAccuracy = .high, minimumFeatureSize: Double = 0, tryHarder: Bool = false,
+        maximumFeatureCount: Int? = nil
+    ) {
         self.accuracy = accuracy
         self.minimumFeatureSize = minimumFeatureSize
         self.tryHarder = tryHarder

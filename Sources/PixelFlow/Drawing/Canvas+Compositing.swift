@@ -57,7 +57,9 @@ extension Canvas {
         guard color.isFinite, !contours.isEmpty else { return }
         let c = color.working(linear: true)
         if c == .zero { return }
-        guard let raster = _ScanlineRasterizer(bounding: contours, clipWidth: buffer.width, clipHeight: buffer.height) else { return }
+        guard let raster = _ScanlineRasterizer(bounding: contours, clipWidth: buffer.width, clipHeight: buffer.height) else {
+            return
+        }
         let fmt = buffer.format, bpp = fmt.bytesPerPixel, stride = buffer.bytesPerRow
         let codes = _storeEncodes
         let tmp = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: 2 * raster.width)

@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Draws anti-aliased shapes into a `PixelBuffer`: lines, rectangles, rounded rectangles,
@@ -94,8 +94,12 @@ public struct Canvas: Sendable {
     /// Fills the ellipse inscribed in `rect`.
     public mutating func fillEllipse(in rect: Rect, color: Color) {
         guard _valid(rect) else { return }
-        fill([_Flatten.ellipse(center: Point(x: rect.midX, y: rect.midY), rx: rect.width / 2,
-                               ry: rect.height / 2, tolerance: tolerance)], color: color)
+        fill(
+            [
+                _Flatten.ellipse(
+                    center: Point(x: rect.midX, y: rect.midY), rx: rect.width / 2,
+                    ry: rect.height / 2, tolerance: tolerance)
+            ], color: color)
     }
 
     /// Fills a disc.
@@ -123,19 +127,25 @@ public struct Canvas: Sendable {
     ///   - join: the shape of corners (default `.miter`).
     ///   - color: the stroke colour.
     ///     the join is beveled instead (10 by default, like Core Graphics).
-    public mutating func strokePolyline(_ points: [Point], closed: Bool = false, width: Double,
-                                        cap: LineCap = .butt, join: LineJoin = .miter,
-                                        miterLimit: Double = 10, color: Color) {
+    public mutating func strokePolyline(
+        _ points: [Point], closed: Bool = false, width: Double,
+        cap: LineCap = .butt, join: LineJoin = .miter,
+        miterLimit: Double = 10, color: Color
+    ) {
         guard width.isFinite, width > 0, miterLimit.isFinite,
-              points.allSatisfy({ $0.x.isFinite && $0.y.isFinite }) else { return }
-        let contours = _Flatten.stroke(points, closed: closed, width: width, cap: cap, join: join,
-                                       miterLimit: miterLimit, tolerance: tolerance)
+            points.allSatisfy({ $0.x.isFinite && $0.y.isFinite })
+        else { return }
+        let contours = _Flatten.stroke(
+            points, closed: closed, width: width, cap: cap, join: join,
+            miterLimit: miterLimit, tolerance: tolerance)
         _fill(contours.map(mapped), rule: .nonZero, color: color)
     }
 
     /// Strokes the outline of a closed polygon.
-    public mutating func strokePolygon(_ points: [Point], width: Double, join: LineJoin = .miter,
-                                       miterLimit: Double = 10, color: Color) {
+    public mutating func strokePolygon(
+        _ points: [Point], width: Double, join: LineJoin = .miter,
+        miterLimit: Double = 10, color: Color
+    ) {
         strokePolyline(points, closed: true, width: width, join: join, miterLimit: miterLimit, color: color)
     }
 
@@ -168,7 +178,9 @@ public struct Canvas: Sendable {
         let c = Point(x: rect.midX, y: rect.midY)
         if rx <= 0 || ry <= 0 {
             // A flat ellipse is a line traced back and forth.
-            strokeLine(from: Point(x: rect.minX, y: rect.minY), to: Point(x: rect.maxX, y: rect.maxY), width: width, cap: .round, color: color)
+            strokeLine(
+                from: Point(x: rect.minX, y: rect.minY), to: Point(x: rect.maxX, y: rect.maxY), width: width, cap: .round,
+                color: color)
             return
         }
         if h >= Swift.min(rx, ry) {
@@ -193,8 +205,9 @@ public struct Canvas: Sendable {
     /// Strokes a circle of `radius` around `center`.
     public mutating func strokeCircle(center: Point, radius: Double, width: Double, color: Color) {
         guard radius.isFinite, radius >= 0 else { return }
-        strokeEllipse(in: Rect(x: center.x - radius, y: center.y - radius, width: 2 * radius, height: 2 * radius),
-                      width: width, color: color)
+        strokeEllipse(
+            in: Rect(x: center.x - radius, y: center.y - radius, width: 2 * radius, height: 2 * radius),
+            width: width, color: color)
     }
 
     /// Replaces every pixel with `color` (no compositing).

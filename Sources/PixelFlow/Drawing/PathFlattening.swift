@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// How the ends of an open stroke look.
@@ -75,8 +75,10 @@ enum _Flatten {
     static func roundedRect(_ r: Rect, radius: Double, tolerance: Double) -> [Point] {
         let rad = Swift.max(0, Swift.min(radius, r.width / 2, r.height / 2))
         if rad <= 0 {
-            return [Point(x: r.minX, y: r.minY), Point(x: r.maxX, y: r.minY),
-                    Point(x: r.maxX, y: r.maxY), Point(x: r.minX, y: r.maxY)]
+            return [
+                Point(x: r.minX, y: r.minY), Point(x: r.maxX, y: r.minY),
+                Point(x: r.maxX, y: r.maxY), Point(x: r.minX, y: r.maxY),
+            ]
         }
         let h = Double.pi / 2
         var pts: [Point] = []
@@ -109,8 +111,10 @@ enum _Flatten {
     /// exactly; only pieces overlapping on the inner side of a join overlap inside pixels.
     /// Zero-length segments are dropped; a polyline of one distinct point gives a disc or a
     /// square for round and square caps, and nothing for butt caps.
-    static func stroke(_ input: [Point], closed: Bool, width: Double, cap: LineCap, join: LineJoin,
-                       miterLimit: Double, tolerance: Double) -> [[Point]] {
+    static func stroke(
+        _ input: [Point], closed: Bool, width: Double, cap: LineCap, join: LineJoin,
+        miterLimit: Double, tolerance: Double
+    ) -> [[Point]] {
         let hw = width / 2
         guard hw > 0 else { return [] }
         var pts: [Point] = []
@@ -122,8 +126,12 @@ enum _Flatten {
             case .butt: return []
             case .round: return [ellipse(center: p, rx: hw, ry: hw, tolerance: tolerance)]
             case .square:
-                return [[Point(x: p.x - hw, y: p.y - hw), Point(x: p.x + hw, y: p.y - hw),
-                         Point(x: p.x + hw, y: p.y + hw), Point(x: p.x - hw, y: p.y + hw)]]
+                return [
+                    [
+                        Point(x: p.x - hw, y: p.y - hw), Point(x: p.x + hw, y: p.y - hw),
+                        Point(x: p.x + hw, y: p.y + hw), Point(x: p.x - hw, y: p.y + hw),
+                    ]
+                ]
             }
         }
         guard pts.count >= 2 else { return [] }
@@ -146,8 +154,10 @@ enum _Flatten {
                 if i == 0 { a = Point(x: a.x - u.x * hw, y: a.y - u.y * hw) }
                 if i == segmentCount - 1 { b = Point(x: b.x + u.x * hw, y: b.y + u.y * hw) }
             }
-            var quad = [Point(x: a.x + n.x, y: a.y + n.y), Point(x: b.x + n.x, y: b.y + n.y),
-                        Point(x: b.x - n.x, y: b.y - n.y), Point(x: a.x - n.x, y: a.y - n.y)]
+            var quad = [
+                Point(x: a.x + n.x, y: a.y + n.y), Point(x: b.x + n.x, y: b.y + n.y),
+                Point(x: b.x - n.x, y: b.y - n.y), Point(x: a.x - n.x, y: a.y - n.y),
+            ]
             if !isClosed && cap == .round {
                 // Half discs glued to the quad's ends, so that the stroke of one segment is a
                 // single simple contour with exact coverage.

@@ -44,7 +44,8 @@ struct _ScanlineRasterizer {
             }
         }
         guard any, maxX > 0, maxY > 0, minX < Double(clipWidth), minY < Double(clipHeight),
-              maxX > minX, maxY > minY else { return nil }
+            maxX > minX, maxY > minY
+        else { return nil }
         let ix0 = Int(Swift.max(0, minX).rounded(.down))
         let iy0 = Int(Swift.max(0, minY).rounded(.down))
         let ix1 = Swift.min(clipWidth, Int(Swift.min(maxX, Double(clipWidth)).rounded(.up)))
@@ -55,8 +56,9 @@ struct _ScanlineRasterizer {
         for c in contours where c.count >= 2 {
             for i in 0..<c.count {
                 let a = c[i], b = c[(i + 1) % c.count]
-                addEdge(Point(x: a.x - Double(ix0), y: a.y - Double(iy0)),
-                        Point(x: b.x - Double(ix0), y: b.y - Double(iy0)))
+                addEdge(
+                    Point(x: a.x - Double(ix0), y: a.y - Double(iy0)),
+                    Point(x: b.x - Double(ix0), y: b.y - Double(iy0)))
             }
         }
     }
@@ -78,8 +80,9 @@ struct _ScanlineRasterizer {
         pts.append(b)
         for i in 0..<(pts.count - 1) {
             let p = pts[i], q = pts[i + 1]
-            accumulate(Point(x: Swift.min(Swift.max(p.x, 0), w), y: p.y),
-                       Point(x: Swift.min(Swift.max(q.x, 0), w), y: q.y))
+            accumulate(
+                Point(x: Swift.min(Swift.max(p.x, 0), w), y: p.y),
+                Point(x: Swift.min(Swift.max(q.x, 0), w), y: q.y))
         }
     }
 

@@ -27,13 +27,16 @@ extension Evaluator {
         let o = out.rect
         let xIndex = arena.allocate(o.width, of: Int.self), xWeight = arena.allocate(o.width, of: Float.self)
         let yIndex = arena.allocate(o.height, of: Int.self), yWeight = arena.allocate(o.height, of: Float.self)
-        let cols = bilinearAxisSamples(scale: inverse.a, offset: inverse.tx, start: o.x, count: o.width,
-                                       lo: r.x, hi: r.maxX, index: xIndex, weight: xWeight)
-        let rows = bilinearAxisSamples(scale: inverse.d, offset: inverse.ty, start: o.y, count: o.height,
-                                       lo: r.y, hi: r.maxY, index: yIndex, weight: yWeight)
+        let cols = bilinearAxisSamples(
+            scale: inverse.a, offset: inverse.tx, start: o.x, count: o.width,
+            lo: r.x, hi: r.maxX, index: xIndex, weight: xWeight)
+        let rows = bilinearAxisSamples(
+            scale: inverse.d, offset: inverse.ty, start: o.y, count: o.height,
+            lo: r.y, hi: r.maxY, index: yIndex, weight: yWeight)
         // The exact half-size case: consecutive outputs two source pixels apart, weights 1/2.
         var half = !cols.interior.isEmpty
-        for i in cols.interior where xWeight[i] != 0.5 || xIndex[i] != xIndex[cols.interior.lowerBound] + 2 * (i - cols.interior.lowerBound) {
+        for i in cols.interior
+        where xWeight[i] != 0.5 || xIndex[i] != xIndex[cols.interior.lowerBound] + 2 * (i - cols.interior.lowerBound) {
             half = false
             break
         }
@@ -64,7 +67,7 @@ extension Evaluator {
         /// The rows of `r` among `iy` and `iy + 1`.
         func pairRange(_ oy: Int) -> Range<Int> {
             let iy = r.y + yIndex[oy]
-            return Swift.max(iy, r.y) ..< Swift.min(iy + 2, r.maxY)
+            return Swift.max(iy, r.y)..<Swift.min(iy + 2, r.maxY)
         }
         func clearUndefinedRows() {
             for oy in 0..<o.height where !rows.defined.contains(oy) {
@@ -75,7 +78,9 @@ extension Evaluator {
         if let m = materialized[ObjectIdentifier(input)], m.tile.rect.contains(r) {
             let src = m.tile.view(r)
             clearUndefinedRows()
-            for oy in rows.defined { let p = pairRange(oy); row(oy, src.view(IntRect(x: r.x, y: p.lowerBound, width: r.width, height: p.count))) }
+            for oy in rows.defined {
+                let p = pairRange(oy); row(oy, src.view(IntRect(x: r.x, y: p.lowerBound, width: r.width, height: p.count)))
+            }
             return
         }
         if case let .source(b) = input.op, IntRect(covering: input.extent).contains(r) {
@@ -91,8 +96,11 @@ extension Evaluator {
                     let stride = bpr / 16
                     for oy in rows.defined {
                         let p = pairRange(oy)
-                        row(oy, Tile(base: px + p.lowerBound * stride + r.x, stride: stride,
-                                     rect: IntRect(x: r.x, y: p.lowerBound, width: r.width, height: p.count)))
+                        row(
+                            oy,
+                            Tile(
+                                base: px + p.lowerBound * stride + r.x, stride: stride,
+                                rect: IntRect(x: r.x, y: p.lowerBound, width: r.width, height: p.count)))
                     }
                     return
                 }
@@ -111,8 +119,9 @@ extension Evaluator {
                     let iy = r.y + yIndex[oy]
                     if bytesHalf && yWeight[oy] == 0.5 && iy >= r.y && iy + 1 < r.maxY {
                         let top = base + iy * bpr + (r.x + xIndex[0]) * 4
-                        pf_bilinear_half_rgba8_row_run(top.assumingMemoryBound(to: UInt8.self),
-                                                   (top + bpr).assumingMemoryBound(to: UInt8.self), o.width, out.row(o.y + oy))
+                        pf_bilinear_half_rgba8_row_run(
+                            top.assumingMemoryBound(to: UInt8.self),
+                            (top + bpr).assumingMemoryBound(to: UInt8.self), o.width, out.row(o.y + oy))
                         continue
                     }
                     if p.lowerBound == first && p.count <= held {
@@ -125,7 +134,11 @@ extension Evaluator {
                         for k in 0..<p.count { load(p.lowerBound + k, into: k) }
                         first = p.lowerBound; held = p.count
                     }
-                    row(oy, Tile(base: scratch, stride: r.width, rect: IntRect(x: r.x, y: p.lowerBound, width: r.width, height: p.count)))
+                    row(
+                        oy,
+                        Tile(
+                            base: scratch, stride: r.width,
+                            rect: IntRect(x: r.x, y: p.lowerBound, width: r.width, height: p.count)))
                 }
             }
             return
@@ -133,6 +146,8 @@ extension Evaluator {
         let src = arena.tile(r)
         evaluate(input, into: src, arena: arena)
         clearUndefinedRows()
-        for oy in rows.defined { let p = pairRange(oy); row(oy, src.view(IntRect(x: r.x, y: p.lowerBound, width: r.width, height: p.count))) }
+        for oy in rows.defined {
+            let p = pairRange(oy); row(oy, src.view(IntRect(x: r.x, y: p.lowerBound, width: r.width, height: p.count)))
+        }
     }
 }

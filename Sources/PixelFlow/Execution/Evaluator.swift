@@ -104,8 +104,10 @@ final class Evaluator: @unchecked Sendable {
 
     /// Loads `count` pixels of row `y` of a source buffer into working values.
     @inline(__always)
-    private func loadSourceRow(_ buffer: PixelBuffer, x: Int, y: Int, count: Int,
-                               into dst: UnsafeMutablePointer<SIMD4<Float>>, premultiply: Bool) {
+    private func loadSourceRow(
+        _ buffer: PixelBuffer, x: Int, y: Int, count: Int,
+        into dst: UnsafeMutablePointer<SIMD4<Float>>, premultiply: Bool
+    ) {
         let decode = linear && buffer.colorEncoding == .sRGB
         buffer.withUnsafeBytes { raw in
             let src = raw.baseAddress! + y * buffer.bytesPerRow + x * buffer.format.bytesPerPixel
@@ -118,10 +120,13 @@ final class Evaluator: @unchecked Sendable {
     /// `loadSourceRow` for the buffer a full decode would give (sRGB-encoded with straight
     /// alpha, or linear premultiplied floats for a converted color profile).
     @inline(__always)
-    private func loadWindowRow(_ window: RowWindow, x: Int, y: Int, count: Int,
-                               into dst: UnsafeMutablePointer<SIMD4<Float>>, premultiply: Bool) {
-        loadRowRGBA(window.row(y) + x * window.format.bytesPerPixel, format: window.format, count: count,
-                    into: dst, decodeSRGB: linear && window.colorEncoding == .sRGB)
+    private func loadWindowRow(
+        _ window: RowWindow, x: Int, y: Int, count: Int,
+        into dst: UnsafeMutablePointer<SIMD4<Float>>, premultiply: Bool
+    ) {
+        loadRowRGBA(
+            window.row(y) + x * window.format.bytesPerPixel, format: window.format, count: count,
+            into: dst, decodeSRGB: linear && window.colorEncoding == .sRGB)
         // Decoded JPEG rows are opaque (alpha 255 loads as exactly 1): premultiplying would
         // multiply by 1, so it is skipped.
         if premultiply && window.isStraight && window.format.hasAlpha && !window.isOpaque {
@@ -153,8 +158,10 @@ final class Evaluator: @unchecked Sendable {
     }
 
     @inline(__always)
-    private func loadFusedRow(_ source: FusedSource, x: Int, y: Int, count: Int,
-                              into dst: UnsafeMutablePointer<SIMD4<Float>>, premultiply: Bool) {
+    private func loadFusedRow(
+        _ source: FusedSource, x: Int, y: Int, count: Int,
+        into dst: UnsafeMutablePointer<SIMD4<Float>>, premultiply: Bool
+    ) {
         switch source {
         case let .buffer(b): loadSourceRow(b, x: x, y: y, count: count, into: dst, premultiply: premultiply)
         case let .window(w): loadWindowRow(w, x: x, y: y, count: count, into: dst, premultiply: premultiply)
@@ -167,7 +174,8 @@ final class Evaluator: @unchecked Sendable {
     /// is one.
     private func rowSource(_ node: Node, covering rect: IntRect) -> PixelBuffer? {
         guard case let .source(b) = node.op, materialized[ObjectIdentifier(node)] == nil,
-              IntRect(covering: node.extent).contains(rect) else { return nil }
+            IntRect(covering: node.extent).contains(rect)
+        else { return nil }
         return b
     }
 
@@ -175,8 +183,10 @@ final class Evaluator: @unchecked Sendable {
     /// combined, and (for the root of a render into its destination) stored non-temporally,
     /// so the blend reads each input and writes its output once. The same loads and kernel
     /// as the tile-by-tile path, so the same pixels.
-    private func blendRows(_ k: BlendKernel, background: PixelBuffer, foreground: PixelBuffer, streams: Bool,
-                           into out: Tile, arena: Arena) {
+    private func blendRows(
+        _ k: BlendKernel, background: PixelBuffer, foreground: PixelBuffer, streams: Bool,
+        into out: Tile, arena: Arena
+    ) {
         let fg = arena.allocate(Evaluator.chunk, of: SIMD4<Float>.self)
         forEachChunk(of: out, streams: streams, arena: arena) { d, x, y, c in
             loadSourceRow(background, x: out.rect.x + x, y: y, count: c, into: d, premultiply: true)
@@ -209,8 +219,10 @@ final class Evaluator: @unchecked Sendable {
     /// scratch chunk that stays in L1 and is then stored into the row non-temporally (fenced at
     /// the end), so the destination's cache lines are never fetched; else it is the row itself.
     @inline(__always)
-    private func forEachChunk(of out: Tile, streams: Bool, arena: Arena,
-                              _ body: (_ chunk: UnsafeMutablePointer<SIMD4<Float>>, _ x: Int, _ y: Int, _ count: Int) -> Void) {
+    private func forEachChunk(
+        of out: Tile, streams: Bool, arena: Arena,
+        _ body: (_ chunk: UnsafeMutablePointer<SIMD4<Float>>, _ x: Int, _ y: Int, _ count: Int) -> Void
+    ) {
         let w = out.rect.width
         let scratch: UnsafeMutablePointer<SIMD4<Float>>? = streams ? arena.allocate(Evaluator.chunk) : nil
         for y in out.rect.y..<out.rect.maxY {
@@ -266,16 +278,19 @@ final class Evaluator: @unchecked Sendable {
         // float sources already in the working representation are read in place and, at the
         // root, streamed into a destination nobody reads during the render.
         if premultiplyResult, !sourceIsStraight, ops.count == 1, case let .colorMatrix(m) = ops[0],
-           let pm = m.premultipliedForm, let program = PointProgram([.colorMatrix(pm)]) {
-            runPointProgram(program, fusedSource: fusedSource, sourceIsStraight: false, streams: node === streamedRoot,
-                            into: out, arena: arena, premultiplyResult: true, asIs: true)
+            let pm = m.premultipliedForm, let program = PointProgram([.colorMatrix(pm)])
+        {
+            runPointProgram(
+                program, fusedSource: fusedSource, sourceIsStraight: false, streams: node === streamedRoot,
+                into: out, arena: arena, premultiplyResult: true, asIs: true)
             return
         }
         // Chains of matrices and point steps run as a planar program, straight from a float
         // source when there is one.
         if let program = PointProgram(ops) {
-            runPointProgram(program, fusedSource: fusedSource, sourceIsStraight: sourceIsStraight, zeroesHidden: zeroesHidden,
-                            streams: node === streamedRoot, into: out, arena: arena, premultiplyResult: premultiplyResult)
+            runPointProgram(
+                program, fusedSource: fusedSource, sourceIsStraight: sourceIsStraight, zeroesHidden: zeroesHidden,
+                streams: node === streamedRoot, into: out, arena: arena, premultiplyResult: premultiplyResult)
             return
         }
         // The root of a render into its destination: each chunk is computed in a scratch
@@ -329,9 +344,11 @@ final class Evaluator: @unchecked Sendable {
     /// chain's premultiplied input unless `fusedSource` is given.
     /// `asIs`: the program works on premultiplied pixels as they are (matrices in their
     /// premultiplied form), so nothing is unpremultiplied before or finished after.
-    private func runPointProgram(_ program: PointProgram, fusedSource: FusedSource?, sourceIsStraight: Bool,
-                                 zeroesHidden: Bool = false, streams: Bool,
-                                 into out: Tile, arena: Arena, premultiplyResult: Bool, asIs: Bool = false) {
+    private func runPointProgram(
+        _ program: PointProgram, fusedSource: FusedSource?, sourceIsStraight: Bool,
+        zeroesHidden: Bool = false, streams: Bool,
+        into out: Tile, arena: Arena, premultiplyResult: Bool, asIs: Bool = false
+    ) {
         let w = out.rect.width
         // A float source whose values are used as stored is read in place; others are loaded
         // into the destination row (or a scratch chunk when storing non-temporally).
@@ -340,7 +357,8 @@ final class Evaluator: @unchecked Sendable {
         if case let .buffer(b) = fusedSource, b.format == .rgbaF32, !(linear && b.colorEncoding == .sRGB), !zeroesHidden {
             direct = b
         }
-        let scratch: UnsafeMutablePointer<SIMD4<Float>>? = streams && fusedSource != nil && direct == nil
+        let scratch: UnsafeMutablePointer<SIMD4<Float>>? =
+            streams && fusedSource != nil && direct == nil
             ? arena.allocate(PointProgram.maxCount) : nil
         let unpremultiply = !(fusedSource != nil && sourceIsStraight)
         let stream = streams && fusedSource != nil
@@ -355,8 +373,9 @@ final class Evaluator: @unchecked Sendable {
                     let c = Swift.min(span, w - x)
                     let src: UnsafePointer<SIMD4<Float>>
                     if let b = direct, let raw {
-                        src = UnsafePointer((raw.baseAddress! + y * b.bytesPerRow).assumingMemoryBound(to: SIMD4<Float>.self)
-                                            + out.rect.x + x)
+                        src = UnsafePointer(
+                            (raw.baseAddress! + y * b.bytesPerRow).assumingMemoryBound(to: SIMD4<Float>.self)
+                                + out.rect.x + x)
                     } else if let s = fusedSource {
                         let p = scratch ?? row + x
                         loadFusedRow(s, x: out.rect.x + x, y: y, count: c, into: p, premultiply: false)
@@ -368,8 +387,9 @@ final class Evaluator: @unchecked Sendable {
                     if asIs {
                         program.runAsIs(src, row + x, count: c, stream: stream)
                     } else {
-                        program.run(src, row + x, count: c, unpremultiplyInput: unpremultiply,
-                                    premultiplyOutput: premultiplyResult, stream: stream)
+                        program.run(
+                            src, row + x, count: c, unpremultiplyInput: unpremultiply,
+                            premultiplyOutput: premultiplyResult, stream: stream)
                     }
                     x += c
                 }
@@ -392,10 +412,12 @@ final class Evaluator: @unchecked Sendable {
                 .intersection(IntRect(covering: input.extent))
         case let .lanczos(o, span):
             let e = IntRect(covering: input.extent)
-            let xs = LanczosWeights.sourceSpan(outputRange: rect.x - o.x ..< rect.maxX - o.x, inputSize: e.width,
-                                               outputSize: o.width, span: span?.width)
-            let ys = LanczosWeights.sourceSpan(outputRange: rect.y - o.y ..< rect.maxY - o.y, inputSize: e.height,
-                                               outputSize: o.height, span: span?.height)
+            let xs = LanczosWeights.sourceSpan(
+                outputRange: rect.x - o.x..<rect.maxX - o.x, inputSize: e.width,
+                outputSize: o.width, span: span?.width)
+            let ys = LanczosWeights.sourceSpan(
+                outputRange: rect.y - o.y..<rect.maxY - o.y, inputSize: e.height,
+                outputSize: o.height, span: span?.height)
             return IntRect(x: e.x + xs.lowerBound, y: e.y + ys.lowerBound, width: xs.count, height: ys.count)
         case let .custom(k):
             let margin: Double = k.sampling == .nearest ? 0.5 : 1
@@ -433,10 +455,12 @@ final class Evaluator: @unchecked Sendable {
                     evaluate(input, into: src, arena: arena)
                 }
                 let e = IntRect(covering: input.extent)
-                let wx = LanczosWeights(outputRange: out.rect.x - o.x ..< out.rect.maxX - o.x, inputSize: e.width,
-                                        outputSize: o.width, span: span?.width)
-                let wy = LanczosWeights(outputRange: out.rect.y - o.y ..< out.rect.maxY - o.y, inputSize: e.height,
-                                        outputSize: o.height, span: span?.height)
+                let wx = LanczosWeights(
+                    outputRange: out.rect.x - o.x..<out.rect.maxX - o.x, inputSize: e.width,
+                    outputSize: o.width, span: span?.width)
+                let wy = LanczosWeights(
+                    outputRange: out.rect.y - o.y..<out.rect.maxY - o.y, inputSize: e.height,
+                    outputSize: o.height, span: span?.height)
                 lanczosResample(src, wx: wx, wy: wy, inputOrigin: (e.x, e.y), into: out, arena: arena)
             }
             return
@@ -458,8 +482,9 @@ final class Evaluator: @unchecked Sendable {
         case let .affine(t, sampling):
             let inv = t.inverted()!
             for y in out.rect.y..<out.rect.maxY {
-                affineWarpRow(src, inverse: inv, sampling: sampling, x0: out.rect.x, y: y,
-                              count: out.rect.width, into: out.row(y))
+                affineWarpRow(
+                    src, inverse: inv, sampling: sampling, x0: out.rect.x, y: y,
+                    count: out.rect.width, into: out.row(y))
             }
         case .lanczos:
             preconditionFailure("Lanczos warps return above")
@@ -559,8 +584,9 @@ final class Evaluator: @unchecked Sendable {
             weights.withUnsafeBufferPointer { wts in
                 for y in out.rect.y..<out.rect.maxY {
                     for j in 0..<kh { rows[j] = UnsafePointer(src.row(y - kh / 2 + j)) }
-                    correlate2D(rows, kw: kw, kh: kh, weights: wts, bias: bias, rgbOnly: rgbOnly,
-                                count: out.rect.width, into: out.row(y))
+                    correlate2D(
+                        rows, kw: kw, kh: kh, weights: wts, bias: bias, rgbOnly: rgbOnly,
+                        count: out.rect.width, into: out.row(y))
                 }
             }
         case let .gaussian(sigma):

@@ -14,8 +14,10 @@ enum GaussianPass {
 
     /// The blur of `input` over `region`; written into `destination` (which must cover
     /// `region` exactly) instead of a new buffer when given.
-    static func run(sigma: Double, input: Node, region: IntRect, evaluator: Evaluator,
-                    options: RenderContext.Options, into destination: Tile? = nil) -> Materialized {
+    static func run(
+        sigma: Double, input: Node, region: IntRect, evaluator: Evaluator,
+        options: RenderContext.Options, into destination: Tile? = nil
+    ) -> Materialized {
         let inRect = GaussianPlan.inputRect(sigma: sigma, for: region)
         let valid = input.extent.isInfinite ? inRect : inRect.intersection(IntRect(covering: input.extent))
         // An input whose pixels are already stored (a source or a buffer computed in advance,
@@ -23,7 +25,8 @@ enum GaussianPass {
         // else each row converted into scratch, as are a row's clamped or transparent ends.
         // Other inputs are computed into a buffer first.
         let stored = evaluator.isStoredBehindCropsAndClamps(input)
-        let a = valid.isEmpty || stored ? nil : RenderPlan.renderToBuffer(input, rect: valid, evaluator: evaluator, options: options)
+        let a =
+            valid.isEmpty || stored ? nil : RenderPlan.renderToBuffer(input, rect: valid, evaluator: evaluator, options: options)
         let b = Materialized(rect: IntRect(x: region.x, y: inRect.y, width: region.width, height: inRect.height))
         precondition(destination == nil || destination!.rect == region, "destination must cover the region exactly")
         let out = destination.map(Materialized.init(wrapping:)) ?? Materialized(rect: region)
@@ -39,8 +42,10 @@ enum GaussianPass {
         }
         /// Calls `body` with row `y` of the input over `inRect`'s columns (as `paddedRow`),
         /// read in place when the input is stored.
-        @Sendable func withRow(_ y: Int, _ temp: UnsafeMutablePointer<SIMD4<Float>>, _ arena: Arena,
-                               _ body: (UnsafeMutablePointer<SIMD4<Float>>?) -> Void) {
+        @Sendable func withRow(
+            _ y: Int, _ temp: UnsafeMutablePointer<SIMD4<Float>>, _ arena: Arena,
+            _ body: (UnsafeMutablePointer<SIMD4<Float>>?) -> Void
+        ) {
             guard stored else { body(paddedRow(y, temp)); return }
             guard !valid.isEmpty, y >= valid.y, y < valid.maxY else { body(nil); return }
             let row = IntRect(x: inRect.x, y: y, width: inRect.width, height: 1)
@@ -65,8 +70,9 @@ enum GaussianPass {
                                 b.tile.row(y).update(repeating: .zero, count: region.width)
                                 return
                             }
-                            correlateRowHorizontal(UnsafePointer(row + (region.x - r - inRect.x)), taps: t,
-                                                   count: region.width, into: b.tile.row(y))
+                            correlateRowHorizontal(
+                                UnsafePointer(row + (region.x - r - inRect.x)), taps: t,
+                                count: region.width, into: b.tile.row(y))
                         }
                     }
                 }
@@ -85,8 +91,8 @@ enum GaussianPass {
             }
         case let .boxes(radii):
             let block = GaussianPlan.boxBlock
-            let hx = GaussianPlan.boxPassRanges(final: region.x ..< region.maxX, radii: radii)
-            let vy = GaussianPlan.boxPassRanges(final: region.y ..< region.maxY, radii: radii)
+            let hx = GaussianPlan.boxPassRanges(final: region.x..<region.maxX, radii: radii)
+            let vy = GaussianPlan.boxPassRanges(final: region.y..<region.maxY, radii: radii)
             precondition(hx.input.lowerBound == inRect.x && vy.input.lowerBound == inRect.y)
             let rowBlocks = (inRect.height + rowBlock - 1) / rowBlock
             Scheduler.run(count: rowBlocks, threads: threads) { i, arena in
@@ -106,8 +112,9 @@ enum GaussianPass {
                     var start = inRect.x
                     for (k, r) in radii.enumerated() {
                         let o = hx.outputs[k]
-                        boxRowRestarting(s, srcStart: start, outStart: o.lowerBound, count: o.count, radius: r,
-                                         block: block, scale: 1 / Float(2 * r + 1), into: d)
+                        boxRowRestarting(
+                            s, srcStart: start, outStart: o.lowerBound, count: o.count, radius: r,
+                            block: block, scale: 1 / Float(2 * r + 1), into: d)
                         swap(&s, &d)
                         start = o.lowerBound
                     }
@@ -125,8 +132,9 @@ enum GaussianPass {
                 var start = inRect.y
                 for (k, r) in radii.enumerated() {
                     let o = vy.outputs[k]
-                    boxColumnsRestarting(s, width: sw, srcStart: start, outStart: o.lowerBound, count: o.count, radius: r,
-                                         block: block, scale: 1 / Float(2 * r + 1), into: d, accumulator: acc)
+                    boxColumnsRestarting(
+                        s, width: sw, srcStart: start, outStart: o.lowerBound, count: o.count, radius: r,
+                        block: block, scale: 1 / Float(2 * r + 1), into: d, accumulator: acc)
                     swap(&s, &d)
                     start = o.lowerBound
                 }
@@ -138,4 +146,3 @@ enum GaussianPass {
         return out
     }
 }
-

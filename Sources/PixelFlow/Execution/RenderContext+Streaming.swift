@@ -25,8 +25,10 @@ extension RenderContext {
     /// streamed sources fully first; so does one whose strips read rows far apart (a
     /// rotation by 90 degrees needs a whole column per strip), since the window then grows
     /// to the image's height.
-    func writeStreaming(_ image: Image, rect: IntRect, path: String,
-                        makeEncoder: (_ fileDescriptor: Int32) throws -> any _RowEncoder) throws {
+    func writeStreaming(
+        _ image: Image, rect: IntRect, path: String,
+        makeEncoder: (_ fileDescriptor: Int32) throws -> any _RowEncoder
+    ) throws {
         let control = RenderControl.current
         if control?.isCancelled == true { throw PixelFlowError.cancelled }
         let evaluator = Evaluator(linear: options.colorManagement == .linear)
@@ -37,9 +39,10 @@ extension RenderContext {
         let encoder = try makeEncoder(file.fileDescriptor)
         let rowFormat = encoder.format
         let schedule = StripSchedule(plan: plan, stripHeight: stripHeight(rowBytes: rect.width * rowFormat.bytesPerPixel))
-        control?.setTotal(plan.materializedNodes.reduce(schedule.tileCount(options)) {
-            $0 + (plan.region(of: $1).map(plan.workUnits) ?? 0)
-        })
+        control?.setTotal(
+            plan.materializedNodes.reduce(schedule.tileCount(options)) {
+                $0 + (plan.region(of: $1).map(plan.workUnits) ?? 0)
+            })
         let windows = try schedule.sources.map { try RowWindow(source: $0.source, capacity: $0.capacity) }
         for (s, w) in zip(schedule.sources, windows) { evaluator.windows[ObjectIdentifier(s.node)] = w }
         let bands = schedule.sources.map(\.rowsBefore)
@@ -89,8 +92,9 @@ extension RenderContext {
             // window's capacity guarantees it).
             queueDecode(k + StripSchedule.lookahead)
             let out = buffers[k % buffers.count]
-            renderTiles(plan.root, rect: strips[k], evaluator: evaluator, target: target,
-                        into: SharedPixels(base: out.base, bytesPerRow: out.bytesPerRow), arenas: arenas)
+            renderTiles(
+                plan.root, rect: strips[k], evaluator: evaluator, target: target,
+                into: SharedPixels(base: out.base, bytesPerRow: out.bytesPerRow), arenas: arenas)
             if control?.isCancelled == true { throw PixelFlowError.cancelled }
             let rows = strips[k].height
             encoded[k % buffers.count].enter()

@@ -1,10 +1,10 @@
 import CSIMD
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Renders images: the counterpart of Core Image's `CIContext`.
@@ -93,11 +93,13 @@ public struct RenderContext: Sendable {
         var writesLastStageInPlace = true
 
         /// Creates options; every parameter has the default stated on its property.
-        public init(threadCount: Int? = nil, tileWidth: Int = 256, tileHeight: Int = 64,
-                    colorManagement: ColorManagement = .linear,
-                    maximumRenderPixelCount: Int = 100_000_000, optimizes: Bool = true, stripHeight: Int = 128,
-                    usesBytePath: Bool = true, workingColorSpace: ColorSpace = .linearSRGB,
-                    outputColorSpace: ColorSpace = .sRGB, shrinksOnLoad: Bool = true) {
+        public init(
+            threadCount: Int? = nil, tileWidth: Int = 256, tileHeight: Int = 64,
+            colorManagement: ColorManagement = .linear,
+            maximumRenderPixelCount: Int = 100_000_000, optimizes: Bool = true, stripHeight: Int = 128,
+            usesBytePath: Bool = true, workingColorSpace: ColorSpace = .linearSRGB,
+            outputColorSpace: ColorSpace = .sRGB, shrinksOnLoad: Bool = true
+        ) {
             self.threadCount = threadCount ?? RenderContext.activeProcessorCount
             self.workingColorSpace = workingColorSpace
             self.outputColorSpace = outputColorSpace
@@ -120,10 +122,14 @@ public struct RenderContext: Sendable {
     public init(options: Options = Options()) { self.options = options }
 
     /// Creates a context with the given settings.
-    public init(threadCount: Int? = nil, tileWidth: Int = 256, tileHeight: Int = 64,
-                colorManagement: ColorManagement = .linear, optimizes: Bool = true) {
-        self.init(options: Options(threadCount: threadCount, tileWidth: tileWidth, tileHeight: tileHeight,
-                                   colorManagement: colorManagement, optimizes: optimizes))
+    public init(
+        threadCount: Int? = nil, tileWidth: Int = 256, tileHeight: Int = 64,
+        colorManagement: ColorManagement = .linear, optimizes: Bool = true
+    ) {
+        self.init(
+            options: Options(
+                threadCount: threadCount, tileWidth: tileWidth, tileHeight: tileHeight,
+                colorManagement: colorManagement, optimizes: optimizes))
     }
 
     /// Number of processors available to this process.
@@ -139,13 +145,16 @@ public struct RenderContext: Sendable {
 
     func validate() throws {
         guard options.threadCount >= 1 else {
-            throw PixelFlowError.invalidParameter(filter: "RenderContext", key: "threadCount", reason: "must be at least 1, got \(options.threadCount)")
+            throw PixelFlowError.invalidParameter(
+                filter: "RenderContext", key: "threadCount", reason: "must be at least 1, got \(options.threadCount)")
         }
         guard options.stripHeight >= 1 else {
-            throw PixelFlowError.invalidParameter(filter: "RenderContext", key: "stripHeight", reason: "must be at least 1, got \(options.stripHeight)")
+            throw PixelFlowError.invalidParameter(
+                filter: "RenderContext", key: "stripHeight", reason: "must be at least 1, got \(options.stripHeight)")
         }
         guard options.tileWidth >= 1, options.tileHeight >= 1 else {
-            throw PixelFlowError.invalidParameter(filter: "RenderContext", key: "tileSize",
+            throw PixelFlowError.invalidParameter(
+                filter: "RenderContext", key: "tileSize",
                 reason: "must be at least 1x1, got \(options.tileWidth)x\(options.tileHeight)")
         }
     }
@@ -154,7 +163,8 @@ public struct RenderContext: Sendable {
     func renderRect(_ image: Image, _ rect: Rect?) throws -> IntRect {
         let r = rect ?? image.extent
         if r.isInfinite {
-            throw PixelFlowError.invalidExtent("the image's extent is infinite; pass a finite rect to render (for example image.cropped(to:))")
+            throw PixelFlowError.invalidExtent(
+                "the image's extent is infinite; pass a finite rect to render (for example image.cropped(to:))")
         }
         guard r.x.isFinite, r.y.isFinite, r.width.isFinite, r.height.isFinite else {
             throw PixelFlowError.invalidExtent("rect \(r) is not finite")
@@ -163,8 +173,9 @@ public struct RenderContext: Sendable {
         if ir.isEmpty { throw PixelFlowError.invalidExtent("nothing to render: the rect \(r) is empty") }
         let (area, overflow) = ir.width.multipliedReportingOverflow(by: ir.height)
         if overflow || area > options.maximumRenderPixelCount {
-            throw PixelFlowError.limitExceeded(what: "render size in pixels", value: overflow ? Int.max : area,
-                                               limit: options.maximumRenderPixelCount)
+            throw PixelFlowError.limitExceeded(
+                what: "render size in pixels", value: overflow ? Int.max : area,
+                limit: options.maximumRenderPixelCount)
         }
         return ir
     }
@@ -188,17 +199,22 @@ public struct RenderContext: Sendable {
     ///     `PixelFlowError.cancelled` within about one tile per worker, and no buffer is returned.
     ///   - progress: called with fractions of the work done, increasing, ending with exactly
     ///     one call with 1; calls never overlap but may come from any thread.
-    public func makeBuffer(_ image: Image, rect: Rect? = nil, format: PixelFormat = .rgba8,
-                           colorEncoding: ColorEncoding? = nil, alphaMode: AlphaMode? = nil,
-                           cancellation: CancellationToken? = nil,
-                           progress: (@Sendable (Double) -> Void)? = nil) throws -> PixelBuffer {
+    public func makeBuffer(
+        _ image: Image, rect: Rect? = nil, format: PixelFormat = .rgba8,
+        colorEncoding: ColorEncoding? = nil, alphaMode: AlphaMode? = nil,
+        cancellation: CancellationToken? = nil,
+        progress: (@Sendable (Double) -> Void)? = nil
+    ) throws -> PixelBuffer {
         try validate()
         let r = try renderRect(image, rect)
         let outputBytes = r.width * r.height * format.bytesPerPixel
-        return try withMemory(estimatedMemory(image, rect: r, destinationBytes: outputBytes, streamingRowBytes: nil),
-                              cancellation: cancellation) {
-            var buffer = try PixelBuffer(_width: r.width, height: r.height, format: format,
-                                         colorEncoding: colorEncoding, alphaMode: alphaMode, zeroed: false)
+        return try withMemory(
+            estimatedMemory(image, rect: r, destinationBytes: outputBytes, streamingRowBytes: nil),
+            cancellation: cancellation
+        ) {
+            var buffer = try PixelBuffer(
+                _width: r.width, height: r.height, format: format,
+                colorEncoding: colorEncoding, alphaMode: alphaMode, zeroed: false)
             try render(image, rect: r, into: &buffer, control: RenderControl(token: cancellation, progress: progress))
             return buffer
         }
@@ -208,21 +224,27 @@ public struct RenderContext: Sendable {
     /// the rect's. The buffer's format, encoding and alpha mode say how pixels are stored.
     ///
     /// When the render is cancelled (see `makeBuffer`), part of `buffer` may have been written.
-    public func render(_ image: Image, rect: Rect? = nil, to buffer: inout PixelBuffer,
-                       cancellation: CancellationToken? = nil, progress: (@Sendable (Double) -> Void)? = nil) throws {
+    public func render(
+        _ image: Image, rect: Rect? = nil, to buffer: inout PixelBuffer,
+        cancellation: CancellationToken? = nil, progress: (@Sendable (Double) -> Void)? = nil
+    ) throws {
         try validate()
         let r = try renderRect(image, rect)
         guard r.width == buffer.width, r.height == buffer.height else {
-            throw PixelFlowError.mismatch("render rect is \(r.width)x\(r.height) but the buffer is \(buffer.width)x\(buffer.height)")
+            throw PixelFlowError.mismatch(
+                "render rect is \(r.width)x\(r.height) but the buffer is \(buffer.width)x\(buffer.height)")
         }
-        try withMemory(estimatedMemory(image, rect: r, destinationBytes: 0, streamingRowBytes: nil),
-                       cancellation: cancellation) {
+        try withMemory(
+            estimatedMemory(image, rect: r, destinationBytes: 0, streamingRowBytes: nil),
+            cancellation: cancellation
+        ) {
             try render(image, rect: r, into: &buffer, control: RenderControl(token: cancellation, progress: progress))
         }
     }
 
     func render(_ image: Image, rect: IntRect, into buffer: inout PixelBuffer, control: RenderControl? = nil) throws {
-        if _outputNeedsProfileTransform && (buffer.format == .rgba8 || buffer.format == .rgba16) && buffer.colorEncoding == .sRGB {
+        if _outputNeedsProfileTransform && (buffer.format == .rgba8 || buffer.format == .rgba16) && buffer.colorEncoding == .sRGB
+        {
             try _renderThroughOutputProfile(image, rect: rect, into: &buffer, control: control)
             return
         }
@@ -262,8 +284,9 @@ public struct RenderContext: Sendable {
         if target.direct { evaluator.streamedRoot = plan.root }
         let bpr = buffer.bytesPerRow
         buffer.withUnsafeMutableBytes { raw in
-            renderTiles(plan.root, rect: rect, grid: plan.outputGrid(), evaluator: evaluator, target: target,
-                        into: SharedPixels(base: raw.baseAddress!, bytesPerRow: bpr), arenas: nil)
+            renderTiles(
+                plan.root, rect: rect, grid: plan.outputGrid(), evaluator: evaluator, target: target,
+                into: SharedPixels(base: raw.baseAddress!, bytesPerRow: bpr), arenas: nil)
         }
     }
 
@@ -309,7 +332,8 @@ public struct RenderContext: Sendable {
     /// decoding and the target needs no encoding or unpremultiplying, else nil.
     static func sourceConversion(_ root: Node, target: TileTarget, linear: Bool) -> SourceConversion? {
         guard !target.encode, !target.unpremultiply, case let .source(b) = root.op,
-              !(linear && b.colorEncoding == .sRGB) else { return nil }
+            !(linear && b.colorEncoding == .sRGB)
+        else { return nil }
         switch (b.format, target.format) {
         case (.rgba8, .gray8): return SourceConversion(source: b, kind: .gray(premultiply: b.alphaMode == .straight))
         case (.rgbaF32, .rgba8) where b.alphaMode == .premultiplied: return SourceConversion(source: b, kind: .quantize)
@@ -319,8 +343,10 @@ public struct RenderContext: Sendable {
 
     /// Computes `root` over `rect` tile by tile on all workers into `dst`, whose first byte is
     /// pixel (rect.x, rect.y); each tile advances the current render's progress by one unit.
-    func renderTiles(_ root: Node, rect: IntRect, grid: TileGrid? = nil, evaluator: Evaluator, target: TileTarget,
-                     into dst: SharedPixels, arenas: ArenaPool?) {
+    func renderTiles(
+        _ root: Node, rect: IntRect, grid: TileGrid? = nil, evaluator: Evaluator, target: TileTarget,
+        into dst: SharedPixels, arenas: ArenaPool?
+    ) {
         let control = RenderControl.current
         let grid = grid ?? TileGrid(rect: rect, tileWidth: options.tileWidth, tileHeight: options.tileHeight)
         let bpp = target.format.bytesPerPixel
@@ -357,9 +383,10 @@ public struct RenderContext: Sendable {
                 for y in 0..<t.height {
                     let row = tile.row(t.y + y)
                     if target.unpremultiply && !isStraight { unpremultiplyRow(row, count: t.width) }
-                    storeRowRGBA(row, count: t.width, format: target.format,
-                                 into: dst.base + (ly + y) * dst.bytesPerRow + lx * bpp,
-                                 encodeSRGB: target.encode, scratch: scratch)
+                    storeRowRGBA(
+                        row, count: t.width, format: target.format,
+                        into: dst.base + (ly + y) * dst.bytesPerRow + lx * bpp,
+                        encodeSRGB: target.encode, scratch: scratch)
                 }
             }
             control?.advance(1)

@@ -1,11 +1,11 @@
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Cancels renders (and other long work) from any thread.
@@ -92,8 +92,10 @@ final class RenderControl: @unchecked Sendable {
     /// - Throws: `PixelFlowError.cancelled` before starting and after `body` when cancelled
     ///   (`body` may stop early and return partial results, which are then dropped), and
     ///   what `body` throws.
-    static func run<R>(cancellation: CancellationToken?, progress: (@Sendable (Double) -> Void)?, units: Int,
-                       _ body: (RenderControl) throws -> R) throws -> R {
+    static func run<R>(
+        cancellation: CancellationToken?, progress: (@Sendable (Double) -> Void)?, units: Int,
+        _ body: (RenderControl) throws -> R
+    ) throws -> R {
         let control = RenderControl(token: cancellation, progress: progress)
         try control.checkCancelled()
         control.setTotal(units + 1)  // the last unit is `finish`

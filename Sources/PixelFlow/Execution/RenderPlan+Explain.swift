@@ -8,13 +8,21 @@ extension RenderPlan {
     func explain(destination: PixelBuffer? = nil) -> String {
         var lines: [String] = []
         let grid = outputGrid()
-        let strips = grid.tileWidth == options.tileWidth ? "" : isPointwise ? " (full-width strips: every node is pointwise)"
-            : " (full-width strips: rows read from left to right)"
-        lines.append("render \(rect.width)x\(rect.height) at (\(rect.x), \(rect.y)); \(grid.count) tiles of "
-            + "\(grid.tileWidth)x\(grid.tileHeight)\(strips); \(options.threadCount) thread(s); working space "
-            + (options.colorManagement == .linear ? "linear" : "none") + "; optimization " + (options.optimizes ? "on" : "off"))
+        let strips =
+            grid.tileWidth == options.tileWidth
+            ? ""
+            : isPointwise
+                ? " (full-width strips: every node is pointwise)"
+                : " (full-width strips: rows read from left to right)"
+        lines.append(
+            "render \(rect.width)x\(rect.height) at (\(rect.x), \(rect.y)); \(grid.count) tiles of "
+                + "\(grid.tileWidth)x\(grid.tileHeight)\(strips); \(options.threadCount) thread(s); working space "
+                + (options.colorManagement == .linear ? "linear" : "none") + "; optimization "
+                + (options.optimizes ? "on" : "off"))
         let before = GraphWalk.postOrder(original).count, after = order.count
-        lines.append("optimizer: \(before) node(s) -> \(after)" + (optimizerLog.isEmpty ? "" : "; " + optimizerLog.joined(separator: "; ")))
+        lines.append(
+            "optimizer: \(before) node(s) -> \(after)" + (optimizerLog.isEmpty ? "" : "; " + optimizerLog.joined(separator: "; "))
+        )
         var stageNumber: [ObjectIdentifier: Int] = [:]
         var total = 0
         for (i, n) in materializedNodes.enumerated() {
@@ -22,23 +30,28 @@ extension RenderPlan {
             let r = region(of: n) ?? .empty
             let bytes = r.area * 16
             total += bytes
-            lines.append("stage \(i + 1): buffer \(r.width)x\(r.height) rgbaF32 (\(mib(bytes))), \(reasons[ObjectIdentifier(n)] ?? "")")
+            lines.append(
+                "stage \(i + 1): buffer \(r.width)x\(r.height) rgbaF32 (\(mib(bytes))), \(reasons[ObjectIdentifier(n)] ?? "")")
             describe(n, into: &lines, indent: "  ", stages: stageNumber, isStageRoot: true)
         }
         lines.append("stage \(materializedNodes.count + 1): output tiles")
         describe(root, into: &lines, indent: "  ", stages: stageNumber, isStageRoot: true)
         lines.append("materialized buffers: \(materializedNodes.count), \(mib(total))")
-        let schedule = StripSchedule(plan: self, stripHeight: RenderContext(options: options).stripHeight(rowBytes: rect.width * 4))
+        let schedule = StripSchedule(
+            plan: self, stripHeight: RenderContext(options: options).stripHeight(rowBytes: rect.width * 4))
         for source in schedule.sources {
             let s = source.source
             let rowBytes = s.width * s.format.bytesPerPixel
             let streams = source.capacity < s.height
-            lines.append("streamed source \(s.description): "
-                + (streams ? "a streaming write decodes it into a window of \(source.capacity) of \(s.height) rows (\(mib(source.capacity * rowBytes)))"
-                    : "read in random order: decoded whole (\(mib(s.height * rowBytes))) even in a streaming write")
-                + "; a render into a buffer decodes it whole first; "
-                + (s.heldBytes > 0 ? "the file's bytes are held in memory (\(mib(s.heldBytes)))"
-                    : "the file is read as rows are decoded"))
+            lines.append(
+                "streamed source \(s.description): "
+                    + (streams
+                        ? "a streaming write decodes it into a window of \(source.capacity) of \(s.height) rows (\(mib(source.capacity * rowBytes)))"
+                        : "read in random order: decoded whole (\(mib(s.height * rowBytes))) even in a streaming write")
+                    + "; a render into a buffer decodes it whole first; "
+                    + (s.heldBytes > 0
+                        ? "the file's bytes are held in memory (\(mib(s.heldBytes)))"
+                        : "the file is read as rows are decoded"))
         }
         for n in order {
             guard case let .source(b) = n.op, let origin = n.origin else { continue }
@@ -47,18 +60,22 @@ extension RenderPlan {
         if let destination {
             switch BytePlan.make(root: root, rect: rect, options: options, buffer: destination) {
             case let .success(p):
-                lines.append("byte path: on: \(p.summary) into \(destination.format) \(destination.alphaMode); "
-                    + "the stages above are not run")
+                lines.append(
+                    "byte path: on: \(p.summary) into \(destination.format) \(destination.alphaMode); "
+                        + "the stages above are not run")
             case let .failure(why):
                 lines.append("byte path: off: \(why)")
                 if let stage = stageWritingOutput(into: destination),
-                   let k = materializedNodes.firstIndex(where: { $0 === stage }) {
-                    lines.append("stage \(k + 1) is computed straight into the destination (no buffer of its own, no output tiles)")
+                    let k = materializedNodes.firstIndex(where: { $0 === stage })
+                {
+                    lines.append(
+                        "stage \(k + 1) is computed straight into the destination (no buffer of its own, no output tiles)")
                 }
             }
         } else if case let .success(p) = BytePlan.recognize(root) {
-            lines.append("byte path: possible for \(p.summary), when rendered into a \(p.source.format) buffer "
-                + "(explain(_:rect:into:) tells)")
+            lines.append(
+                "byte path: possible for \(p.summary), when rendered into a \(p.source.format) buffer "
+                    + "(explain(_:rect:into:) tells)")
         }
         return lines.joined(separator: "\n")
     }
@@ -91,8 +108,10 @@ extension RenderPlan {
     }
 
     /// Appends `node` and its inputs, stopping at other stages' buffers. Iterative.
-    private func describe(_ node: Node, into lines: inout [String], indent: String, stages: [ObjectIdentifier: Int],
-                          isStageRoot: Bool) {
+    private func describe(
+        _ node: Node, into lines: inout [String], indent: String, stages: [ObjectIdentifier: Int],
+        isStageRoot: Bool
+    ) {
         var stack: [(Node, String, Bool, Bool)] = [(node, indent, isStageRoot, false)]
         var printed = Set<ObjectIdentifier>()
         while let (n, ind, isRoot, insideChain) = stack.popLast() {
@@ -142,7 +161,9 @@ extension RenderContext {
     public func explain(_ image: Image, rect: Rect? = nil, into buffer: PixelBuffer) throws -> String {
         try validate()
         let r = try renderRect(image, rect)
-        return RenderPlan(root: _colorManagedRoot(image.node, encodedDestination: buffer.colorEncoding == .sRGB),
-                          rect: r, options: options).explain(destination: buffer)
+        return RenderPlan(
+            root: _colorManagedRoot(image.node, encodedDestination: buffer.colorEncoding == .sRGB),
+            rect: r, options: options
+        ).explain(destination: buffer)
     }
 }

@@ -40,8 +40,9 @@ final class RenderPlan {
         self.order = order
         let regions = RenderPlan.regions(order: order, root: root, rect: rect)
         self.regions = regions
-        (materializedNodes, reasons) = RenderPlan.chooseStages(order: order, root: root, regions: regions,
-                                                               optimizes: options.optimizes)
+        (materializedNodes, reasons) = RenderPlan.chooseStages(
+            order: order, root: root, regions: regions,
+            optimizes: options.optimizes)
     }
 
     /// The rect each node of `order` (post-order from `root`) must produce for `root` to
@@ -65,8 +66,10 @@ final class RenderPlan {
     }
 
     /// Decides which nodes are computed into buffers.
-    static func chooseStages(order: [Node], root: Node, regions: [ObjectIdentifier: IntRect],
-                             optimizes: Bool) -> ([Node], [ObjectIdentifier: String]) {
+    static func chooseStages(
+        order: [Node], root: Node, regions: [ObjectIdentifier: IntRect],
+        optimizes: Bool
+    ) -> ([Node], [ObjectIdentifier: String]) {
         let consumers = GraphWalk.consumerCounts(order)
         var chosen: [Node] = []
         var reasons: [ObjectIdentifier: String] = [:]
@@ -202,18 +205,21 @@ final class RenderPlan {
             guard let region = region(of: n) else { continue }
             let m: Materialized
             if case let .stencil(.gaussian(sigma)) = n.op, GaussianPlan.mode(sigma: sigma) != .tileLocal {
-                m = GaussianPass.run(sigma: sigma, input: n.inputs[0], region: region, evaluator: evaluator, options: options,
-                                     into: output?.node === n ? output?.tile : nil)
+                m = GaussianPass.run(
+                    sigma: sigma, input: n.inputs[0], region: region, evaluator: evaluator, options: options,
+                    into: output?.node === n ? output?.tile : nil)
             } else if case let .reduction(r) = n.op {
                 m = RenderPlan.reduce(r, inputs: n.inputs, evaluator: evaluator, options: options)
             } else if case let .stencil(.custom(k)) = n.op, k.wholeRegion {
-                let input = RenderPlan.renderToBuffer(n.inputs[0], rect: region.outset(k.haloX, k.haloY),
-                                                      evaluator: evaluator, options: options)
+                let input = RenderPlan.renderToBuffer(
+                    n.inputs[0], rect: region.outset(k.haloX, k.haloY),
+                    evaluator: evaluator, options: options)
                 m = Materialized(rect: region)
                 let arena = Arena()
                 if let body = k.applyToInputs {
                     let extras = (1..<n.inputs.count).map { j in
-                        RenderPlan.renderToBuffer(n.inputs[j], rect: k.inputRegion(j, for: region), evaluator: evaluator, options: options)
+                        RenderPlan.renderToBuffer(
+                            n.inputs[j], rect: k.inputRegion(j, for: region), evaluator: evaluator, options: options)
                     }
                     withExtendedLifetime((input, extras)) {
                         body([input.tile] + extras.map(\.tile), m.tile, options.threadCount, arena)
@@ -237,7 +243,8 @@ final class RenderPlan {
         var n = root
         if case .crop = n.op, IntRect(covering: n.extent).contains(rect) { n = n.inputs[0] }
         guard case let .stencil(.gaussian(sigma)) = n.op, GaussianPlan.mode(sigma: sigma) != .tileLocal,
-              materializedNodes.contains(where: { $0 === n }), region(of: n) == rect else { return nil }
+            materializedNodes.contains(where: { $0 === n }), region(of: n) == rect
+        else { return nil }
         return n
     }
 
@@ -246,7 +253,9 @@ final class RenderPlan {
     /// write, and `Options.writesLastStageInPlace` on.
     func stageWritingOutput(into buffer: PixelBuffer) -> Node? {
         let target = RenderContext.TileTarget(buffer: buffer, linear: options.colorManagement == .linear)
-        guard options.writesLastStageInPlace, target.direct, !target.unpremultiply, buffer.bytesPerRow % 16 == 0 else { return nil }
+        guard options.writesLastStageInPlace, target.direct, !target.unpremultiply, buffer.bytesPerRow % 16 == 0 else {
+            return nil
+        }
         return stageWritingOutput()
     }
 
@@ -295,7 +304,9 @@ final class RenderPlan {
             case let .stencil(s) where s.halo.y <= RenderPlan.stripHaloLimit:
                 // Taller reaches only when the input is read in place: a copied region
                 // would repeat the halo rows of every strip.
-                guard s.halo.y <= 2 || (Evaluator.readsInputInPlace(s) && readsInPlace(n.inputs[0], stages: stages)) else { return .other }
+                guard s.halo.y <= 2 || (Evaluator.readsInputInPlace(s) && readsInPlace(n.inputs[0], stages: stages)) else {
+                    return .other
+                }
                 if case let .custom(k) = s, k.wholeRegion || k.applyToInputs != nil { return .other }
                 halo = Swift.max(halo, s.halo.y)
             default:
@@ -310,7 +321,9 @@ final class RenderPlan {
     /// `Evaluator.withPixelsInPlace`): a materialized stage or a float source in the working
     /// representation, behind crops and clamps.
     private func readsInPlace(_ node: Node, stages: Set<ObjectIdentifier>) -> Bool {
-        guard let (stored, _) = Evaluator.storage(below: node, isStage: { stages.contains(ObjectIdentifier($0)) }) else { return false }
+        guard let (stored, _) = Evaluator.storage(below: node, isStage: { stages.contains(ObjectIdentifier($0)) }) else {
+            return false
+        }
         if case let .source(b) = stored.op, !stages.contains(ObjectIdentifier(stored)) {
             return Evaluator.isStoredAsWorked(b, linear: options.colorManagement == .linear)
         }
@@ -373,7 +386,8 @@ final class RenderPlan {
     }
 
     /// Renders `node` over `rect` into a new buffer, tile by tile on all workers.
-    static func renderToBuffer(_ node: Node, rect: IntRect, evaluator: Evaluator, options: RenderContext.Options) -> Materialized {
+    static func renderToBuffer(_ node: Node, rect: IntRect, evaluator: Evaluator, options: RenderContext.Options) -> Materialized
+    {
         let m = Materialized(rect: rect)
         let tiles = TileGrid(rect: rect, tileWidth: options.tileWidth, tileHeight: options.tileHeight)
         let target = m

@@ -13,8 +13,10 @@ enum Scheduler {
     ///
     /// With `arenas`, worker `i` uses `arenas[i]` instead of a new arena, so a render that runs
     /// many short parallel loops (a streaming render's strips) reuses warm scratch memory.
-    static func run(count: Int, threads: Int, arenas: ArenaPool? = nil,
-                    _ body: @Sendable (_ item: Int, _ arena: Arena) -> Void) {
+    static func run(
+        count: Int, threads: Int, arenas: ArenaPool? = nil,
+        _ body: @Sendable (_ item: Int, _ arena: Arena) -> Void
+    ) {
         guard count > 0 else { return }
         let control = RenderControl.current
         let workers = Swift.max(1, Swift.min(threads, count, arenas?.count ?? Int.max))

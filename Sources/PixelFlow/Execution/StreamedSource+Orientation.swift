@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 extension StreamedSource {
@@ -50,8 +50,9 @@ extension StreamedSource {
             make = { [name] in _TransposedRowDecoder(base: try base(), orientation: orientation, name: name) }
         }
         let (w, h) = orientation.swapsDimensions ? (height, width) : (width, height)
-        return StreamedSource(name: name, width: w, height: h, format: format, colorEncoding: colorEncoding,
-                              alphaMode: alphaMode, isOpaque: isOpaque, kind: kind, heldBytes: heldBytes, factory: make)
+        return StreamedSource(
+            name: name, width: w, height: h, format: format, colorEncoding: colorEncoding,
+            alphaMode: alphaMode, isOpaque: isOpaque, kind: kind, heldBytes: heldBytes, factory: make)
     }
 }
 
@@ -138,8 +139,9 @@ final class _FlippedRowDecoder: _RowDecoder, @unchecked Sendable {
         if spool < 0 { try spoolRows() }
         for i in 0..<count {
             let row = rows(i)
-            try _FileIO.readAll(into: row, count: rowBytes, from: spool, at: (height - 1 - nextRow) * rowBytes,
-                                name: Self.spoolName(name))
+            try _FileIO.readAll(
+                into: row, count: rowBytes, from: spool, at: (height - 1 - nextRow) * rowBytes,
+                name: Self.spoolName(name))
             if mirrored { _MirroredRowDecoder.reverse(row, count: width, bytesPerPixel: format.bytesPerPixel) }
             nextRow += 1
         }
@@ -185,9 +187,10 @@ final class _FlippedRowDecoder: _RowDecoder, @unchecked Sendable {
         var template = Array("\(folder == "/" ? "" : folder)/.pixelflow-rows.XXXXXX".utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else {
-            throw PixelFlowError.io(file: name,
-                                    reason: "cannot create a temporary file in \(folder) for its flipped rows: "
-                                        + _FileIO.errorText())
+            throw PixelFlowError.io(
+                file: name,
+                reason: "cannot create a temporary file in \(folder) for its flipped rows: "
+                    + _FileIO.errorText())
         }
         template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
@@ -281,8 +284,10 @@ final class _TransposedRowDecoder: _RowDecoder, @unchecked Sendable {
 
     /// Output pixel `u` of a row is stored row `u` (or `count - 1 - u` when `bottomUp`) of
     /// the column starting at `src`, `stride` bytes between stored rows.
-    private static func gather<P>(_: P.Type, _ src: UnsafeRawPointer, _ stride: Int, _ dst: UnsafeMutableRawPointer,
-                                  _ count: Int, _ bottomUp: Bool) {
+    private static func gather<P>(
+        _: P.Type, _ src: UnsafeRawPointer, _ stride: Int, _ dst: UnsafeMutableRawPointer,
+        _ count: Int, _ bottomUp: Bool
+    ) {
         let d = dst.assumingMemoryBound(to: P.self)
         for u in 0..<count {
             let y = bottomUp ? count - 1 - u : u
@@ -292,8 +297,9 @@ final class _TransposedRowDecoder: _RowDecoder, @unchecked Sendable {
 
     private func loadBand(_ b: Int) throws {
         if bandBuffer == nil { bandBuffer = .allocate(byteCount: bandFileBytes, alignment: 64) }
-        try _FileIO.readAll(into: bandBuffer!, count: bandFileBytes, from: spool, at: b * bandFileBytes,
-                            name: "\(name) (temporary file of its turned columns)")
+        try _FileIO.readAll(
+            into: bandBuffer!, count: bandFileBytes, from: spool, at: b * bandFileBytes,
+            name: "\(name) (temporary file of its turned columns)")
         loadedBand = b
     }
 
@@ -322,8 +328,9 @@ final class _TransposedRowDecoder: _RowDecoder, @unchecked Sendable {
                 for i in 0..<n {
                     (staging + i * slot).copyMemory(from: chunk + i * rowBytes + first * bpp, byteCount: columns * bpp)
                 }
-                try _FileIO.writeAll(staging, count: n * slot, to: spool, at: b * bandFileBytes + y * slot,
-                                     name: spoolName)
+                try _FileIO.writeAll(
+                    staging, count: n * slot, to: spool, at: b * bandFileBytes + y * slot,
+                    name: spoolName)
             }
             y += n
         }

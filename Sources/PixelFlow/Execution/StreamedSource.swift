@@ -39,10 +39,12 @@ final class StreamedSource: Sendable, CustomStringConvertible {
 
     /// A source whose decoders `factory` makes, each positioned before the first row;
     /// `makeShrunk`, when the format can decode smaller, makes the source of `shrunk(by:)`.
-    init(name: String, width: Int, height: Int, format: PixelFormat, colorEncoding: ColorEncoding = .sRGB,
-         alphaMode: AlphaMode = .straight, isOpaque: Bool, kind: String,
-         heldBytes: Int, shrinkFactor: Int = 1, makeShrunk: (@Sendable (Int) -> StreamedSource)? = nil,
-         factory: @escaping @Sendable () throws -> any _RowDecoder) {
+    init(
+        name: String, width: Int, height: Int, format: PixelFormat, colorEncoding: ColorEncoding = .sRGB,
+        alphaMode: AlphaMode = .straight, isOpaque: Bool, kind: String,
+        heldBytes: Int, shrinkFactor: Int = 1, makeShrunk: (@Sendable (Int) -> StreamedSource)? = nil,
+        factory: @escaping @Sendable () throws -> any _RowDecoder
+    ) {
         self.name = name
         self.width = width
         self.height = height
@@ -71,18 +73,23 @@ final class StreamedSource: Sendable, CustomStringConvertible {
         let decoder = try _JPEGRowDecoder(input: input, name: name, options: options, rawCMYK: rawCMYK)
         let (w, h, format) = (decoder.width, decoder.height, decoder.format)
         let held = input.heldBytes
-        self.init(name: name, width: w, height: h, format: format, isOpaque: true, kind: "JPEG", heldBytes: held,
-                  makeShrunk: { k in
-                      StreamedSource(name: name, width: (w + k - 1) / k, height: (h + k - 1) / k, format: format,
-                                     isOpaque: true, kind: "JPEG", heldBytes: held, shrinkFactor: k) {
-                          let d = try _JPEGRowDecoder(input: input, name: name, options: options, shrinkFactor: k,
-                                                      rawCMYK: rawCMYK)
-                          guard d.width == (w + k - 1) / k, d.height == (h + k - 1) / k, d.format == format else {
-                              throw PixelFlowError.decodingFailed(file: name, reason: "JPEG: the header changed between reads")
-                          }
-                          return d
-                      }
-                  }) {
+        self.init(
+            name: name, width: w, height: h, format: format, isOpaque: true, kind: "JPEG", heldBytes: held,
+            makeShrunk: { k in
+                StreamedSource(
+                    name: name, width: (w + k - 1) / k, height: (h + k - 1) / k, format: format,
+                    isOpaque: true, kind: "JPEG", heldBytes: held, shrinkFactor: k
+                ) {
+                    let d = try _JPEGRowDecoder(
+                        input: input, name: name, options: options, shrinkFactor: k,
+                        rawCMYK: rawCMYK)
+                    guard d.width == (w + k - 1) / k, d.height == (h + k - 1) / k, d.format == format else {
+                        throw PixelFlowError.decodingFailed(file: name, reason: "JPEG: the header changed between reads")
+                    }
+                    return d
+                }
+            }
+        ) {
             // A file rewritten in place since it was opened may declare another size.
             let d = try _JPEGRowDecoder(input: input, name: name, options: options, rawCMYK: rawCMYK)
             guard d.width == w, d.height == h, d.format == format else {
@@ -102,15 +109,16 @@ final class StreamedSource: Sendable, CustomStringConvertible {
     /// The same over `bytes`, which may read an open file.
     convenience init?(tiff bytes: _TIFFRowDecoder.Bytes, name: String, options: DecodeOptions) throws {
         guard let decoder = try _TIFFRowDecoder(bytes: bytes, name: name, options: options) else { return nil }
-        self.init(name: name, width: decoder.width, height: decoder.height, format: decoder.format,
-                  isOpaque: decoder.isOpaque, kind: "TIFF", heldBytes: bytes.heldBytes) {
+        self.init(
+            name: name, width: decoder.width, height: decoder.height, format: decoder.format,
+            isOpaque: decoder.isOpaque, kind: "TIFF", heldBytes: bytes.heldBytes
+        ) {
             guard let decoder = try _TIFFRowDecoder(bytes: bytes, name: name, options: options) else {
                 throw PixelFlowError.decodingFailed(file: name, reason: "TIFF: the page can no longer be streamed")
             }
             return decoder
         }
     }
-
 
     var description: String {
         "\(width)x\(height) \(format) streamed \(kind)" + (shrinkFactor > 1 ? " shrunk 1/\(shrinkFactor) on load" : "")

@@ -3,10 +3,15 @@ extension FilterDescriptor {
 
     static let boxBlur = FilterDescriptor(
         name: "CIBoxBlur", displayName: "Box Blur",
-        summary: "Averages a (2r+1) x (2r+1) square around each pixel (r = radius rounded); outside the extent counts as transparent.",
+        summary:
+            "Averages a (2r+1) x (2r+1) square around each pixel (r = radius rounded); outside the extent counts as transparent.",
         categories: [.blur],
-        inputs: [.image(), .number("inputRadius", .distance, default: 10, identity: 0, min: 0, max: 200,
-                                   sliderMin: 1, sliderMax: 100, summary: "Half the side of the square, in pixels (rounded to a whole number).")]
+        inputs: [
+            .image(),
+            .number(
+                "inputRadius", .distance, default: 10, identity: 0, min: 0, max: 200,
+                sliderMin: 1, sliderMax: 100, summary: "Half the side of the square, in pixels (rounded to a whole number)."),
+        ]
     ) { a in
         let r = Int(try a.number("inputRadius").rounded())
         let image = try a.image()
@@ -18,8 +23,12 @@ extension FilterDescriptor {
         name: "CIDiscBlur", displayName: "Disc Blur",
         summary: "Averages the pixels within a disc of the given radius around each pixel.",
         categories: [.blur],
-        inputs: [.image(), .number("inputRadius", .distance, default: 8, identity: 0, min: 0, max: 200,
-                                   sliderMin: 0, sliderMax: 100, summary: "Radius of the disc, in pixels.")]
+        inputs: [
+            .image(),
+            .number(
+                "inputRadius", .distance, default: 8, identity: 0, min: 0, max: 200,
+                sliderMin: 0, sliderMax: 100, summary: "Radius of the disc, in pixels."),
+        ]
     ) { a in
         let r = try a.number("inputRadius")
         let image = try a.image()
@@ -31,22 +40,31 @@ extension FilterDescriptor {
         name: "CIBokehBlur", displayName: "Bokeh Blur",
         summary: "A lens-like blur: a disc blur whose outer ring is weighted up, then softened by a small Gaussian.",
         categories: [.blur],
-        inputs: [.image(),
-                 .number("inputRadius", .distance, default: 20, min: 0, max: 200, sliderMin: 0, sliderMax: 100,
-                         summary: "Radius of the disc, in pixels."),
-                 .number("inputRingAmount", default: 0, min: 0, max: 1,
-                         summary: "How much brighter the ring is than the inside of the disc (0: a plain disc)."),
-                 .number("inputRingSize", default: 0.1, min: 0, max: 0.2,
-                         summary: "Width of the ring as a fraction of the radius."),
-                 .number("inputSoftness", default: 1, min: 0, max: 10,
-                         summary: "Standard deviation of the Gaussian applied afterwards, in pixels.")]
+        inputs: [
+            .image(),
+            .number(
+                "inputRadius", .distance, default: 20, min: 0, max: 200, sliderMin: 0, sliderMax: 100,
+                summary: "Radius of the disc, in pixels."),
+            .number(
+                "inputRingAmount", default: 0, min: 0, max: 1,
+                summary: "How much brighter the ring is than the inside of the disc (0: a plain disc)."),
+            .number(
+                "inputRingSize", default: 0.1, min: 0, max: 0.2,
+                summary: "Width of the ring as a fraction of the radius."),
+            .number(
+                "inputSoftness", default: 1, min: 0, max: 10,
+                summary: "Standard deviation of the Gaussian applied afterwards, in pixels."),
+        ]
     ) { a in
         let r = try a.number("inputRadius"), amount = try a.number("inputRingAmount")
         let size = try a.number("inputRingSize"), softness = try a.number("inputSoftness")
         var image = try a.image()
         if r >= 1 {
-            image = image.applyingStencil(.custom(spanStencil(
-                name: "bokeh r\(r) ring \(amount) size \(size)", terms: bokehSpans(radius: r, ringAmount: amount, ringSize: size))))
+            image = image.applyingStencil(
+                .custom(
+                    spanStencil(
+                        name: "bokeh r\(r) ring \(amount) size \(size)",
+                        terms: bokehSpans(radius: r, ringAmount: amount, ringSize: size))))
         }
         if softness > 0 { image = image.applyingStencil(.gaussian(sigma: softness)) }
         return image
@@ -90,8 +108,10 @@ extension Image {
     /// deviation `softness`. Core Image's exact kernel is not published.
     ///
     /// - Complexity: O(radius) per pixel.
-    public func bokehBlurred(radius: Double? = nil, ringAmount: Double? = nil, ringSize: Double? = nil,
-                             softness: Double? = nil) throws -> Image {
+    public func bokehBlurred(
+        radius: Double? = nil, ringAmount: Double? = nil, ringSize: Double? = nil,
+        softness: Double? = nil
+    ) throws -> Image {
         try FilterDescriptor.bokehBlur.apply([
             "inputImage": .image(self), "inputRadius": radius.map(FilterValue.number),
             "inputRingAmount": ringAmount.map(FilterValue.number), "inputRingSize": ringSize.map(FilterValue.number),

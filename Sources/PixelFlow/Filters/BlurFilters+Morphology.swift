@@ -4,13 +4,15 @@ extension FilterDescriptor {
     ]
 
     static func morphologyRadius(default value: Double, identity: Double?) -> FilterInput {
-        .number("inputRadius", .distance, default: value, identity: identity, min: 0, max: 100, sliderMin: 0, sliderMax: 50,
-                summary: "Radius of the disc-shaped structuring element, in pixels.")
+        .number(
+            "inputRadius", .distance, default: value, identity: identity, min: 0, max: 100, sliderMin: 0, sliderMax: 50,
+            summary: "Radius of the disc-shaped structuring element, in pixels.")
     }
 
     static func rectangleSide(_ key: String, _ what: String) -> FilterInput {
-        .number(key, .distance, default: 5, min: 1, max: 401, sliderMin: 1, sliderMax: 49,
-                summary: "\(what) of the structuring element in pixels (rounded, then up to an odd number).")
+        .number(
+            key, .distance, default: 5, min: 1, max: 401, sliderMin: 1, sliderMax: 49,
+            summary: "\(what) of the structuring element in pixels (rounded, then up to an odd number).")
     }
 
     static let morphologyMaximum = FilterDescriptor(
@@ -38,17 +40,20 @@ extension FilterDescriptor {
         let image = try a.image()
         let spans = discSpans(radius: r)
         let reach = Int(r.rounded(.down))
-        return image.applyingStencil(.custom(StencilKernel(
-            name: "morphology gradient r\(r)", haloX: reach, haloY: reach, cost: 8 * spans.count,
-            readsInputInPlace: true) { input, output, _, arena in
-                let lo = arena.tile(output.rect)
-                discExtremumTile(_Maximum.self, input, output, spans: spans, arena: arena)
-                discExtremumTile(_Minimum.self, input, lo, spans: spans, arena: arena)
-                for y in output.rect.y..<output.rect.maxY {
-                    let d = output.row(y), l = lo.row(y)
-                    for x in 0..<output.rect.width { d[x] = d[x] - l[x] }
-                }
-            }))
+        return image.applyingStencil(
+            .custom(
+                StencilKernel(
+                    name: "morphology gradient r\(r)", haloX: reach, haloY: reach, cost: 8 * spans.count,
+                    readsInputInPlace: true
+                ) { input, output, _, arena in
+                    let lo = arena.tile(output.rect)
+                    discExtremumTile(_Maximum.self, input, output, spans: spans, arena: arena)
+                    discExtremumTile(_Minimum.self, input, lo, spans: spans, arena: arena)
+                    for y in output.rect.y..<output.rect.maxY {
+                        let d = output.row(y), l = lo.row(y)
+                        for x in 0..<output.rect.width { d[x] = d[x] - l[x] }
+                    }
+                }))
     }
 
     static let morphologyRectangleMaximum = FilterDescriptor(
@@ -100,14 +105,16 @@ extension Image {
     ///   Herk/Gil-Werman with blocks aligned to absolute multiples of the side).
     public func morphologyRectangleMaximum(width: Double? = nil, height: Double? = nil) throws -> Image {
         try FilterDescriptor.morphologyRectangleMaximum.apply([
-            "inputImage": .image(self), "inputWidth": width.map(FilterValue.number), "inputHeight": height.map(FilterValue.number),
+            "inputImage": .image(self), "inputWidth": width.map(FilterValue.number),
+            "inputHeight": height.map(FilterValue.number),
         ])
     }
 
     /// Erosion by a `width` x `height` rectangle (`CIMorphologyRectangleMinimum`).
     public func morphologyRectangleMinimum(width: Double? = nil, height: Double? = nil) throws -> Image {
         try FilterDescriptor.morphologyRectangleMinimum.apply([
-            "inputImage": .image(self), "inputWidth": width.map(FilterValue.number), "inputHeight": height.map(FilterValue.number),
+            "inputImage": .image(self), "inputWidth": width.map(FilterValue.number),
+            "inputHeight": height.map(FilterValue.number),
         ])
     }
 
@@ -115,38 +122,44 @@ extension Image {
         if r < 1 { return self }
         let spans = discSpans(radius: r)
         let reach = Int(r.rounded(.down))
-        return applyingStencil(.custom(StencilKernel(
-            name: "morphology \(maximum ? "max" : "min") r\(r)", haloX: reach, haloY: reach, cost: 4 * spans.count,
-            bytes: .spans(maximum: maximum, spans: spans), readsInputInPlace: true) { input, output, _, arena in
-                if maximum {
-                    discExtremumTile(_Maximum.self, input, output, spans: spans, arena: arena)
-                } else {
-                    discExtremumTile(_Minimum.self, input, output, spans: spans, arena: arena)
-                }
-            }))
+        return applyingStencil(
+            .custom(
+                StencilKernel(
+                    name: "morphology \(maximum ? "max" : "min") r\(r)", haloX: reach, haloY: reach, cost: 4 * spans.count,
+                    bytes: .spans(maximum: maximum, spans: spans), readsInputInPlace: true
+                ) { input, output, _, arena in
+                    if maximum {
+                        discExtremumTile(_Maximum.self, input, output, spans: spans, arena: arena)
+                    } else {
+                        discExtremumTile(_Minimum.self, input, output, spans: spans, arena: arena)
+                    }
+                }))
     }
 
     func rectangleMorphology(maximum: Bool, width: Double, height: Double) -> Image {
         let w = FilterDescriptor.oddSide(width), h = FilterDescriptor.oddSide(height)
         if w == 1 && h == 1 { return self }
-        return applyingStencil(.custom(StencilKernel(
-            name: "morphology rect \(maximum ? "max" : "min") \(w)x\(h)", haloX: w / 2, haloY: h / 2,
-            wholeRegion: w > 64 || h > 64, cost: 6, bytes: .rectangle(maximum: maximum, width: w, height: h),
-            readsInputInPlace: true) {
-                input, output, threads, arena in
-                if w > 64 || h > 64 {
-                    BoxPlan.runPieces(output, size: 256, threads: threads) { piece, a in
-                        if maximum {
-                            rectangleExtremumTile(_Maximum.self, input, piece, width: w, height: h, arena: a)
-                        } else {
-                            rectangleExtremumTile(_Minimum.self, input, piece, width: w, height: h, arena: a)
+        return applyingStencil(
+            .custom(
+                StencilKernel(
+                    name: "morphology rect \(maximum ? "max" : "min") \(w)x\(h)", haloX: w / 2, haloY: h / 2,
+                    wholeRegion: w > 64 || h > 64, cost: 6, bytes: .rectangle(maximum: maximum, width: w, height: h),
+                    readsInputInPlace: true
+                ) {
+                    input, output, threads, arena in
+                    if w > 64 || h > 64 {
+                        BoxPlan.runPieces(output, size: 256, threads: threads) { piece, a in
+                            if maximum {
+                                rectangleExtremumTile(_Maximum.self, input, piece, width: w, height: h, arena: a)
+                            } else {
+                                rectangleExtremumTile(_Minimum.self, input, piece, width: w, height: h, arena: a)
+                            }
                         }
+                    } else if maximum {
+                        rectangleExtremumTile(_Maximum.self, input, output, width: w, height: h, arena: arena)
+                    } else {
+                        rectangleExtremumTile(_Minimum.self, input, output, width: w, height: h, arena: arena)
                     }
-                } else if maximum {
-                    rectangleExtremumTile(_Maximum.self, input, output, width: w, height: h, arena: arena)
-                } else {
-                    rectangleExtremumTile(_Minimum.self, input, output, width: w, height: h, arena: arena)
-                }
-            }))
+                }))
     }
 }

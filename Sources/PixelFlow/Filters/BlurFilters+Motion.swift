@@ -5,45 +5,60 @@ extension FilterDescriptor {
         name: "CIMotionBlur", displayName: "Motion Blur",
         summary: "Averages along a line segment through each pixel, as a camera moving during the exposure would.",
         categories: [.blur],
-        inputs: [.image(),
-                 .number("inputRadius", .distance, default: 20, identity: 0, min: 0, max: 200, sliderMin: 0, sliderMax: 100,
-                         summary: "Half the length of the segment, in pixels."),
-                 .number("inputAngle", .angle, default: 0, sliderMin: -.pi, sliderMax: .pi,
-                         summary: "Direction of the motion in radians, counter-clockwise from the x axis.")]
+        inputs: [
+            .image(),
+            .number(
+                "inputRadius", .distance, default: 20, identity: 0, min: 0, max: 200, sliderMin: 0, sliderMax: 100,
+                summary: "Half the length of the segment, in pixels."),
+            .number(
+                "inputAngle", .angle, default: 0, sliderMin: -.pi, sliderMax: .pi,
+                summary: "Direction of the motion in radians, counter-clockwise from the x axis."),
+        ]
     ) { a in
         let r = try a.number("inputRadius"), angle = try a.number("inputAngle")
         let image = try a.image()
         if r == 0 { return image }
         let taps = motionBlurTaps(radius: r, angle: angle)
         let hx = taps.map { abs($0.dx) }.max() ?? 0, hy = taps.map { abs($0.dy) }.max() ?? 0
-        return image.applyingStencil(.custom(StencilKernel(
-            name: "motion r\(r) angle \(angle)", haloX: hx, haloY: hy, wholeRegion: Swift.max(hx, hy) > 32,
-            cost: taps.count) { input, output, threads, _ in
-                BoxPlan.runPieces(output, size: 64, threads: threads) { piece, _ in sparseCorrelateTile(input, piece, taps: taps) }
-            }))
+        return image.applyingStencil(
+            .custom(
+                StencilKernel(
+                    name: "motion r\(r) angle \(angle)", haloX: hx, haloY: hy, wholeRegion: Swift.max(hx, hy) > 32,
+                    cost: taps.count
+                ) { input, output, threads, _ in
+                    BoxPlan.runPieces(output, size: 64, threads: threads) { piece, _ in
+                        sparseCorrelateTile(input, piece, taps: taps)
+                    }
+                }))
     }
 
     static let zoomBlur = FilterDescriptor(
         name: "CIZoomBlur", displayName: "Zoom Blur",
         summary: "Averages along the ray from each pixel toward a center, as zooming during the exposure would.",
         categories: [.blur],
-        inputs: [.image(),
-                 .vector("inputCenter", .position, default: [150, 150], summary: "The center of the zoom, in pixels."),
-                 .number("inputAmount", .distance, default: 20, identity: 0, min: 0, max: 200, sliderMin: 0, sliderMax: 200,
-                         summary: "Length of the averaged segment, in pixels (at most the distance to the center).")]
+        inputs: [
+            .image(),
+            .vector("inputCenter", .position, default: [150, 150], summary: "The center of the zoom, in pixels."),
+            .number(
+                "inputAmount", .distance, default: 20, identity: 0, min: 0, max: 200, sliderMin: 0, sliderMax: 200,
+                summary: "Length of the averaged segment, in pixels (at most the distance to the center)."),
+        ]
     ) { a in
         let c = try a.vector("inputCenter"), amount = try a.number("inputAmount")
         let image = try a.image()
         if amount == 0 { return image }
         let halo = Int(amount.rounded(.up)) + 1
         let center = SIMD2(c[0], c[1])
-        return image.applyingStencil(.custom(StencilKernel(
-            name: "zoom \(c) amount \(amount)", haloX: halo, haloY: halo, wholeRegion: halo > 16,
-            cost: 4 * halo) { input, output, threads, _ in
-                BoxPlan.runPieces(output, size: 64, threads: threads) { piece, _ in
-                    zoomBlurTile(input, piece, center: center, amount: amount)
-                }
-            }))
+        return image.applyingStencil(
+            .custom(
+                StencilKernel(
+                    name: "zoom \(c) amount \(amount)", haloX: halo, haloY: halo, wholeRegion: halo > 16,
+                    cost: 4 * halo
+                ) { input, output, threads, _ in
+                    BoxPlan.runPieces(output, size: 64, threads: threads) { piece, _ in
+                        zoomBlurTile(input, piece, center: center, amount: amount)
+                    }
+                }))
     }
 
     /// Fractions of the radius at which `CIMaskedVariableBlur` computes Gaussian levels.
@@ -53,9 +68,12 @@ extension FilterDescriptor {
         name: "CIMaskedVariableBlur", displayName: "Masked Variable Blur",
         summary: "Blurs each pixel by a Gaussian whose radius is the mask's luma times the radius.",
         categories: [.blur],
-        inputs: [.image(), .image("inputMask", summary: "Where to blur: luma 0 keeps the image, 1 blurs by the full radius."),
-                 .number("inputRadius", .distance, default: 5, identity: 0, min: 0, max: 100, sliderMin: 0, sliderMax: 100,
-                         summary: "Standard deviation of the Gaussian where the mask is white, in pixels.")]
+        inputs: [
+            .image(), .image("inputMask", summary: "Where to blur: luma 0 keeps the image, 1 blurs by the full radius."),
+            .number(
+                "inputRadius", .distance, default: 5, identity: 0, min: 0, max: 100, sliderMin: 0, sliderMax: 100,
+                summary: "Standard deviation of the Gaussian where the mask is white, in pixels."),
+        ]
     ) { a in
         let r = try a.number("inputRadius")
         let image = try a.image(), mask = try a.image("inputMask")
@@ -72,8 +90,10 @@ extension Image {
     /// - Complexity: O(radius) per pixel (the samples' bilinear weights are merged into one
     ///   sparse kernel, applied as a correlation).
     public func motionBlurred(radius: Double? = nil, angle: Double? = nil) throws -> Image {
-        try FilterDescriptor.motionBlur.apply(["inputImage": .image(self), "inputRadius": radius.map(FilterValue.number),
-                                               "inputAngle": angle.map(FilterValue.number)])
+        try FilterDescriptor.motionBlur.apply([
+            "inputImage": .image(self), "inputRadius": radius.map(FilterValue.number),
+            "inputAngle": angle.map(FilterValue.number),
+        ])
     }
 
     /// Blurs toward a center (`CIZoomBlur`): each pixel is the mean of bilinear samples at unit
@@ -82,8 +102,10 @@ extension Image {
     ///
     /// - Complexity: O(amount) per pixel.
     public func zoomBlurred(center: Point? = nil, amount: Double? = nil) throws -> Image {
-        try FilterDescriptor.zoomBlur.apply(["inputImage": .image(self), "inputCenter": center.map { .vector([$0.x, $0.y]) },
-                                             "inputAmount": amount.map(FilterValue.number)])
+        try FilterDescriptor.zoomBlur.apply([
+            "inputImage": .image(self), "inputCenter": center.map { .vector([$0.x, $0.y]) },
+            "inputAmount": amount.map(FilterValue.number),
+        ])
     }
 
     /// Blurs each pixel by a Gaussian of standard deviation `mask luma * radius`
@@ -94,19 +116,22 @@ extension Image {
     ///
     /// - Complexity: five Gaussian blurs plus a few point operations per pixel.
     public func maskedVariableBlurred(mask: Image, radius: Double? = nil) throws -> Image {
-        try FilterDescriptor.maskedVariableBlur.apply(["inputImage": .image(self), "inputMask": .image(mask),
-                                                       "inputRadius": radius.map(FilterValue.number)])
+        try FilterDescriptor.maskedVariableBlur.apply([
+            "inputImage": .image(self), "inputMask": .image(mask),
+            "inputRadius": radius.map(FilterValue.number),
+        ])
     }
 
     func maskedVariableBlur(mask: Image, radius r: Double) -> Image {
         let fractions = FilterDescriptor.maskedBlurLevels
-        let luma = mask.applyingColorKernel(ColorKernel(name: "masked blur luma") { p, n in
-            for i in 0..<n {
-                let v = p[i] * rec709Luma
-                let l = v.x + v.y + v.z
-                p[i] = SIMD4(l, l, l, 1)
-            }
-        })
+        let luma = mask.applyingColorKernel(
+            ColorKernel(name: "masked blur luma") { p, n in
+                for i in 0..<n {
+                    let v = p[i] * rec709Luma
+                    let l = v.x + v.y + v.z
+                    p[i] = SIMD4(l, l, l, 1)
+                }
+            })
         var result: Image?
         for (k, f) in fractions.enumerated() {
             let level = f == 0 ? self : applyingStencil(.gaussian(sigma: r * f))
@@ -115,8 +140,11 @@ extension Image {
             let at = Float(f)
             // Hat weight of this level at the mask's luma t: 1 at f, falling linearly to 0 at the
             // neighbouring levels (flat beyond the ends).
-            let weighted = luma.blended(with: level, kernel: BlendKernel(
-                name: "masked blur level \(k) of \(fractions)", extentRule: .background) { fg, dst, n in
+            let weighted = luma.blended(
+                with: level,
+                kernel: BlendKernel(
+                    name: "masked blur level \(k) of \(fractions)", extentRule: .background
+                ) { fg, dst, n in
                     for i in 0..<n {
                         let t = Swift.min(Swift.max(fg[i].x, 0), 1)
                         var wt: Float = 0
@@ -129,9 +157,11 @@ extension Image {
                     }
                 })
             if let acc = result {
-                result = weighted.blended(with: acc, kernel: BlendKernel(name: "masked blur sum", extentRule: .union) { fg, dst, n in
-                    for i in 0..<n { dst[i] = dst[i] + fg[i] }
-                })
+                result = weighted.blended(
+                    with: acc,
+                    kernel: BlendKernel(name: "masked blur sum", extentRule: .union) { fg, dst, n in
+                        for i in 0..<n { dst[i] = dst[i] + fg[i] }
+                    })
             } else {
                 result = weighted
             }

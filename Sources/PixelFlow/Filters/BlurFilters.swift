@@ -5,8 +5,12 @@ extension FilterDescriptor {
         name: "CIGaussianBlur", displayName: "Gaussian Blur",
         summary: "Blurs with a Gaussian of standard deviation radius; outside the extent counts as transparent.",
         categories: [.blur],
-        inputs: [.image(), .number("inputRadius", .distance, default: 10, identity: 0, min: 0, max: 1000,
-                                   sliderMin: 0, sliderMax: 100, summary: "Standard deviation in pixels.")]
+        inputs: [
+            .image(),
+            .number(
+                "inputRadius", .distance, default: 10, identity: 0, min: 0, max: 1000,
+                sliderMin: 0, sliderMax: 100, summary: "Standard deviation in pixels."),
+        ]
     ) { a in
         let r = try a.number("inputRadius")
         let image = try a.image()

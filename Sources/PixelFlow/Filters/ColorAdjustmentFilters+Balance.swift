@@ -4,11 +4,11 @@
 // only when the context works in linear light.
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 extension ColorMatrix {
@@ -41,12 +41,16 @@ extension ColorMatrix {
             return [x / y, 1, (1 - x - y) / y]
         }
         let bradford: [[Double]] = [[0.8951, 0.2664, -0.1614], [-0.7502, 1.7135, 0.0367], [0.0389, -0.0685, 1.0296]]
-        let rgbToXYZ: [[Double]] = [[0.4124564, 0.3575761, 0.1804375], [0.2126729, 0.7151522, 0.0721750],
-                                    [0.0193339, 0.1191920, 0.9503041]]
+        let rgbToXYZ: [[Double]] = [
+            [0.4124564, 0.3575761, 0.1804375], [0.2126729, 0.7151522, 0.0721750],
+            [0.0193339, 0.1191920, 0.9503041],
+        ]
         func mul(_ a: [[Double]], _ b: [[Double]]) -> [[Double]] {
             (0..<3).map { i in (0..<3).map { j in (0..<3).reduce(0) { $0 + a[i][$1] * b[$1][j] } } }
         }
-        func apply(_ a: [[Double]], _ v: [Double]) -> [Double] { (0..<3).map { i in (0..<3).reduce(0) { $0 + a[i][$1] * v[$1] } } }
+        func apply(_ a: [[Double]], _ v: [Double]) -> [Double] {
+            (0..<3).map { i in (0..<3).reduce(0) { $0 + a[i][$1] * v[$1] } }
+        }
         let src = apply(bradford, xyz(neutral.0, neutral.1)), dst = apply(bradford, xyz(target.0, target.1))
         let scale: [[Double]] = (0..<3).map { i in (0..<3).map { j in i == j ? dst[i] / src[i] : 0 } }
         let m = mul(invert3x3(rgbToXYZ), mul(invert3x3(bradford), mul(scale, mul(bradford, rgbToXYZ))))
@@ -60,13 +64,19 @@ extension ColorMatrix {
         func locus(_ t0: Double) -> (u: Double, v: Double) {
             let t = Swift.min(Swift.max(t0, 1667), 25000)
             let t1 = 1e3 / t, t2 = t1 * t1, t3 = t2 * t1
-            let x = t <= 4000 ? -0.2661239 * t3 - 0.2343589 * t2 + 0.8776956 * t1 + 0.179910
+            let x =
+                t <= 4000
+                ? -0.2661239 * t3 - 0.2343589 * t2 + 0.8776956 * t1 + 0.179910
                 : -3.0258469 * t3 + 2.1070379 * t2 + 0.2226347 * t1 + 0.240390
             let x2 = x * x, x3 = x2 * x
             let y: Double
-            if t <= 2222 { y = -1.1063814 * x3 - 1.34811020 * x2 + 2.18555832 * x - 0.20219683 }
-            else if t <= 4000 { y = -0.9549476 * x3 - 1.37418593 * x2 + 2.09137015 * x - 0.16748867 }
-            else { y = 3.0817580 * x3 - 5.87338670 * x2 + 3.75112997 * x - 0.37001483 }
+            if t <= 2222 {
+                y = -1.1063814 * x3 - 1.34811020 * x2 + 2.18555832 * x - 0.20219683
+            } else if t <= 4000 {
+                y = -0.9549476 * x3 - 1.37418593 * x2 + 2.09137015 * x - 0.16748867
+            } else {
+                y = 3.0817580 * x3 - 5.87338670 * x2 + 3.75112997 * x - 0.37001483
+            }
             let d = -2 * x + 12 * y + 3
             return (4 * x / d, 6 * y / d)
         }
@@ -103,22 +113,29 @@ extension ColorKernel {
         _ make: (_ linear: Bool) -> @Sendable (UnsafeMutablePointer<SIMD4<Float>>, Int) -> Void
     ) -> ColorKernel {
         let linear = make(true), stored = make(false)
-        return ColorKernel(name: name, sharesByName: sharesByName, apply: linear,
-                           applyInSpace: { p, n, isLinear in isLinear ? linear(p, n) : stored(p, n) })
+        return ColorKernel(
+            name: name, sharesByName: sharesByName, apply: linear,
+            applyInSpace: { p, n, isLinear in isLinear ? linear(p, n) : stored(p, n) })
     }
 }
 
 extension FilterDescriptor {
     /// The balance filters declared in this file, registered in `builtIn`.
-    static let colorBalanceFilters: [FilterDescriptor] = [hueAdjust, temperatureAndTint, whitePointAdjust, vibrance,
-                                                          colorAbsoluteDifference]
+    static let colorBalanceFilters: [FilterDescriptor] = [
+        hueAdjust, temperatureAndTint, whitePointAdjust, vibrance,
+        colorAbsoluteDifference,
+    ]
 
     static let hueAdjust = FilterDescriptor(
         name: "CIHueAdjust", displayName: "Hue Adjust",
         summary: "Turns the hue of every color by an angle: a rotation of RGB about the gray axis.",
         categories: [.colorAdjustment, .interlaced, .nonSquarePixels, .highDynamicRange],
-        inputs: [.image(), .number("inputAngle", .angle, default: 0, identity: 0, sliderMin: -.pi, sliderMax: .pi,
-                                   summary: "The rotation in radians; red turns toward green for positive angles.")]
+        inputs: [
+            .image(),
+            .number(
+                "inputAngle", .angle, default: 0, identity: 0, sliderMin: -.pi, sliderMax: .pi,
+                summary: "The rotation in radians; red turns toward green for positive angles."),
+        ]
     ) { a in
         try a.image().applyingColorMatrix(.hueRotation(angle: try a.number("inputAngle")))
     }
@@ -127,11 +144,15 @@ extension FilterDescriptor {
         name: "CITemperatureAndTint", displayName: "Temperature and Tint",
         summary: "White balance: adapts colors seen under the neutral's illuminant (kelvin, tint) to the target's (Bradford).",
         categories: [.colorAdjustment, .interlaced, .nonSquarePixels, .highDynamicRange],
-        inputs: [.image(),
-                 .vector("inputNeutral", .offset, default: [6500, 0], identity: [6500, 0],
-                         summary: "The illuminant the image was taken under: correlated color temperature in kelvin and tint."),
-                 .vector("inputTargetNeutral", .offset, default: [6500, 0], identity: [6500, 0],
-                         summary: "The illuminant to adapt to: temperature in kelvin and tint.")]
+        inputs: [
+            .image(),
+            .vector(
+                "inputNeutral", .offset, default: [6500, 0], identity: [6500, 0],
+                summary: "The illuminant the image was taken under: correlated color temperature in kelvin and tint."),
+            .vector(
+                "inputTargetNeutral", .offset, default: [6500, 0], identity: [6500, 0],
+                summary: "The illuminant to adapt to: temperature in kelvin and tint."),
+        ]
     ) { a in
         let n = try a.vector("inputNeutral"), t = try a.vector("inputTargetNeutral")
         let image = try a.image()
@@ -143,32 +164,41 @@ extension FilterDescriptor {
         name: "CIWhitePointAdjust", displayName: "White Point Adjust",
         summary: "Maps white to the given color and every other color in proportion: rgb * color.",
         categories: [.colorAdjustment, .interlaced, .nonSquarePixels, .highDynamicRange],
-        inputs: [.image(),
-                 FilterInput(key: "inputColor", summary: "The new white, sRGB-encoded; its alpha is ignored.",
-                             attributeType: .color, valueClass: .color, defaultValue: .color(.white), identity: .color(.white))]
+        inputs: [
+            .image(),
+            FilterInput(
+                key: "inputColor", summary: "The new white, sRGB-encoded; its alpha is ignored.",
+                attributeType: .color, valueClass: .color, defaultValue: .color(.white), identity: .color(.white)),
+        ]
     ) { a in
         let c = try a.color("inputColor")
         let image = try a.image()
         if c.red == 1, c.green == 1, c.blue == 1 { return image }
-        return image.applyingColorKernel(.dependingOnWorkingSpace(name: "whitePoint \(c)") { linear in
-            var w = c.workingStraight(linear: linear)
-            w.w = 1
-            let m = ColorMatrix(rows: SIMD4(w.x, 0, 0, 0), SIMD4(0, w.y, 0, 0), SIMD4(0, 0, w.z, 0), SIMD4(0, 0, 0, 1))
-            return { p, n in colorMatrixRow(p, count: n, matrix: m) }
-        })
+        return image.applyingColorKernel(
+            .dependingOnWorkingSpace(name: "whitePoint \(c)") { linear in
+                var w = c.workingStraight(linear: linear)
+                w.w = 1
+                let m = ColorMatrix(rows: SIMD4(w.x, 0, 0, 0), SIMD4(0, w.y, 0, 0), SIMD4(0, 0, w.z, 0), SIMD4(0, 0, 0, 1))
+                return { p, n in colorMatrixRow(p, count: n, matrix: m) }
+            })
     }
 
     static let vibrance = FilterDescriptor(
         name: "CIVibrance", displayName: "Vibrance",
         summary: "Raises the saturation of dull colors more than that of vivid ones (lowers it for negative amounts).",
         categories: [.colorAdjustment, .interlaced, .nonSquarePixels, .highDynamicRange],
-        inputs: [.image(), .number("inputAmount", default: 0, identity: 0, sliderMin: -1, sliderMax: 1,
-                                   summary: "Saturation gain for a gray color: 1 + amount * (1 - saturation).")]
+        inputs: [
+            .image(),
+            .number(
+                "inputAmount", default: 0, identity: 0, sliderMin: -1, sliderMax: 1,
+                summary: "Saturation gain for a gray color: 1 + amount * (1 - saturation)."),
+        ]
     ) { a in
         let amount = try a.float("inputAmount")
         let image = try a.image()
         if amount == 0 { return image }
-        return image.applyingColorKernel(ColorKernel(name: "vibrance \(amount)") { p, n in vibranceRow(p, count: n, amount: amount) })
+        return image.applyingColorKernel(
+            ColorKernel(name: "vibrance \(amount)") { p, n in vibranceRow(p, count: n, amount: amount) })
     }
 
     static let colorAbsoluteDifference = FilterDescriptor(
@@ -177,10 +207,11 @@ extension FilterDescriptor {
         categories: [.colorAdjustment, .interlaced, .nonSquarePixels, .highDynamicRange],
         inputs: [.image(summary: "The first image."), .image("inputImage2", summary: "The image to subtract.")]
     ) { a in
-        try a.image().blended(with: try a.image("inputImage2"),
-                              kernel: BlendKernel(name: "absoluteDifference", extentRule: .intersection) { f, d, n in
-                                  absoluteDifferenceRow(f, d, count: n)
-                              })
+        try a.image().blended(
+            with: try a.image("inputImage2"),
+            kernel: BlendKernel(name: "absoluteDifference", extentRule: .intersection) { f, d, n in
+                absoluteDifferenceRow(f, d, count: n)
+            })
     }
 }
 
@@ -194,11 +225,14 @@ extension Image {
     /// White balance from the illuminant `neutral` to `target`, each (kelvin, tint)
     /// (`CITemperatureAndTint`, both default (6500, 0)).
     /// - Complexity: a 3x3 matrix per pixel, folded with neighbouring matrices.
-    public func temperatureAndTint(neutral: (temperature: Double, tint: Double)? = nil,
-                                   target: (temperature: Double, tint: Double)? = nil) throws -> Image {
+    public func temperatureAndTint(
+        neutral: (temperature: Double, tint: Double)? = nil,
+        target: (temperature: Double, tint: Double)? = nil
+    ) throws -> Image {
         try FilterDescriptor.temperatureAndTint.apply([
             "inputImage": .image(self), "inputNeutral": neutral.map { .vector([$0.temperature, $0.tint]) },
-            "inputTargetNeutral": target.map { .vector([$0.temperature, $0.tint]) }])
+            "inputTargetNeutral": target.map { .vector([$0.temperature, $0.tint]) },
+        ])
     }
 
     /// Maps white to `color` (`CIWhitePointAdjust`): `rgb * color` in the working space.

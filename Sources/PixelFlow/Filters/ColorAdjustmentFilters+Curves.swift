@@ -5,22 +5,30 @@
 
 extension FilterDescriptor {
     /// The curve filters declared in this file, registered in `builtIn`.
-    static let colorCurveFilters: [FilterDescriptor] = [colorPolynomial, colorCrossPolynomial, toneCurve, colorClamp,
-                                                        colorThreshold, depthToDisparity, disparityToDepth]
+    static let colorCurveFilters: [FilterDescriptor] = [
+        colorPolynomial, colorCrossPolynomial, toneCurve, colorClamp,
+        colorThreshold, depthToDisparity, disparityToDepth,
+    ]
 
     static let colorPolynomial = FilterDescriptor(
         name: "CIColorPolynomial", displayName: "Color Polynomial",
         summary: "Maps each channel through a cubic: out = c0 + c1 x + c2 x^2 + c3 x^3, with coefficients per channel.",
         categories: [.colorAdjustment, .interlaced, .nonSquarePixels],
-        inputs: [.image(),
-                 .vector("inputRedCoefficients", default: [0, 1, 0, 0], identity: [0, 1, 0, 0],
-                         summary: "Coefficients c0...c3 of the red channel's polynomial."),
-                 .vector("inputGreenCoefficients", default: [0, 1, 0, 0], identity: [0, 1, 0, 0],
-                         summary: "Coefficients c0...c3 of the green channel's polynomial."),
-                 .vector("inputBlueCoefficients", default: [0, 1, 0, 0], identity: [0, 1, 0, 0],
-                         summary: "Coefficients c0...c3 of the blue channel's polynomial."),
-                 .vector("inputAlphaCoefficients", default: [0, 1, 0, 0], identity: [0, 1, 0, 0],
-                         summary: "Coefficients c0...c3 of the alpha channel's polynomial.")]
+        inputs: [
+            .image(),
+            .vector(
+                "inputRedCoefficients", default: [0, 1, 0, 0], identity: [0, 1, 0, 0],
+                summary: "Coefficients c0...c3 of the red channel's polynomial."),
+            .vector(
+                "inputGreenCoefficients", default: [0, 1, 0, 0], identity: [0, 1, 0, 0],
+                summary: "Coefficients c0...c3 of the green channel's polynomial."),
+            .vector(
+                "inputBlueCoefficients", default: [0, 1, 0, 0], identity: [0, 1, 0, 0],
+                summary: "Coefficients c0...c3 of the blue channel's polynomial."),
+            .vector(
+                "inputAlphaCoefficients", default: [0, 1, 0, 0], identity: [0, 1, 0, 0],
+                summary: "Coefficients c0...c3 of the alpha channel's polynomial."),
+        ]
     ) { a in
         let keys = ["inputRedCoefficients", "inputGreenCoefficients", "inputBlueCoefficients", "inputAlphaCoefficients"]
         let rows = try keys.map { try a.simd4($0) }
@@ -29,20 +37,26 @@ extension FilterDescriptor {
         // By degree: c[k] holds the degree-k coefficient of R, G, B, A.
         let c = (0..<4).map { k in SIMD4(rows[0][k], rows[1][k], rows[2][k], rows[3][k]) }
         let name = "polynomial " + c.map { "\($0)" }.joined(separator: " ")
-        return image.applyingColorKernel(ColorKernel(name: name) { p, n in colorPolynomialRow(p, count: n, c[0], c[1], c[2], c[3]) })
+        return image.applyingColorKernel(
+            ColorKernel(name: name) { p, n in colorPolynomialRow(p, count: n, c[0], c[1], c[2], c[3]) })
     }
 
     static let colorCrossPolynomial = FilterDescriptor(
         name: "CIColorCrossPolynomial", displayName: "Color Cross Polynomial",
         summary: "Computes each color channel as a second-degree polynomial of red, green and blue, cross terms included.",
         categories: [.colorEffect, .interlaced, .nonSquarePixels],
-        inputs: [.image(),
-                 .vector("inputRedCoefficients", default: [1, 0, 0, 0, 0, 0, 0, 0, 0, 0], identity: [1, 0, 0, 0, 0, 0, 0, 0, 0, 0],
-                         summary: "Weights of r, g, b, r^2, g^2, b^2, rg, gb, br and 1 in the output red."),
-                 .vector("inputGreenCoefficients", default: [0, 1, 0, 0, 0, 0, 0, 0, 0, 0], identity: [0, 1, 0, 0, 0, 0, 0, 0, 0, 0],
-                         summary: "Weights of r, g, b, r^2, g^2, b^2, rg, gb, br and 1 in the output green."),
-                 .vector("inputBlueCoefficients", default: [0, 0, 1, 0, 0, 0, 0, 0, 0, 0], identity: [0, 0, 1, 0, 0, 0, 0, 0, 0, 0],
-                         summary: "Weights of r, g, b, r^2, g^2, b^2, rg, gb, br and 1 in the output blue.")]
+        inputs: [
+            .image(),
+            .vector(
+                "inputRedCoefficients", default: [1, 0, 0, 0, 0, 0, 0, 0, 0, 0], identity: [1, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+                summary: "Weights of r, g, b, r^2, g^2, b^2, rg, gb, br and 1 in the output red."),
+            .vector(
+                "inputGreenCoefficients", default: [0, 1, 0, 0, 0, 0, 0, 0, 0, 0], identity: [0, 1, 0, 0, 0, 0, 0, 0, 0, 0],
+                summary: "Weights of r, g, b, r^2, g^2, b^2, rg, gb, br and 1 in the output green."),
+            .vector(
+                "inputBlueCoefficients", default: [0, 0, 1, 0, 0, 0, 0, 0, 0, 0], identity: [0, 0, 1, 0, 0, 0, 0, 0, 0, 0],
+                summary: "Weights of r, g, b, r^2, g^2, b^2, rg, gb, br and 1 in the output blue."),
+        ]
     ) { a in
         let r = try a.vector("inputRedCoefficients"), g = try a.vector("inputGreenCoefficients")
         let b = try a.vector("inputBlueCoefficients")
@@ -60,14 +74,22 @@ extension FilterDescriptor {
         name: "CIToneCurve", displayName: "Tone Curve",
         summary: "Maps red, green and blue through a natural cubic spline drawn through five points.",
         categories: [.colorAdjustment, .interlaced, .nonSquarePixels],
-        inputs: [.image(),
-                 .vector("inputPoint0", .offset, default: [0, 0], identity: [0, 0], summary: "The first point (input, output) of the curve."),
-                 .vector("inputPoint1", .offset, default: [0.25, 0.25], identity: [0.25, 0.25], summary: "The second point of the curve."),
-                 .vector("inputPoint2", .offset, default: [0.5, 0.5], identity: [0.5, 0.5], summary: "The third point of the curve."),
-                 .vector("inputPoint3", .offset, default: [0.75, 0.75], identity: [0.75, 0.75], summary: "The fourth point of the curve."),
-                 .vector("inputPoint4", .offset, default: [1, 1], identity: [1, 1], summary: "The fifth point of the curve."),
-                 .boolean("inputExtrapolate", default: false,
-                          summary: "Continue the curve along its end slopes outside the points' inputs, instead of holding the end values.")]
+        inputs: [
+            .image(),
+            .vector(
+                "inputPoint0", .offset, default: [0, 0], identity: [0, 0],
+                summary: "The first point (input, output) of the curve."),
+            .vector(
+                "inputPoint1", .offset, default: [0.25, 0.25], identity: [0.25, 0.25], summary: "The second point of the curve."),
+            .vector(
+                "inputPoint2", .offset, default: [0.5, 0.5], identity: [0.5, 0.5], summary: "The third point of the curve."),
+            .vector(
+                "inputPoint3", .offset, default: [0.75, 0.75], identity: [0.75, 0.75], summary: "The fourth point of the curve."),
+            .vector("inputPoint4", .offset, default: [1, 1], identity: [1, 1], summary: "The fifth point of the curve."),
+            .boolean(
+                "inputExtrapolate", default: false,
+                summary: "Continue the curve along its end slopes outside the points' inputs, instead of holding the end values."),
+        ]
     ) { a in
         var xs: [Double] = [], ys: [Double] = []
         for k in 0..<5 {
@@ -81,15 +103,18 @@ extension FilterDescriptor {
         }
         // The table works in Float: its input range must stay finite and non-empty there.
         guard Float(xs[0]).isFinite, Float(xs[4]).isFinite, Float(xs[0]) < Float(xs[4]) else {
-            throw a.fail("inputPoint4", "must span a finite, non-empty single-precision range of inputs with inputPoint0, got \(xs[0]) to \(xs[4])")
+            throw a.fail(
+                "inputPoint4",
+                "must span a finite, non-empty single-precision range of inputs with inputPoint0, got \(xs[0]) to \(xs[4])")
         }
         let extrapolate = try a.number("inputExtrapolate") != 0
         let image = try a.image()
         if extrapolate, zip(xs, ys).allSatisfy({ $0 == $1 }) { return image }
         let spline = NaturalCubicSpline(xs: xs, ys: ys)
-        let table = LookupTable1D(count: 4096, lower: xs[0], upper: xs[4], extrapolate: extrapolate,
-                                  lowerSlope: spline.slope(atEnd: false), upperSlope: spline.slope(atEnd: true),
-                                  spline.value)
+        let table = LookupTable1D(
+            count: 4096, lower: xs[0], upper: xs[4], extrapolate: extrapolate,
+            lowerSlope: spline.slope(atEnd: false), upperSlope: spline.slope(atEnd: true),
+            spline.value)
         let name = "toneCurve \(xs) \(ys) \(extrapolate)"
         return image.applyingColorKernel(ColorKernel(name: name) { p, n in lookupTableRGBRow(p, count: n, table: table) })
     }
@@ -98,27 +123,35 @@ extension FilterDescriptor {
         name: "CIColorClamp", displayName: "Color Clamp",
         summary: "Clamps each channel, alpha included, between a minimum and a maximum.",
         categories: [.colorAdjustment, .interlaced, .nonSquarePixels],
-        inputs: [.image(),
-                 .vector("inputMinComponents", default: [0, 0, 0, 0], summary: "Lower bounds of red, green, blue and alpha."),
-                 .vector("inputMaxComponents", default: [1, 1, 1, 1], summary: "Upper bounds of red, green, blue and alpha.")]
+        inputs: [
+            .image(),
+            .vector("inputMinComponents", default: [0, 0, 0, 0], summary: "Lower bounds of red, green, blue and alpha."),
+            .vector("inputMaxComponents", default: [1, 1, 1, 1], summary: "Upper bounds of red, green, blue and alpha."),
+        ]
     ) { a in
         let lo = try a.simd4("inputMinComponents"), hi = try a.simd4("inputMaxComponents")
-        return try a.image().applyingColorKernel(ColorKernel(name: "clamp \(lo) \(hi)") { p, n in
-            colorClampRow(p, count: n, lower: lo, upper: hi)
-        })
+        return try a.image().applyingColorKernel(
+            ColorKernel(name: "clamp \(lo) \(hi)") { p, n in
+                colorClampRow(p, count: n, lower: lo, upper: hi)
+            })
     }
 
     static let colorThreshold = FilterDescriptor(
         name: "CIColorThreshold", displayName: "Color Threshold",
         summary: "Sets each color channel to 1 where it is greater than the threshold and to 0 elsewhere.",
         categories: [.colorAdjustment, .interlaced, .nonSquarePixels],
-        inputs: [.image(), .number("inputThreshold", default: 0.5, sliderMin: 0, sliderMax: 1,
-                                   summary: "The level a channel must exceed to become 1.")]
+        inputs: [
+            .image(),
+            .number(
+                "inputThreshold", default: 0.5, sliderMin: 0, sliderMax: 1,
+                summary: "The level a channel must exceed to become 1."),
+        ]
     ) { a in
         let t = try a.float("inputThreshold")
-        return try a.image().applyingColorKernel(ColorKernel(name: "threshold \(t)") { p, n in
-            colorThresholdRow(p, count: n, threshold: t)
-        })
+        return try a.image().applyingColorKernel(
+            ColorKernel(name: "threshold \(t)") { p, n in
+                colorThresholdRow(p, count: n, threshold: t)
+            })
     }
 
     static let depthToDisparity = FilterDescriptor(
@@ -202,12 +235,17 @@ extension Image {
     /// Maps each channel through its own cubic (`CIColorPolynomial`):
     /// `out = c.x + c.y x + c.z x^2 + c.w x^3`. Nil coefficients are the identity `[0 1 0 0]`.
     /// - Complexity: 3 multiply-adds per channel per pixel.
-    public func colorPolynomial(red: SIMD4<Float>? = nil, green: SIMD4<Float>? = nil, blue: SIMD4<Float>? = nil,
-                                alpha: SIMD4<Float>? = nil) throws -> Image {
-        func v(_ x: SIMD4<Float>?) -> FilterValue? { x.map { .vector([Double($0.x), Double($0.y), Double($0.z), Double($0.w)]) } }
+    public func colorPolynomial(
+        red: SIMD4<Float>? = nil, green: SIMD4<Float>? = nil, blue: SIMD4<Float>? = nil,
+        alpha: SIMD4<Float>? = nil
+    ) throws -> Image {
+        func v(_ x: SIMD4<Float>?) -> FilterValue? {
+            x.map { .vector([Double($0.x), Double($0.y), Double($0.z), Double($0.w)]) }
+        }
         return try FilterDescriptor.colorPolynomial.apply([
             "inputImage": .image(self), "inputRedCoefficients": v(red), "inputGreenCoefficients": v(green),
-            "inputBlueCoefficients": v(blue), "inputAlphaCoefficients": v(alpha)])
+            "inputBlueCoefficients": v(blue), "inputAlphaCoefficients": v(alpha),
+        ])
     }
 
     /// Second-degree polynomial of r, g, b per output channel (`CIColorCrossPolynomial`); each
@@ -216,7 +254,8 @@ extension Image {
     public func colorCrossPolynomial(red: [Double]? = nil, green: [Double]? = nil, blue: [Double]? = nil) throws -> Image {
         try FilterDescriptor.colorCrossPolynomial.apply([
             "inputImage": .image(self), "inputRedCoefficients": red.map(FilterValue.vector),
-            "inputGreenCoefficients": green.map(FilterValue.vector), "inputBlueCoefficients": blue.map(FilterValue.vector)])
+            "inputGreenCoefficients": green.map(FilterValue.vector), "inputBlueCoefficients": blue.map(FilterValue.vector),
+        ])
     }
 
     /// Maps red, green and blue through the natural cubic spline through `points`
@@ -225,21 +264,29 @@ extension Image {
     /// - Throws: `invalidParameter` naming `inputPointN` when its input is not larger than the previous one.
     /// - Complexity: one table read and one lerp per channel per pixel; 16 KB table.
     public func toneCurve(points: [Point]? = nil, extrapolate: Bool? = nil) throws -> Image {
-        var values: [String: FilterValue?] = ["inputImage": .image(self), "inputExtrapolate": extrapolate.map(FilterValue.boolean)]
+        var values: [String: FilterValue?] = [
+            "inputImage": .image(self), "inputExtrapolate": extrapolate.map(FilterValue.boolean),
+        ]
         for (k, p) in (points ?? []).enumerated() { values["inputPoint\(k)"] = .vector([p.x, p.y]) }
         return try FilterDescriptor.toneCurve.apply(values)
     }
 
     /// Clamps each channel between `minimum` and `maximum` (`CIColorClamp`).
     public func colorClamped(minimum: SIMD4<Float>? = nil, maximum: SIMD4<Float>? = nil) throws -> Image {
-        func v(_ x: SIMD4<Float>?) -> FilterValue? { x.map { .vector([Double($0.x), Double($0.y), Double($0.z), Double($0.w)]) } }
-        return try FilterDescriptor.colorClamp.apply(["inputImage": .image(self), "inputMinComponents": v(minimum),
-                                                      "inputMaxComponents": v(maximum)])
+        func v(_ x: SIMD4<Float>?) -> FilterValue? {
+            x.map { .vector([Double($0.x), Double($0.y), Double($0.z), Double($0.w)]) }
+        }
+        return try FilterDescriptor.colorClamp.apply([
+            "inputImage": .image(self), "inputMinComponents": v(minimum),
+            "inputMaxComponents": v(maximum),
+        ])
     }
 
     /// Binarizes each color channel at `threshold` (`CIColorThreshold`, default 0.5).
     public func colorThreshold(_ threshold: Double? = nil) throws -> Image {
-        try FilterDescriptor.colorThreshold.apply(["inputImage": .image(self), "inputThreshold": threshold.map(FilterValue.number)])
+        try FilterDescriptor.colorThreshold.apply([
+            "inputImage": .image(self), "inputThreshold": threshold.map(FilterValue.number),
+        ])
     }
 
     /// `1 / depth` per color channel (`CIDepthToDisparity`).

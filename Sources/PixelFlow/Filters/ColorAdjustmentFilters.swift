@@ -35,30 +35,44 @@ extension ColorMatrix {
     }
 
     /// `rgb = 1 - rgb`, alpha unchanged.
-    static let invert = ColorMatrix(rows: SIMD4(-1, 0, 0, 0), SIMD4(0, -1, 0, 0), SIMD4(0, 0, -1, 0), SIMD4(0, 0, 0, 1),
-                                    bias: SIMD4(1, 1, 1, 0))
+    static let invert = ColorMatrix(
+        rows: SIMD4(-1, 0, 0, 0), SIMD4(0, -1, 0, 0), SIMD4(0, 0, -1, 0), SIMD4(0, 0, 0, 1),
+        bias: SIMD4(1, 1, 1, 0))
 
     /// Rec. 709 luma in every color channel, alpha unchanged.
     static let grayscale = ColorMatrix(rows: rec709, rec709, rec709, SIMD4(0, 0, 0, 1))
 }
 
 extension FilterDescriptor {
-    static let colorAdjustmentFilters: [FilterDescriptor] = [colorMatrix, exposureAdjust, colorControls, gammaAdjust,
-                                                             colorInvert, sepiaTone, grayscale]
+    static let colorAdjustmentFilters: [FilterDescriptor] = [
+        colorMatrix, exposureAdjust, colorControls, gammaAdjust,
+        colorInvert, sepiaTone, grayscale,
+    ]
 
     static let colorMatrix = FilterDescriptor(
         name: "CIColorMatrix", displayName: "Color Matrix",
         summary: "Multiplies each pixel by a 4x4 matrix and adds a bias: out.r = dot(in, R) + bias.r, and so on.",
         categories: [.colorAdjustment, .highDynamicRange],
-        inputs: [.image(),
-                 .vector("inputRVector", default: [1, 0, 0, 0], identity: [1, 0, 0, 0], summary: "Weights of R, G, B, A in the output red."),
-                 .vector("inputGVector", default: [0, 1, 0, 0], identity: [0, 1, 0, 0], summary: "Weights of R, G, B, A in the output green."),
-                 .vector("inputBVector", default: [0, 0, 1, 0], identity: [0, 0, 1, 0], summary: "Weights of R, G, B, A in the output blue."),
-                 .vector("inputAVector", default: [0, 0, 0, 1], identity: [0, 0, 0, 1], summary: "Weights of R, G, B, A in the output alpha."),
-                 .vector("inputBiasVector", default: [0, 0, 0, 0], identity: [0, 0, 0, 0], summary: "Added to each output channel.")]
+        inputs: [
+            .image(),
+            .vector(
+                "inputRVector", default: [1, 0, 0, 0], identity: [1, 0, 0, 0], summary: "Weights of R, G, B, A in the output red."
+            ),
+            .vector(
+                "inputGVector", default: [0, 1, 0, 0], identity: [0, 1, 0, 0],
+                summary: "Weights of R, G, B, A in the output green."),
+            .vector(
+                "inputBVector", default: [0, 0, 1, 0], identity: [0, 0, 1, 0],
+                summary: "Weights of R, G, B, A in the output blue."),
+            .vector(
+                "inputAVector", default: [0, 0, 0, 1], identity: [0, 0, 0, 1],
+                summary: "Weights of R, G, B, A in the output alpha."),
+            .vector("inputBiasVector", default: [0, 0, 0, 0], identity: [0, 0, 0, 0], summary: "Added to each output channel."),
+        ]
     ) { a in
-        let m = ColorMatrix(rows: try a.simd4("inputRVector"), try a.simd4("inputGVector"), try a.simd4("inputBVector"),
-                            try a.simd4("inputAVector"), bias: try a.simd4("inputBiasVector"))
+        let m = ColorMatrix(
+            rows: try a.simd4("inputRVector"), try a.simd4("inputGVector"), try a.simd4("inputBVector"),
+            try a.simd4("inputAVector"), bias: try a.simd4("inputBiasVector"))
         return try a.image().applyingColorMatrix(m)
     }
 
@@ -66,8 +80,12 @@ extension FilterDescriptor {
         name: "CIExposureAdjust", displayName: "Exposure Adjust",
         summary: "Scales the color channels by 2^EV in linear light, like changing a camera's exposure.",
         categories: [.colorAdjustment, .highDynamicRange],
-        inputs: [.image(), .number("inputEV", default: 0, identity: 0, min: -20, max: 20, sliderMin: -10, sliderMax: 10,
-                                   summary: "Exposure change in stops.")]
+        inputs: [
+            .image(),
+            .number(
+                "inputEV", default: 0, identity: 0, min: -20, max: 20, sliderMin: -10, sliderMax: 10,
+                summary: "Exposure change in stops."),
+        ]
     ) { a in
         try a.image().applyingColorMatrix(.exposure(ev: try a.float("inputEV")))
     }
@@ -76,25 +94,36 @@ extension FilterDescriptor {
         name: "CIColorControls", displayName: "Color Controls",
         summary: "Adjusts saturation (mix with Rec. 709 luma), then brightness (added), then contrast (around 0.5).",
         categories: [.colorAdjustment, .highDynamicRange],
-        inputs: [.image(),
-                 .number("inputSaturation", default: 1, identity: 1, min: 0, max: 100, sliderMin: 0, sliderMax: 2,
-                         summary: "0 gives gray, 1 leaves colors, above 1 intensifies them."),
-                 .number("inputBrightness", default: 0, identity: 0, min: -10, max: 10, sliderMin: -1, sliderMax: 1,
-                         summary: "Added to each color channel."),
-                 .number("inputContrast", default: 1, identity: 1, min: 0, max: 100, sliderMin: 0.25, sliderMax: 4,
-                         summary: "Scales the distance of each channel from 0.5.")]
+        inputs: [
+            .image(),
+            .number(
+                "inputSaturation", default: 1, identity: 1, min: 0, max: 100, sliderMin: 0, sliderMax: 2,
+                summary: "0 gives gray, 1 leaves colors, above 1 intensifies them."),
+            .number(
+                "inputBrightness", default: 0, identity: 0, min: -10, max: 10, sliderMin: -1, sliderMax: 1,
+                summary: "Added to each color channel."),
+            .number(
+                "inputContrast", default: 1, identity: 1, min: 0, max: 100, sliderMin: 0.25, sliderMax: 4,
+                summary: "Scales the distance of each channel from 0.5."),
+        ]
     ) { a in
-        try a.image().applyingColorMatrix(.colorControls(saturation: try a.float("inputSaturation"),
-                                                         brightness: try a.float("inputBrightness"),
-                                                         contrast: try a.float("inputContrast")))
+        try a.image().applyingColorMatrix(
+            .colorControls(
+                saturation: try a.float("inputSaturation"),
+                brightness: try a.float("inputBrightness"),
+                contrast: try a.float("inputContrast")))
     }
 
     static let gammaAdjust = FilterDescriptor(
         name: "CIGammaAdjust", displayName: "Gamma Adjust",
         summary: "Raises each color channel to a power: sign(x) * |x|^power, alpha unchanged.",
         categories: [.colorAdjustment, .highDynamicRange],
-        inputs: [.image(), .number("inputPower", default: 1, identity: 1, min: 0.01, max: 100, sliderMin: 0.25, sliderMax: 4,
-                                   summary: "The exponent.")]
+        inputs: [
+            .image(),
+            .number(
+                "inputPower", default: 1, identity: 1, min: 0.01, max: 100, sliderMin: 0.25, sliderMax: 4,
+                summary: "The exponent."),
+        ]
     ) { a in
         let p = try a.float("inputPower")
         let image = try a.image()
@@ -116,8 +145,12 @@ extension FilterDescriptor {
         name: "CISepiaTone", displayName: "Sepia Tone",
         summary: "Maps colors to the brown tones of old photographs, mixed with the original by intensity.",
         categories: [.colorEffect],
-        inputs: [.image(), .number("inputIntensity", default: 1, identity: 0, min: 0, max: 1,
-                                   summary: "0 leaves the image unchanged, 1 gives full sepia.")]
+        inputs: [
+            .image(),
+            .number(
+                "inputIntensity", default: 1, identity: 0, min: 0, max: 1,
+                summary: "0 leaves the image unchanged, 1 gives full sepia."),
+        ]
     ) { a in
         try a.image().applyingColorMatrix(.sepia(intensity: try a.float("inputIntensity")))
     }
@@ -133,11 +166,17 @@ extension FilterDescriptor {
 
 extension Image {
     /// Multiplies each pixel by a color matrix (`CIColorMatrix`): `out.r = dot(in, r) + bias.r`, ...
-    public func colorMatrix(r: SIMD4<Float>? = nil, g: SIMD4<Float>? = nil, b: SIMD4<Float>? = nil,
-                            a: SIMD4<Float>? = nil, bias: SIMD4<Float>? = nil) throws -> Image {
-        func v(_ x: SIMD4<Float>?) -> FilterValue? { x.map { .vector([Double($0.x), Double($0.y), Double($0.z), Double($0.w)]) } }
-        return try FilterDescriptor.colorMatrix.apply(["inputImage": .image(self), "inputRVector": v(r), "inputGVector": v(g),
-                                                       "inputBVector": v(b), "inputAVector": v(a), "inputBiasVector": v(bias)])
+    public func colorMatrix(
+        r: SIMD4<Float>? = nil, g: SIMD4<Float>? = nil, b: SIMD4<Float>? = nil,
+        a: SIMD4<Float>? = nil, bias: SIMD4<Float>? = nil
+    ) throws -> Image {
+        func v(_ x: SIMD4<Float>?) -> FilterValue? {
+            x.map { .vector([Double($0.x), Double($0.y), Double($0.z), Double($0.w)]) }
+        }
+        return try FilterDescriptor.colorMatrix.apply([
+            "inputImage": .image(self), "inputRVector": v(r), "inputGVector": v(g),
+            "inputBVector": v(b), "inputAVector": v(a), "inputBiasVector": v(bias),
+        ])
     }
 
     /// Scales the colors by 2^`ev` in linear light (`CIExposureAdjust`).
@@ -152,9 +191,11 @@ extension Image {
     ///   - brightness: -10...10 (default 0), added.
     ///   - contrast: 0...100 (default 1), around 0.5.
     public func colorControls(saturation: Double? = nil, brightness: Double? = nil, contrast: Double? = nil) throws -> Image {
-        try FilterDescriptor.colorControls.apply(["inputImage": .image(self), "inputSaturation": saturation.map(FilterValue.number),
-                                                  "inputBrightness": brightness.map(FilterValue.number),
-                                                  "inputContrast": contrast.map(FilterValue.number)])
+        try FilterDescriptor.colorControls.apply([
+            "inputImage": .image(self), "inputSaturation": saturation.map(FilterValue.number),
+            "inputBrightness": brightness.map(FilterValue.number),
+            "inputContrast": contrast.map(FilterValue.number),
+        ])
     }
 
     /// Raises the colors to `power` (`CIGammaAdjust`), sign-preserving.
@@ -181,9 +222,9 @@ extension Image {
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif

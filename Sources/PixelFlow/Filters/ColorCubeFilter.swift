@@ -62,15 +62,21 @@ extension FilterDescriptor {
         name: "CIColorCube", displayName: "Color Cube",
         summary: "Maps colors through a 3D lookup table (dimension^3 RGBA entries) with trilinear interpolation.",
         categories: [.colorEffect, .interlaced, .nonSquarePixels],
-        inputs: [.image(),
-                 .number("inputCubeDimension", .count, default: 2, identity: 2, min: 2, max: 128,
-                         summary: "Entries along each axis of the cube."),
-                 FilterInput(key: "inputCubeData",
-                             summary: "dimension^3 RGBA entries, little-endian Float32, premultiplied; red varies fastest, then green, then blue. The default 2x2x2 identity stands for the identity at any dimension.",
-                             attributeType: nil, valueClass: .data, defaultValue: .data(identityCubeBytes),
-                             identity: .data(identityCubeBytes)),
-                 .boolean("inputExtrapolate", default: false,
-                          summary: "Continue the edge cells linearly for inputs outside 0...1, instead of clamping them.")]
+        inputs: [
+            .image(),
+            .number(
+                "inputCubeDimension", .count, default: 2, identity: 2, min: 2, max: 128,
+                summary: "Entries along each axis of the cube."),
+            FilterInput(
+                key: "inputCubeData",
+                summary:
+                    "dimension^3 RGBA entries, little-endian Float32, premultiplied; red varies fastest, then green, then blue. The default 2x2x2 identity stands for the identity at any dimension.",
+                attributeType: nil, valueClass: .data, defaultValue: .data(identityCubeBytes),
+                identity: .data(identityCubeBytes)),
+            .boolean(
+                "inputExtrapolate", default: false,
+                summary: "Continue the edge cells linearly for inputs outside 0...1, instead of clamping them."),
+        ]
     ) { a in
         let d = Int(try a.number("inputCubeDimension"))
         let data = try a.data("inputCubeData")
@@ -80,14 +86,16 @@ extension FilterDescriptor {
             // The identity cube (the default data, at any dimension). Without extrapolation it
             // still clamps inputs to 0...1, as every cube does.
             if extrapolate { return image }
-            return image.applyingColorKernel(ColorKernel(name: "clamp rgb 0...1") { p, n in
-                colorClampRow(p, count: n, lower: SIMD4(0, 0, 0, -.infinity), upper: SIMD4(1, 1, 1, .infinity))
-            })
+            return image.applyingColorKernel(
+                ColorKernel(name: "clamp rgb 0...1") { p, n in
+                    colorClampRow(p, count: n, lower: SIMD4(0, 0, 0, -.infinity), upper: SIMD4(1, 1, 1, .infinity))
+                })
         }
         let cube = try ColorCubeTable(dimension: d, bytes: data) { a.fail("inputCubeData", $0) }
-        return image.applyingColorKernel(ColorKernel(name: "colorCube", sharesByName: false) { p, n in
-            colorCubeRow(p, count: n, cube: cube, extrapolate: extrapolate)
-        })
+        return image.applyingColorKernel(
+            ColorKernel(name: "colorCube", sharesByName: false) { p, n in
+                colorCubeRow(p, count: n, cube: cube, extrapolate: extrapolate)
+            })
     }
 }
 
@@ -107,7 +115,9 @@ extension Image {
     /// - Complexity: 8 table reads and 7 four-lane lerps per pixel; the cube is parsed once
     ///   (16 * dimension^3 bytes).
     public func colorCube(dimension: Int, data: [UInt8], extrapolate: Bool? = nil) throws -> Image {
-        try FilterDescriptor.colorCube.apply(["inputImage": .image(self), "inputCubeDimension": .number(Double(dimension)),
-                                              "inputCubeData": .data(data), "inputExtrapolate": extrapolate.map(FilterValue.boolean)])
+        try FilterDescriptor.colorCube.apply([
+            "inputImage": .image(self), "inputCubeDimension": .number(Double(dimension)),
+            "inputCubeData": .data(data), "inputExtrapolate": extrapolate.map(FilterValue.boolean),
+        ])
     }
 }

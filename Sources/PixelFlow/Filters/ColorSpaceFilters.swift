@@ -5,8 +5,10 @@
 
 extension FilterDescriptor {
     /// The color-space filters declared in this file, registered in `builtIn`.
-    static let colorSpaceFilters: [FilterDescriptor] = [linearToSRGBToneCurve, sRGBToneCurveToLinear, convertRGBtoLab,
-                                                        convertLabToRGB, labDeltaE, labDeltaE2000]
+    static let colorSpaceFilters: [FilterDescriptor] = [
+        linearToSRGBToneCurve, sRGBToneCurveToLinear, convertRGBtoLab,
+        convertLabToRGB, labDeltaE, labDeltaE2000,
+    ]
 
     static let linearToSRGBToneCurve = FilterDescriptor(
         name: "CILinearToSRGBToneCurve", displayName: "Linear to sRGB Tone Curve",
@@ -18,7 +20,8 @@ extension FilterDescriptor {
 
     static let sRGBToneCurveToLinear = FilterDescriptor(
         name: "CISRGBToneCurveToLinear", displayName: "sRGB Tone Curve to Linear",
-        summary: "Applies the sRGB decoding curve (IEC 61966-2-1) to the color channels: x / 12.92, or ((x + 0.055) / 1.055)^2.4.",
+        summary:
+            "Applies the sRGB decoding curve (IEC 61966-2-1) to the color channels: x / 12.92, or ((x + 0.055) / 1.055)^2.4.",
         categories: [.colorAdjustment, .interlaced, .nonSquarePixels], inputs: [.image()]
     ) { a in
         try a.image().applyingColorKernel(ColorKernel(name: "sRGBToLinear") { p, n in sRGBToLinearRow(p, count: n) })
@@ -28,26 +31,36 @@ extension FilterDescriptor {
         name: "CIConvertRGBtoLab", displayName: "Convert RGB to Lab",
         summary: "Converts linear sRGB colors (D65) to CIELAB: L* in 0...100, a* and b* in about -128...128.",
         categories: [.colorEffect, .interlaced, .nonSquarePixels],
-        inputs: [.image(), .boolean("inputNormalize", default: false,
-                                    summary: "Scale L* by 1/100 and a*, b* to (x + 128) / 256, so that all three lie in 0...1.")]
+        inputs: [
+            .image(),
+            .boolean(
+                "inputNormalize", default: false,
+                summary: "Scale L* by 1/100 and a*, b* to (x + 128) / 256, so that all three lie in 0...1."),
+        ]
     ) { a in
         let normalize = try a.number("inputNormalize") != 0
-        return try a.image().applyingColorKernel(ColorKernel(name: "rgbToLab \(normalize)") { p, n in
-            rgbToLabRow(p, count: n, normalize: normalize)
-        })
+        return try a.image().applyingColorKernel(
+            ColorKernel(name: "rgbToLab \(normalize)") { p, n in
+                rgbToLabRow(p, count: n, normalize: normalize)
+            })
     }
 
     static let convertLabToRGB = FilterDescriptor(
         name: "CIConvertLabToRGB", displayName: "Convert Lab to RGB",
         summary: "Converts CIELAB colors (L*, a*, b* in the color channels) to linear sRGB (D65).",
         categories: [.colorEffect, .interlaced, .nonSquarePixels],
-        inputs: [.image(), .boolean("inputNormalize", default: false,
-                                    summary: "Read the normalized values CIConvertRGBtoLab makes with inputNormalize.")]
+        inputs: [
+            .image(),
+            .boolean(
+                "inputNormalize", default: false,
+                summary: "Read the normalized values CIConvertRGBtoLab makes with inputNormalize."),
+        ]
     ) { a in
         let normalize = try a.number("inputNormalize") != 0
-        return try a.image().applyingColorKernel(ColorKernel(name: "labToRGB \(normalize)") { p, n in
-            labToRGBRow(p, count: n, normalize: normalize)
-        })
+        return try a.image().applyingColorKernel(
+            ColorKernel(name: "labToRGB \(normalize)") { p, n in
+                labToRGBRow(p, count: n, normalize: normalize)
+            })
     }
 
     static let labDeltaE = FilterDescriptor(
@@ -56,9 +69,11 @@ extension FilterDescriptor {
         categories: [.colorEffect, .interlaced, .nonSquarePixels],
         inputs: [.image(summary: "The reference image."), .image("inputImage2", summary: "The image to compare with it.")]
     ) { a in
-        try a.image().blended(with: try a.image("inputImage2"), kernel: BlendKernel(name: "deltaE94", extentRule: .intersection) { f, d, n in
-            labDeltaERow(f, d, count: n, ciede2000: false)
-        })
+        try a.image().blended(
+            with: try a.image("inputImage2"),
+            kernel: BlendKernel(name: "deltaE94", extentRule: .intersection) { f, d, n in
+                labDeltaERow(f, d, count: n, ciede2000: false)
+            })
     }
 
     static let labDeltaE2000 = FilterDescriptor(
@@ -67,9 +82,11 @@ extension FilterDescriptor {
         categories: [.colorEffect, .interlaced, .nonSquarePixels],
         inputs: [.image(summary: "The first image."), .image("inputImage2", summary: "The image to compare with it.")]
     ) { a in
-        try a.image().blended(with: try a.image("inputImage2"), kernel: BlendKernel(name: "deltaE2000", extentRule: .intersection) { f, d, n in
-            labDeltaERow(f, d, count: n, ciede2000: true)
-        })
+        try a.image().blended(
+            with: try a.image("inputImage2"),
+            kernel: BlendKernel(name: "deltaE2000", extentRule: .intersection) { f, d, n in
+                labDeltaERow(f, d, count: n, ciede2000: true)
+            })
     }
 }
 
@@ -90,12 +107,16 @@ extension Image {
     /// - Parameter normalize: `L/100`, `(a+128)/256`, `(b+128)/256` when true (default false).
     /// - Complexity: a 3x3 matrix and three cube roots per pixel.
     public func convertedRGBToLab(normalize: Bool? = nil) throws -> Image {
-        try FilterDescriptor.convertRGBtoLab.apply(["inputImage": .image(self), "inputNormalize": normalize.map(FilterValue.boolean)])
+        try FilterDescriptor.convertRGBtoLab.apply([
+            "inputImage": .image(self), "inputNormalize": normalize.map(FilterValue.boolean),
+        ])
     }
 
     /// Linear sRGB of the CIELAB values in the color channels (`CIConvertLabToRGB`).
     public func convertedLabToRGB(normalize: Bool? = nil) throws -> Image {
-        try FilterDescriptor.convertLabToRGB.apply(["inputImage": .image(self), "inputNormalize": normalize.map(FilterValue.boolean)])
+        try FilterDescriptor.convertLabToRGB.apply([
+            "inputImage": .image(self), "inputNormalize": normalize.map(FilterValue.boolean),
+        ])
     }
 
     /// CIE94 color difference from this image (the reference) to `other`, in every color

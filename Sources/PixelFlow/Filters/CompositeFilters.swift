@@ -19,20 +19,24 @@ extension FilterDescriptor {
         categories: [.compositeOperation, .highDynamicRange],
         inputs: [.image(), .image("inputBackgroundImage", summary: "The image underneath.")]
     ) { a in
-        try a.image().blended(with: try a.image("inputBackgroundImage"),
-                              kernel: BuiltinBlend.sourceAtop.kernel(name: "sourceAtop", extentRule: .background))
+        try a.image().blended(
+            with: try a.image("inputBackgroundImage"),
+            kernel: BuiltinBlend.sourceAtop.kernel(name: "sourceAtop", extentRule: .background))
     }
 
     static let mix = FilterDescriptor(
         name: "CIMix", displayName: "Mix",
         summary: "Mixes the image with the background linearly: background + (image - background) * amount.",
         categories: [.stylize, .highDynamicRange],
-        inputs: [.image(), .image("inputBackgroundImage", summary: "The image to mix with."),
-                 .number("inputAmount", default: 1, min: 0, max: 1, summary: "0 gives the background, 1 the image.")]
+        inputs: [
+            .image(), .image("inputBackgroundImage", summary: "The image to mix with."),
+            .number("inputAmount", default: 1, min: 0, max: 1, summary: "0 gives the background, 1 the image."),
+        ]
     ) { a in
         let t = try a.float("inputAmount")
-        return try a.image().blended(with: try a.image("inputBackgroundImage"),
-                                     kernel: BuiltinBlend.mix(amount: t).kernel(name: "mix \(t)", extentRule: .union))
+        return try a.image().blended(
+            with: try a.image("inputBackgroundImage"),
+            kernel: BuiltinBlend.mix(amount: t).kernel(name: "mix \(t)", extentRule: .union))
     }
 }
 
@@ -44,7 +48,9 @@ extension Image {
 
     /// Mixes the image with `background` by `amount` (`CIMix`): 0 gives the background, 1 the image.
     public func mixed(with background: Image, amount: Double? = nil) throws -> Image {
-        try FilterDescriptor.mix.apply(["inputImage": .image(self), "inputBackgroundImage": .image(background),
-                                        "inputAmount": amount.map(FilterValue.number)])
+        try FilterDescriptor.mix.apply([
+            "inputImage": .image(self), "inputBackgroundImage": .image(background),
+            "inputAmount": amount.map(FilterValue.number),
+        ])
     }
 }

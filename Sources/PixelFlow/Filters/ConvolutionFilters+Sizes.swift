@@ -26,15 +26,22 @@ extension FilterDescriptor {
         let identity = identityWeights(w, h)
         return FilterDescriptor(
             name: convolutionName(w, h, rgb: rgb),
-            displayName: (h == 1 ? "9 Horizontal" : w == 1 ? "9 Vertical" : "\(w) by \(w)") + (rgb ? " RGB" : "") + " Convolution",
+            displayName: (h == 1 ? "9 Horizontal" : w == 1 ? "9 Vertical" : "\(w) by \(w)") + (rgb ? " RGB" : "")
+                + " Convolution",
             summary: "Correlates \(rgb ? "the color channels (alpha is kept)" : "the image") with a \(shape) kernel "
                 + "(weights row by row from the top, not flipped) and adds a bias.",
             categories: [.stylize],
-            inputs: [.image(),
-                     .vector("inputWeights", default: identity, identity: identity,
-                             summary: "\(n) weights\(h > 1 && w > 1 ? ", top row first" : w == 1 ? ", top first" : ", left first")."),
-                     .number("inputBias", default: 0, identity: 0, min: -10, max: 10, sliderMin: -1, sliderMax: 1,
-                             summary: rgb ? "Added to red, green and blue after the weighted sum." : "Added to every channel after the weighted sum.")]
+            inputs: [
+                .image(),
+                .vector(
+                    "inputWeights", default: identity, identity: identity,
+                    summary: "\(n) weights\(h > 1 && w > 1 ? ", top row first" : w == 1 ? ", top first" : ", left first")."),
+                .number(
+                    "inputBias", default: 0, identity: 0, min: -10, max: 10, sliderMin: -1, sliderMax: 1,
+                    summary: rgb
+                        ? "Added to red, green and blue after the weighted sum."
+                        : "Added to every channel after the weighted sum."),
+            ]
         ) { a in
             let weights = try a.vector("inputWeights").map(Float.init)
             let bias = try a.float("inputBias")
@@ -58,16 +65,19 @@ extension Image {
     /// - Complexity: `size^2` multiply-adds per pixel.
     public func convolved(size: Int, weights: [Double], bias: Double = 0, rgbOnly: Bool = false) throws -> Image {
         guard [3, 5, 7].contains(size) else {
-            throw PixelFlowError.invalidParameter(filter: "convolved(size:)", key: "size", reason: "must be 3, 5 or 7, got \(size)")
+            throw PixelFlowError.invalidParameter(
+                filter: "convolved(size:)", key: "size", reason: "must be 3, 5 or 7, got \(size)")
         }
         let name = FilterDescriptor.convolutionName(size, size, rgb: rgbOnly)
-        return try FilterRegistry.apply(name, ["inputImage": .image(self), "inputWeights": .vector(weights), "inputBias": .number(bias)])
+        return try FilterRegistry.apply(
+            name, ["inputImage": .image(self), "inputWeights": .vector(weights), "inputBias": .number(bias)])
     }
 
     /// Correlates with nine weights along a row (`vertical` false, `CIConvolution9Horizontal`)
     /// or a column (`CIConvolution9Vertical`); `rgbOnly` picks the RGB variants.
     public func convolved9(weights: [Double], vertical: Bool = false, bias: Double = 0, rgbOnly: Bool = false) throws -> Image {
         let name = FilterDescriptor.convolutionName(vertical ? 1 : 9, vertical ? 9 : 1, rgb: rgbOnly)
-        return try FilterRegistry.apply(name, ["inputImage": .image(self), "inputWeights": .vector(weights), "inputBias": .number(bias)])
+        return try FilterRegistry.apply(
+            name, ["inputImage": .image(self), "inputWeights": .vector(weights), "inputBias": .number(bias)])
     }
 }

@@ -5,11 +5,15 @@ extension FilterDescriptor {
         name: "CIConvolution3X3", displayName: "3 by 3 Convolution",
         summary: "Correlates the image with a 3x3 kernel (weights row by row from the top, not flipped) and adds a bias.",
         categories: [.stylize],
-        inputs: [.image(),
-                 .vector("inputWeights", default: [0, 0, 0, 0, 1, 0, 0, 0, 0], identity: [0, 0, 0, 0, 1, 0, 0, 0, 0],
-                         summary: "Nine weights, top row first."),
-                 .number("inputBias", default: 0, identity: 0, min: -10, max: 10, sliderMin: -1, sliderMax: 1,
-                         summary: "Added to every channel after the weighted sum.")]
+        inputs: [
+            .image(),
+            .vector(
+                "inputWeights", default: [0, 0, 0, 0, 1, 0, 0, 0, 0], identity: [0, 0, 0, 0, 1, 0, 0, 0, 0],
+                summary: "Nine weights, top row first."),
+            .number(
+                "inputBias", default: 0, identity: 0, min: -10, max: 10, sliderMin: -1, sliderMax: 1,
+                summary: "Added to every channel after the weighted sum."),
+        ]
     ) { a in
         let w = try a.vector("inputWeights").map(Float.init)
         let bias = try a.float("inputBias")
@@ -25,7 +29,9 @@ extension Image {
     ///   - weights: nine weights, top row first (default: identity).
     ///   - bias: added to every channel after the weighted sum (default 0).
     public func convolved3x3(weights: [Double]? = nil, bias: Double? = nil) throws -> Image {
-        try FilterDescriptor.convolution3X3.apply(["inputImage": .image(self), "inputWeights": weights.map(FilterValue.vector),
-                                                   "inputBias": bias.map(FilterValue.number)])
+        try FilterDescriptor.convolution3X3.apply([
+            "inputImage": .image(self), "inputWeights": weights.map(FilterValue.vector),
+            "inputBias": bias.map(FilterValue.number),
+        ])
     }
 }

@@ -74,8 +74,10 @@ extension FilterDescriptor {
         if scale == 0 || te.isEmpty { return image }
         // The texture repeats with period te.width x te.height, so only the origin modulo the
         // period matters; reducing it in Double first keeps any finite center in Int's range.
-        let origin = (x: Int((c.x - Double(te.width) / 2).rounded().truncatingRemainder(dividingBy: Double(te.width))),
-                      y: Int((c.y - Double(te.height) / 2).rounded().truncatingRemainder(dividingBy: Double(te.height))))
+        let origin = (
+            x: Int((c.x - Double(te.width) / 2).rounded().truncatingRemainder(dividingBy: Double(te.width))),
+            y: Int((c.y - Double(te.height) / 2).rounded().truncatingRemainder(dividingBy: Double(te.height)))
+        )
         let reach = _displacementReach(scale), whole = reach > 32, s = Float(scale)
         let k = StencilKernel.reading(
             [{ _ in te }], name: "glass \(te) at \(origin.x),\(origin.y) s\(scale)", haloX: reach, haloY: reach,

@@ -20,11 +20,11 @@
 // | circular wrap | transparent | (c.x + r * (theta - angle), c.y + rho - r) |
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 extension FilterDescriptor {
@@ -35,13 +35,15 @@ extension FilterDescriptor {
     ]
 
     static func _center(_ value: [Double] = [150, 150]) -> FilterInput {
-        .vector("inputCenter", .position, default: value,
-                summary: "The center [x y] of the effect, in pixels, origin at the image's top-left.")
+        .vector(
+            "inputCenter", .position, default: value,
+            summary: "The center [x y] of the effect, in pixels, origin at the image's top-left.")
     }
 
     static func _radius(_ value: Double, identity: Double? = 0, max: Double = 4096, sliderMax: Double = 800) -> FilterInput {
-        .number("inputRadius", .distance, default: value, identity: identity, min: 0, max: max, sliderMin: 0, sliderMax: sliderMax,
-                summary: "The radius of the affected disc, in pixels.")
+        .number(
+            "inputRadius", .distance, default: value, identity: identity, min: 0, max: max, sliderMin: 0, sliderMax: sliderMax,
+            summary: "The radius of the affected disc, in pixels.")
     }
 
     /// The extent of a warp that is the identity outside the disc of `radius` and reads
@@ -53,21 +55,29 @@ extension FilterDescriptor {
 
     static let bumpDistortion = FilterDescriptor(
         name: "CIBumpDistortion", displayName: "Bump Distortion",
-        summary: "Bulges (scale > 0) or dents (scale < 0) the image inside a disc: GPUImage's bulge, c + d (1 - (1 - t) scale)^2.",
+        summary:
+            "Bulges (scale > 0) or dents (scale < 0) the image inside a disc: GPUImage's bulge, c + d (1 - (1 - t) scale)^2.",
         categories: [.distortionEffect],
-        inputs: [.image(), _center(), _radius(300),
-                 .number("inputScale", default: 0.5, identity: 0, min: -1, max: 1,
-                         summary: "The strength: positive bulges out, negative pinches in.")]
+        inputs: [
+            .image(), _center(), _radius(300),
+            .number(
+                "inputScale", default: 0.5, identity: 0, min: -1, max: 1,
+                summary: "The strength: positive bulges out, negative pinches in."),
+        ]
     ) { a in
         let image = try a.image(), c = try a._point("inputCenter")
         let r = try a.number("inputRadius"), s = try a.number("inputScale")
         if r == 0 || s == 0 { return image }
-        let profile: @Sendable (Double) -> Double = { t in let q = 1 - (1 - t) * s; return q * q }
+        let profile: @Sendable (Double) -> Double = { t in
+            let q = 1 - (1 - t) * s; return q * q
+        }
         let reach = r * _sampledMaximum { t in t * profile(t) }
         let shift = r * _sampledMaximum { t in t * Swift.abs(1 - profile(t)) }
-        return image.warped(named: "bump \(c) r\(r) s\(s)", sampling: .bilinear,
-                            extent: _radialExtent(image.extent, center: c, radius: r, reach: reach),
-                            regionOfInterest: { _radialROI($0, center: c, radius: r, reach: reach, maxShift: shift) }) { x, y in
+        return image.warped(
+            named: "bump \(c) r\(r) s\(s)", sampling: .bilinear,
+            extent: _radialExtent(image.extent, center: c, radius: r, reach: reach),
+            regionOfInterest: { _radialROI($0, center: c, radius: r, reach: reach, maxShift: shift) }
+        ) { x, y in
             let dx = x - c.x, dy = y - c.y
             let rho = (dx * dx + dy * dy).squareRoot()
             if rho >= r { return Point(x: x, y: y) }
@@ -80,29 +90,37 @@ extension FilterDescriptor {
         name: "CIBumpDistortionLinear", displayName: "Bump Distortion Linear",
         summary: "Bulges or dents the image in a band about a line through the center: the bump profile applied across the line.",
         categories: [.distortionEffect],
-        inputs: [.image(), _center(), _radius(300),
-                 .number("inputAngle", .angle, default: 0, sliderMin: -Double.pi, sliderMax: Double.pi,
-                         summary: "The direction of the line, in radians."),
-                 .number("inputScale", default: 0.5, identity: 0, min: -1, max: 1,
-                         summary: "The strength: positive bulges out, negative pinches in.")]
+        inputs: [
+            .image(), _center(), _radius(300),
+            .number(
+                "inputAngle", .angle, default: 0, sliderMin: -Double.pi, sliderMax: Double.pi,
+                summary: "The direction of the line, in radians."),
+            .number(
+                "inputScale", default: 0.5, identity: 0, min: -1, max: 1,
+                summary: "The strength: positive bulges out, negative pinches in."),
+        ]
     ) { a in
         let image = try a.image(), c = try a._point("inputCenter")
         let r = try a.number("inputRadius"), s = try a.number("inputScale"), angle = try a.number("inputAngle")
         if r == 0 || s == 0 { return image }
         let nx = -sin(angle), ny = cos(angle)
-        let profile: @Sendable (Double) -> Double = { t in let q = 1 - (1 - t) * s; return q * q }
+        let profile: @Sendable (Double) -> Double = { t in
+            let q = 1 - (1 - t) * s; return q * q
+        }
         let shift = r * _sampledMaximum { t in t * Swift.abs(1 - profile(t)) }
         let e = image.extent
-        return image.warped(named: "bumpLinear \(c) r\(r) a\(angle) s\(s)", sampling: .bilinear,
-                            extent: e.isInfinite ? e : e.insetBy(dx: -shift, dy: -shift),
-                            regionOfInterest: { rect in
-                                if rect.isEmpty || rect.isInfinite { return rect }
-                                let ps = [(rect.minX, rect.minY), (rect.maxX, rect.minY), (rect.minX, rect.maxY), (rect.maxX, rect.maxY)]
-                                    .map { ($0.0 - c.x) * nx + ($0.1 - c.y) * ny }
-                                let lo = ps.min()!, hi = ps.max()!
-                                if lo >= r || hi <= -r { return rect }
-                                return rect.insetBy(dx: -shift, dy: -shift)
-                            }) { x, y in
+        return image.warped(
+            named: "bumpLinear \(c) r\(r) a\(angle) s\(s)", sampling: .bilinear,
+            extent: e.isInfinite ? e : e.insetBy(dx: -shift, dy: -shift),
+            regionOfInterest: { rect in
+                if rect.isEmpty || rect.isInfinite { return rect }
+                let ps = [(rect.minX, rect.minY), (rect.maxX, rect.minY), (rect.minX, rect.maxY), (rect.maxX, rect.maxY)]
+                    .map { ($0.0 - c.x) * nx + ($0.1 - c.y) * ny }
+                let lo = ps.min()!, hi = ps.max()!
+                if lo >= r || hi <= -r { return rect }
+                return rect.insetBy(dx: -shift, dy: -shift)
+            }
+        ) { x, y in
             let perp = (x - c.x) * nx + (y - c.y) * ny
             let t = Swift.abs(perp) / r
             if t >= 1 { return Point(x: x, y: y) }
@@ -113,18 +131,24 @@ extension FilterDescriptor {
 
     static let pinchDistortion = FilterDescriptor(
         name: "CIPinchDistortion", displayName: "Pinch Distortion",
-        summary: "Pinches the image toward the center of a disc: ImageMagick's implode, c + d sin(pi t / 2)^-scale, read no farther than the radius.",
+        summary:
+            "Pinches the image toward the center of a disc: ImageMagick's implode, c + d sin(pi t / 2)^-scale, read no farther than the radius.",
         categories: [.distortionEffect],
-        inputs: [.image(), _center(), _radius(300),
-                 .number("inputScale", default: 0.5, identity: 0, min: 0, max: 2,
-                         summary: "The strength of the pinch.")]
+        inputs: [
+            .image(), _center(), _radius(300),
+            .number(
+                "inputScale", default: 0.5, identity: 0, min: 0, max: 2,
+                summary: "The strength of the pinch."),
+        ]
     ) { a in
         let image = try a.image(), c = try a._point("inputCenter")
         let r = try a.number("inputRadius"), s = try a.number("inputScale")
         if r == 0 || s == 0 { return image }
-        return image.warped(named: "pinch \(c) r\(r) s\(s)", sampling: .bilinear,
-                            extent: _radialExtent(image.extent, center: c, radius: r, reach: r),
-                            regionOfInterest: { _radialROI($0, center: c, radius: r, reach: r, maxShift: r) }) { x, y in
+        return image.warped(
+            named: "pinch \(c) r\(r) s\(s)", sampling: .bilinear,
+            extent: _radialExtent(image.extent, center: c, radius: r, reach: r),
+            regionOfInterest: { _radialROI($0, center: c, radius: r, reach: r, maxShift: r) }
+        ) { x, y in
             let dx = x - c.x, dy = y - c.y
             let rho = (dx * dx + dy * dy).squareRoot()
             if rho >= r { return Point(x: x, y: y) }
@@ -140,9 +164,11 @@ extension FilterDescriptor {
         let image = try a.image(), c = try a._point("inputCenter")
         let r = try a.number("inputRadius"), angle = try a.number("inputAngle")
         if r == 0 || angle == 0 { return image }
-        return image.warped(named: "\(kind) \(c) r\(r) a\(angle)", sampling: .bilinear,
-                            extent: _radialExtent(image.extent, center: c, radius: r, reach: r),
-                            regionOfInterest: { _radialROI($0, center: c, radius: r, reach: r, maxShift: 2 * r) }) { x, y in
+        return image.warped(
+            named: "\(kind) \(c) r\(r) a\(angle)", sampling: .bilinear,
+            extent: _radialExtent(image.extent, center: c, radius: r, reach: r),
+            regionOfInterest: { _radialROI($0, center: c, radius: r, reach: r, maxShift: 2 * r) }
+        ) { x, y in
             let dx = x - c.x, dy = y - c.y
             let rho = (dx * dx + dy * dy).squareRoot()
             if rho >= r { return Point(x: x, y: y) }
@@ -154,37 +180,48 @@ extension FilterDescriptor {
 
     static let twirlDistortion = FilterDescriptor(
         name: "CITwirlDistortion", displayName: "Twirl Distortion",
-        summary: "Rotates the pixels of a disc about its center, by `angle` at the center falling to 0 at the radius as (1 - t)^2 (ImageMagick's swirl).",
+        summary:
+            "Rotates the pixels of a disc about its center, by `angle` at the center falling to 0 at the radius as (1 - t)^2 (ImageMagick's swirl).",
         categories: [.distortionEffect],
-        inputs: [.image(), _center(), _radius(300),
-                 .number("inputAngle", .angle, default: Double.pi, identity: 0, sliderMin: -4 * Double.pi, sliderMax: 4 * Double.pi,
-                         summary: "The rotation at the center, in radians.")]
+        inputs: [
+            .image(), _center(), _radius(300),
+            .number(
+                "inputAngle", .angle, default: Double.pi, identity: 0, sliderMin: -4 * Double.pi, sliderMax: 4 * Double.pi,
+                summary: "The rotation at the center, in radians."),
+        ]
     ) { a in try _swirl(a, kind: "twirl") { t in (1 - t) * (1 - t) } }
 
     static let vortexDistortion = FilterDescriptor(
         name: "CIVortexDistortion", displayName: "Vortex Distortion",
-        summary: "Rotates the pixels of a disc about its center like a vortex: by `angle` at the center falling linearly to 0 at the radius.",
+        summary:
+            "Rotates the pixels of a disc about its center like a vortex: by `angle` at the center falling linearly to 0 at the radius.",
         categories: [.distortionEffect],
-        inputs: [.image(), _center(), _radius(300),
-                 .number("inputAngle", .angle, default: 56.55, identity: 0, sliderMin: -94.25, sliderMax: 94.25,
-                         summary: "The rotation at the center, in radians.")]
+        inputs: [
+            .image(), _center(), _radius(300),
+            .number(
+                "inputAngle", .angle, default: 56.55, identity: 0, sliderMin: -94.25, sliderMax: 94.25,
+                summary: "The rotation at the center, in radians."),
+        ]
     ) { a in try _swirl(a, kind: "vortex") { t in 1 - t } }
 
     static let holeDistortion = FilterDescriptor(
         name: "CIHoleDistortion", displayName: "Hole Distortion",
-        summary: "Opens a transparent hole of the radius and pushes the image outward, most near the hole: c + d sqrt(rho^2 - r^2) / rho.",
+        summary:
+            "Opens a transparent hole of the radius and pushes the image outward, most near the hole: c + d sqrt(rho^2 - r^2) / rho.",
         categories: [.distortionEffect],
         inputs: [.image(), _center(), _radius(150)]
     ) { a in
         let image = try a.image(), c = try a._point("inputCenter"), r = try a.number("inputRadius")
         if r == 0 { return image }
         let e = image.extent
-        return image.warped(named: "hole \(c) r\(r)", sampling: .bilinear,
-                            extent: e.isInfinite ? e : e.insetBy(dx: -r, dy: -r),
-                            regionOfInterest: { rect in
-                                if rect.isEmpty || rect.isInfinite { return rect }
-                                return _distanceRange(from: c, to: rect).max <= r ? .empty : rect.insetBy(dx: -r, dy: -r)
-                            }) { x, y in
+        return image.warped(
+            named: "hole \(c) r\(r)", sampling: .bilinear,
+            extent: e.isInfinite ? e : e.insetBy(dx: -r, dy: -r),
+            regionOfInterest: { rect in
+                if rect.isEmpty || rect.isInfinite { return rect }
+                return _distanceRange(from: c, to: rect).max <= r ? .empty : rect.insetBy(dx: -r, dy: -r)
+            }
+        ) { x, y in
             let dx = x - c.x, dy = y - c.y
             let rho2 = dx * dx + dy * dy
             if rho2 <= r * r { return Point(x: Double.nan, y: Double.nan) }
@@ -207,8 +244,10 @@ extension FilterDescriptor {
         inputs: [.image(), _center(), _radius(150, identity: nil)]
     ) { a in
         let image = try a.image(), c = try a._point("inputCenter"), r = try a.number("inputRadius")
-        return image.warped(named: "circleSplash \(c) r\(r)", sampling: .bilinear, extent: .infinite,
-                            regionOfInterest: { _outsideROI($0, center: c, radius: r) }) { x, y in
+        return image.warped(
+            named: "circleSplash \(c) r\(r)", sampling: .bilinear, extent: .infinite,
+            regionOfInterest: { _outsideROI($0, center: c, radius: r) }
+        ) { x, y in
             let dx = x - c.x, dy = y - c.y
             let rho = (dx * dx + dy * dy).squareRoot()
             if rho <= r { return Point(x: x, y: y) }
@@ -221,15 +260,20 @@ extension FilterDescriptor {
         name: "CILightTunnel", displayName: "Light Tunnel Distortion",
         summary: "Keeps a disc and draws its circumference outward as a spiral tunnel: c + r dir(theta + rotation ln(rho / r)).",
         categories: [.distortionEffect],
-        inputs: [.image(), _center(),
-                 .number("inputRotation", .angle, default: 0, sliderMin: 0, sliderMax: 2 * Double.pi,
-                         summary: "The twist of the tunnel, in radians per e-fold of distance."),
-                 _radius(100, identity: nil, sliderMax: 500)]
+        inputs: [
+            .image(), _center(),
+            .number(
+                "inputRotation", .angle, default: 0, sliderMin: 0, sliderMax: 2 * Double.pi,
+                summary: "The twist of the tunnel, in radians per e-fold of distance."),
+            _radius(100, identity: nil, sliderMax: 500),
+        ]
     ) { a in
         let image = try a.image(), c = try a._point("inputCenter")
         let r = try a.number("inputRadius"), rot = try a.number("inputRotation")
-        return image.warped(named: "lightTunnel \(c) r\(r) rot\(rot)", sampling: .bilinear, extent: .infinite,
-                            regionOfInterest: { _outsideROI($0, center: c, radius: r) }) { x, y in
+        return image.warped(
+            named: "lightTunnel \(c) r\(r) rot\(rot)", sampling: .bilinear, extent: .infinite,
+            regionOfInterest: { _outsideROI($0, center: c, radius: r) }
+        ) { x, y in
             let dx = x - c.x, dy = y - c.y
             let rho = (dx * dx + dy * dy).squareRoot()
             if rho <= r { return Point(x: x, y: y) }
@@ -241,11 +285,15 @@ extension FilterDescriptor {
 
     static let circularWrap = FilterDescriptor(
         name: "CICircularWrap", displayName: "Circular Wrap Distortion",
-        summary: "Wraps the image around a transparent disc: the row through the center lies on the circle, the column x = c.x + r (theta - angle) at angle theta.",
+        summary:
+            "Wraps the image around a transparent disc: the row through the center lies on the circle, the column x = c.x + r (theta - angle) at angle theta.",
         categories: [.distortionEffect],
-        inputs: [.image(), _center(), _radius(150, identity: nil),
-                 .number("inputAngle", .angle, default: 0, sliderMin: -Double.pi, sliderMax: Double.pi,
-                         summary: "The angle, in radians, at which the center column lies.")]
+        inputs: [
+            .image(), _center(), _radius(150, identity: nil),
+            .number(
+                "inputAngle", .angle, default: 0, sliderMin: -Double.pi, sliderMax: Double.pi,
+                summary: "The angle, in radians, at which the center column lies."),
+        ]
     ) { a in
         let image = try a.image(), c = try a._point("inputCenter")
         let r = try a.number("inputRadius"), angle = try a.number("inputAngle")
@@ -255,14 +303,16 @@ extension FilterDescriptor {
             let outer = r + e.maxY - c.y
             extent = outer > r && !e.isEmpty ? _discBox(c, outer) : .empty
         }
-        return image.warped(named: "circularWrap \(c) r\(r) a\(angle)", sampling: .bilinear, extent: extent,
-                            regionOfInterest: { rect in
-                                if rect.isEmpty || rect.isInfinite { return rect }
-                                let d = _distanceRange(from: c, to: rect)
-                                if d.max <= r { return .empty }
-                                let y0 = c.y + Swift.max(d.min, r) - r, y1 = c.y + d.max - r
-                                return Rect(x: c.x - Double.pi * r - 1, y: y0, width: 2 * Double.pi * r + 2, height: y1 - y0)
-                            }) { x, y in
+        return image.warped(
+            named: "circularWrap \(c) r\(r) a\(angle)", sampling: .bilinear, extent: extent,
+            regionOfInterest: { rect in
+                if rect.isEmpty || rect.isInfinite { return rect }
+                let d = _distanceRange(from: c, to: rect)
+                if d.max <= r { return .empty }
+                let y0 = c.y + Swift.max(d.min, r) - r, y1 = c.y + d.max - r
+                return Rect(x: c.x - Double.pi * r - 1, y: y0, width: 2 * Double.pi * r + 2, height: y1 - y0)
+            }
+        ) { x, y in
             let dx = x - c.x, dy = y - c.y
             let rho = (dx * dx + dy * dy).squareRoot()
             if rho < r { return Point(x: Double.nan, y: Double.nan) }
@@ -289,32 +339,42 @@ extension Image {
     ///
     /// - Complexity: one bilinear sample per pixel.
     public func bumpDistorted(center: Point? = nil, radius: Double? = nil, scale: Double? = nil) throws -> Image {
-        try FilterDescriptor.bumpDistortion.apply(["inputImage": .image(self), "inputCenter": center.map(FilterValue.point),
-                                                   "inputRadius": radius.map(FilterValue.number), "inputScale": scale.map(FilterValue.number)])
+        try FilterDescriptor.bumpDistortion.apply([
+            "inputImage": .image(self), "inputCenter": center.map(FilterValue.point),
+            "inputRadius": radius.map(FilterValue.number), "inputScale": scale.map(FilterValue.number),
+        ])
     }
 
     /// Pinches the disc about `center` (`CIPinchDistortion`, ImageMagick's implode).
     public func pinchDistorted(center: Point? = nil, radius: Double? = nil, scale: Double? = nil) throws -> Image {
-        try FilterDescriptor.pinchDistortion.apply(["inputImage": .image(self), "inputCenter": center.map(FilterValue.point),
-                                                    "inputRadius": radius.map(FilterValue.number), "inputScale": scale.map(FilterValue.number)])
+        try FilterDescriptor.pinchDistortion.apply([
+            "inputImage": .image(self), "inputCenter": center.map(FilterValue.point),
+            "inputRadius": radius.map(FilterValue.number), "inputScale": scale.map(FilterValue.number),
+        ])
     }
 
     /// Twirls the disc about `center` by `angle` radians at the center (`CITwirlDistortion`).
     public func twirlDistorted(center: Point? = nil, radius: Double? = nil, angle: Double? = nil) throws -> Image {
-        try FilterDescriptor.twirlDistortion.apply(["inputImage": .image(self), "inputCenter": center.map(FilterValue.point),
-                                                    "inputRadius": radius.map(FilterValue.number), "inputAngle": angle.map(FilterValue.number)])
+        try FilterDescriptor.twirlDistortion.apply([
+            "inputImage": .image(self), "inputCenter": center.map(FilterValue.point),
+            "inputRadius": radius.map(FilterValue.number), "inputAngle": angle.map(FilterValue.number),
+        ])
     }
 
     /// Swirls the disc about `center` like a vortex (`CIVortexDistortion`).
     public func vortexDistorted(center: Point? = nil, radius: Double? = nil, angle: Double? = nil) throws -> Image {
-        try FilterDescriptor.vortexDistortion.apply(["inputImage": .image(self), "inputCenter": center.map(FilterValue.point),
-                                                     "inputRadius": radius.map(FilterValue.number), "inputAngle": angle.map(FilterValue.number)])
+        try FilterDescriptor.vortexDistortion.apply([
+            "inputImage": .image(self), "inputCenter": center.map(FilterValue.point),
+            "inputRadius": radius.map(FilterValue.number), "inputAngle": angle.map(FilterValue.number),
+        ])
     }
 
     /// Opens a transparent hole of `radius` at `center` (`CIHoleDistortion`).
     public func holeDistorted(center: Point? = nil, radius: Double? = nil) throws -> Image {
-        try FilterDescriptor.holeDistortion.apply(["inputImage": .image(self), "inputCenter": center.map(FilterValue.point),
-                                                   "inputRadius": radius.map(FilterValue.number)])
+        try FilterDescriptor.holeDistortion.apply([
+            "inputImage": .image(self), "inputCenter": center.map(FilterValue.point),
+            "inputRadius": radius.map(FilterValue.number),
+        ])
     }
 }
 

@@ -44,9 +44,11 @@ public enum FilterCategory: String, Sendable, CaseIterable, Comparable {
     case nonSquarePixels = "CICategoryNonSquarePixels"
 
     /// The effect categories (as opposed to usage categories).
-    public static let effects: [FilterCategory] = [.blur, .colorAdjustment, .colorEffect, .compositeOperation,
+    public static let effects: [FilterCategory] = [
+        .blur, .colorAdjustment, .colorEffect, .compositeOperation,
         .distortionEffect, .generator, .geometryAdjustment, .gradient, .halftoneEffect, .reduction, .sharpen,
-        .stylize, .tileEffect, .transition]
+        .stylize, .tileEffect, .transition,
+    ]
 
     /// A short name without the `CICategory` prefix, such as `ColorAdjustment`.
     public var shortName: String { String(rawValue.dropFirst("CICategory".count)) }
@@ -54,10 +56,12 @@ public enum FilterCategory: String, Sendable, CaseIterable, Comparable {
     /// Finds a category by its Core Image name, its short name or a case-insensitive match.
     public init?(named name: String) {
         let lower = name.lowercased()
-        guard let c = FilterCategory.allCases.first(where: {
-            $0.rawValue.lowercased() == lower || $0.shortName.lowercased() == lower
-                || String(describing: $0).lowercased() == lower
-        }) else { return nil }
+        guard
+            let c = FilterCategory.allCases.first(where: {
+                $0.rawValue.lowercased() == lower || $0.shortName.lowercased() == lower
+                    || String(describing: $0).lowercased() == lower
+            })
+        else { return nil }
         self = c
     }
 

@@ -28,8 +28,10 @@ public struct FilterDescriptor: Sendable {
     ///   - inputs: Its inputs, in the order they are listed and documented.
     ///   - build: Makes the output image from validated arguments; called only after every input
     ///     was checked against its ``FilterInput`` (class, range, component count).
-    public init(name: String, displayName: String, summary: String, categories: [FilterCategory],
-                inputs: [FilterInput], build: @escaping @Sendable (FilterArguments) throws -> Image) {
+    public init(
+        name: String, displayName: String, summary: String, categories: [FilterCategory],
+        inputs: [FilterInput], build: @escaping @Sendable (FilterArguments) throws -> Image
+    ) {
         self.name = name
         self.displayName = displayName
         self.summary = summary
@@ -69,7 +71,8 @@ public struct FilterDescriptor: Sendable {
         for (k, v) in values {
             guard let v else { continue }
             guard input(k) != nil else {
-                throw PixelFlowError.invalidParameter(filter: name, key: k,
+                throw PixelFlowError.invalidParameter(
+                    filter: name, key: k,
                     reason: "is not an input of \(name); its inputs are \(inputKeys.joined(separator: ", "))")
             }
             resolved[k] = v
@@ -82,7 +85,8 @@ public struct FilterDescriptor: Sendable {
             } else if inp.isOptional {
                 continue
             } else {
-                throw PixelFlowError.invalidParameter(filter: name, key: inp.key, reason: "is required (\(inp.valueClass.rawValue))")
+                throw PixelFlowError.invalidParameter(
+                    filter: name, key: inp.key, reason: "is required (\(inp.valueClass.rawValue))")
             }
         }
         return try build(FilterArguments(filter: name, values: resolved))

@@ -45,10 +45,12 @@ public struct FilterInput: Sendable {
     ///   - sliderMinimum: The low end of the user-interface range; nil takes `minimum`.
     ///   - sliderMaximum: The high end of the user-interface range; nil takes `maximum`.
     ///   - componentCount: The number of components a vector must have, or nil.
-    public init(key: String, displayName: String? = nil, summary: String, attributeType: FilterAttributeType?,
-                valueClass: FilterValueClass, defaultValue: FilterValue? = nil, identity: FilterValue? = nil,
-                minimum: Double? = nil, maximum: Double? = nil, sliderMinimum: Double? = nil,
-                sliderMaximum: Double? = nil, componentCount: Int? = nil) {
+    public init(
+        key: String, displayName: String? = nil, summary: String, attributeType: FilterAttributeType?,
+        valueClass: FilterValueClass, defaultValue: FilterValue? = nil, identity: FilterValue? = nil,
+        minimum: Double? = nil, maximum: Double? = nil, sliderMinimum: Double? = nil,
+        sliderMaximum: Double? = nil, componentCount: Int? = nil
+    ) {
         self.key = key
         self.displayName = displayName ?? FilterInput.displayName(forKey: key)
         self.summary = summary
@@ -86,8 +88,9 @@ public struct FilterInput: Sendable {
 
     /// A boolean input (stored as a number 0 or 1, as NSNumber is in Core Image).
     public static func boolean(_ key: String, default value: Bool, summary: String) -> FilterInput {
-        FilterInput(key: key, summary: summary, attributeType: .boolean, valueClass: .number, defaultValue: .number(value ? 1 : 0),
-                    minimum: 0, maximum: 1)
+        FilterInput(
+            key: key, summary: summary, attributeType: .boolean, valueClass: .number, defaultValue: .number(value ? 1 : 0),
+            minimum: 0, maximum: 1)
     }
 
     /// An image input (`inputImage` unless named otherwise).
@@ -96,29 +99,38 @@ public struct FilterInput: Sendable {
     }
 
     /// A number input.
-    public static func number(_ key: String, _ type: FilterAttributeType = .scalar, default value: Double,
-                              identity: Double? = nil, min: Double? = nil, max: Double? = nil,
-                              sliderMin: Double? = nil, sliderMax: Double? = nil, summary: String) -> FilterInput {
-        FilterInput(key: key, summary: summary, attributeType: type, valueClass: .number, defaultValue: .number(value),
-                    identity: identity.map(FilterValue.number), minimum: min, maximum: max,
-                    sliderMinimum: sliderMin, sliderMaximum: sliderMax)
+    public static func number(
+        _ key: String, _ type: FilterAttributeType = .scalar, default value: Double,
+        identity: Double? = nil, min: Double? = nil, max: Double? = nil,
+        sliderMin: Double? = nil, sliderMax: Double? = nil, summary: String
+    ) -> FilterInput {
+        FilterInput(
+            key: key, summary: summary, attributeType: type, valueClass: .number, defaultValue: .number(value),
+            identity: identity.map(FilterValue.number), minimum: min, maximum: max,
+            sliderMinimum: sliderMin, sliderMaximum: sliderMax)
     }
 
     /// A vector input with a fixed number of components.
-    public static func vector(_ key: String, _ type: FilterAttributeType? = nil, default value: [Double],
-                              identity: [Double]? = nil, summary: String) -> FilterInput {
-        FilterInput(key: key, summary: summary, attributeType: type, valueClass: .vector, defaultValue: .vector(value),
-                    identity: identity.map(FilterValue.vector), componentCount: value.count)
+    public static func vector(
+        _ key: String, _ type: FilterAttributeType? = nil, default value: [Double],
+        identity: [Double]? = nil, summary: String
+    ) -> FilterInput {
+        FilterInput(
+            key: key, summary: summary, attributeType: type, valueClass: .vector, defaultValue: .vector(value),
+            identity: identity.map(FilterValue.vector), componentCount: value.count)
     }
 
     /// A color input.
-    public static func color(_ key: String, _ type: FilterAttributeType = .color, default value: Color, summary: String) -> FilterInput {
+    public static func color(_ key: String, _ type: FilterAttributeType = .color, default value: Color, summary: String)
+        -> FilterInput
+    {
         FilterInput(key: key, summary: summary, attributeType: type, valueClass: .color, defaultValue: .color(value))
     }
 
     /// An affine transform input.
     public static func transform(_ key: String, default value: AffineTransform, summary: String) -> FilterInput {
-        FilterInput(key: key, summary: summary, attributeType: .transform, valueClass: .transform,
-                    defaultValue: .transform(value), identity: .transform(.identity))
+        FilterInput(
+            key: key, summary: summary, attributeType: .transform, valueClass: .transform,
+            defaultValue: .transform(value), identity: .transform(.identity))
     }
 }

@@ -39,13 +39,14 @@ public enum FilterRegistry {
 extension FilterDescriptor {
     /// Every built-in descriptor; each filter family file adds its own list.
     static var builtIn: [FilterDescriptor] {
-        colorAdjustmentFilters + compositeFilters + generatorFilters + geometryFilters + blurFilters + stylizeFilters + blendModeFilters + reductionFilters + qrCodeFilters
-             + colorCurveFilters + colorBalanceFilters + colorSpaceFilters + colorCubeFilters + colorEffectFilters
-             + shapeGeneratorFilters + lightGeneratorFilters + gradientFilters + transitionFilters
-             + perspectiveFilters + distortionFilters + tileFilters + halftoneFilters + scaleFilters
-             + boxBlurFilters + motionBlurFilters + morphologyFilters + medianFilters + sharpenFilters + convolutionSizeFilters
-             + stylizeEdgeFilters + stylizeToneFilters
-             + stylizeMaskFilters + stylizeCellFilters + stylizeGlowFilters
-             + displacementFilters + guidedFilters + perspectiveRotateFilters + stylizeShadingFilters
+        colorAdjustmentFilters + compositeFilters + generatorFilters + geometryFilters + blurFilters + stylizeFilters
+            + blendModeFilters + reductionFilters + qrCodeFilters
+            + colorCurveFilters + colorBalanceFilters + colorSpaceFilters + colorCubeFilters + colorEffectFilters
+            + shapeGeneratorFilters + lightGeneratorFilters + gradientFilters + transitionFilters
+            + perspectiveFilters + distortionFilters + tileFilters + halftoneFilters + scaleFilters
+            + boxBlurFilters + motionBlurFilters + morphologyFilters + medianFilters + sharpenFilters + convolutionSizeFilters
+            + stylizeEdgeFilters + stylizeToneFilters
+            + stylizeMaskFilters + stylizeCellFilters + stylizeGlowFilters
+            + displacementFilters + guidedFilters + perspectiveRotateFilters + stylizeShadingFilters
     }
 }

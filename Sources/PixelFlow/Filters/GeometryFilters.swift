@@ -7,8 +7,12 @@ extension FilterDescriptor {
         name: "CICrop", displayName: "Crop",
         summary: "Restricts the image to a rectangle; transparent outside it.",
         categories: [.geometryAdjustment],
-        inputs: [.image(), .vector("inputRectangle", .rectangle, default: [0, 0, 300, 300],
-                                   summary: "The rectangle [x y width height] to keep, in pixels.")]
+        inputs: [
+            .image(),
+            .vector(
+                "inputRectangle", .rectangle, default: [0, 0, 300, 300],
+                summary: "The rectangle [x y width height] to keep, in pixels."),
+        ]
     ) { a in
         let r = try a.vector("inputRectangle")
         return try a.image().cropped(to: Rect(x: r[0], y: r[1], width: r[2], height: r[3]))
@@ -18,8 +22,12 @@ extension FilterDescriptor {
         name: "CIAffineTransform", displayName: "Affine Transform",
         summary: "Moves, scales, rotates or shears the image with an affine transform and bilinear sampling.",
         categories: [.geometryAdjustment],
-        inputs: [.image(), .transform("inputTransform", default: .identity,
-                                      summary: "Maps input coordinates to output coordinates: [a b c d tx ty].")]
+        inputs: [
+            .image(),
+            .transform(
+                "inputTransform", default: .identity,
+                summary: "Maps input coordinates to output coordinates: [a b c d tx ty]."),
+        ]
     ) { a in
         try a.image().transformed(by: try a.transform("inputTransform"))
     }
@@ -28,11 +36,15 @@ extension FilterDescriptor {
         name: "CILanczosScaleTransform", displayName: "Lanczos Scale Transform",
         summary: "Scales the image with antialiased Lanczos-3 resampling (the support widens when shrinking).",
         categories: [.geometryAdjustment],
-        inputs: [.image(),
-                 .number("inputScale", default: 1, identity: 1, min: 0.001, max: 64, sliderMin: 0.05, sliderMax: 1.5,
-                         summary: "The vertical scale factor."),
-                 .number("inputAspectRatio", default: 1, identity: 1, min: 0.001, max: 64, sliderMin: 0.05, sliderMax: 2,
-                         summary: "The horizontal scale divided by the vertical one.")]
+        inputs: [
+            .image(),
+            .number(
+                "inputScale", default: 1, identity: 1, min: 0.001, max: 64, sliderMin: 0.05, sliderMax: 1.5,
+                summary: "The vertical scale factor."),
+            .number(
+                "inputAspectRatio", default: 1, identity: 1, min: 0.001, max: 64, sliderMin: 0.05, sliderMax: 2,
+                summary: "The horizontal scale divided by the vertical one."),
+        ]
     ) { a in
         let s = try a.number("inputScale"), r = try a.number("inputAspectRatio")
         let image = try a.image()
@@ -61,7 +73,9 @@ extension Image {
     ///
     /// - Complexity: about 6 x max(1, 1/scale) taps per axis per output pixel.
     public func lanczosScaled(scale: Double? = nil, aspectRatio: Double? = nil) throws -> Image {
-        try FilterDescriptor.lanczosScaleTransform.apply(["inputImage": .image(self), "inputScale": scale.map(FilterValue.number),
-                                                          "inputAspectRatio": aspectRatio.map(FilterValue.number)])
+        try FilterDescriptor.lanczosScaleTransform.apply([
+            "inputImage": .image(self), "inputScale": scale.map(FilterValue.number),
+            "inputAspectRatio": aspectRatio.map(FilterValue.number),
+        ])
     }
 }

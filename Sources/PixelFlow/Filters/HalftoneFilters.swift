@@ -20,23 +20,25 @@
 // and the inks multiply: R = (1 - c)(1 - k), G = (1 - m)(1 - k), B = (1 - y)(1 - k).
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 extension FilterDescriptor {
     static let halftoneFilters: [FilterDescriptor] = [cmykHalftone, circularScreen, dotScreen, hatchedScreen, lineScreen]
 
     static func _screenWidth() -> FilterInput {
-        .number("inputWidth", .distance, default: 6, min: 0.5, max: 4096, sliderMin: 2, sliderMax: 50,
-                summary: "The period of the screen, in pixels.")
+        .number(
+            "inputWidth", .distance, default: 6, min: 0.5, max: 4096, sliderMin: 2, sliderMax: 50,
+            summary: "The period of the screen, in pixels.")
     }
     static func _sharpness() -> FilterInput {
-        .number("inputSharpness", default: 0.7, min: 0, max: 1,
-                summary: "0 gives a soft ramp across each dot's edge, 1 a hard threshold.")
+        .number(
+            "inputSharpness", default: 0.7, min: 0, max: 1,
+            summary: "0 gives a soft ramp across each dot's edge, 1 a hard threshold.")
     }
 
     /// The screen thresholds at `(u, v)` (rotated, relative coordinates) for one pattern.
@@ -81,15 +83,17 @@ extension FilterDescriptor {
         let angle = angled ? try a.number("inputAngle") : 0
         let k = _slope(try a.number("inputSharpness"))
         let pattern = _screenImage(screen, center: c, angles: [angle], width: w)
-        return pattern.blended(with: image, kernel: BlendKernel(name: "halftone luma k\(k)", extentRule: .background) { fg, dst, n in
-            for i in 0..<n {
-                let p = dst[i]
-                guard p.w > 0 else { dst[i] = .zero; continue }
-                let luma = (0.2126 * p.x + 0.7152 * p.y + 0.0722 * p.z) / p.w
-                let v = Swift.min(Swift.max(0.5 + (luma - fg[i].x) * k, 0), 1) * p.w
-                dst[i] = SIMD4(v, v, v, p.w)
-            }
-        })
+        return pattern.blended(
+            with: image,
+            kernel: BlendKernel(name: "halftone luma k\(k)", extentRule: .background) { fg, dst, n in
+                for i in 0..<n {
+                    let p = dst[i]
+                    guard p.w > 0 else { dst[i] = .zero; continue }
+                    let luma = (0.2126 * p.x + 0.7152 * p.y + 0.0722 * p.z) / p.w
+                    let v = Swift.min(Swift.max(0.5 + (luma - fg[i].x) * k, 0), 1) * p.w
+                    dst[i] = SIMD4(v, v, v, p.w)
+                }
+            })
     }
 
     static let dotScreen = FilterDescriptor(
@@ -124,30 +128,37 @@ extension FilterDescriptor {
         name: "CICMYKHalftone", displayName: "CMYK Halftone",
         summary: "Separates the image into cyan, magenta, yellow and black inks and screens each with dots at its own angle.",
         categories: [.halftoneEffect],
-        inputs: [.image(), _center(), _screenWidth(), _tileAngle(), _sharpness(),
-                 .number("inputGCR", default: 1, min: 0, max: 1,
-                         summary: "Gray component replacement: the fraction of min(C, M, Y) printed as black."),
-                 .number("inputUCR", default: 0.5, min: 0, max: 1,
-                         summary: "Under color removal: the fraction of the black taken out of C, M and Y.")]
+        inputs: [
+            .image(), _center(), _screenWidth(), _tileAngle(), _sharpness(),
+            .number(
+                "inputGCR", default: 1, min: 0, max: 1,
+                summary: "Gray component replacement: the fraction of min(C, M, Y) printed as black."),
+            .number(
+                "inputUCR", default: 0.5, min: 0, max: 1,
+                summary: "Under color removal: the fraction of the black taken out of C, M and Y."),
+        ]
     ) { a in
         let image = try a.image(), c = try a._point("inputCenter"), w = try a.number("inputWidth")
         let angle = try a.number("inputAngle"), k = _slope(try a.number("inputSharpness"))
         let gcr = try a.float("inputGCR"), ucr = try a.float("inputUCR")
         let deg = Double.pi / 180
-        let pattern = _screenImage(.dot, center: c, angles: [angle + 15 * deg, angle + 75 * deg, angle, angle + 45 * deg], width: w)
-        return pattern.blended(with: image, kernel: BlendKernel(name: "halftone cmyk k\(k) g\(gcr) u\(ucr)", extentRule: .background) { fg, dst, n in
-            for i in 0..<n {
-                let p = dst[i]
-                guard p.w > 0 else { dst[i] = .zero; continue }
-                let rgb = SIMD3(p.x, p.y, p.z) / p.w
-                let cmy = SIMD3<Float>(repeating: 1) - rgb
-                let black = gcr * Swift.min(cmy.x, Swift.min(cmy.y, cmy.z))
-                let ink = SIMD4(cmy.x - ucr * black, cmy.y - ucr * black, cmy.z - ucr * black, black)
-                var dots = SIMD4<Float>(repeating: 0.5) + (ink - fg[i]) * k
-                dots.clamp(lowerBound: SIMD4(repeating: 0), upperBound: SIMD4(repeating: 1))
-                let kk = 1 - dots.w
-                dst[i] = SIMD4((1 - dots.x) * kk * p.w, (1 - dots.y) * kk * p.w, (1 - dots.z) * kk * p.w, p.w)
-            }
-        })
+        let pattern = _screenImage(
+            .dot, center: c, angles: [angle + 15 * deg, angle + 75 * deg, angle, angle + 45 * deg], width: w)
+        return pattern.blended(
+            with: image,
+            kernel: BlendKernel(name: "halftone cmyk k\(k) g\(gcr) u\(ucr)", extentRule: .background) { fg, dst, n in
+                for i in 0..<n {
+                    let p = dst[i]
+                    guard p.w > 0 else { dst[i] = .zero; continue }
+                    let rgb = SIMD3(p.x, p.y, p.z) / p.w
+                    let cmy = SIMD3<Float>(repeating: 1) - rgb
+                    let black = gcr * Swift.min(cmy.x, Swift.min(cmy.y, cmy.z))
+                    let ink = SIMD4(cmy.x - ucr * black, cmy.y - ucr * black, cmy.z - ucr * black, black)
+                    var dots = SIMD4<Float>(repeating: 0.5) + (ink - fg[i]) * k
+                    dots.clamp(lowerBound: SIMD4(repeating: 0), upperBound: SIMD4(repeating: 1))
+                    let kk = 1 - dots.w
+                    dst[i] = SIMD4((1 - dots.x) * kk * p.w, (1 - dots.y) * kk * p.w, (1 - dots.z) * kk * p.w, p.w)
+                }
+            })
     }
 }

@@ -21,13 +21,19 @@ extension FilterDescriptor {
 
     static let kMeans = FilterDescriptor(
         name: "CIKMeans", displayName: "KMeans",
-        summary: "A K x 1 image of the K dominant colors of the region by Lloyd's k-means on up to 16,384 evenly spaced samples, seeded by farthest-point selection; each pixel's alpha is the share of samples in its cluster (colors premultiplied by it).",
+        summary:
+            "A K x 1 image of the K dominant colors of the region by Lloyd's k-means on up to 16,384 evenly spaced samples, seeded by farthest-point selection; each pixel's alpha is the share of samples in its cluster (colors premultiplied by it).",
         categories: [.reduction],
-        inputs: [.image(), .extentInput(),
-                 .optionalImage("inputMeans", summary: "Seed colors: the first row of this image. Without it, seeds are samples spread evenly through the region."),
-                 .number("inputCount", .count, default: 8, min: 1, max: 128, summary: "Number of clusters (K)."),
-                 .number("inputPasses", .count, default: 5, min: 0, max: 20, summary: "Refinement passes."),
-                 .boolean("inputPerceptual", default: false, summary: "Cluster sRGB-encoded colors instead of linear ones.")]
+        inputs: [
+            .image(), .extentInput(),
+            .optionalImage(
+                "inputMeans",
+                summary:
+                    "Seed colors: the first row of this image. Without it, seeds are samples spread evenly through the region."),
+            .number("inputCount", .count, default: 8, min: 1, max: 128, summary: "Number of clusters (K)."),
+            .number("inputPasses", .count, default: 5, min: 0, max: 20, summary: "Refinement passes."),
+            .boolean("inputPerceptual", default: false, summary: "Cluster sRGB-encoded colors instead of linear ones."),
+        ]
     ) { a in
         let region = try a.reductionRegion()
         let k = Int(try a.number("inputCount")), passes = Int(try a.number("inputPasses"))
@@ -38,7 +44,8 @@ extension FilterDescriptor {
             inputs.append(means)
             regions.append(IntRect(x: e.x, y: e.y, width: Swift.min(e.width, k), height: 1))
         }
-        return Image.reduction("k-means \(k) \(passes) \(perceptual)", inputs: inputs, regions: regions, width: k, height: 1) { t, _, out in
+        return Image.reduction("k-means \(k) \(passes) \(perceptual)", inputs: inputs, regions: regions, width: k, height: 1) {
+            t, _, out in
             // Samples on a fixed grid: the same whatever the schedule.
             let step = Swift.max(1, Int((Double(region.area) / 16_384).squareRoot().rounded(.up)))
             var samples: [SIMD3<Double>] = []
@@ -101,10 +108,13 @@ extension FilterDescriptor {
 
     static let paletteCentroid = FilterDescriptor(
         name: "CIPaletteCentroid", displayName: "Palette Centroid",
-        summary: "An N x 1 image: each color of the palette (the first row of inputPaletteImage) moved to the mean of the image's pixels closest to it; colors no pixel is closest to are kept.",
+        summary:
+            "An N x 1 image: each color of the palette (the first row of inputPaletteImage) moved to the mean of the image's pixels closest to it; colors no pixel is closest to are kept.",
         categories: [.colorEffect],
-        inputs: [.image(), .image("inputPaletteImage", summary: "An N x 1 image of palette colors."),
-                 .boolean("inputPerceptual", default: false, summary: "Compare sRGB-encoded colors instead of linear ones.")]
+        inputs: [
+            .image(), .image("inputPaletteImage", summary: "An N x 1 image of palette colors."),
+            .boolean("inputPerceptual", default: false, summary: "Compare sRGB-encoded colors instead of linear ones."),
+        ]
     ) { a in
         let image = try a.image(), palette = try a.image("inputPaletteImage")
         let region = try a.finiteExtent(of: image)
@@ -112,8 +122,10 @@ extension FilterDescriptor {
         guard pe.width <= 4096 else { throw a.fail("inputPaletteImage", "has more than 4096 colors (\(pe.width))") }
         let perceptual = try a.number("inputPerceptual") != 0
         let paletteRow = IntRect(x: pe.x, y: pe.y, width: pe.width, height: 1)
-        return Image.reduction("palette centroid \(perceptual)", inputs: [image, palette], regions: [region, paletteRow],
-                               width: pe.width, height: 1) { t, threads, out in
+        return Image.reduction(
+            "palette centroid \(perceptual)", inputs: [image, palette], regions: [region, paletteRow],
+            width: pe.width, height: 1
+        ) { t, threads, out in
             let colors = paletteColors(t[1], count: pe.width)
             let targets = colors.map { clusterSpace($0, perceptual: perceptual) }
             let n = colors.count
@@ -163,12 +175,14 @@ extension FilterDescriptor {
 
     static let colorThresholdOtsu = FilterDescriptor(
         name: "CIColorThresholdOtsu", displayName: "Color Threshold Otsu",
-        summary: "Binarizes the image at the threshold Otsu's method finds in the histogram of its Rec. 709 luma: each color channel becomes 1 above the threshold and 0 otherwise; alpha is kept.",
+        summary:
+            "Binarizes the image at the threshold Otsu's method finds in the histogram of its Rec. 709 luma: each color channel becomes 1 above the threshold and 0 otherwise; alpha is kept.",
         categories: [.colorAdjustment], inputs: [.image()]
     ) { a in
         let image = try a.image()
         let region = try a.finiteExtent(of: image)
-        let threshold = Image.reduction("otsu threshold", inputs: [image], regions: [region], width: 1, height: 1) { t, threads, out in
+        let threshold = Image.reduction("otsu threshold", inputs: [image], regions: [region], width: 1, height: 1) {
+            t, threads, out in
             let hist = Reduction.bandedSums(t[0], threads: threads, stateSize: 256) { st, row, _ in
                 for x in 0..<region.width {
                     let v = _unpremultiplied(row[x])
@@ -178,36 +192,46 @@ extension FilterDescriptor {
             }
             out[0] = SIMD4(repeating: Float(otsuThreshold(hist)))
         }
-        return image.blended(with: threshold.clampedToExtent(), kernel: BlendKernel(name: "threshold by", extentRule: .foreground) { fg, dst, n in
-            for i in 0..<n {
-                let v = _unpremultiplied(fg[i])
-                let tval = dst[i].x
-                var r = SIMD4<Float>(v.x > tval ? 1 : 0, v.y > tval ? 1 : 0, v.z > tval ? 1 : 0, 1)
-                r = r * fg[i].w
-                dst[i] = r
-            }
-        })
+        return image.blended(
+            with: threshold.clampedToExtent(),
+            kernel: BlendKernel(name: "threshold by", extentRule: .foreground) { fg, dst, n in
+                for i in 0..<n {
+                    let v = _unpremultiplied(fg[i])
+                    let tval = dst[i].x
+                    var r = SIMD4<Float>(v.x > tval ? 1 : 0, v.y > tval ? 1 : 0, v.z > tval ? 1 : 0, 1)
+                    r = r * fg[i].w
+                    dst[i] = r
+                }
+            })
     }
 }
 
 extension Image {
     /// The average color of `rect` as a 1x1 image (`CIAreaAverage`).
     public func areaAverage(in rect: Rect) throws -> Image {
-        try FilterDescriptor.areaAverage.apply(["inputImage": .image(self), "inputExtent": .vector([rect.x, rect.y, rect.width, rect.height])])
+        try FilterDescriptor.areaAverage.apply([
+            "inputImage": .image(self), "inputExtent": .vector([rect.x, rect.y, rect.width, rect.height]),
+        ])
     }
 
     /// A `count` x 1 histogram of `rect` (`CIAreaHistogram`): bin `i` of each channel holds
     /// `scale` times the fraction of pixels with values in `[i/count, (i+1)/count)`.
     public func areaHistogram(in rect: Rect, count: Int = 64, scale: Double = 1) throws -> Image {
-        try FilterDescriptor.areaHistogram.apply(["inputImage": .image(self), "inputExtent": .vector([rect.x, rect.y, rect.width, rect.height]),
-                                                  "inputCount": .number(Double(count)), "inputScale": .number(scale)])
+        try FilterDescriptor.areaHistogram.apply([
+            "inputImage": .image(self), "inputExtent": .vector([rect.x, rect.y, rect.width, rect.height]),
+            "inputCount": .number(Double(count)), "inputScale": .number(scale),
+        ])
     }
 
     /// The `count` dominant colors of `rect` (`CIKMeans`).
-    public func kMeans(in rect: Rect, count: Int = 8, passes: Int = 5, seeds: Image? = nil, perceptual: Bool = false) throws -> Image {
-        try FilterDescriptor.kMeans.apply(["inputImage": .image(self), "inputExtent": .vector([rect.x, rect.y, rect.width, rect.height]),
-                                           "inputCount": .number(Double(count)), "inputPasses": .number(Double(passes)),
-                                           "inputMeans": seeds.map(FilterValue.image), "inputPerceptual": .boolean(perceptual)])
+    public func kMeans(in rect: Rect, count: Int = 8, passes: Int = 5, seeds: Image? = nil, perceptual: Bool = false) throws
+        -> Image
+    {
+        try FilterDescriptor.kMeans.apply([
+            "inputImage": .image(self), "inputExtent": .vector([rect.x, rect.y, rect.width, rect.height]),
+            "inputCount": .number(Double(count)), "inputPasses": .number(Double(passes)),
+            "inputMeans": seeds.map(FilterValue.image), "inputPerceptual": .boolean(perceptual),
+        ])
     }
 
     /// Binarizes at Otsu's threshold of the luma histogram (`CIColorThresholdOtsu`).
@@ -222,7 +246,9 @@ extension RenderContext {
     /// image's extent (which must be finite and at most 16 megapixels).
     public func values(of image: Image) throws -> [SIMD4<Float>] {
         let r = try renderRect(image, nil)
-        guard r.area <= 1 << 24 else { throw PixelFlowError.limitExceeded(what: "values(of:) pixel count", value: r.area, limit: 1 << 24) }
+        guard r.area <= 1 << 24 else {
+            throw PixelFlowError.limitExceeded(what: "values(of:) pixel count", value: r.area, limit: 1 << 24)
+        }
         let enc: ColorEncoding = options.colorManagement == .linear ? .linear : .sRGB
         let b = try makeBuffer(image, rect: r.rect, format: .rgbaF32, colorEncoding: enc, alphaMode: .premultiplied)
         var out: [SIMD4<Float>] = []

@@ -21,7 +21,8 @@ extension FilterArguments {
         let r = IntRect(covering: Rect(x: v[0], y: v[1], width: v[2], height: v[3]))
         guard !r.isEmpty else { throw fail(key, "must have a positive width and height, got \(FilterValue.vector(v))") }
         guard r.area <= maximumReductionPixelCount else {
-            throw PixelFlowError.limitExceeded(what: "\(filter) \(key) area in pixels", value: r.area, limit: maximumReductionPixelCount)
+            throw PixelFlowError.limitExceeded(
+                what: "\(filter) \(key) area in pixels", value: r.area, limit: maximumReductionPixelCount)
         }
         return r
     }
@@ -32,7 +33,8 @@ extension FilterArguments {
         let r = IntRect(covering: image.extent)
         guard !r.isEmpty else { throw fail(key, "has an empty extent") }
         guard r.area <= maximumReductionPixelCount else {
-            throw PixelFlowError.limitExceeded(what: "\(filter) \(key) area in pixels", value: r.area, limit: maximumReductionPixelCount)
+            throw PixelFlowError.limitExceeded(
+                what: "\(filter) \(key) area in pixels", value: r.area, limit: maximumReductionPixelCount)
         }
         return r
     }
@@ -40,8 +42,10 @@ extension FilterArguments {
 
 extension Image {
     /// Builds a reduction node over `inputs`.
-    static func reduction(_ name: String, inputs: [Image], regions: [IntRect], width: Int, height: Int,
-                          _ compute: @escaping @Sendable ([Tile], Int, UnsafeMutablePointer<SIMD4<Float>>) -> Void) -> Image {
+    static func reduction(
+        _ name: String, inputs: [Image], regions: [IntRect], width: Int, height: Int,
+        _ compute: @escaping @Sendable ([Tile], Int, UnsafeMutablePointer<SIMD4<Float>>) -> Void
+    ) -> Image {
         let r = Reduction(name: name, regions: regions, outputWidth: width, outputHeight: height, compute: compute)
         return Image(node: Node(.reduction(r), inputs: inputs.map(\.node), extent: r.outputRect.rect))
     }
@@ -70,7 +74,8 @@ extension FilterDescriptor {
         categories: [.reduction], inputs: [.image(), .extentInput()]
     ) { a in
         let region = try a.reductionRegion()
-        return Image.reduction("area average", inputs: [try a.image()], regions: [region], width: 1, height: 1) { t, threads, out in
+        return Image.reduction("area average", inputs: [try a.image()], regions: [region], width: 1, height: 1) {
+            t, threads, out in
             let s = Reduction.bandedSums(t[0], threads: threads, stateSize: 4) { st, row, _ in
                 var acc = SIMD4<Double>.zero
                 for x in 0..<region.width { acc += _double4(row[x]) }
@@ -85,22 +90,26 @@ extension FilterDescriptor {
     static func extremeReduction(_ a: FilterArguments, max useMax: Bool, both: Bool = false) throws -> Image {
         let region = try a.reductionRegion()
         let name = both ? "area min max" : (useMax ? "area maximum" : "area minimum")
-        return Image.reduction(name, inputs: [try a.image()], regions: [region], width: both ? 2 : 1, height: 1) { t, threads, out in
-            let s = Reduction.bandedFold(t[0], threads: threads, stateSize: 8, initial: .nan, { st, row, _ in
-                for x in 0..<region.width {
-                    let v = row[x]
-                    for c in 0..<4 {
-                        let d = Double(v[c])
-                        if st[c].isNaN || d < st[c] { st[c] = d }
-                        if st[4 + c].isNaN || d > st[4 + c] { st[4 + c] = d }
+        return Image.reduction(name, inputs: [try a.image()], regions: [region], width: both ? 2 : 1, height: 1) {
+            t, threads, out in
+            let s = Reduction.bandedFold(
+                t[0], threads: threads, stateSize: 8, initial: .nan,
+                { st, row, _ in
+                    for x in 0..<region.width {
+                        let v = row[x]
+                        for c in 0..<4 {
+                            let d = Double(v[c])
+                            if st[c].isNaN || d < st[c] { st[c] = d }
+                            if st[4 + c].isNaN || d > st[4 + c] { st[4 + c] = d }
+                        }
                     }
-                }
-            }, combine: { total, band in
-                for c in 0..<4 {
-                    if total[c].isNaN || band[c] < total[c] { total[c] = band[c] }
-                    if total[4 + c].isNaN || band[4 + c] > total[4 + c] { total[4 + c] = band[4 + c] }
-                }
-            })
+                },
+                combine: { total, band in
+                    for c in 0..<4 {
+                        if total[c].isNaN || band[c] < total[c] { total[c] = band[c] }
+                        if total[4 + c].isNaN || band[4 + c] > total[4 + c] { total[4 + c] = band[4 + c] }
+                    }
+                })
             s.withUnsafeBufferPointer { p in
                 if both {
                     out[0] = _float4(p.baseAddress!)
@@ -133,24 +142,29 @@ extension FilterDescriptor {
     /// The pixel with the largest (or smallest) alpha; ties go to the first in scan order.
     static func alphaExtreme(_ a: FilterArguments, max useMax: Bool) throws -> Image {
         let region = try a.reductionRegion()
-        return Image.reduction(useMax ? "area maximum alpha" : "area minimum alpha", inputs: [try a.image()], regions: [region],
-                               width: 1, height: 1) { t, threads, out in
+        return Image.reduction(
+            useMax ? "area maximum alpha" : "area minimum alpha", inputs: [try a.image()], regions: [region],
+            width: 1, height: 1
+        ) { t, threads, out in
             // State: alpha, r, g, b, a of the best pixel so far (NaN alpha: none yet).
-            let s = Reduction.bandedFold(t[0], threads: threads, stateSize: 5, initial: .nan, { st, row, _ in
-                for x in 0..<region.width {
-                    let v = row[x]
-                    let al = Double(v.w)
-                    if st[0].isNaN || (useMax ? al > st[0] : al < st[0]) {
-                        st[0] = al
-                        for c in 0..<4 { st[1 + c] = Double(v[c]) }
+            let s = Reduction.bandedFold(
+                t[0], threads: threads, stateSize: 5, initial: .nan,
+                { st, row, _ in
+                    for x in 0..<region.width {
+                        let v = row[x]
+                        let al = Double(v.w)
+                        if st[0].isNaN || (useMax ? al > st[0] : al < st[0]) {
+                            st[0] = al
+                            for c in 0..<4 { st[1 + c] = Double(v[c]) }
+                        }
                     }
-                }
-            }, combine: { total, band in
-                guard !band[0].isNaN else { return }
-                if total[0].isNaN || (useMax ? band[0] > total[0] : band[0] < total[0]) {
-                    for i in 0..<5 { total[i] = band[i] }
-                }
-            })
+                },
+                combine: { total, band in
+                    guard !band[0].isNaN else { return }
+                    if total[0].isNaN || (useMax ? band[0] > total[0] : band[0] < total[0]) {
+                        for i in 0..<5 { total[i] = band[i] }
+                    }
+                })
             s.withUnsafeBufferPointer { out[0] = _float4($0.baseAddress! + 1) }
         }
     }
@@ -173,56 +187,68 @@ extension FilterDescriptor {
         categories: [.reduction], inputs: [.image(), .extentInput()]
     ) { a in
         let region = try a.reductionRegion()
-        return Image.reduction("area min max red", inputs: [try a.image()], regions: [region], width: 1, height: 1) { t, threads, out in
-            let s = Reduction.bandedFold(t[0], threads: threads, stateSize: 2, initial: .nan, { st, row, _ in
-                for x in 0..<region.width {
-                    let r = Double(row[x].x)
-                    if st[0].isNaN || r < st[0] { st[0] = r }
-                    if st[1].isNaN || r > st[1] { st[1] = r }
-                }
-            }, combine: { total, band in
-                if total[0].isNaN || band[0] < total[0] { total[0] = band[0] }
-                if total[1].isNaN || band[1] > total[1] { total[1] = band[1] }
-            })
+        return Image.reduction("area min max red", inputs: [try a.image()], regions: [region], width: 1, height: 1) {
+            t, threads, out in
+            let s = Reduction.bandedFold(
+                t[0], threads: threads, stateSize: 2, initial: .nan,
+                { st, row, _ in
+                    for x in 0..<region.width {
+                        let r = Double(row[x].x)
+                        if st[0].isNaN || r < st[0] { st[0] = r }
+                        if st[1].isNaN || r > st[1] { st[1] = r }
+                    }
+                },
+                combine: { total, band in
+                    if total[0].isNaN || band[0] < total[0] { total[0] = band[0] }
+                    if total[1].isNaN || band[1] > total[1] { total[1] = band[1] }
+                })
             out[0] = SIMD4(Float(s[0]), Float(s[1]), 0, 1)
         }
     }
 
     static let areaBoundsRed = FilterDescriptor(
         name: "CIAreaBoundsRed", displayName: "Area Bounds Red",
-        summary: "A 1x1 image holding the bounding box of the pixels whose red is above zero, as (x, y, width, height) relative to the region (0...1); all zero when there are none.",
+        summary:
+            "A 1x1 image holding the bounding box of the pixels whose red is above zero, as (x, y, width, height) relative to the region (0...1); all zero when there are none.",
         categories: [.reduction], inputs: [.image(), .extentInput()]
     ) { a in
         let region = try a.reductionRegion()
-        return Image.reduction("area bounds red", inputs: [try a.image()], regions: [region], width: 1, height: 1) { t, threads, out in
-            let s = Reduction.bandedFold(t[0], threads: threads, stateSize: 4, initial: .nan, { st, row, y in
-                for x in 0..<region.width where row[x].x > 0 {
-                    let px = Double(region.x + x), py = Double(y)
-                    if st[0].isNaN || px < st[0] { st[0] = px }
-                    if st[1].isNaN || py < st[1] { st[1] = py }
-                    if st[2].isNaN || px + 1 > st[2] { st[2] = px + 1 }
-                    if st[3].isNaN || py + 1 > st[3] { st[3] = py + 1 }
-                }
-            }, combine: { total, band in
-                guard !band[0].isNaN else { return }
-                if total[0].isNaN {
-                    for i in 0..<4 { total[i] = band[i] }
-                    return
-                }
-                total[0] = Swift.min(total[0], band[0]); total[1] = Swift.min(total[1], band[1])
-                total[2] = Swift.max(total[2], band[2]); total[3] = Swift.max(total[3], band[3])
-            })
+        return Image.reduction("area bounds red", inputs: [try a.image()], regions: [region], width: 1, height: 1) {
+            t, threads, out in
+            let s = Reduction.bandedFold(
+                t[0], threads: threads, stateSize: 4, initial: .nan,
+                { st, row, y in
+                    for x in 0..<region.width where row[x].x > 0 {
+                        let px = Double(region.x + x), py = Double(y)
+                        if st[0].isNaN || px < st[0] { st[0] = px }
+                        if st[1].isNaN || py < st[1] { st[1] = py }
+                        if st[2].isNaN || px + 1 > st[2] { st[2] = px + 1 }
+                        if st[3].isNaN || py + 1 > st[3] { st[3] = py + 1 }
+                    }
+                },
+                combine: { total, band in
+                    guard !band[0].isNaN else { return }
+                    if total[0].isNaN {
+                        for i in 0..<4 { total[i] = band[i] }
+                        return
+                    }
+                    total[0] = Swift.min(total[0], band[0]); total[1] = Swift.min(total[1], band[1])
+                    total[2] = Swift.max(total[2], band[2]); total[3] = Swift.max(total[3], band[3])
+                })
             if s[0].isNaN { out[0] = .zero; return }
             let w = Double(region.width), h = Double(region.height)
-            out[0] = SIMD4(Float((s[0] - Double(region.x)) / w), Float((s[1] - Double(region.y)) / h),
-                           Float((s[2] - s[0]) / w), Float((s[3] - s[1]) / h))
+            out[0] = SIMD4(
+                Float((s[0] - Double(region.x)) / w), Float((s[1] - Double(region.y)) / h),
+                Float((s[2] - s[0]) / w), Float((s[3] - s[1]) / h))
         }
     }
 
     /// Shared by the three histogram filters: `bin(v)` gives the bin of a channel value (or
     /// nil to skip), `weight(pixel)` how much the pixel counts.
-    static func histogram(_ a: FilterArguments, name: String, unpremultiply: Bool, alphaWeighted: Bool,
-                          bin: @escaping @Sendable (Float, Int) -> Int) throws -> Image {
+    static func histogram(
+        _ a: FilterArguments, name: String, unpremultiply: Bool, alphaWeighted: Bool,
+        bin: @escaping @Sendable (Float, Int) -> Int
+    ) throws -> Image {
         let region = try a.reductionRegion()
         let count = Int(try a.number("inputCount"))
         let scale = try a.number("inputScale")
@@ -237,23 +263,27 @@ extension FilterDescriptor {
             }
             let total = Double(region.area)
             for i in 0..<count {
-                out[i] = SIMD4(Float(scale * s[i * 4] / total), Float(scale * s[i * 4 + 1] / total),
-                               Float(scale * s[i * 4 + 2] / total), Float(scale * s[i * 4 + 3] / total))
+                out[i] = SIMD4(
+                    Float(scale * s[i * 4] / total), Float(scale * s[i * 4 + 1] / total),
+                    Float(scale * s[i * 4 + 2] / total), Float(scale * s[i * 4 + 3] / total))
             }
         }
     }
 
     static let histogramInputs: [FilterInput] = [
         .image(), .extentInput(),
-        .number("inputScale", default: 1, min: 0, max: 1e6, sliderMin: 0, sliderMax: 100,
-                summary: "Multiplies every bin; 1 gives the fraction of the region's pixels in the bin."),
-        .number("inputCount", .count, default: 64, min: 1, max: 2048, sliderMin: 1, sliderMax: 1024,
-                summary: "Number of bins; the output is this many pixels wide."),
+        .number(
+            "inputScale", default: 1, min: 0, max: 1e6, sliderMin: 0, sliderMax: 100,
+            summary: "Multiplies every bin; 1 gives the fraction of the region's pixels in the bin."),
+        .number(
+            "inputCount", .count, default: 64, min: 1, max: 2048, sliderMin: 1, sliderMax: 1024,
+            summary: "Number of bins; the output is this many pixels wide."),
     ]
 
     static let areaHistogram = FilterDescriptor(
         name: "CIAreaHistogram", displayName: "Area Histogram",
-        summary: "An N x 1 image: for each channel, the fraction of the region's pixels whose value falls in each of N equal bins over 0...1 (values outside go to the end bins).",
+        summary:
+            "An N x 1 image: for each channel, the fraction of the region's pixels whose value falls in each of N equal bins over 0...1 (values outside go to the end bins).",
         categories: [.reduction], inputs: histogramInputs
     ) { a in
         try histogram(a, name: "area histogram", unpremultiply: false, alphaWeighted: false) { v, n in
@@ -278,16 +308,19 @@ extension FilterDescriptor {
         summary: "An N x 1 histogram whose bins are equal steps of log2(value) between the minimum and maximum stops.",
         categories: [.reduction],
         inputs: histogramInputs + [
-            .number("inputMinimumStop", default: -10, min: -30, max: 30, sliderMin: -10, sliderMax: 0,
-                    summary: "log2 of the smallest value of the first bin."),
-            .number("inputMaximumStop", default: 4, min: -30, max: 30, sliderMin: 0, sliderMax: 10,
-                    summary: "log2 of the largest value of the last bin."),
+            .number(
+                "inputMinimumStop", default: -10, min: -30, max: 30, sliderMin: -10, sliderMax: 0,
+                summary: "log2 of the smallest value of the first bin."),
+            .number(
+                "inputMaximumStop", default: 4, min: -30, max: 30, sliderMin: 0, sliderMax: 10,
+                summary: "log2 of the largest value of the last bin."),
         ]
     ) { a in
         // A maximum stop at or below the minimum puts every value above the minimum in the last bin.
         let lo = Float(try a.number("inputMinimumStop")), hi = Float(try a.number("inputMaximumStop"))
         let range = Swift.max(hi - lo, 1e-6)
-        return try histogram(a, name: "area logarithmic histogram \(lo)...\(hi)", unpremultiply: false, alphaWeighted: false) { v, n in
+        return try histogram(a, name: "area logarithmic histogram \(lo)...\(hi)", unpremultiply: false, alphaWeighted: false) {
+            v, n in
             guard v > 0 else { return 0 }
             let f = (log2f(v) - lo) / range
             guard f > 0 else { return 0 }
@@ -301,8 +334,11 @@ extension FilterDescriptor {
         categories: [.reduction], inputs: [.image(), .extentInput()]
     ) { a in
         let region = try a.reductionRegion()
-        guard region.width <= 1 << 20 else { throw a.fail("inputExtent", "is too wide for a column average (\(region.width) columns)") }
-        return Image.reduction("column average", inputs: [try a.image()], regions: [region], width: region.width, height: 1) { t, threads, out in
+        guard region.width <= 1 << 20 else {
+            throw a.fail("inputExtent", "is too wide for a column average (\(region.width) columns)")
+        }
+        return Image.reduction("column average", inputs: [try a.image()], regions: [region], width: region.width, height: 1) {
+            t, threads, out in
             let s = Reduction.bandedSums(t[0], threads: threads, stateSize: region.width * 4) { st, row, _ in
                 for x in 0..<region.width { for c in 0..<4 { st[x * 4 + c] += Double(row[x][c]) } }
             }
@@ -319,8 +355,11 @@ extension FilterDescriptor {
         categories: [.reduction], inputs: [.image(), .extentInput()]
     ) { a in
         let region = try a.reductionRegion()
-        guard region.height <= 1 << 20 else { throw a.fail("inputExtent", "is too tall for a row average (\(region.height) rows)") }
-        return Image.reduction("row average", inputs: [try a.image()], regions: [region], width: 1, height: region.height) { t, threads, out in
+        guard region.height <= 1 << 20 else {
+            throw a.fail("inputExtent", "is too tall for a row average (\(region.height) rows)")
+        }
+        return Image.reduction("row average", inputs: [try a.image()], regions: [region], width: 1, height: region.height) {
+            t, threads, out in
             let tile = t[0]
             let shared = SharedPixels(base: UnsafeMutableRawPointer(out), bytesPerRow: 16)
             Scheduler.run(count: region.height, threads: threads) { j, _ in
@@ -328,20 +367,24 @@ extension FilterDescriptor {
                 var acc = SIMD4<Double>.zero
                 for x in 0..<region.width { acc += _double4(row[x]) }
                 let n = Double(region.width)
-                (shared.base + j * 16).storeBytes(of: SIMD4(Float(acc.x / n), Float(acc.y / n), Float(acc.z / n), Float(acc.w / n)),
-                                                  as: SIMD4<Float>.self)
+                (shared.base + j * 16).storeBytes(
+                    of: SIMD4(Float(acc.x / n), Float(acc.y / n), Float(acc.z / n), Float(acc.w / n)),
+                    as: SIMD4<Float>.self)
             }
         }
     }
 
     static let histogramDisplay = FilterDescriptor(
         name: "CIHistogramDisplayFilter", displayName: "Histogram Display",
-        summary: "Draws an N x 1 histogram image (such as CIAreaHistogram's) as an N x height bar chart: red, green and blue bars, opaque black background.",
+        summary:
+            "Draws an N x 1 histogram image (such as CIAreaHistogram's) as an N x height bar chart: red, green and blue bars, opaque black background.",
         categories: [.reduction],
-        inputs: [.image(summary: "An N x 1 histogram image."),
-                 .number("inputHeight", .scalar, default: 100, min: 1, max: 200, summary: "Height of the chart in pixels."),
-                 .number("inputHighLimit", default: 1, min: 0, max: 1, summary: "The bin value drawn at full height."),
-                 .number("inputLowLimit", default: 0, min: 0, max: 1, summary: "The bin value drawn at zero height.")]
+        inputs: [
+            .image(summary: "An N x 1 histogram image."),
+            .number("inputHeight", .scalar, default: 100, min: 1, max: 200, summary: "Height of the chart in pixels."),
+            .number("inputHighLimit", default: 1, min: 0, max: 1, summary: "The bin value drawn at full height."),
+            .number("inputLowLimit", default: 0, min: 0, max: 1, summary: "The bin value drawn at zero height."),
+        ]
     ) { a in
         let image = try a.image()
         let region = try a.finiteExtent(of: image)
@@ -350,8 +393,10 @@ extension FilterDescriptor {
         let hi = try a.number("inputHighLimit"), lo = try a.number("inputLowLimit")
         let range = Swift.max(hi - lo, 1e-9)
         let firstRow = IntRect(x: region.x, y: region.y, width: region.width, height: 1)
-        return Image.reduction("histogram display \(height) \(lo)...\(hi)", inputs: [image], regions: [firstRow],
-                               width: region.width, height: height) { t, _, out in
+        return Image.reduction(
+            "histogram display \(height) \(lo)...\(hi)", inputs: [image], regions: [firstRow],
+            width: region.width, height: height
+        ) { t, _, out in
             let row = t[0].row(firstRow.y)
             for x in 0..<region.width {
                 let v = row[x]
@@ -362,8 +407,9 @@ extension FilterDescriptor {
                 }
                 for y in 0..<height {
                     let fromBottom = height - y
-                    out[y * region.width + x] = SIMD4(bars.x >= fromBottom ? 1 : 0, bars.y >= fromBottom ? 1 : 0,
-                                                      bars.z >= fromBottom ? 1 : 0, 1)
+                    out[y * region.width + x] = SIMD4(
+                        bars.x >= fromBottom ? 1 : 0, bars.y >= fromBottom ? 1 : 0,
+                        bars.z >= fromBottom ? 1 : 0, 1)
                 }
             }
         }
@@ -371,9 +417,9 @@ extension FilterDescriptor {
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif

@@ -16,11 +16,11 @@
 // Both read each input pixel through exact copies, so the result equals the direct sum.
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 extension FilterDescriptor {
@@ -33,8 +33,10 @@ extension FilterDescriptor {
 
     /// Resamples `image` along one axis from `[inStart, inStart + inSize)` to
     /// `[outStart, outStart + outSize)` with `filter`.
-    static func _resampleAxis(_ image: Image, horizontal: Bool, inStart: Int, inSize: Int,
-                              outStart: Int, outSize: Int, filter: _ResampleFilter) -> Image {
+    static func _resampleAxis(
+        _ image: Image, horizontal: Bool, inStart: Int, inSize: Int,
+        outStart: Int, outSize: Int, filter: _ResampleFilter
+    ) -> Image {
         let scale = Double(inSize) / Double(outSize)
         // Taps per output, flattened.
         var starts = [Int](repeating: 0, count: outSize), counts = [Int](repeating: 0, count: outSize)
@@ -46,10 +48,12 @@ extension FilterDescriptor {
             offsets[o + 1] = weights.count
         }
         // The input pixel under each output's center.
-        let under = (0..<outSize).map { o in Swift.min(Swift.max(Int(((Double(o) + 0.5) * scale).rounded(.down)), 0), inSize - 1) }
+        let under = (0..<outSize).map { o in Swift.min(Swift.max(Int(((Double(o) + 0.5) * scale).rounded(.down)), 0), inSize - 1)
+        }
         let e = image.extent
         @Sendable func along(_ r: Rect, _ lo: Double, _ hi: Double) -> Rect {
-            horizontal ? Rect(minX: lo, minY: r.minY, maxX: hi, maxY: r.maxY) : Rect(minX: r.minX, minY: lo, maxX: r.maxX, maxY: hi)
+            horizontal
+                ? Rect(minX: lo, minY: r.minY, maxX: hi, maxY: r.maxY) : Rect(minX: r.minX, minY: lo, maxX: r.maxX, maxY: hi)
         }
         let outExtent = along(e, Double(outStart), Double(outStart + outSize))
         let tag = "\(horizontal ? "h" : "v") \(inStart)+\(inSize)->\(outStart)+\(outSize) \(filter.name)"
@@ -58,13 +62,16 @@ extension FilterDescriptor {
 
         /// The nearest-sampling warp from output coordinates to the pixel under each center.
         func pick(_ input: Image, extent: Rect) -> Image {
-            input.warped(named: "pick \(tag)", sampling: .nearest, extent: extent, regionOfInterest: { r in
-                if r.isEmpty || r.isInfinite { return r }
-                let lo = horizontal ? r.minX : r.minY, hi = horizontal ? r.maxX : r.maxY
-                let o0 = Swift.min(Swift.max(Int(lo.rounded(.down)) - outStart, 0), outSize - 1)
-                let o1 = Swift.min(Swift.max(Int((hi - 1).rounded(.up)) - outStart, 0), outSize - 1)
-                return along(r, Double(inStart + under[o0]), Double(inStart + under[o1] + 1))
-            }) { x, y in
+            input.warped(
+                named: "pick \(tag)", sampling: .nearest, extent: extent,
+                regionOfInterest: { r in
+                    if r.isEmpty || r.isInfinite { return r }
+                    let lo = horizontal ? r.minX : r.minY, hi = horizontal ? r.maxX : r.maxY
+                    let o0 = Swift.min(Swift.max(Int(lo.rounded(.down)) - outStart, 0), outSize - 1)
+                    let o1 = Swift.min(Swift.max(Int((hi - 1).rounded(.up)) - outStart, 0), outSize - 1)
+                    return along(r, Double(inStart + under[o0]), Double(inStart + under[o1] + 1))
+                }
+            ) { x, y in
                 let v = horizontal ? x : y
                 let o = Swift.min(Swift.max(Int(v.rounded(.down)) - outStart, 0), outSize - 1)
                 let s = Double(inStart + under[o]) + 0.5
@@ -74,10 +81,14 @@ extension FilterDescriptor {
 
         /// A stencil: `source(o, k)` is the coordinate along the axis of output `o`'s tap `k`,
         /// `output(c)` the output index computed at coordinate `c` (or nil).
-        func stencil(_ input: Image, halo: Int, name: String,
-                     output: @escaping @Sendable (Int) -> Int?, source: @escaping @Sendable (Int, Int) -> Int) -> Image {
-            let k = StencilKernel(name: name, sharesByName: true, haloX: horizontal ? halo : 0, haloY: horizontal ? 0 : halo,
-                                  cost: maxTaps) { src, out, _, _ in
+        func stencil(
+            _ input: Image, halo: Int, name: String,
+            output: @escaping @Sendable (Int) -> Int?, source: @escaping @Sendable (Int, Int) -> Int
+        ) -> Image {
+            let k = StencilKernel(
+                name: name, sharesByName: true, haloX: horizontal ? halo : 0, haloY: horizontal ? 0 : halo,
+                cost: maxTaps
+            ) { src, out, _, _ in
                 weights_.withUnsafeBufferPointer { w in
                     for y in out.rect.y..<out.rect.maxY {
                         let row = out.row(y)
@@ -102,10 +113,12 @@ extension FilterDescriptor {
             for (o, i) in under.enumerated() { table[i] = o }
             let outputAt = table
             let halo = Int((filter.support * scale).rounded(.up)) + 2
-            let summed = stencil(image, halo: halo, name: "resample \(tag)", output: { c in
-                let i = c - inStart
-                return i >= 0 && i < inSize && outputAt[i] >= 0 ? outputAt[i] : nil
-            }, source: { o, j in inStart + starts_[o] + j })
+            let summed = stencil(
+                image, halo: halo, name: "resample \(tag)",
+                output: { c in
+                    let i = c - inStart
+                    return i >= 0 && i < inSize && outputAt[i] >= 0 ? outputAt[i] : nil
+                }, source: { o, j in inStart + starts_[o] + j })
             return pick(summed, extent: outExtent)
         }
         // Enlarging: the first output showing each input pixel.
@@ -114,10 +127,12 @@ extension FilterDescriptor {
         let firstOutput = table
         let replicated = pick(image, extent: outExtent)
         let halo = Int(((filter.support + 2) / scale).rounded(.up)) + 2
-        return stencil(replicated, halo: halo, name: "resample \(tag)", output: { c in
-            let o = c - outStart
-            return o >= 0 && o < outSize ? o : nil
-        }, source: { o, j in outStart + firstOutput[starts_[o] + j] })
+        return stencil(
+            replicated, halo: halo, name: "resample \(tag)",
+            output: { c in
+                let o = c - outStart
+                return o >= 0 && o < outSize ? o : nil
+            }, source: { o, j in outStart + firstOutput[starts_[o] + j] })
     }
 
     /// The output rect of scaling `ie` by `sx`, `sy` (rounded as the Lanczos transform does).
@@ -134,20 +149,26 @@ extension FilterDescriptor {
         let ie = IntRect(covering: image.extent)
         var img = image
         if out.width != ie.width || out.x != ie.x {
-            img = _resampleAxis(img, horizontal: true, inStart: ie.x, inSize: ie.width, outStart: out.x, outSize: out.width, filter: filter)
+            img = _resampleAxis(
+                img, horizontal: true, inStart: ie.x, inSize: ie.width, outStart: out.x, outSize: out.width, filter: filter)
         }
         if out.height != ie.height || out.y != ie.y {
-            img = _resampleAxis(img, horizontal: false, inStart: ie.y, inSize: ie.height, outStart: out.y, outSize: out.height, filter: filter)
+            img = _resampleAxis(
+                img, horizontal: false, inStart: ie.y, inSize: ie.height, outStart: out.y, outSize: out.height, filter: filter)
         }
         return img
     }
 
     static func _scaleInputs() -> [FilterInput] {
-        [.image(),
-         .number("inputScale", default: 1, identity: 1, min: 0.001, max: 64, sliderMin: 0.05, sliderMax: 1.5,
-                 summary: "The vertical scale factor."),
-         .number("inputAspectRatio", default: 1, identity: 1, min: 0.001, max: 64, sliderMin: 0.05, sliderMax: 2,
-                 summary: "The horizontal scale divided by the vertical one.")]
+        [
+            .image(),
+            .number(
+                "inputScale", default: 1, identity: 1, min: 0.001, max: 64, sliderMin: 0.05, sliderMax: 1.5,
+                summary: "The vertical scale factor."),
+            .number(
+                "inputAspectRatio", default: 1, identity: 1, min: 0.001, max: 64, sliderMin: 0.05, sliderMax: 2,
+                summary: "The horizontal scale divided by the vertical one."),
+        ]
     }
 
     /// The validated finite extent and output rect of a scale filter, or nil for no change.
@@ -168,8 +189,11 @@ extension FilterDescriptor {
         summary: "Scales the image with a separable Mitchell-Netravali cubic (B, C), antialiased when shrinking.",
         categories: [.geometryAdjustment],
         inputs: _scaleInputs() + [
-            .number("inputB", default: 0, min: 0, max: 1, summary: "The cubic's B parameter (blur): 0 is sharpest, 1 a B-spline."),
-            .number("inputC", default: 0.75, min: 0, max: 1, summary: "The cubic's C parameter (ringing); B = 0, C = 0.5 is Keys' and Pillow's bicubic."),
+            .number(
+                "inputB", default: 0, min: 0, max: 1, summary: "The cubic's B parameter (blur): 0 is sharpest, 1 a B-spline."),
+            .number(
+                "inputC", default: 0.75, min: 0, max: 1,
+                summary: "The cubic's C parameter (ringing); B = 0, C = 0.5 is Keys' and Pillow's bicubic."),
         ]
     ) { a in
         let image = try a.image()
@@ -181,14 +205,16 @@ extension FilterDescriptor {
 
     static let maximumScaleTransform = FilterDescriptor(
         name: "CIMaximumScaleTransform", displayName: "Maximum Scale Transform",
-        summary: "Scales with the highest quality: an area-averaging (box) reduction to twice the size, then antialiased Lanczos-3.",
+        summary:
+            "Scales with the highest quality: an area-averaging (box) reduction to twice the size, then antialiased Lanczos-3.",
         categories: [.geometryAdjustment],
         inputs: _scaleInputs()
     ) { a in
         let image = try a.image()
         guard let target = try _scaleTarget(a, image) else { return image }
         let (ie, out) = target
-        let mid = IntRect(x: ie.x, y: ie.y, width: Swift.min(ie.width, 2 * out.width), height: Swift.min(ie.height, 2 * out.height))
+        let mid = IntRect(
+            x: ie.x, y: ie.y, width: Swift.min(ie.width, 2 * out.width), height: Swift.min(ie.height, 2 * out.height))
         var reduced = image
         if mid.width != ie.width || mid.height != ie.height { reduced = _resample(image, to: mid, filter: .box) }
         return Image(node: Node(.warp(.lanczos(output: out)), inputs: [reduced.node], extent: out.rect))
@@ -198,10 +224,15 @@ extension FilterDescriptor {
 
     static let straightenFilter = FilterDescriptor(
         name: "CIStraightenFilter", displayName: "Straighten",
-        summary: "Rotates the image about its center and enlarges it just enough that no transparent corner shows, keeping the extent.",
+        summary:
+            "Rotates the image about its center and enlarges it just enough that no transparent corner shows, keeping the extent.",
         categories: [.geometryAdjustment],
-        inputs: [.image(), .number("inputAngle", .angle, default: 0, identity: 0, sliderMin: -Double.pi, sliderMax: Double.pi,
-                                   summary: "The rotation in radians; positive turns the image counterclockwise as displayed.")]
+        inputs: [
+            .image(),
+            .number(
+                "inputAngle", .angle, default: 0, identity: 0, sliderMin: -Double.pi, sliderMax: Double.pi,
+                summary: "The rotation in radians; positive turns the image counterclockwise as displayed."),
+        ]
     ) { a in
         let image = try a.image(), angle = try a.number("inputAngle")
         if angle == 0 { return image }
@@ -256,21 +287,30 @@ extension FilterDescriptor {
             extent = m.intersection(limit)
             if extent.isEmpty { extent = e }
         }
-        return image.warped(named: "keystone h\(horizontal) v\(vertical) \(q) f\(focal)", sampling: .bilinear, extent: extent,
-                            regionOfInterest: { r in backward.mappedBounds(of: r) ?? e }) { x, y in
+        return image.warped(
+            named: "keystone h\(horizontal) v\(vertical) \(q) f\(focal)", sampling: .bilinear, extent: extent,
+            regionOfInterest: { r in backward.mappedBounds(of: r) ?? e }
+        ) { x, y in
             backward.apply(to: Point(x: x, y: y)) ?? Point(x: Double.nan, y: Double.nan)
         }
     }
 
     static func _keystoneInputs() -> [FilterInput] {
-        [.image(), .number("inputFocalLength", default: 28, min: 1, max: 2000, sliderMin: 10, sliderMax: 200,
-                           summary: "The 35 mm equivalent focal length of the photo, in millimetres; sets how much the corrected axis is stretched.")]
+        [
+            .image(),
+            .number(
+                "inputFocalLength", default: 28, min: 1, max: 2000, sliderMin: 10, sliderMax: 200,
+                summary:
+                    "The 35 mm equivalent focal length of the photo, in millimetres; sets how much the corrected axis is stretched."
+            ),
+        ]
             + _perspectiveCornerInputs
     }
 
     static let keystoneCorrectionVertical = FilterDescriptor(
         name: "CIKeystoneCorrectionVertical", displayName: "Vertical Keystone Correction",
-        summary: "Makes the left and right guides (top-left to bottom-left, top-right to bottom-right) vertical with a projective warp.",
+        summary:
+            "Makes the left and right guides (top-left to bottom-left, top-right to bottom-right) vertical with a projective warp.",
         categories: [.geometryAdjustment],
         inputs: _keystoneInputs()
     ) { a in try _keystone(a, horizontal: false, vertical: true) }
@@ -292,25 +332,34 @@ extension FilterDescriptor {
     // MARK: Nine-part images
 
     static func _ninePartInputs() -> [FilterInput] {
-        [.image(),
-         .vector("inputBreakpoint0", .position, default: [50, 50],
-                 summary: "The [x y] where the left column and top row end, in top-left-origin pixels."),
-         .vector("inputBreakpoint1", .position, default: [150, 150],
-                 summary: "The [x y] where the right column and bottom row start."),
-         .vector("inputGrowAmount", .offset, default: [100, 100], identity: [0, 0],
-                 summary: "How many pixels [x y] the middle column and row grow by.")]
+        [
+            .image(),
+            .vector(
+                "inputBreakpoint0", .position, default: [50, 50],
+                summary: "The [x y] where the left column and top row end, in top-left-origin pixels."),
+            .vector(
+                "inputBreakpoint1", .position, default: [150, 150],
+                summary: "The [x y] where the right column and bottom row start."),
+            .vector(
+                "inputGrowAmount", .offset, default: [100, 100], identity: [0, 0],
+                summary: "How many pixels [x y] the middle column and row grow by."),
+        ]
     }
 
     /// Builds a nine-part image: corners kept, the middle column and row mapped by `middle`
     /// (an offset into the output's middle -> an offset into the input's middle, per axis).
-    static func _ninePart(_ a: FilterArguments, kind: String,
-                          middle: @escaping @Sendable (_ offset: Double, _ inputLength: Double, _ outputLength: Double, _ y: Bool) -> Double) throws -> Image {
+    static func _ninePart(
+        _ a: FilterArguments, kind: String,
+        middle: @escaping @Sendable (_ offset: Double, _ inputLength: Double, _ outputLength: Double, _ y: Bool) -> Double
+    ) throws -> Image {
         let image = try a.image(), b0 = try a._point("inputBreakpoint0"), b1 = try a._point("inputBreakpoint1")
         let grow = try a.vector("inputGrowAmount")
         let e = try _finiteExtent(image, a.filter)
         if grow[0] == 0 && grow[1] == 0 { return image }
-        let x0 = Swift.min(Swift.max(Swift.min(b0.x, b1.x), e.minX), e.maxX), x1 = Swift.min(Swift.max(Swift.max(b0.x, b1.x), e.minX), e.maxX)
-        let y0 = Swift.min(Swift.max(Swift.min(b0.y, b1.y), e.minY), e.maxY), y1 = Swift.min(Swift.max(Swift.max(b0.y, b1.y), e.minY), e.maxY)
+        let x0 = Swift.min(Swift.max(Swift.min(b0.x, b1.x), e.minX), e.maxX),
+            x1 = Swift.min(Swift.max(Swift.max(b0.x, b1.x), e.minX), e.maxX)
+        let y0 = Swift.min(Swift.max(Swift.min(b0.y, b1.y), e.minY), e.maxY),
+            y1 = Swift.min(Swift.max(Swift.max(b0.y, b1.y), e.minY), e.maxY)
         let mw = x1 - x0, mh = y1 - y0
         guard mw + grow[0] >= 0, mh + grow[1] >= 0 else {
             throw a.fail("inputGrowAmount", "must not shrink the middle below zero (middle is \(mw)x\(mh)), got \(grow)")
@@ -327,17 +376,20 @@ extension FilterDescriptor {
             return v - g
         }
         let extent = Rect(x: e.x, y: e.y, width: e.width + gx, height: e.height + gy)
-        return image.warped(named: "\(kind) \(b0) \(b1) \(grow)", sampling: .bilinear, extent: extent, regionOfInterest: { r in
-            if r.isEmpty || r.isInfinite { return r }
-            func span(_ lo: Double, _ hi: Double, _ m0: Double, _ len: Double, _ g: Double, _ isY: Bool) -> (Double, Double) {
-                var a = Swift.min(mapAxis(lo, m0, len, g, isY), mapAxis(hi, m0, len, g, isY))
-                var b = Swift.max(mapAxis(lo, m0, len, g, isY), mapAxis(hi, m0, len, g, isY))
-                if hi > m0 && lo < m0 + len + g { a = Swift.min(a, m0 - 1); b = Swift.max(b, m0 + len + 1) }
-                return (a, b)
+        return image.warped(
+            named: "\(kind) \(b0) \(b1) \(grow)", sampling: .bilinear, extent: extent,
+            regionOfInterest: { r in
+                if r.isEmpty || r.isInfinite { return r }
+                func span(_ lo: Double, _ hi: Double, _ m0: Double, _ len: Double, _ g: Double, _ isY: Bool) -> (Double, Double) {
+                    var a = Swift.min(mapAxis(lo, m0, len, g, isY), mapAxis(hi, m0, len, g, isY))
+                    var b = Swift.max(mapAxis(lo, m0, len, g, isY), mapAxis(hi, m0, len, g, isY))
+                    if hi > m0 && lo < m0 + len + g { a = Swift.min(a, m0 - 1); b = Swift.max(b, m0 + len + 1) }
+                    return (a, b)
+                }
+                let (ax, bx) = span(r.minX, r.maxX, x0, mw, gx, false), (ay, by) = span(r.minY, r.maxY, y0, mh, gy, true)
+                return Rect(minX: ax, minY: ay, maxX: bx, maxY: by)
             }
-            let (ax, bx) = span(r.minX, r.maxX, x0, mw, gx, false), (ay, by) = span(r.minY, r.maxY, y0, mh, gy, true)
-            return Rect(minX: ax, minY: ay, maxX: bx, maxY: by)
-        }) { x, y in Point(x: mapAxis(x, x0, mw, gx, false), y: mapAxis(y, y0, mh, gy, true)) }
+        ) { x, y in Point(x: mapAxis(x, x0, mw, gx, false), y: mapAxis(y, y0, mh, gy, true)) }
     }
 
     /// `v`, an offset into a middle of `len` pixels, moved onto its pixel centers
@@ -350,7 +402,8 @@ extension FilterDescriptor {
 
     static let ninePartStretched = FilterDescriptor(
         name: "CINinePartStretched", displayName: "Nine Part Stretched",
-        summary: "Grows the image by stretching its middle column and row, keeping the four corners (a resizable image with cap insets).",
+        summary:
+            "Grows the image by stretching its middle column and row, keeping the four corners (a resizable image with cap insets).",
         categories: [.distortionEffect],
         inputs: _ninePartInputs()
     ) { a in
@@ -361,10 +414,14 @@ extension FilterDescriptor {
 
     static let ninePartTiled = FilterDescriptor(
         name: "CINinePartTiled", displayName: "Nine Part Tiled",
-        summary: "Grows the image by repeating its middle column and row, keeping the four corners; optionally flips every other tile row.",
+        summary:
+            "Grows the image by repeating its middle column and row, keeping the four corners; optionally flips every other tile row.",
         categories: [.distortionEffect],
-        inputs: _ninePartInputs() + [.boolean("inputFlipYTiles", default: true,
-                                               summary: "Mirrors every other repetition of the middle row vertically, so tiles meet without seams.")]
+        inputs: _ninePartInputs() + [
+            .boolean(
+                "inputFlipYTiles", default: true,
+                summary: "Mirrors every other repetition of the middle row vertically, so tiles meet without seams.")
+        ]
     ) { a in
         let flip = try a.number("inputFlipYTiles") >= 0.5
         return try _ninePart(a, kind: "ninePartTiled flip\(flip)") { off, len, _, isY in
@@ -397,9 +454,12 @@ extension Image {
     /// matches Pillow's BICUBIC. The output size is the input's times the factors, rounded.
     ///
     /// - Complexity: 4 x max(1, 1/scale) taps per axis per output pixel.
-    public func bicubicScaled(scale: Double? = nil, aspectRatio: Double? = nil, b: Double? = nil, c: Double? = nil) throws -> Image {
+    public func bicubicScaled(scale: Double? = nil, aspectRatio: Double? = nil, b: Double? = nil, c: Double? = nil) throws
+        -> Image
+    {
         try FilterDescriptor.bicubicScaleTransform.apply([
-            "inputImage": .image(self), "inputScale": scale.map(FilterValue.number), "inputAspectRatio": aspectRatio.map(FilterValue.number),
+            "inputImage": .image(self), "inputScale": scale.map(FilterValue.number),
+            "inputAspectRatio": aspectRatio.map(FilterValue.number),
             "inputB": b.map(FilterValue.number), "inputC": c.map(FilterValue.number),
         ])
     }
@@ -409,8 +469,10 @@ extension Image {
     ///
     /// - Complexity: about 1/scale + 12 taps per axis per output pixel.
     public func maximumScaled(scale: Double? = nil, aspectRatio: Double? = nil) throws -> Image {
-        try FilterDescriptor.maximumScaleTransform.apply(["inputImage": .image(self), "inputScale": scale.map(FilterValue.number),
-                                                          "inputAspectRatio": aspectRatio.map(FilterValue.number)])
+        try FilterDescriptor.maximumScaleTransform.apply([
+            "inputImage": .image(self), "inputScale": scale.map(FilterValue.number),
+            "inputAspectRatio": aspectRatio.map(FilterValue.number),
+        ])
     }
 
     /// Rotates by `angle` radians about the center and enlarges to hide the corners
@@ -432,10 +494,13 @@ extension Image {
     public func resized(to size: Size, contentMode: ContentMode) throws -> Image {
         let tw = size.width.rounded(), th = size.height.rounded()
         guard tw.isFinite, th.isFinite, tw >= 1, th >= 1, tw <= 16_777_216, th <= 16_777_216 else {
-            throw PixelFlowError.invalidParameter(filter: "resized", key: "size", reason: "must be between 1 and 2^24 pixels on each side, got \(size)")
+            throw PixelFlowError.invalidParameter(
+                filter: "resized", key: "size", reason: "must be between 1 and 2^24 pixels on each side, got \(size)")
         }
         let e = extent
-        guard !e.isInfinite, !e.isEmpty else { throw PixelFlowError.invalidExtent("resized(to:contentMode:) needs a finite, non-empty extent") }
+        guard !e.isInfinite, !e.isEmpty else {
+            throw PixelFlowError.invalidExtent("resized(to:contentMode:) needs a finite, non-empty extent")
+        }
         var img = self
         let fx = tw / e.width, fy = th / e.height
         switch contentMode {
@@ -459,7 +524,8 @@ extension Image {
         case .bottomLeft: dx = left; dy = bottom
         case .bottomRight: dx = right; dy = bottom
         }
-        return try img.transformed(by: AffineTransform(translationX: dx, y: dy)).cropped(to: Rect(x: 0, y: 0, width: tw, height: th))
+        return try img.transformed(by: AffineTransform(translationX: dx, y: dy)).cropped(
+            to: Rect(x: 0, y: 0, width: tw, height: th))
     }
 
     /// The image resized to `targetSize` with its corners kept: UIKit's
@@ -496,7 +562,8 @@ extension Image {
     public func resizableImage(capInsets: EdgeInsets, targetSize: Size, resizingMode: ResizingMode = .tile) throws -> Image {
         let e = extent
         guard !e.isInfinite, !e.isEmpty else {
-            throw PixelFlowError.invalidExtent("resizableImage(capInsets:targetSize:resizingMode:) needs a finite, non-empty extent")
+            throw PixelFlowError.invalidExtent(
+                "resizableImage(capInsets:targetSize:resizingMode:) needs a finite, non-empty extent")
         }
         func fail(_ key: String, _ reason: String) -> PixelFlowError {
             .invalidParameter(filter: "resizableImage", key: key, reason: reason)
@@ -506,18 +573,24 @@ extension Image {
             throw fail("capInsets", "must be finite and at least 0, got \(c)")
         }
         guard c.left + c.right <= e.width, c.top + c.bottom <= e.height else {
-            throw fail("capInsets", "must fit in the image (\(e.width)x\(e.height)): left + right at most the width, "
-                + "top + bottom at most the height, got \(c)")
+            throw fail(
+                "capInsets",
+                "must fit in the image (\(e.width)x\(e.height)): left + right at most the width, "
+                    + "top + bottom at most the height, got \(c)")
         }
         let w = targetSize.width, h = targetSize.height
         guard w.isFinite, h.isFinite, w >= Swift.max(1, c.left + c.right), h >= Swift.max(1, c.top + c.bottom) else {
-            throw fail("targetSize", "must be finite, at least 1 and at least the caps (\(c.left + c.right)x\(c.top + c.bottom)), "
-                + "got \(w)x\(h)")
+            throw fail(
+                "targetSize",
+                "must be finite, at least 1 and at least the caps (\(c.left + c.right)x\(c.top + c.bottom)), "
+                    + "got \(w)x\(h)")
         }
         let middle = e.inset(by: c)
         if (middle.width == 0 && w != e.width) || (middle.height == 0 && h != e.height) {
-            throw fail("capInsets", "leave no middle to \(resizingMode.rawValue) between them, but targetSize \(w)x\(h) "
-                + "changes the size \(e.width)x\(e.height) along that axis")
+            throw fail(
+                "capInsets",
+                "leave no middle to \(resizingMode.rawValue) between them, but targetSize \(w)x\(h) "
+                    + "changes the size \(e.width)x\(e.height) along that axis")
         }
         var values: [String: FilterValue?] = [
             "inputImage": .image(self), "inputBreakpoint0": .vector([middle.minX, middle.minY]),

@@ -17,11 +17,11 @@
 // for the others.
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 extension FilterDescriptor {
@@ -33,7 +33,8 @@ extension FilterDescriptor {
 
     static let pixellate = FilterDescriptor(
         name: "CIPixellate", displayName: "Pixellate",
-        summary: "Makes the image blocky: square cells of side scale, aligned on the center, each taking the color at its center.",
+        summary:
+            "Makes the image blocky: square cells of side scale, aligned on the center, each taking the color at its center.",
         categories: [.stylize],
         inputs: [.image(), _center(), _cellScale("inputScale", .distance, default: 8, "The side of a cell, in pixels.")]
     ) { a in
@@ -42,25 +43,33 @@ extension FilterDescriptor {
 
     static let hexagonalPixellate = FilterDescriptor(
         name: "CIHexagonalPixellate", displayName: "Hexagonal Pixellate",
-        summary: "Makes the image into hexagons: cells around a triangular lattice of spacing scale, each taking the color at its center.",
+        summary:
+            "Makes the image into hexagons: cells around a triangular lattice of spacing scale, each taking the color at its center.",
         categories: [.stylize],
-        inputs: [.image(), _center(), _cellScale("inputScale", .distance, default: 8, "The distance between neighbouring hexagons' centers, in pixels.")]
+        inputs: [
+            .image(), _center(),
+            _cellScale("inputScale", .distance, default: 8, "The distance between neighbouring hexagons' centers, in pixels."),
+        ]
     ) { a in
         try a.image()._hexagonalPixellated(center: try a._point("inputCenter"), scale: try a.number("inputScale"))
     }
 
     static let crystallize = FilterDescriptor(
         name: "CICrystallize", displayName: "Crystallize",
-        summary: "Makes polygonal color blocks: Voronoi cells of seeds jittered on a grid of spacing radius, each taking the color at its seed.",
+        summary:
+            "Makes polygonal color blocks: Voronoi cells of seeds jittered on a grid of spacing radius, each taking the color at its seed.",
         categories: [.stylize],
-        inputs: [.image(), _cellScale("inputRadius", .distance, default: 20, "The grid spacing of the seeds, in pixels."), _center()]
+        inputs: [
+            .image(), _cellScale("inputRadius", .distance, default: 20, "The grid spacing of the seeds, in pixels."), _center(),
+        ]
     ) { a in
         try a.image()._crystallized(center: try a._point("inputCenter"), radius: try a.number("inputRadius"))
     }
 
     static let pointillize = FilterDescriptor(
         name: "CIPointillize", displayName: "Pointillize",
-        summary: "Renders the image as single-color discs of the radius about seeds jittered on a grid of spacing 2 radius; transparent between the discs.",
+        summary:
+            "Renders the image as single-color discs of the radius about seeds jittered on a grid of spacing 2 radius; transparent between the discs.",
         categories: [.stylize],
         inputs: [.image(), _cellScale("inputRadius", .distance, default: 20, "The radius of the discs, in pixels."), _center()]
     ) { a in
@@ -86,7 +95,8 @@ extension FilterDescriptor {
     /// The seed nearest to q (relative to the grid origin) among the jittered seeds of cells
     /// of side `spacing`, searching the 5 x 5 cells around q's (enough: q's own seed is within
     /// spacing * sqrt(2), and seeds three cells away are farther than 2 spacing).
-    @inline(__always) static func _nearestSeed(_ qx: Double, _ qy: Double, spacing: Double) -> (x: Double, y: Double, d2: Double) {
+    @inline(__always) static func _nearestSeed(_ qx: Double, _ qy: Double, spacing: Double) -> (x: Double, y: Double, d2: Double)
+    {
         let i0 = _cellIndex(qx / spacing), j0 = _cellIndex(qy / spacing)
         var best = (x: 0.0, y: 0.0, d2: Double.infinity)
         for j in (j0 - 2)...(j0 + 2) {
@@ -111,16 +121,22 @@ extension Image {
         @Sendable func cellCenter(_ v: Double, _ o: Double) -> Double { o + ((v - o) / s).rounded(.down) * s + s / 2 }
         var e = extent
         if !e.isInfinite && !e.isEmpty {
-            e = Rect(minX: c.x + ((e.minX - c.x) / s).rounded(.down) * s, minY: c.y + ((e.minY - c.y) / s).rounded(.down) * s,
-                     maxX: c.x + ((e.maxX - c.x) / s).rounded(.up) * s, maxY: c.y + ((e.maxY - c.y) / s).rounded(.up) * s)
+            e = Rect(
+                minX: c.x + ((e.minX - c.x) / s).rounded(.down) * s, minY: c.y + ((e.minY - c.y) / s).rounded(.down) * s,
+                maxX: c.x + ((e.maxX - c.x) / s).rounded(.up) * s, maxY: c.y + ((e.maxY - c.y) / s).rounded(.up) * s)
         }
-        return warped(named: "pixellate \(c) \(s)", sampling: .nearest, extent: e, regionOfInterest: { r in
-            if r.isEmpty || r.isInfinite { return r }
-            // Pixel centers in r run from minX + 0.5 to maxX - 0.5; the cell centers they map to
-            // are monotone in them. The 1-pixel pad keeps a one-cell rect non-empty.
-            return Rect(minX: cellCenter(r.minX + 0.5, c.x), minY: cellCenter(r.minY + 0.5, c.y),
-                        maxX: cellCenter(r.maxX - 0.5, c.x), maxY: cellCenter(r.maxY - 0.5, c.y)).insetBy(dx: -1, dy: -1)
-        }) { x, y in
+        return warped(
+            named: "pixellate \(c) \(s)", sampling: .nearest, extent: e,
+            regionOfInterest: { r in
+                if r.isEmpty || r.isInfinite { return r }
+                // Pixel centers in r run from minX + 0.5 to maxX - 0.5; the cell centers they map to
+                // are monotone in them. The 1-pixel pad keeps a one-cell rect non-empty.
+                return Rect(
+                    minX: cellCenter(r.minX + 0.5, c.x), minY: cellCenter(r.minY + 0.5, c.y),
+                    maxX: cellCenter(r.maxX - 0.5, c.x), maxY: cellCenter(r.maxY - 0.5, c.y)
+                ).insetBy(dx: -1, dy: -1)
+            }
+        ) { x, y in
             Point(x: cellCenter(x, c.x), y: cellCenter(y, c.y))
         }
     }
@@ -128,8 +144,10 @@ extension Image {
     func _hexagonalPixellated(center c: Point, scale s: Double) -> Image {
         let h = s * 3.0.squareRoot() / 2
         // Every point is within s / sqrt(3) of a lattice point.
-        return warped(named: "hexagonal pixellate \(c) \(s)", sampling: .nearest, extent: _grownExtent(s),
-                      regionOfInterest: { r in r.isInfinite || r.isEmpty ? r : r.insetBy(dx: -(s + 1), dy: -(s + 1)) }) { x, y in
+        return warped(
+            named: "hexagonal pixellate \(c) \(s)", sampling: .nearest, extent: _grownExtent(s),
+            regionOfInterest: { r in r.isInfinite || r.isEmpty ? r : r.insetBy(dx: -(s + 1), dy: -(s + 1)) }
+        ) { x, y in
             let qx = x - c.x, qy = y - c.y
             let j0 = FilterDescriptor._cellIndex(qy / h)
             var best = (x: 0.0, y: 0.0, d2: Double.infinity)
@@ -149,18 +167,22 @@ extension Image {
 
     func _crystallized(center c: Point, radius r: Double) -> Image {
         let reach = 1.5 * r
-        return warped(named: "crystallize \(c) \(r)", sampling: .nearest, extent: _grownExtent(reach),
-                      regionOfInterest: { q in q.isInfinite || q.isEmpty ? q : q.insetBy(dx: -(reach + 1), dy: -(reach + 1)) }) { x, y in
+        return warped(
+            named: "crystallize \(c) \(r)", sampling: .nearest, extent: _grownExtent(reach),
+            regionOfInterest: { q in q.isInfinite || q.isEmpty ? q : q.insetBy(dx: -(reach + 1), dy: -(reach + 1)) }
+        ) { x, y in
             let s = FilterDescriptor._nearestSeed(x - c.x, y - c.y, spacing: r)
             return Point(x: c.x + s.x, y: c.y + s.y)
         }
     }
 
     func _pointillized(center c: Point, radius r: Double) -> Image {
-        return warped(named: "pointillize \(c) \(r)", sampling: .nearest, extent: _grownExtent(r),
-                      regionOfInterest: { q in q.isInfinite || q.isEmpty ? q : q.insetBy(dx: -(r + 1), dy: -(r + 1)) }) { x, y in
+        return warped(
+            named: "pointillize \(c) \(r)", sampling: .nearest, extent: _grownExtent(r),
+            regionOfInterest: { q in q.isInfinite || q.isEmpty ? q : q.insetBy(dx: -(r + 1), dy: -(r + 1)) }
+        ) { x, y in
             let s = FilterDescriptor._nearestSeed(x - c.x, y - c.y, spacing: 2 * r)
-            if s.d2 > r * r { return Point(x: .nan, y: .nan) }   // between the discs: transparent
+            if s.d2 > r * r { return Point(x: .nan, y: .nan) }  // between the discs: transparent
             return Point(x: c.x + s.x, y: c.y + s.y)
         }
     }
@@ -172,28 +194,36 @@ extension Image {
     ///   - scale: 1...1000 (default 8).
     ///   - center: the point the cells are aligned on, in pixels (default (150, 150)).
     public func pixellated(center: Point? = nil, scale: Double? = nil) throws -> Image {
-        try FilterDescriptor.pixellate.apply(["inputImage": .image(self), "inputCenter": center.map { .vector([$0.x, $0.y]) },
-                                              "inputScale": scale.map(FilterValue.number)])
+        try FilterDescriptor.pixellate.apply([
+            "inputImage": .image(self), "inputCenter": center.map { .vector([$0.x, $0.y]) },
+            "inputScale": scale.map(FilterValue.number),
+        ])
     }
 
     /// Hexagonal cells around a triangular lattice of spacing `scale` through `center`, each
     /// taking the color at its center (`CIHexagonalPixellate`).
     public func hexagonallyPixellated(center: Point? = nil, scale: Double? = nil) throws -> Image {
-        try FilterDescriptor.hexagonalPixellate.apply(["inputImage": .image(self), "inputCenter": center.map { .vector([$0.x, $0.y]) },
-                                                       "inputScale": scale.map(FilterValue.number)])
+        try FilterDescriptor.hexagonalPixellate.apply([
+            "inputImage": .image(self), "inputCenter": center.map { .vector([$0.x, $0.y]) },
+            "inputScale": scale.map(FilterValue.number),
+        ])
     }
 
     /// Voronoi cells of seeds jittered on a grid of spacing `radius` (`CICrystallize`), each
     /// taking the color at its seed.
     public func crystallized(center: Point? = nil, radius: Double? = nil) throws -> Image {
-        try FilterDescriptor.crystallize.apply(["inputImage": .image(self), "inputCenter": center.map { .vector([$0.x, $0.y]) },
-                                                "inputRadius": radius.map(FilterValue.number)])
+        try FilterDescriptor.crystallize.apply([
+            "inputImage": .image(self), "inputCenter": center.map { .vector([$0.x, $0.y]) },
+            "inputRadius": radius.map(FilterValue.number),
+        ])
     }
 
     /// Discs of `radius` about seeds jittered on a grid of spacing 2 radius, each the color at
     /// its seed, transparent between them (`CIPointillize`).
     public func pointillized(center: Point? = nil, radius: Double? = nil) throws -> Image {
-        try FilterDescriptor.pointillize.apply(["inputImage": .image(self), "inputCenter": center.map { .vector([$0.x, $0.y]) },
-                                                "inputRadius": radius.map(FilterValue.number)])
+        try FilterDescriptor.pointillize.apply([
+            "inputImage": .image(self), "inputCenter": center.map { .vector([$0.x, $0.y]) },
+            "inputRadius": radius.map(FilterValue.number),
+        ])
     }
 }

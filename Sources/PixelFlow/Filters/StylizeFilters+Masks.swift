@@ -27,19 +27,23 @@ extension FilterDescriptor {
             case .red: w = m.x
             case .blue: w = m.z
             }
-            return Swift.min(Swift.max(w, 0), 1)   // NaN-free inputs give a value in [0, 1]
+            return Swift.min(Swift.max(w, 0), 1)  // NaN-free inputs give a value in [0, 1]
         }
     }
 
     static func _maskBlend(_ name: String, _ display: String, _ channel: _MaskChannel, _ what: String) -> FilterDescriptor {
         FilterDescriptor(
             name: name, displayName: display,
-            summary: "Mixes the image with the background by the mask's \(what): image * m + background * (1 - m), on premultiplied pixels.",
+            summary:
+                "Mixes the image with the background by the mask's \(what): image * m + background * (1 - m), on premultiplied pixels.",
             categories: [.stylize, .highDynamicRange],
-            inputs: [.image(), .image("inputBackgroundImage", summary: "The image shown where the mask is 0."),
-                     .image("inputMaskImage", summary: "The mask: its \(what) weighs the image (1) against the background (0).")]
+            inputs: [
+                .image(), .image("inputBackgroundImage", summary: "The image shown where the mask is 0."),
+                .image("inputMaskImage", summary: "The mask: its \(what) weighs the image (1) against the background (0)."),
+            ]
         ) { a in
-            try a.image()._blended(background: try a.image("inputBackgroundImage"), mask: try a.image("inputMaskImage"), channel: channel)
+            try a.image()._blended(
+                background: try a.image("inputBackgroundImage"), mask: try a.image("inputMaskImage"), channel: channel)
         }
     }
 
@@ -50,7 +54,8 @@ extension FilterDescriptor {
 
     static let sampleNearest = FilterDescriptor(
         name: "CISampleNearest", displayName: "Sample Nearest",
-        summary: "Gives back the image. In Core Image it makes the next resampling nearest-neighbour; PixelFlow's warps take their sampling as a parameter instead, so this is the identity.",
+        summary:
+            "Gives back the image. In Core Image it makes the next resampling nearest-neighbour; PixelFlow's warps take their sampling as a parameter instead, so this is the identity.",
         categories: [.stylize, .highDynamicRange],
         inputs: [.image()]
     ) { a in
@@ -61,40 +66,54 @@ extension FilterDescriptor {
 extension Image {
     func _blended(background: Image, mask: Image, channel: FilterDescriptor._MaskChannel) -> Image {
         let c = channel
-        let weighted = blended(with: mask, kernel: BlendKernel(name: "times mask \(c.rawValue)", extentRule: .intersection) { fg, dst, n in
-            for i in 0..<n { dst[i] = fg[i] * c.weight(dst[i]) }
-        })
-        let rest = background.blended(with: mask, kernel: BlendKernel(name: "times 1 - mask \(c.rawValue)", extentRule: .foreground) { fg, dst, n in
-            for i in 0..<n { dst[i] = fg[i] * (1 - c.weight(dst[i])) }
-        })
-        return weighted.blended(with: rest, kernel: BlendKernel(name: "plus", extentRule: .union) { fg, dst, n in
-            for i in 0..<n { dst[i] = fg[i] + dst[i] }
-        })
+        let weighted = blended(
+            with: mask,
+            kernel: BlendKernel(name: "times mask \(c.rawValue)", extentRule: .intersection) { fg, dst, n in
+                for i in 0..<n { dst[i] = fg[i] * c.weight(dst[i]) }
+            })
+        let rest = background.blended(
+            with: mask,
+            kernel: BlendKernel(name: "times 1 - mask \(c.rawValue)", extentRule: .foreground) { fg, dst, n in
+                for i in 0..<n { dst[i] = fg[i] * (1 - c.weight(dst[i])) }
+            })
+        return weighted.blended(
+            with: rest,
+            kernel: BlendKernel(name: "plus", extentRule: .union) { fg, dst, n in
+                for i in 0..<n { dst[i] = fg[i] + dst[i] }
+            })
     }
 
     /// Mixes the image with `background` by `mask`'s Rec. 709 luma (`CIBlendWithMask`):
     /// `image * m + background * (1 - m)` on premultiplied pixels, m clamped to [0, 1].
     public func blended(with background: Image, mask: Image) throws -> Image {
-        try FilterDescriptor.blendWithMask.apply(["inputImage": .image(self), "inputBackgroundImage": .image(background),
-                                                  "inputMaskImage": .image(mask)])
+        try FilterDescriptor.blendWithMask.apply([
+            "inputImage": .image(self), "inputBackgroundImage": .image(background),
+            "inputMaskImage": .image(mask),
+        ])
     }
 
     /// Mixes the image with `background` by `mask`'s alpha (`CIBlendWithAlphaMask`).
     public func blended(with background: Image, alphaMask mask: Image) throws -> Image {
-        try FilterDescriptor.blendWithAlphaMask.apply(["inputImage": .image(self), "inputBackgroundImage": .image(background),
-                                                       "inputMaskImage": .image(mask)])
+        try FilterDescriptor.blendWithAlphaMask.apply([
+            "inputImage": .image(self), "inputBackgroundImage": .image(background),
+            "inputMaskImage": .image(mask),
+        ])
     }
 
     /// Mixes the image with `background` by `mask`'s red component (`CIBlendWithRedMask`).
     public func blended(with background: Image, redMask mask: Image) throws -> Image {
-        try FilterDescriptor.blendWithRedMask.apply(["inputImage": .image(self), "inputBackgroundImage": .image(background),
-                                                     "inputMaskImage": .image(mask)])
+        try FilterDescriptor.blendWithRedMask.apply([
+            "inputImage": .image(self), "inputBackgroundImage": .image(background),
+            "inputMaskImage": .image(mask),
+        ])
     }
 
     /// Mixes the image with `background` by `mask`'s blue component (`CIBlendWithBlueMask`).
     public func blended(with background: Image, blueMask mask: Image) throws -> Image {
-        try FilterDescriptor.blendWithBlueMask.apply(["inputImage": .image(self), "inputBackgroundImage": .image(background),
-                                                      "inputMaskImage": .image(mask)])
+        try FilterDescriptor.blendWithBlueMask.apply([
+            "inputImage": .image(self), "inputBackgroundImage": .image(background),
+            "inputMaskImage": .image(mask),
+        ])
     }
 
     /// The image itself (`CISampleNearest`). Core Image uses this filter to make the next

@@ -11,11 +11,11 @@
 // PixelFlow's convention: origin top-left, y down, angles counterclockwise on screen.
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 extension Image {
@@ -29,56 +29,67 @@ extension Image {
 
     /// `self * mask[channel]` on all four premultiplied channels; the extent stays `self`'s.
     func _weighted(by mask: Image, channel: Int) -> Image {
-        mask.blended(with: self, kernel: BlendKernel(name: "weight by mask \(channel)", extentRule: .background, sharesByName: false) { m, dst, n in
-            for i in 0..<n { dst[i] = dst[i] * m[i][channel] }
-        })
+        mask.blended(
+            with: self,
+            kernel: BlendKernel(name: "weight by mask \(channel)", extentRule: .background, sharesByName: false) { m, dst, n in
+                for i in 0..<n { dst[i] = dst[i] * m[i][channel] }
+            })
     }
 
     /// `self + other`, premultiplied; the union of the extents.
     func _plus(_ other: Image) -> Image {
-        other.blended(with: self, kernel: BlendKernel(name: "add", extentRule: .union, sharesByName: false) { fg, dst, n in
-            for i in 0..<n { dst[i] = dst[i] + fg[i] }
-        })
+        other.blended(
+            with: self,
+            kernel: BlendKernel(name: "add", extentRule: .union, sharesByName: false) { fg, dst, n in
+                for i in 0..<n { dst[i] = dst[i] + fg[i] }
+            })
     }
 
     /// `rgb *= (1 - f.a) + f.rgb` with `f` the pixel of `factor`, alpha unchanged: a factor
     /// pixel `(g, g, g, 1)` scales the color by g, a transparent one leaves it alone.
     func _modulated(by factor: Image) -> Image {
-        factor.blended(with: self, kernel: BlendKernel(name: "modulate", extentRule: .background, sharesByName: false) { f, dst, n in
-            for i in 0..<n {
-                let k = f[i]
-                var d = dst[i]
-                let s = SIMD4<Float>(k.x, k.y, k.z, 1) + (1 - k.w)
-                d = d * SIMD4(s.x, s.y, s.z, 1)
-                dst[i] = d
-            }
-        })
+        factor.blended(
+            with: self,
+            kernel: BlendKernel(name: "modulate", extentRule: .background, sharesByName: false) { f, dst, n in
+                for i in 0..<n {
+                    let k = f[i]
+                    var d = dst[i]
+                    let s = SIMD4<Float>(k.x, k.y, k.z, 1) + (1 - k.w)
+                    d = d * SIMD4(s.x, s.y, s.z, 1)
+                    dst[i] = d
+                }
+            })
     }
 
     /// `(rgb * m, m)` with `m = mask[channel]`: this image's color with the mask as its alpha.
     func _withAlpha(from mask: Image, channel: Int) -> Image {
-        mask.blended(with: self, kernel: BlendKernel(name: "alpha from mask \(channel)", extentRule: .background, sharesByName: false) { m, dst, n in
-            for i in 0..<n {
-                let w = m[i][channel]
-                dst[i] = SIMD4(dst[i].x * w, dst[i].y * w, dst[i].z * w, w)
-            }
-        })
+        mask.blended(
+            with: self,
+            kernel: BlendKernel(name: "alpha from mask \(channel)", extentRule: .background, sharesByName: false) { m, dst, n in
+                for i in 0..<n {
+                    let w = m[i][channel]
+                    dst[i] = SIMD4(dst[i].x * w, dst[i].y * w, dst[i].z * w, w)
+                }
+            })
     }
 
     /// `dst + (fg - dst) * amount` with this image as `dst` and `target` as `fg`.
     func _dissolved(to target: Image, amount: Float) -> Image {
-        target.blended(with: self, kernel: BuiltinBlend.mix(amount: amount).kernel(name: "dissolve \(amount)", extentRule: .union))
+        target.blended(
+            with: self, kernel: BuiltinBlend.mix(amount: amount).kernel(name: "dissolve \(amount)", extentRule: .union))
     }
 
     /// `fg + dst` with the alpha limited to 1: light added over this image.
     func _lit(by light: Image) -> Image {
-        light.blended(with: self, kernel: BlendKernel(name: "add light", extentRule: .union, sharesByName: false) { fg, dst, n in
-            for i in 0..<n {
-                var d = dst[i] + fg[i]
-                d.w = Swift.min(d.w, 1)
-                dst[i] = d
-            }
-        })
+        light.blended(
+            with: self,
+            kernel: BlendKernel(name: "add light", extentRule: .union, sharesByName: false) { fg, dst, n in
+                for i in 0..<n {
+                    var d = dst[i] + fg[i]
+                    d.w = Swift.min(d.w, 1)
+                    dst[i] = d
+                }
+            })
     }
 }
 
@@ -112,8 +123,9 @@ extension FilterInput {
     static let transitionImage = FilterInput.image(summary: "The image at time 0.")
     static let transitionTarget = FilterInput.image("inputTargetImage", summary: "The image at time 1.")
     static func transitionTime(identity: Double? = nil) -> FilterInput {
-        .number("inputTime", .time, default: 0, identity: identity, min: 0, max: 1,
-                summary: "The transition's progress: 0 shows the image, 1 the target.")
+        .number(
+            "inputTime", .time, default: 0, identity: identity, min: 0, max: 1,
+            summary: "The transition's progress: 0 shows the image, 1 the target.")
     }
     static func transitionExtent(default value: [Double] = [0, 0, 300, 300]) -> FilterInput {
         .rectangle(default: value, summary: "The rect the transition plays over, [x y width height] (empty: the image's extent).")
@@ -138,20 +150,26 @@ extension FilterDescriptor {
 
     static let swipeTransition = FilterDescriptor(
         name: "CISwipeTransition", displayName: "Swipe",
-        summary: "A band of width pixels sweeps across the extent along angle: the image ahead of it, the target behind, a cross-fade and color at opacity inside it.",
+        summary:
+            "A band of width pixels sweeps across the extent along angle: the image ahead of it, the target behind, a cross-fade and color at opacity inside it.",
         categories: [.transition, .highDynamicRange],
-        inputs: [.transitionImage, .transitionTarget, .transitionExtent(),
-                 .color("inputColor", default: .white, summary: "The color of the band (sRGB, unpremultiplied)."),
-                 .transitionTime(),
-                 .number("inputAngle", .angle, default: 0, sliderMin: -Double.pi, sliderMax: Double.pi,
-                         summary: "The direction the band moves, radians counterclockwise from +x."),
-                 .number("inputWidth", .distance, default: 300, min: 0.1, sliderMin: 0.1, sliderMax: 800,
-                         summary: "The width of the band in pixels."),
-                 .number("inputOpacity", default: 0, min: 0, max: 1, summary: "The opacity of the band's color.")]
+        inputs: [
+            .transitionImage, .transitionTarget, .transitionExtent(),
+            .color("inputColor", default: .white, summary: "The color of the band (sRGB, unpremultiplied)."),
+            .transitionTime(),
+            .number(
+                "inputAngle", .angle, default: 0, sliderMin: -Double.pi, sliderMax: Double.pi,
+                summary: "The direction the band moves, radians counterclockwise from +x."),
+            .number(
+                "inputWidth", .distance, default: 300, min: 0.1, sliderMin: 0.1, sliderMax: 800,
+                summary: "The width of the band in pixels."),
+            .number("inputOpacity", default: 0, min: 0, max: 1, summary: "The opacity of the band's color."),
+        ]
     ) { a in
         let image = try a.image(), target = try a.image("inputTargetImage")
-        let band = SweepBand(extent: try a.transitionRect("inputExtent", [image, target]), angle: try a.number("inputAngle"),
-                             width: try a.number("inputWidth"), time: try a.number("inputTime"))
+        let band = SweepBand(
+            extent: try a.transitionRect("inputExtent", [image, target]), angle: try a.number("inputAngle"),
+            width: try a.number("inputWidth"), time: try a.number("inputTime"))
         let opacity = try a.number("inputOpacity")
         let color = _WorkingColor(try a.color("inputColor"))
         let mask = Image._mask(named: "swipe") { x, y in
@@ -169,21 +187,30 @@ extension FilterDescriptor {
 
     static let copyMachineTransition = FilterDescriptor(
         name: "CICopyMachineTransition", displayName: "Copy Machine",
-        summary: "A copier's light bar (an approximation of Core Image's) sweeps across the extent along angle, revealing the target behind it; the light is added.",
+        summary:
+            "A copier's light bar (an approximation of Core Image's) sweeps across the extent along angle, revealing the target behind it; the light is added.",
         categories: [.transition, .highDynamicRange],
-        inputs: [.transitionImage, .transitionTarget, .transitionExtent(),
-                 .color("inputColor", default: Color(red: 0.6, green: 1, blue: 0.8), summary: "The color of the light (sRGB, unpremultiplied)."),
-                 .transitionTime(),
-                 .number("inputAngle", .angle, default: 0, sliderMin: 0, sliderMax: 2 * Double.pi,
-                         summary: "The direction the light moves, radians counterclockwise from +x."),
-                 .number("inputWidth", .distance, default: 200, min: 0.1, sliderMin: 0.1, sliderMax: 500,
-                         summary: "The width of the light bar in pixels."),
-                 .number("inputOpacity", default: 1.3, min: 0, sliderMin: 0, sliderMax: 3,
-                         summary: "The brightness of the light at its leading edge.")]
+        inputs: [
+            .transitionImage, .transitionTarget, .transitionExtent(),
+            .color(
+                "inputColor", default: Color(red: 0.6, green: 1, blue: 0.8),
+                summary: "The color of the light (sRGB, unpremultiplied)."),
+            .transitionTime(),
+            .number(
+                "inputAngle", .angle, default: 0, sliderMin: 0, sliderMax: 2 * Double.pi,
+                summary: "The direction the light moves, radians counterclockwise from +x."),
+            .number(
+                "inputWidth", .distance, default: 200, min: 0.1, sliderMin: 0.1, sliderMax: 500,
+                summary: "The width of the light bar in pixels."),
+            .number(
+                "inputOpacity", default: 1.3, min: 0, sliderMin: 0, sliderMax: 3,
+                summary: "The brightness of the light at its leading edge."),
+        ]
     ) { a in
         let image = try a.image(), target = try a.image("inputTargetImage")
-        let band = SweepBand(extent: try a.transitionRect("inputExtent", [image, target]), angle: try a.number("inputAngle"),
-                             width: try a.number("inputWidth"), time: try a.number("inputTime"))
+        let band = SweepBand(
+            extent: try a.transitionRect("inputExtent", [image, target]), angle: try a.number("inputAngle"),
+            width: try a.number("inputWidth"), time: try a.number("inputTime"))
         let opacity = try a.number("inputOpacity")
         let color = _WorkingColor(try a.color("inputColor"))
         let mask = Image._mask(named: "copy machine") { x, y in
@@ -208,40 +235,55 @@ extension FilterDescriptor {
 
     static let barsSwipeTransition = FilterDescriptor(
         name: "CIBarsSwipeTransition", displayName: "Bars Swipe",
-        summary: "The image slides out along angle in bars width pixels across, each bar delayed by up to barOffset pixels, uncovering the target.",
+        summary:
+            "The image slides out along angle in bars width pixels across, each bar delayed by up to barOffset pixels, uncovering the target.",
         categories: [.transition, .highDynamicRange],
-        inputs: [.transitionImage, .transitionTarget,
-                 .number("inputAngle", .angle, default: Double.pi, min: 0, max: 2 * Double.pi,
-                         summary: "The direction the bars move, radians counterclockwise from +x."),
-                 .number("inputWidth", .distance, default: 30, min: 2, max: 300, summary: "The width of a bar in pixels."),
-                 .number("inputBarOffset", default: 10, min: 1, max: 100, summary: "The largest delay between bars, in pixels of travel."),
-                 .transitionTime()]
+        inputs: [
+            .transitionImage, .transitionTarget,
+            .number(
+                "inputAngle", .angle, default: Double.pi, min: 0, max: 2 * Double.pi,
+                summary: "The direction the bars move, radians counterclockwise from +x."),
+            .number("inputWidth", .distance, default: 30, min: 2, max: 300, summary: "The width of a bar in pixels."),
+            .number(
+                "inputBarOffset", default: 10, min: 1, max: 100, summary: "The largest delay between bars, in pixels of travel."),
+            .transitionTime(),
+        ]
     ) { a in
         let image = try a.image(), target = try a.image("inputTargetImage")
-        let g = BarsSweep(page: try a.transitionRect(nil, [image, target]), angle: try a.number("inputAngle"),
-                          width: try a.number("inputWidth"), offset: try a.number("inputBarOffset"), time: try a.number("inputTime"))
-        let moved = image.warped(named: "bars swipe", sampling: .bilinear,
-                                 extent: sweptRect(image.extent, g.dx, g.dy, g.travel + 1),
-                                 regionOfInterest: { r in sweptRect(r, -g.dx, -g.dy, g.travel) }) { x, y in g.source(x, y) }
+        let g = BarsSweep(
+            page: try a.transitionRect(nil, [image, target]), angle: try a.number("inputAngle"),
+            width: try a.number("inputWidth"), offset: try a.number("inputBarOffset"), time: try a.number("inputTime"))
+        let moved = image.warped(
+            named: "bars swipe", sampling: .bilinear,
+            extent: sweptRect(image.extent, g.dx, g.dy, g.travel + 1),
+            regionOfInterest: { r in sweptRect(r, -g.dx, -g.dy, g.travel) }
+        ) { x, y in g.source(x, y) }
         let mask = Image._mask(named: "bars swipe") { x, y in SIMD4(repeating: Float(1 - g.coverage(x, y))) }
         return moved._plus(target._weighted(by: mask, channel: 0))
     }
 
     static let modTransition = FilterDescriptor(
         name: "CIModTransition", displayName: "Mod",
-        summary: "The target shows through holes (an approximation of Core Image's) that grow in a rotated brick pattern of cells 2 radius wide, shrinking away from the center.",
+        summary:
+            "The target shows through holes (an approximation of Core Image's) that grow in a rotated brick pattern of cells 2 radius wide, shrinking away from the center.",
         categories: [.transition, .highDynamicRange],
-        inputs: [.transitionImage, .transitionTarget, .position(), .transitionTime(),
-                 .number("inputAngle", .angle, default: 2, sliderMin: -Double.pi, sliderMax: Double.pi,
-                         summary: "The rotation of the hole pattern in radians."),
-                 .number("inputRadius", .distance, default: 150, min: 1, sliderMin: 1, sliderMax: 200,
-                         summary: "Half the size of a cell of the pattern at the center, in pixels."),
-                 .number("inputCompression", .distance, default: 300, min: 1, sliderMin: 1, sliderMax: 800,
-                         summary: "The distance over which cells halve in size away from the center, in pixels.")]
+        inputs: [
+            .transitionImage, .transitionTarget, .position(), .transitionTime(),
+            .number(
+                "inputAngle", .angle, default: 2, sliderMin: -Double.pi, sliderMax: Double.pi,
+                summary: "The rotation of the hole pattern in radians."),
+            .number(
+                "inputRadius", .distance, default: 150, min: 1, sliderMin: 1, sliderMax: 200,
+                summary: "Half the size of a cell of the pattern at the center, in pixels."),
+            .number(
+                "inputCompression", .distance, default: 300, min: 1, sliderMin: 1, sliderMax: 800,
+                summary: "The distance over which cells halve in size away from the center, in pixels."),
+        ]
     ) { a in
         let image = try a.image(), target = try a.image("inputTargetImage")
-        let g = ModHoles(center: try a.pointValue("inputCenter"), angle: try a.number("inputAngle"), radius: try a.number("inputRadius"),
-                         compression: try a.number("inputCompression"), time: try a.number("inputTime"))
+        let g = ModHoles(
+            center: try a.pointValue("inputCenter"), angle: try a.number("inputAngle"), radius: try a.number("inputRadius"),
+            compression: try a.number("inputCompression"), time: try a.number("inputTime"))
         let mask = Image._mask(named: "mod") { x, y in
             let w = Float(g.targetWeight(x, y))
             return SIMD4(1 - w, w, 0, 0)
@@ -251,31 +293,41 @@ extension FilterDescriptor {
 
     static let rippleTransition = FilterDescriptor(
         name: "CIRippleTransition", displayName: "Ripple",
-        summary: "A circular wave grows from the center revealing the target, displaced by scale * sin in the wave's ring and shaded by the shading image (an approximation).",
+        summary:
+            "A circular wave grows from the center revealing the target, displaced by scale * sin in the wave's ring and shaded by the shading image (an approximation).",
         categories: [.transition, .highDynamicRange],
-        inputs: [.transitionImage, .transitionTarget,
-                 .image("inputShadingImage", summary: "A shaded sphere in a square: sampled by the wave's slope to light the ring."),
-                 .position(), .transitionExtent(), .transitionTime(),
-                 .number("inputWidth", .distance, default: 100, min: 1, sliderMin: 1, sliderMax: 1000,
-                         summary: "The width of the wave's ring in pixels."),
-                 .number("inputScale", default: 50, min: -50, sliderMin: -50, sliderMax: 50,
-                         summary: "The displacement in the ring, in pixels: positive bulges, negative dimples.")]
+        inputs: [
+            .transitionImage, .transitionTarget,
+            .image("inputShadingImage", summary: "A shaded sphere in a square: sampled by the wave's slope to light the ring."),
+            .position(), .transitionExtent(), .transitionTime(),
+            .number(
+                "inputWidth", .distance, default: 100, min: 1, sliderMin: 1, sliderMax: 1000,
+                summary: "The width of the wave's ring in pixels."),
+            .number(
+                "inputScale", default: 50, min: -50, sliderMin: -50, sliderMax: 50,
+                summary: "The displacement in the ring, in pixels: positive bulges, negative dimples."),
+        ]
     ) { a in
         let image = try a.image(), target = try a.image("inputTargetImage"), shading = try a.image("inputShadingImage")
         let center = try a.pointValue("inputCenter")
-        let wave = RippleWave(center: center, extent: try a.transitionRect("inputExtent", [image, target]),
-                              width: try a.number("inputWidth"), scale: try a.number("inputScale"), time: try a.number("inputTime"))
+        let wave = RippleWave(
+            center: center, extent: try a.transitionRect("inputExtent", [image, target]),
+            width: try a.number("inputWidth"), scale: try a.number("inputScale"), time: try a.number("inputTime"))
         let sh = a.shadingRect(shading)
         let reach = Swift.abs(wave.scale) + 1
         let mask = Image._mask(named: "ripple") { x, y in
             let w = Float(wave.targetWeight(x, y))
             return SIMD4(1 - w, w, wave.ring(x, y) == nil ? 0 : 1, 0)
         }
-        let displaced = target.warped(named: "ripple", sampling: .bilinear,
-                                      extent: target.extent.isInfinite ? .infinite : target.extent.insetBy(dx: -reach, dy: -reach),
-                                      regionOfInterest: { r in r.insetBy(dx: -reach, dy: -reach) }) { x, y in wave.source(x, y) }
-        let light = shading.warped(named: "ripple shading", sampling: .bilinear, extent: .infinite,
-                                   regionOfInterest: { _ in sh }) { x, y in
+        let displaced = target.warped(
+            named: "ripple", sampling: .bilinear,
+            extent: target.extent.isInfinite ? .infinite : target.extent.insetBy(dx: -reach, dy: -reach),
+            regionOfInterest: { r in r.insetBy(dx: -reach, dy: -reach) }
+        ) { x, y in wave.source(x, y) }
+        let light = shading.warped(
+            named: "ripple shading", sampling: .bilinear, extent: .infinite,
+            regionOfInterest: { _ in sh }
+        ) { x, y in
             guard let u = wave.ring(x, y) else { return shadingPoint(sh, 0, 0, 0) }
             let d = wave.distance(x, y)
             let ux = d > 0 ? (x - wave.cx) / d : 0, uy = d > 0 ? (y - wave.cy) / d : 0
@@ -287,19 +339,28 @@ extension FilterDescriptor {
 
     static let flashTransition = FilterDescriptor(
         name: "CIFlashTransition", displayName: "Flash",
-        summary: "A flash of light (an approximation of Core Image's) grows from the center and fades, the image switching to the target at its peak.",
+        summary:
+            "A flash of light (an approximation of Core Image's) grows from the center and fades, the image switching to the target at its peak.",
         categories: [.transition, .highDynamicRange],
-        inputs: [.transitionImage, .transitionTarget, .position(), .transitionExtent(),
-                 .color("inputColor", default: Color(red: 1, green: 0.8, blue: 0.6), summary: "The color of the flash (sRGB, unpremultiplied)."),
-                 .transitionTime(),
-                 .number("inputMaxStriationRadius", default: 2.58, min: 0, sliderMin: 0, sliderMax: 10,
-                         summary: "How far the flash's beams reach, in multiples of its disc's radius."),
-                 .number("inputStriationStrength", default: 0.5, min: 0, sliderMin: 0, sliderMax: 3,
-                         summary: "The brightness of the beams."),
-                 .number("inputStriationContrast", default: 1.375, min: 0, sliderMin: 0, sliderMax: 5,
-                         summary: "The contrast of the beams."),
-                 .number("inputFadeThreshold", default: 0.85, min: 0, max: 1,
-                         summary: "How quickly the image switches to the target around time 0.5 (1: at once, 0: over the whole time).")]
+        inputs: [
+            .transitionImage, .transitionTarget, .position(), .transitionExtent(),
+            .color(
+                "inputColor", default: Color(red: 1, green: 0.8, blue: 0.6),
+                summary: "The color of the flash (sRGB, unpremultiplied)."),
+            .transitionTime(),
+            .number(
+                "inputMaxStriationRadius", default: 2.58, min: 0, sliderMin: 0, sliderMax: 10,
+                summary: "How far the flash's beams reach, in multiples of its disc's radius."),
+            .number(
+                "inputStriationStrength", default: 0.5, min: 0, sliderMin: 0, sliderMax: 3,
+                summary: "The brightness of the beams."),
+            .number(
+                "inputStriationContrast", default: 1.375, min: 0, sliderMin: 0, sliderMax: 5,
+                summary: "The contrast of the beams."),
+            .number(
+                "inputFadeThreshold", default: 0.85, min: 0, max: 1,
+                summary: "How quickly the image switches to the target around time 0.5 (1: at once, 0: over the whole time)."),
+        ]
     ) { a in
         let image = try a.image(), target = try a.image("inputTargetImage")
         let e = try a.transitionRect("inputExtent", [image, target])
@@ -309,10 +370,11 @@ extension FilterDescriptor {
         let tri = 1 - Swift.abs(2 * t - 1)
         let f = _smoothstep(tri)
         let halfDiagonal = 0.5 * (e.width * e.width + e.height * e.height).squareRoot()
-        let p = SunbeamsParameters(center: try a.pointValue("inputCenter"), sunRadius: f * halfDiagonal * 0.5,
-                                   maxStriationRadius: try a.number("inputMaxStriationRadius"),
-                                   striationStrength: try a.number("inputStriationStrength"),
-                                   striationContrast: try a.number("inputStriationContrast"), time: t)
+        let p = SunbeamsParameters(
+            center: try a.pointValue("inputCenter"), sunRadius: f * halfDiagonal * 0.5,
+            maxStriationRadius: try a.number("inputMaxStriationRadius"),
+            striationStrength: try a.number("inputStriationStrength"),
+            striationContrast: try a.number("inputStriationContrast"), time: t)
         let color = _WorkingColor(try a.color("inputColor"))
         let mixed = image._dissolved(to: target, amount: Float(switchAmount))
         if f == 0 { return mixed }
@@ -328,37 +390,47 @@ extension FilterDescriptor {
 
     static let disintegrateWithMaskTransition = FilterDescriptor(
         name: "CIDisintegrateWithMaskTransition", displayName: "Disintegrate With Mask",
-        summary: "Each pixel switches to the target when time passes its mask value (Rec. 709 luma, darkest first); the remaining image casts a blurred, offset shadow on the target.",
+        summary:
+            "Each pixel switches to the target when time passes its mask value (Rec. 709 luma, darkest first); the remaining image casts a blurred, offset shadow on the target.",
         categories: [.transition, .highDynamicRange],
-        inputs: [.transitionImage, .transitionTarget,
-                 .image("inputMaskImage", summary: "The mask: dark areas disintegrate first; its edge pixels extend beyond its extent."),
-                 .transitionTime(),
-                 .number("inputShadowRadius", .distance, default: 8, min: 0, sliderMin: 0, sliderMax: 50,
-                         summary: "The blur of the shadow in pixels (Gaussian sigma radius / 2)."),
-                 .number("inputShadowDensity", default: 0.65, min: 0, max: 1, summary: "How dark the shadow is."),
-                 .vector("inputShadowOffset", .offset, default: [0, -10],
-                         summary: "The shadow's offset [dx dy] in pixels (y down: Core Image's default [0 -10] points down there, up here).")]
+        inputs: [
+            .transitionImage, .transitionTarget,
+            .image(
+                "inputMaskImage", summary: "The mask: dark areas disintegrate first; its edge pixels extend beyond its extent."),
+            .transitionTime(),
+            .number(
+                "inputShadowRadius", .distance, default: 8, min: 0, sliderMin: 0, sliderMax: 50,
+                summary: "The blur of the shadow in pixels (Gaussian sigma radius / 2)."),
+            .number("inputShadowDensity", default: 0.65, min: 0, max: 1, summary: "How dark the shadow is."),
+            .vector(
+                "inputShadowOffset", .offset, default: [0, -10],
+                summary:
+                    "The shadow's offset [dx dy] in pixels (y down: Core Image's default [0 -10] points down there, up here)."),
+        ]
     ) { a in
         let image = try a.image(), target = try a.image("inputTargetImage"), maskImage = try a.image("inputMaskImage")
         let t = try a.number("inputTime"), radius = try a.number("inputShadowRadius"), density = try a.float("inputShadowDensity")
         let offset = try a.vector("inputShadowOffset")
         let eps = 0.02, threshold = t * (1 + eps) - eps / 2
         let source = maskImage.extent.isEmpty ? Image(color: .black) : maskImage.clampedToExtent()
-        let weights = source.applyingColorKernel(ColorKernel(name: "disintegrate \(t)", sharesByName: false) { p, n in
-            for i in 0..<n {
-                let v = p[i]
-                let m = _unit(Double(0.2126 * v.x + 0.7152 * v.y + 0.0722 * v.z))
-                let w = Float(_unit((threshold - m) / eps + 0.5))
-                p[i] = SIMD4(1 - w, w, 0, 1)
-            }
-        })
+        let weights = source.applyingColorKernel(
+            ColorKernel(name: "disintegrate \(t)", sharesByName: false) { p, n in
+                for i in 0..<n {
+                    let v = p[i]
+                    let m = _unit(Double(0.2126 * v.x + 0.7152 * v.y + 0.0722 * v.z))
+                    let w = Float(_unit((threshold - m) / eps + 0.5))
+                    p[i] = SIMD4(1 - w, w, 0, 1)
+                }
+            })
         var shadowed = target
         if radius > 0 && density > 0 {
             let blurred = try weights.gaussianBlurred(radius: radius / 2)
                 .transformed(by: AffineTransform(translationX: offset[0], y: offset[1]))
-            let factor = blurred.applyingColorMatrix(ColorMatrix(rows: SIMD4(-density, 0, 0, 0), SIMD4(-density, 0, 0, 0),
-                                                                 SIMD4(-density, 0, 0, 0), SIMD4(0, 0, 0, 0),
-                                                                 bias: SIMD4(1, 1, 1, 1)))
+            let factor = blurred.applyingColorMatrix(
+                ColorMatrix(
+                    rows: SIMD4(-density, 0, 0, 0), SIMD4(-density, 0, 0, 0),
+                    SIMD4(-density, 0, 0, 0), SIMD4(0, 0, 0, 0),
+                    bias: SIMD4(1, 1, 1, 1)))
             shadowed = target._modulated(by: factor)
         }
         return image._weighted(by: weights, channel: 0)._plus(shadowed._weighted(by: weights, channel: 1))
@@ -366,21 +438,28 @@ extension FilterDescriptor {
 
     static let accordionFoldTransition = FilterDescriptor(
         name: "CIAccordionFoldTransition", displayName: "Accordion Fold",
-        summary: "The image folds up like an accordion toward its bottom edge (an approximation of Core Image's), uncovering the target; folds are shaded alternately.",
+        summary:
+            "The image folds up like an accordion toward its bottom edge (an approximation of Core Image's), uncovering the target; folds are shaded alternately.",
         categories: [.transition, .highDynamicRange],
-        inputs: [.transitionImage, .transitionTarget,
-                 .number("inputBottomHeight", .distance, default: 0, min: 0, sliderMin: 0, sliderMax: 300,
-                         summary: "The height in pixels the folded image keeps at time 1, at the bottom of its extent."),
-                 .number("inputNumberOfFolds", default: 3, min: 1, max: 50, summary: "The number of panels."),
-                 .number("inputFoldShadowAmount", default: 0.1, min: 0, max: 1, summary: "How much tilted panels darken."),
-                 .transitionTime()]
+        inputs: [
+            .transitionImage, .transitionTarget,
+            .number(
+                "inputBottomHeight", .distance, default: 0, min: 0, sliderMin: 0, sliderMax: 300,
+                summary: "The height in pixels the folded image keeps at time 1, at the bottom of its extent."),
+            .number("inputNumberOfFolds", default: 3, min: 1, max: 50, summary: "The number of panels."),
+            .number("inputFoldShadowAmount", default: 0.1, min: 0, max: 1, summary: "How much tilted panels darken."),
+            .transitionTime(),
+        ]
     ) { a in
         let image = try a.image(), target = try a.image("inputTargetImage")
         let page = try a.transitionRect(nil, [image, target])
-        let g = AccordionFold(page: page, bottomHeight: try a.number("inputBottomHeight"), folds: try a.number("inputNumberOfFolds"),
-                              amount: try a.number("inputFoldShadowAmount"), time: try a.number("inputTime"))
-        let folded = image.warped(named: "accordion fold", sampling: .bilinear, extent: page,
-                                  regionOfInterest: { r in Rect(x: r.x, y: page.y, width: r.width, height: page.height) }) { x, y in
+        let g = AccordionFold(
+            page: page, bottomHeight: try a.number("inputBottomHeight"), folds: try a.number("inputNumberOfFolds"),
+            amount: try a.number("inputFoldShadowAmount"), time: try a.number("inputTime"))
+        let folded = image.warped(
+            named: "accordion fold", sampling: .bilinear, extent: page,
+            regionOfInterest: { r in Rect(x: r.x, y: page.y, width: r.width, height: page.height) }
+        ) { x, y in
             g.source(x, y)
         }
         let shade = Image._mask(named: "accordion fold") { _, y in
@@ -392,16 +471,25 @@ extension FilterDescriptor {
     }
 
     private static func pageCurlInputs(shading: Bool) -> [FilterInput] {
-        var inputs: [FilterInput] = [.transitionImage, .transitionTarget,
-                                     .image("inputBacksideImage", summary: "The image on the back of the page, in page coordinates.")]
+        var inputs: [FilterInput] = [
+            .transitionImage, .transitionTarget,
+            .image("inputBacksideImage", summary: "The image on the back of the page, in page coordinates."),
+        ]
         if shading {
-            inputs.append(.image("inputShadingImage", summary: "A shaded sphere in a square: sampled by the curl's surface angle to light it."))
+            inputs.append(
+                .image(
+                    "inputShadingImage", summary: "A shaded sphere in a square: sampled by the curl's surface angle to light it.")
+            )
         }
-        inputs += [.transitionExtent(default: shading ? [0, 0, 300, 300] : [0, 0, 0, 0]), .transitionTime(),
-                   .number("inputAngle", .angle, default: 0, sliderMin: -Double.pi, sliderMax: Double.pi,
-                           summary: "The direction the page curls toward, radians counterclockwise from +x; the far edge curls first."),
-                   .number("inputRadius", .distance, default: 100, min: 0.01, sliderMin: 0.01, sliderMax: 400,
-                           summary: "The radius of the curl's cylinder in pixels.")]
+        inputs += [
+            .transitionExtent(default: shading ? [0, 0, 300, 300] : [0, 0, 0, 0]), .transitionTime(),
+            .number(
+                "inputAngle", .angle, default: 0, sliderMin: -Double.pi, sliderMax: Double.pi,
+                summary: "The direction the page curls toward, radians counterclockwise from +x; the far edge curls first."),
+            .number(
+                "inputRadius", .distance, default: 100, min: 0.01, sliderMin: 0.01, sliderMax: 400,
+                summary: "The radius of the curl's cylinder in pixels."),
+        ]
         return inputs
     }
 
@@ -414,10 +502,14 @@ extension FilterDescriptor {
             return SIMD4(Float(w.x), Float(w.y), Float(w.z), s.slope == nil ? 0 : Float(w.x + w.y))
         }
         let roi: @Sendable (Rect) -> Rect = { r in sweptRect(r, pc.dx, pc.dy, pc.reach) }
-        let front = image.warped(named: "page curl front", sampling: .bilinear, extent: sweptRect(page, -pc.dx, -pc.dy, pc.radius),
-                                 regionOfInterest: roi) { x, y in pc.sample(x, y).front }
-        let back = backside.warped(named: "page curl back", sampling: .bilinear, extent: sweptRect(page, -pc.dx, -pc.dy, pc.reach),
-                                   regionOfInterest: roi) { x, y in pc.sample(x, y).back }
+        let front = image.warped(
+            named: "page curl front", sampling: .bilinear, extent: sweptRect(page, -pc.dx, -pc.dy, pc.radius),
+            regionOfInterest: roi
+        ) { x, y in pc.sample(x, y).front }
+        let back = backside.warped(
+            named: "page curl back", sampling: .bilinear, extent: sweptRect(page, -pc.dx, -pc.dy, pc.reach),
+            regionOfInterest: roi
+        ) { x, y in pc.sample(x, y).back }
         let layers = back._weighted(by: mask, channel: 0)._plus(front._weighted(by: mask, channel: 1))
             ._plus(target._weighted(by: mask, channel: 2))
         return (layers, mask)
@@ -425,16 +517,20 @@ extension FilterDescriptor {
 
     static let pageCurlTransition = FilterDescriptor(
         name: "CIPageCurlTransition", displayName: "Page Curl",
-        summary: "The page (the extent) rolls up around a cylinder of radius, showing the backside image on its back and the target beneath; the curl is lit by the shading image (an approximation).",
+        summary:
+            "The page (the extent) rolls up around a cylinder of radius, showing the backside image on its back and the target beneath; the curl is lit by the shading image (an approximation).",
         categories: [.transition, .highDynamicRange], inputs: pageCurlInputs(shading: true)
     ) { a in
         let image = try a.image(), target = try a.image("inputTargetImage"), shading = try a.image("inputShadingImage")
         let page = try a.transitionRect("inputExtent", [image, target])
-        let pc = PageCurl(page: page, angle: try a.number("inputAngle"), radius: try a.number("inputRadius"), time: try a.number("inputTime"))
+        let pc = PageCurl(
+            page: page, angle: try a.number("inputAngle"), radius: try a.number("inputRadius"), time: try a.number("inputTime"))
         let (layers, mask) = try pageCurlLayers(a, page: page, curl: pc)
         let sh = a.shadingRect(shading)
-        let light = shading.warped(named: "page curl shading", sampling: .bilinear, extent: .infinite,
-                                   regionOfInterest: { _ in sh }) { x, y in
+        let light = shading.warped(
+            named: "page curl shading", sampling: .bilinear, extent: .infinite,
+            regionOfInterest: { _ in sh }
+        ) { x, y in
             shadingPoint(sh, pc.dx, pc.dy, pc.sample(x, y).slope ?? 0)
         }
         return layers._modulated(by: light._withAlpha(from: mask, channel: 3))
@@ -442,22 +538,26 @@ extension FilterDescriptor {
 
     static let pageCurlWithShadowTransition = FilterDescriptor(
         name: "CIPageCurlWithShadowTransition", displayName: "Page Curl With Shadow",
-        summary: "A page curl whose cylinder is shaded 0.6 + 0.4 cos(angle) and casts a shadow on the target, up to shadowSize * radius pixels wide (an approximation).",
+        summary:
+            "A page curl whose cylinder is shaded 0.6 + 0.4 cos(angle) and casts a shadow on the target, up to shadowSize * radius pixels wide (an approximation).",
         categories: [.transition, .highDynamicRange],
         inputs: pageCurlInputs(shading: false) + [
-            .number("inputShadowSize", .distance, default: 0.5, min: 0, max: 1,
-                    summary: "The shadow's width as a fraction of the curl's radius."),
+            .number(
+                "inputShadowSize", .distance, default: 0.5, min: 0, max: 1,
+                summary: "The shadow's width as a fraction of the curl's radius."),
             .number("inputShadowAmount", .distance, default: 0.7, min: 0, max: 1, summary: "How dark the shadow is at the curl."),
-            .rectangle("inputShadowExtent", default: [0, 0, 0, 0],
-                       summary: "The part of the page, [x y width height], that casts a shadow (empty: all of it)."),
+            .rectangle(
+                "inputShadowExtent", default: [0, 0, 0, 0],
+                summary: "The part of the page, [x y width height], that casts a shadow (empty: all of it)."),
         ]
     ) { a in
         let image = try a.image(), target = try a.image("inputTargetImage")
         let page = try a.transitionRect("inputExtent", [image, target])
         let radius = try a.number("inputRadius"), shadowWidth = try a.number("inputShadowSize") * radius
         let amount = try a.number("inputShadowAmount")
-        let pc = PageCurl(page: page, angle: try a.number("inputAngle"), radius: radius, time: try a.number("inputTime"),
-                          margin: shadowWidth + 1)
+        let pc = PageCurl(
+            page: page, angle: try a.number("inputAngle"), radius: radius, time: try a.number("inputTime"),
+            margin: shadowWidth + 1)
         let (layers, _) = try pageCurlLayers(a, page: page, curl: pc)
         var caster = try a.rectValue("inputShadowExtent")
         if caster.isEmpty { caster = page }
@@ -487,14 +587,18 @@ extension Image {
     ///   - time: 0...1 (default 0); 0 gives `self`, 1 gives `target` exactly.
     ///   - target: the image the transition ends on.
     public func dissolveTransition(to target: Image, time: Double? = nil) throws -> Image {
-        try FilterDescriptor.dissolveTransition.apply(["inputImage": .image(self), "inputTargetImage": .image(target),
-                                                      "inputTime": time.map(FilterValue.number)])
+        try FilterDescriptor.dissolveTransition.apply([
+            "inputImage": .image(self), "inputTargetImage": .image(target),
+            "inputTime": time.map(FilterValue.number),
+        ])
     }
 
     /// Swipes to `target` (`CISwipeTransition`) with a band of `width` pixels moving along
     /// `angle` across `extent`. Nil arguments take Core Image's defaults.
-    public func swipeTransition(to target: Image, time: Double? = nil, extent: Rect? = nil, color: Color? = nil,
-                                angle: Double? = nil, width: Double? = nil, opacity: Double? = nil) throws -> Image {
+    public func swipeTransition(
+        to target: Image, time: Double? = nil, extent: Rect? = nil, color: Color? = nil,
+        angle: Double? = nil, width: Double? = nil, opacity: Double? = nil
+    ) throws -> Image {
         try FilterDescriptor.swipeTransition.apply([
             "inputImage": .image(self), "inputTargetImage": .image(target), "inputTime": time.map(FilterValue.number),
             "inputExtent": extent.map { .vector([$0.x, $0.y, $0.width, $0.height]) }, "inputColor": color.map(FilterValue.color),
@@ -504,8 +608,10 @@ extension Image {
     }
 
     /// A copier's light bar reveals `target` (`CICopyMachineTransition`).
-    public func copyMachineTransition(to target: Image, time: Double? = nil, extent: Rect? = nil, color: Color? = nil,
-                                      angle: Double? = nil, width: Double? = nil, opacity: Double? = nil) throws -> Image {
+    public func copyMachineTransition(
+        to target: Image, time: Double? = nil, extent: Rect? = nil, color: Color? = nil,
+        angle: Double? = nil, width: Double? = nil, opacity: Double? = nil
+    ) throws -> Image {
         try FilterDescriptor.copyMachineTransition.apply([
             "inputImage": .image(self), "inputTargetImage": .image(target), "inputTime": time.map(FilterValue.number),
             "inputExtent": extent.map { .vector([$0.x, $0.y, $0.width, $0.height]) }, "inputColor": color.map(FilterValue.color),
@@ -515,8 +621,10 @@ extension Image {
     }
 
     /// The image slides out in staggered bars (`CIBarsSwipeTransition`).
-    public func barsSwipeTransition(to target: Image, time: Double? = nil, angle: Double? = nil, width: Double? = nil,
-                                    barOffset: Double? = nil) throws -> Image {
+    public func barsSwipeTransition(
+        to target: Image, time: Double? = nil, angle: Double? = nil, width: Double? = nil,
+        barOffset: Double? = nil
+    ) throws -> Image {
         try FilterDescriptor.barsSwipeTransition.apply([
             "inputImage": .image(self), "inputTargetImage": .image(target), "inputTime": time.map(FilterValue.number),
             "inputAngle": angle.map(FilterValue.number), "inputWidth": width.map(FilterValue.number),
@@ -525,8 +633,10 @@ extension Image {
     }
 
     /// The target shows through growing holes (`CIModTransition`).
-    public func modTransition(to target: Image, time: Double? = nil, center: Point? = nil, angle: Double? = nil,
-                              radius: Double? = nil, compression: Double? = nil) throws -> Image {
+    public func modTransition(
+        to target: Image, time: Double? = nil, center: Point? = nil, angle: Double? = nil,
+        radius: Double? = nil, compression: Double? = nil
+    ) throws -> Image {
         try FilterDescriptor.modTransition.apply([
             "inputImage": .image(self), "inputTargetImage": .image(target), "inputTime": time.map(FilterValue.number),
             "inputCenter": center.map { .vector([$0.x, $0.y]) }, "inputAngle": angle.map(FilterValue.number),
@@ -535,8 +645,10 @@ extension Image {
     }
 
     /// A circular wave reveals the target (`CIRippleTransition`), lit by `shading`.
-    public func rippleTransition(to target: Image, shading: Image, time: Double? = nil, center: Point? = nil,
-                                 extent: Rect? = nil, width: Double? = nil, scale: Double? = nil) throws -> Image {
+    public func rippleTransition(
+        to target: Image, shading: Image, time: Double? = nil, center: Point? = nil,
+        extent: Rect? = nil, width: Double? = nil, scale: Double? = nil
+    ) throws -> Image {
         try FilterDescriptor.rippleTransition.apply([
             "inputImage": .image(self), "inputTargetImage": .image(target), "inputShadingImage": .image(shading),
             "inputTime": time.map(FilterValue.number), "inputCenter": center.map { .vector([$0.x, $0.y]) },
@@ -546,8 +658,10 @@ extension Image {
     }
 
     /// A flash of light hides the switch to the target (`CIFlashTransition`).
-    public func flashTransition(to target: Image, time: Double? = nil, center: Point? = nil, extent: Rect? = nil,
-                                color: Color? = nil, fadeThreshold: Double? = nil) throws -> Image {
+    public func flashTransition(
+        to target: Image, time: Double? = nil, center: Point? = nil, extent: Rect? = nil,
+        color: Color? = nil, fadeThreshold: Double? = nil
+    ) throws -> Image {
         try FilterDescriptor.flashTransition.apply([
             "inputImage": .image(self), "inputTargetImage": .image(target), "inputTime": time.map(FilterValue.number),
             "inputCenter": center.map { .vector([$0.x, $0.y]) },
@@ -557,8 +671,10 @@ extension Image {
     }
 
     /// Pixels switch to the target in the order of `mask`'s values (`CIDisintegrateWithMaskTransition`).
-    public func disintegrateTransition(to target: Image, mask: Image, time: Double? = nil, shadowRadius: Double? = nil,
-                                       shadowDensity: Double? = nil, shadowOffset: Point? = nil) throws -> Image {
+    public func disintegrateTransition(
+        to target: Image, mask: Image, time: Double? = nil, shadowRadius: Double? = nil,
+        shadowDensity: Double? = nil, shadowOffset: Point? = nil
+    ) throws -> Image {
         try FilterDescriptor.disintegrateWithMaskTransition.apply([
             "inputImage": .image(self), "inputTargetImage": .image(target), "inputMaskImage": .image(mask),
             "inputTime": time.map(FilterValue.number), "inputShadowRadius": shadowRadius.map(FilterValue.number),
@@ -568,18 +684,23 @@ extension Image {
     }
 
     /// The image folds up like an accordion (`CIAccordionFoldTransition`).
-    public func accordionFoldTransition(to target: Image, time: Double? = nil, bottomHeight: Double? = nil,
-                                        numberOfFolds: Double? = nil, foldShadowAmount: Double? = nil) throws -> Image {
+    public func accordionFoldTransition(
+        to target: Image, time: Double? = nil, bottomHeight: Double? = nil,
+        numberOfFolds: Double? = nil, foldShadowAmount: Double? = nil
+    ) throws -> Image {
         try FilterDescriptor.accordionFoldTransition.apply([
             "inputImage": .image(self), "inputTargetImage": .image(target), "inputTime": time.map(FilterValue.number),
-            "inputBottomHeight": bottomHeight.map(FilterValue.number), "inputNumberOfFolds": numberOfFolds.map(FilterValue.number),
+            "inputBottomHeight": bottomHeight.map(FilterValue.number),
+            "inputNumberOfFolds": numberOfFolds.map(FilterValue.number),
             "inputFoldShadowAmount": foldShadowAmount.map(FilterValue.number),
         ])
     }
 
     /// The page curls away (`CIPageCurlTransition`), `backside` on its back, lit by `shading`.
-    public func pageCurlTransition(to target: Image, backside: Image, shading: Image, time: Double? = nil,
-                                   extent: Rect? = nil, angle: Double? = nil, radius: Double? = nil) throws -> Image {
+    public func pageCurlTransition(
+        to target: Image, backside: Image, shading: Image, time: Double? = nil,
+        extent: Rect? = nil, angle: Double? = nil, radius: Double? = nil
+    ) throws -> Image {
         try FilterDescriptor.pageCurlTransition.apply([
             "inputImage": .image(self), "inputTargetImage": .image(target), "inputBacksideImage": .image(backside),
             "inputShadingImage": .image(shading), "inputTime": time.map(FilterValue.number),
@@ -589,9 +710,11 @@ extension Image {
     }
 
     /// The page curls away casting a shadow (`CIPageCurlWithShadowTransition`).
-    public func pageCurlWithShadowTransition(to target: Image, backside: Image, time: Double? = nil, extent: Rect? = nil,
-                                             angle: Double? = nil, radius: Double? = nil, shadowSize: Double? = nil,
-                                             shadowAmount: Double? = nil) throws -> Image {
+    public func pageCurlWithShadowTransition(
+        to target: Image, backside: Image, time: Double? = nil, extent: Rect? = nil,
+        angle: Double? = nil, radius: Double? = nil, shadowSize: Double? = nil,
+        shadowAmount: Double? = nil
+    ) throws -> Image {
         try FilterDescriptor.pageCurlWithShadowTransition.apply([
             "inputImage": .image(self), "inputTargetImage": .image(target), "inputBacksideImage": .image(backside),
             "inputTime": time.map(FilterValue.number), "inputExtent": extent.map { .vector([$0.x, $0.y, $0.width, $0.height]) },

@@ -11,16 +11,21 @@ public struct ColorMatrix: Hashable, Sendable, CustomStringConvertible {
 
     /// Builds a matrix from its rows (`rows[i]` dotted with the input gives output channel
     /// `i`), as CIColorMatrix's `inputRVector`...`inputAVector` are.
-    public init(rows r: SIMD4<Float>, _ g: SIMD4<Float>, _ b: SIMD4<Float>, _ a: SIMD4<Float>,
-                bias: SIMD4<Float> = .zero) {
-        columns = (SIMD4(r.x, g.x, b.x, a.x), SIMD4(r.y, g.y, b.y, a.y),
-                   SIMD4(r.z, g.z, b.z, a.z), SIMD4(r.w, g.w, b.w, a.w))
+    public init(
+        rows r: SIMD4<Float>, _ g: SIMD4<Float>, _ b: SIMD4<Float>, _ a: SIMD4<Float>,
+        bias: SIMD4<Float> = .zero
+    ) {
+        columns = (
+            SIMD4(r.x, g.x, b.x, a.x), SIMD4(r.y, g.y, b.y, a.y),
+            SIMD4(r.z, g.z, b.z, a.z), SIMD4(r.w, g.w, b.w, a.w)
+        )
         self.bias = bias
     }
 
     /// The matrix that leaves every colour unchanged: `M = I`, `bias = 0`.
-    public static let identity = ColorMatrix(rows: SIMD4(1, 0, 0, 0), SIMD4(0, 1, 0, 0),
-                                             SIMD4(0, 0, 1, 0), SIMD4(0, 0, 0, 1))
+    public static let identity = ColorMatrix(
+        rows: SIMD4(1, 0, 0, 0), SIMD4(0, 1, 0, 0),
+        SIMD4(0, 0, 1, 0), SIMD4(0, 0, 0, 1))
 
     /// Row `i` of the matrix.
     public func row(_ i: Int) -> SIMD4<Float> {
@@ -52,8 +57,10 @@ public struct ColorMatrix: Hashable, Sendable, CustomStringConvertible {
     /// The matrix that applies `self` first and then `next`.
     public func concatenating(_ next: ColorMatrix) -> ColorMatrix {
         var c = ColorMatrix.identity
-        c.columns = (next.apply(columns.0) - next.bias, next.apply(columns.1) - next.bias,
-                     next.apply(columns.2) - next.bias, next.apply(columns.3) - next.bias)
+        c.columns = (
+            next.apply(columns.0) - next.bias, next.apply(columns.1) - next.bias,
+            next.apply(columns.2) - next.bias, next.apply(columns.3) - next.bias
+        )
         c.bias = next.apply(bias)
         return c
     }
@@ -199,12 +206,16 @@ extension StencilKernel {
     /// A stencil over several images: input 0 is read over the output grown by the halo, input
     /// `k` over `extraInputRegions[k - 1](output rect)`. The same schedule rules hold: every
     /// output pixel must be computed the same way whatever tile or region it falls in.
-    static func reading(_ extraInputRegions: [@Sendable (IntRect) -> IntRect], name: String, haloX: Int, haloY: Int,
-                        wholeRegion: Bool = false, cost: Int = 4, materializesExtraInputs: Bool = false,
-                        _ body: @escaping @Sendable (_ inputs: [Tile], _ output: Tile, _ threads: Int, _ arena: Arena) -> Void) -> StencilKernel {
-        StencilKernel(name: name, haloX: haloX, haloY: haloY, wholeRegion: wholeRegion, cost: cost,
-                      extraInputRegions: extraInputRegions, materializesExtraInputs: materializesExtraInputs,
-                      applyToInputs: body) { _, output, _, _ in
+    static func reading(
+        _ extraInputRegions: [@Sendable (IntRect) -> IntRect], name: String, haloX: Int, haloY: Int,
+        wholeRegion: Bool = false, cost: Int = 4, materializesExtraInputs: Bool = false,
+        _ body: @escaping @Sendable (_ inputs: [Tile], _ output: Tile, _ threads: Int, _ arena: Arena) -> Void
+    ) -> StencilKernel {
+        StencilKernel(
+            name: name, haloX: haloX, haloY: haloY, wholeRegion: wholeRegion, cost: cost,
+            extraInputRegions: extraInputRegions, materializesExtraInputs: materializesExtraInputs,
+            applyToInputs: body
+        ) { _, output, _, _ in
             // The evaluator calls `applyToInputs` for kernels with further inputs; a kernel is
             // never run with its primary input alone.
             assertionFailure("multi-input stencil run with one input")

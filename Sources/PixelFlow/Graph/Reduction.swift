@@ -20,9 +20,11 @@ struct Reduction: Sendable {
     /// Folds bands of `bandRows` rows of `tile` in parallel, each into a state of `stateSize`
     /// doubles starting at `initial`, then combines the bands in order with `combine(total,
     /// band)`: the same result for any thread count.
-    static func bandedFold(_ tile: Tile, threads: Int, stateSize: Int, initial: Double, bandRows: Int = 16,
-                           _ accumulate: @Sendable (_ state: UnsafeMutablePointer<Double>, _ row: UnsafePointer<SIMD4<Float>>, _ y: Int) -> Void,
-                           combine: (_ total: UnsafeMutablePointer<Double>, _ band: UnsafePointer<Double>) -> Void) -> [Double] {
+    static func bandedFold(
+        _ tile: Tile, threads: Int, stateSize: Int, initial: Double, bandRows: Int = 16,
+        _ accumulate: @Sendable (_ state: UnsafeMutablePointer<Double>, _ row: UnsafePointer<SIMD4<Float>>, _ y: Int) -> Void,
+        combine: (_ total: UnsafeMutablePointer<Double>, _ band: UnsafePointer<Double>) -> Void
+    ) -> [Double] {
         var total = [Double](repeating: initial, count: stateSize)
         let r = tile.rect
         if r.isEmpty { return total }
@@ -46,8 +48,10 @@ struct Reduction: Sendable {
     /// Sums `stateSize` doubles per band of `bandRows` rows of `tile`, bands in parallel,
     /// then adds the bands in order: the same result for any thread count.
     /// `accumulate(state, row, y)` adds one row (`tile.rect.width` pixels) into `state`.
-    static func bandedSums(_ tile: Tile, threads: Int, stateSize: Int, bandRows: Int = 16,
-                           _ accumulate: @Sendable (_ state: UnsafeMutablePointer<Double>, _ row: UnsafePointer<SIMD4<Float>>, _ y: Int) -> Void) -> [Double] {
+    static func bandedSums(
+        _ tile: Tile, threads: Int, stateSize: Int, bandRows: Int = 16,
+        _ accumulate: @Sendable (_ state: UnsafeMutablePointer<Double>, _ row: UnsafePointer<SIMD4<Float>>, _ y: Int) -> Void
+    ) -> [Double] {
         let r = tile.rect
         if r.isEmpty { return [Double](repeating: 0, count: stateSize) }
         let bands = (r.height + bandRows - 1) / bandRows

@@ -22,17 +22,21 @@ extension Image {
     /// - Complexity: one closure call per pixel; use `applyingColorRowKernel` for loops the
     ///   compiler can vectorize.
     public func applyingColorKernel(named name: String, _ body: @escaping @Sendable (SIMD4<Float>) -> SIMD4<Float>) -> Image {
-        applyingColorKernel(ColorKernel(name: name, sharesByName: false) { p, n in
-            for i in 0..<n { p[i] = body(p[i]) }
-        })
+        applyingColorKernel(
+            ColorKernel(name: name, sharesByName: false) { p, n in
+                for i in 0..<n { p[i] = body(p[i]) }
+            })
     }
 
     /// Applies `body` to rows of unpremultiplied pixels in place (chunks of up to 256 pixels).
-    public func applyingColorRowKernel(named name: String,
-                                       _ body: @escaping @Sendable (UnsafeMutableBufferPointer<SIMD4<Float>>) -> Void) -> Image {
-        applyingColorKernel(ColorKernel(name: name, sharesByName: false) { p, n in
-            body(UnsafeMutableBufferPointer(start: p, count: n))
-        })
+    public func applyingColorRowKernel(
+        named name: String,
+        _ body: @escaping @Sendable (UnsafeMutableBufferPointer<SIMD4<Float>>) -> Void
+    ) -> Image {
+        applyingColorKernel(
+            ColorKernel(name: name, sharesByName: false) { p, n in
+                body(UnsafeMutableBufferPointer(start: p, count: n))
+            })
     }
 
     /// Where a custom blend's output can be non-transparent.
@@ -49,8 +53,10 @@ extension Image {
 
     /// Combines this image (the foreground) with `background` pixel by pixel. `body` gets
     /// premultiplied foreground and background pixels and returns a premultiplied result.
-    public func blended(with background: Image, named name: String, extent: BlendExtent = .union,
-                        _ body: @escaping @Sendable (_ foreground: SIMD4<Float>, _ background: SIMD4<Float>) -> SIMD4<Float>) -> Image {
+    public func blended(
+        with background: Image, named name: String, extent: BlendExtent = .union,
+        _ body: @escaping @Sendable (_ foreground: SIMD4<Float>, _ background: SIMD4<Float>) -> SIMD4<Float>
+    ) -> Image {
         let rule: BlendKernel.ExtentRule
         switch extent {
         case .union: rule = .union
@@ -58,9 +64,11 @@ extension Image {
         case .foreground: rule = .foreground
         case .intersection: rule = .intersection
         }
-        return blended(with: background, kernel: BlendKernel(name: name, extentRule: rule, sharesByName: false) { fg, dst, n in
-            for i in 0..<n { dst[i] = body(fg[i], dst[i]) }
-        })
+        return blended(
+            with: background,
+            kernel: BlendKernel(name: name, extentRule: rule, sharesByName: false) { fg, dst, n in
+                for i in 0..<n { dst[i] = body(fg[i], dst[i]) }
+            })
     }
 
     /// Warps the image: each output pixel center `(x, y)` takes the input sampled at `map(x, y)`.
@@ -73,9 +81,11 @@ extension Image {
     ///   - regionOfInterest: the input rect that the outputs in a given rect read; it must
     ///     contain every position `map` returns for pixels in that rect (PixelFlow reads only
     ///     that region, and treats the rest as transparent).
-    public func warped(named name: String, sampling: Sampling = .bilinear, extent: Rect? = nil,
-                       regionOfInterest: @escaping @Sendable (Rect) -> Rect,
-                       _ map: @escaping @Sendable (_ x: Double, _ y: Double) -> Point) -> Image {
+    public func warped(
+        named name: String, sampling: Sampling = .bilinear, extent: Rect? = nil,
+        regionOfInterest: @escaping @Sendable (Rect) -> Rect,
+        _ map: @escaping @Sendable (_ x: Double, _ y: Double) -> Point
+    ) -> Image {
         let k = WarpKernel(name: name, sharesByName: false, sampling: sampling, regionOfInterest: regionOfInterest, map: map)
         return Image(node: Node(.warp(.custom(k)), inputs: [node], extent: extent ?? self.extent))
     }

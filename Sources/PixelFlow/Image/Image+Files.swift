@@ -42,10 +42,13 @@ extension Image {
         // A JPEG, PNG, TIFF, binary PNM or BMP is read from the open file as its rows are
         // decoded, never whole in memory; other files are read here.
         if streaming, let file = try _OpenFile(path: path, limit: options.maximumFileSize),
-           let (source, declared) = try _ImageCodecs.streamedSource(file: file, options: options) {
-            self.init(node: Node(.streamedSource(source), inputs: [],
-                                 extent: Rect(x: 0, y: 0, width: Double(source.width), height: Double(source.height))),
-                      fileOrientation: FileOrientation(declared: declared, isApplied: options.applyOrientation))
+            let (source, declared) = try _ImageCodecs.streamedSource(file: file, options: options)
+        {
+            self.init(
+                node: Node(
+                    .streamedSource(source), inputs: [],
+                    extent: Rect(x: 0, y: 0, width: Double(source.width), height: Double(source.height))),
+                fileOrientation: FileOrientation(declared: declared, isApplied: options.applyOrientation))
             return
         }
         let bytes = try _FileIO.readAll(path: path, limit: options.maximumFileSize)
@@ -53,16 +56,20 @@ extension Image {
     }
 
     /// An image of the pixels of an image file's bytes, as `init(contentsOfFile:options:streaming:)`.
-    public init(encoded bytes: [UInt8], name: String = "<memory>", options: DecodeOptions = .default,
-                streaming: Bool = true) throws {
+    public init(
+        encoded bytes: [UInt8], name: String = "<memory>", options: DecodeOptions = .default,
+        streaming: Bool = true
+    ) throws {
         let format = try _ImageCodecs.format(of: bytes, name: name, options: options)
         let reason: String
         if streaming {
             switch try _ImageCodecs.streamDecision(bytes, format: format, name: name, options: options) {
             case let .streamed(source, declared):
-                self.init(node: Node(.streamedSource(source), inputs: [],
-                                     extent: Rect(x: 0, y: 0, width: Double(source.width), height: Double(source.height))),
-                          fileOrientation: FileOrientation(declared: declared, isApplied: options.applyOrientation))
+                self.init(
+                    node: Node(
+                        .streamedSource(source), inputs: [],
+                        extent: Rect(x: 0, y: 0, width: Double(source.width), height: Double(source.height))),
+                    fileOrientation: FileOrientation(declared: declared, isApplied: options.applyOrientation))
                 return
             case let .decodedWhole(why):
                 reason = why
@@ -72,8 +79,10 @@ extension Image {
         }
         let stored = try _ImageCodecs.decodeStored(bytes, format: format, name: name, options: options)
         let buffer: PixelBuffer
-        if var linear = try _ColorConversion.toLinearWorking(stored, name: name,
-                                                             applyProfile: options.appliesColorProfile) {
+        if var linear = try _ColorConversion.toLinearWorking(
+            stored, name: name,
+            applyProfile: options.appliesColorProfile)
+        {
             if options.applyOrientation, stored.metadata.orientation != .up {
                 linear = linear.applyingOrientation(stored.metadata.orientation)
             }
@@ -81,11 +90,14 @@ extension Image {
         } else {
             buffer = try _ImageCodecs.finishForBuffer(stored, name: name, options: options)
         }
-        self.init(node: Node(.source(buffer), inputs: [], extent: buffer.bounds,
-                             origin: "\(format.rawValue.uppercased()) file \(name): decoded whole when opened "
-                                 + "(\(reason))"),
-                  fileOrientation: FileOrientation(declared: stored.metadata.orientation,
-                                                   isApplied: options.applyOrientation))
+        self.init(
+            node: Node(
+                .source(buffer), inputs: [], extent: buffer.bounds,
+                origin: "\(format.rawValue.uppercased()) file \(name): decoded whole when opened "
+                    + "(\(reason))"),
+            fileOrientation: FileOrientation(
+                declared: stored.metadata.orientation,
+                isApplied: options.applyOrientation))
     }
 }
 
@@ -128,16 +140,19 @@ extension RenderContext {
     ///   and decoding errors of streamed sources met during the render.
     /// - Complexity: a streamed JPEG or PNG holds three strips of output, each worker's tile
     ///   scratch, and each streamed source's window of rows (and its file's bytes).
-    public func write(_ image: Image, toFile path: String, rect: Rect? = nil, format: ImageFileFormat? = nil,
-                      quality: Int = 90, pixelFormat: PixelFormat = .rgba8, encodeOptions: EncodeOptions = .default,
-                      cancellation: CancellationToken? = nil, progress: (@Sendable (Double) -> Void)? = nil) throws {
+    public func write(
+        _ image: Image, toFile path: String, rect: Rect? = nil, format: ImageFileFormat? = nil,
+        quality: Int = 90, pixelFormat: PixelFormat = .rgba8, encodeOptions: EncodeOptions = .default,
+        cancellation: CancellationToken? = nil, progress: (@Sendable (Double) -> Void)? = nil
+    ) throws {
         let encodeOptions = encodeOptions._withThreads(options.threadCount)
         let chosen = try ImageFileFormat._forWriting(path, format)
         // The output space's profile (sRGB's by default). Without color management the
         // values are the stored ones, taken as the output space's (sRGB for ordinary files).
         let profile: [UInt8]? = outputProfile(for: pixelFormat)
         if _ImageCodecs.hasRowEncoder(for: chosen, pixelFormat: pixelFormat, options: encodeOptions)
-            && !_outputNeedsProfileTransform {
+            && !_outputNeedsProfileTransform
+        {
             try _Codec.checkQuality(quality, format: chosen)
             try encodeOptions._validate(format: chosen)
             try validate()
@@ -145,8 +160,10 @@ extension RenderContext {
             let control = RenderControl(token: cancellation, progress: progress)
             let metadata = _ImageCodecs.embeddedMetadata(encodeOptions, profile: profile)
             let rowBytes = r.width * pixelFormat.bytesPerPixel
-            try withMemory(estimatedMemory(image, rect: r, destinationBytes: 0, streamingRowBytes: rowBytes),
-                           cancellation: cancellation) {
+            try withMemory(
+                estimatedMemory(image, rect: r, destinationBytes: 0, streamingRowBytes: rowBytes),
+                cancellation: cancellation
+            ) {
                 // A PNG is written without alpha while every alpha is the maximum; at the first
                 // row where one is not, the file is written again with alpha (what encoding the
                 // whole buffer chooses). Progress then holds still until the second pass passes it.
@@ -155,10 +172,12 @@ extension RenderContext {
                     do {
                         try RenderControl.with(control) {
                             try writeStreaming(image, rect: r, path: path) { fd in
-                                guard let encoder = try _ImageCodecs.rowEncoder(
-                                    for: chosen, fileDescriptor: fd, width: r.width, height: r.height,
-                                    pixelFormat: pixelFormat, quality: quality, options: encodeOptions,
-                                    metadata: metadata, assumingOpaque: assumingOpaque, name: path) else {
+                                guard
+                                    let encoder = try _ImageCodecs.rowEncoder(
+                                        for: chosen, fileDescriptor: fd, width: r.width, height: r.height,
+                                        pixelFormat: pixelFormat, quality: quality, options: encodeOptions,
+                                        metadata: metadata, assumingOpaque: assumingOpaque, name: path)
+                                else {
                                     preconditionFailure("hasRowEncoder and rowEncoder disagree for \(chosen) \(pixelFormat)")
                                 }
                                 return encoder
@@ -175,8 +194,9 @@ extension RenderContext {
         }
         let buffer = try makeBuffer(image, rect: rect, format: pixelFormat, cancellation: cancellation, progress: progress)
         if cancellation?.isCancelled == true { throw PixelFlowError.cancelled }
-        let bytes = try _ImageCodecs.encode(buffer, as: chosen, quality: quality, options: encodeOptions, name: path,
-                                            profile: profile)
+        let bytes = try _ImageCodecs.encode(
+            buffer, as: chosen, quality: quality, options: encodeOptions, name: path,
+            profile: profile)
         try AtomicFileWriter.write(bytes, toFile: path)
     }
 
@@ -185,14 +205,17 @@ extension RenderContext {
     /// metadata embedded), for standard output, a network response or a database.
     ///
     /// - Throws: the errors of `makeBuffer` and of encoding.
-    public func encoded(_ image: Image, as format: ImageFileFormat, rect: Rect? = nil, quality: Int = 90,
-                        pixelFormat: PixelFormat = .rgba8, encodeOptions: EncodeOptions = .default) throws -> [UInt8] {
+    public func encoded(
+        _ image: Image, as format: ImageFileFormat, rect: Rect? = nil, quality: Int = 90,
+        pixelFormat: PixelFormat = .rgba8, encodeOptions: EncodeOptions = .default
+    ) throws -> [UInt8] {
         let encodeOptions = encodeOptions._withThreads(options.threadCount)
         try _Codec.checkQuality(quality, format: format)
         try encodeOptions._validate(format: format)
         let buffer = try makeBuffer(image, rect: rect, format: pixelFormat)
-        return try _ImageCodecs.encode(buffer, as: format, quality: quality, options: encodeOptions, name: "<memory>",
-                                       profile: outputProfile(for: pixelFormat))
+        return try _ImageCodecs.encode(
+            buffer, as: format, quality: quality, options: encodeOptions, name: "<memory>",
+            profile: outputProfile(for: pixelFormat))
     }
 
     /// The ICC profile written with a render into `pixelFormat`: the output space's (its gray

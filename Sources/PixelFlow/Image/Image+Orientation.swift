@@ -85,8 +85,9 @@ extension Image {
     ///   extent.
     public func oriented(forExifOrientation value: Int32) throws -> Image {
         guard let orientation = EXIFOrientation(rawValue: Int(value)) else {
-            throw PixelFlowError.invalidParameter(filter: "oriented", key: "forExifOrientation",
-                                                  reason: "must be an EXIF orientation from 1 to 8, got \(value)")
+            throw PixelFlowError.invalidParameter(
+                filter: "oriented", key: "forExifOrientation",
+                reason: "must be an EXIF orientation from 1 to 8, got \(value)")
         }
         return try oriented(orientation)
     }

@@ -80,8 +80,9 @@ public struct Image: Sendable, Hashable, CustomStringConvertible {
     /// - Throws: `PixelFlowError.invalidParameter` when the transform is not finite or not invertible.
     public func transformed(by transform: AffineTransform, sampling: Sampling = .bilinear) throws -> Image {
         guard transform.isFinite, transform.inverted() != nil else {
-            throw PixelFlowError.invalidParameter(filter: "CIAffineTransform", key: "inputTransform",
-                                                  reason: "must be finite and invertible, got \(transform)")
+            throw PixelFlowError.invalidParameter(
+                filter: "CIAffineTransform", key: "inputTransform",
+                reason: "must be finite and invertible, got \(transform)")
         }
         if transform.isIdentity { return self }
         let e = extent.isInfinite ? Rect.infinite : transform.apply(to: extent)

@@ -18,8 +18,10 @@ enum BuiltinBlend: Sendable, Equatable {
     /// `streams`, stores are non-temporal (`dst` 16-byte aligned; fence before reading).
     /// Tolerance against the scalar formulas: 0 (the same operations in the same order).
     @inline(__always)
-    func apply(_ fg: UnsafePointer<SIMD4<Float>>, _ bg: UnsafePointer<SIMD4<Float>>,
-               into dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int, streams: Bool = false) {
+    func apply(
+        _ fg: UnsafePointer<SIMD4<Float>>, _ bg: UnsafePointer<SIMD4<Float>>,
+        into dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int, streams: Bool = false
+    ) {
         let (op, amount): (Int32, Float)
         switch self {
         case .sourceOver: (op, amount) = (Int32(PF_BLEND_SOURCE_OVER), 0)

@@ -16,8 +16,10 @@
 /// - Complexity: 2 additions per pixel plus `(2 radius + 1) / block` for the restarts.
 /// - Tolerance against a direct sum: `block * (2 radius + 1)` ulps of the largest value.
 @inline(__always)
-func boxSumRowRestarting(_ src: UnsafePointer<SIMD4<Float>>, count: Int, radius r: Int, block: Int,
-                         into dst: UnsafeMutablePointer<SIMD4<Float>>) {
+func boxSumRowRestarting(
+    _ src: UnsafePointer<SIMD4<Float>>, count: Int, radius r: Int, block: Int,
+    into dst: UnsafeMutablePointer<SIMD4<Float>>
+) {
     var b = 0
     while b < count {
         let s = src + b
@@ -53,8 +55,9 @@ func boxMeanTile(_ input: Tile, _ output: Tile, radius r: Int, block: Int, arena
     let h = arena.allocate(w * rows, of: SIMD4<Float>.self)
     // Horizontal sums for rows vs - r ..< o.maxY + r.
     for j in 0..<rows {
-        boxSumRowRestarting(UnsafePointer(input.pointer(x: hs, y: vs - r + j)), count: w, radius: r, block: block,
-                            into: h + j * w)
+        boxSumRowRestarting(
+            UnsafePointer(input.pointer(x: hs, y: vs - r + j)), count: w, radius: r, block: block,
+            into: h + j * w)
     }
     // Vertical running sums over the columns the output needs.
     let c0 = o.x - hs, cw = o.width
@@ -63,7 +66,7 @@ func boxMeanTile(_ input: Tile, _ output: Tile, radius r: Int, block: Int, arena
     let scale = 1 / (side * side)
     var y = vs
     while y < o.maxY {
-        let i = y - vs                      // row of h holding absolute row y - r
+        let i = y - vs  // row of h holding absolute row y - r
         if y % block == 0 {
             let first = h + i * w + c0
             acc.update(from: first, count: cw)
@@ -133,8 +136,10 @@ func boxStencil(radius r: Int) -> StencilKernel {
     let block = BoxPlan.block(radius: r)
     let whole = r > BoxPlan.tileLocalLimit
     let halo = r + block - 1
-    return StencilKernel(name: "box r\(r)", haloX: halo, haloY: halo, wholeRegion: whole, cost: 6,
-                         readsInputInPlace: true) { input, output, threads, arena in
+    return StencilKernel(
+        name: "box r\(r)", haloX: halo, haloY: halo, wholeRegion: whole, cost: 6,
+        readsInputInPlace: true
+    ) { input, output, threads, arena in
         if whole {
             BoxPlan.runPieces(output, size: Swift.max(256, 2 * block), threads: threads) { piece, a in
                 boxMeanTile(input, piece, radius: r, block: block, arena: a)
@@ -182,8 +187,9 @@ func spanSumTile(_ input: Tile, _ output: Tile, terms: [SpanTerm], scale: Float,
         for y in o.y..<o.maxY {
             acc.update(repeating: .zero, count: cw)
             for t in ts {
-                boxSumRowRestarting(UnsafePointer(input.pointer(x: hs, y: y + t.dy)), count: w, radius: t.halfWidth,
-                                    block: block, into: tmp)
+                boxSumRowRestarting(
+                    UnsafePointer(input.pointer(x: hs, y: y + t.dy)), count: w, radius: t.halfWidth,
+                    block: block, into: tmp)
                 let s = tmp + c0
                 if t.weight == 1 {
                     for x in 0..<cw { acc[x] = acc[x] + s[x] }
@@ -208,8 +214,10 @@ func spanStencil(name: String, terms: [SpanTerm]) -> StencilKernel {
     var total: Double = 0
     for t in terms { total += Double(t.weight) * Double(2 * t.halfWidth + 1) }
     let scale = Float(1 / Swift.max(total, 1e-30))
-    return StencilKernel(name: name, haloX: reach + block - 1, haloY: rows, wholeRegion: whole,
-                         cost: 3 * Swift.max(1, terms.count), readsInputInPlace: true) { input, output, threads, arena in
+    return StencilKernel(
+        name: name, haloX: reach + block - 1, haloY: rows, wholeRegion: whole,
+        cost: 3 * Swift.max(1, terms.count), readsInputInPlace: true
+    ) { input, output, threads, arena in
         if whole {
             BoxPlan.runPieces(output, size: Swift.max(256, 2 * block), threads: threads) { piece, a in
                 spanSumTile(input, piece, terms: terms, scale: scale, block: block, arena: a)

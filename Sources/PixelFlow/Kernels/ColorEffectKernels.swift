@@ -13,8 +13,10 @@ import CSIMD
 /// `out = c0 + c1 x + c2 x^2 + c3 x^3` per channel, alpha included; `c[k]` holds the degree-k
 /// coefficient of red, green, blue and alpha (`CIColorPolynomial`). Horner's rule.
 /// Tolerance: 0 against the same Horner evaluation; 2e-6 relative against the sum of powers.
-func colorPolynomialRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
-                        _ c0: SIMD4<Float>, _ c1: SIMD4<Float>, _ c2: SIMD4<Float>, _ c3: SIMD4<Float>) {
+func colorPolynomialRow(
+    _ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
+    _ c0: SIMD4<Float>, _ c1: SIMD4<Float>, _ c2: SIMD4<Float>, _ c3: SIMD4<Float>
+) {
     for i in 0..<count {
         let x = p[i]
         p[i] = ((c3 * x + c2) * x + c1) * x + c0
@@ -52,8 +54,10 @@ struct LookupTable1D: Sendable {
     let extrapolate: Bool
 
     /// Samples `f` at `count` points (`count >= 2`), in Double.
-    init(count: Int, lower: Double, upper: Double, extrapolate: Bool, lowerSlope: Double, upperSlope: Double,
-         _ f: (Double) -> Double) {
+    init(
+        count: Int, lower: Double, upper: Double, extrapolate: Bool, lowerSlope: Double, upperSlope: Double,
+        _ f: (Double) -> Double
+    ) {
         let step = (upper - lower) / Double(count - 1)
         values = (0..<count).map { Float(f(lower + Double($0) * step)) }
         self.lower = Float(lower)
@@ -78,11 +82,11 @@ func lookupTableRGBRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, tabl
             var c = v
             c.replace(with: lo, where: c .< lo)
             c.replace(with: hi, where: c .> hi)
-            c.replace(with: lo, where: .!(c .== c))             // NaN -> lower end
+            c.replace(with: lo, where: .!(c .== c))  // NaN -> lower end
             let s = (c - lo) * scale
             var k = pf_floor4(s)
             k.replace(with: last, where: k .> last)
-            k.replace(with: SIMD4<Float>(), where: .!(k .>= SIMD4<Float>()))     // NaN (a degenerate scale) -> first entry
+            k.replace(with: SIMD4<Float>(), where: .!(k .>= SIMD4<Float>()))  // NaN (a degenerate scale) -> first entry
             let f = s - k
             let idx = pf_trunc_to_int4(k)
             var o = SIMD4<Float>.zero
@@ -123,8 +127,10 @@ func _gradientSample(_ table: UnsafeBufferPointer<SIMD4<Float>>, _ t: Float) -> 
 /// `encodeIndex` the luminance is sRGB-encoded first (a perceptual index for palettes laid
 /// out by eye). Used by `CIColorMap`, `CIFalseColor`, `CIThermal` and `CIXRay`.
 /// Tolerance: 1e-6 against the same formula in Double.
-func gradientMapRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, table: [SIMD4<Float>],
-                    premultipliedTable: Bool, encodeIndex: Bool) {
+func gradientMapRow(
+    _ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, table: [SIMD4<Float>],
+    premultipliedTable: Bool, encodeIndex: Bool
+) {
     table.withUnsafeBufferPointer { t in
         for i in 0..<count {
             let v = p[i]
@@ -242,8 +248,10 @@ func vibranceRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, amount: Fl
 /// (`CIPalettize`). `keys` are the palette colors themselves, or their CIELAB values for a
 /// perceptual match. Tolerance: 0 (exact ties aside, the same entry as a scalar search).
 /// - Complexity: O(palette size) per pixel.
-func palettizeRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, palette: [SIMD4<Float>], keys: [SIMD4<Float>],
-                  perceptual: Bool) {
+func palettizeRow(
+    _ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, palette: [SIMD4<Float>], keys: [SIMD4<Float>],
+    perceptual: Bool
+) {
     palette.withUnsafeBufferPointer { pal in
         keys.withUnsafeBufferPointer { ks in
             for i in 0..<count {
@@ -293,8 +301,10 @@ func scaleColorByFactorRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutab
 
 /// Adds `intensity * noise * alpha` to the premultiplied color lanes of `dst` (noise from
 /// `fg`, in [-0.5, 0.5)), alpha unchanged (`CIDither`). Tolerance: 0.
-func addScaledNoiseRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
-                       intensity: Float) {
+func addScaledNoiseRow(
+    _ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
+    intensity: Float
+) {
     for i in 0..<count {
         let b = dst[i]
         var n = fg[i] * (intensity * b.w)
@@ -344,8 +354,10 @@ func _smoothstep01(_ t: Double) -> Double {
 /// `max(0, 1 - intensity * min(d^2 / radius^2, 1e6))`, `d` the distance to `center` over
 /// `halfDiagonal`.
 @inline(__always)
-func vignetteFactor(px: Double, py: Double, center: Point, halfDiagonal: Double, radius: Double,
-                    intensity: Double) -> Float {
+func vignetteFactor(
+    px: Double, py: Double, center: Point, halfDiagonal: Double, radius: Double,
+    intensity: Double
+) -> Float {
     let dx = (px - center.x) / halfDiagonal, dy = (py - center.y) / halfDiagonal
     var v2 = (dx * dx + dy * dy) / (radius * radius)
     if !(v2 < 1e6) { v2 = 1e6 }
@@ -356,8 +368,10 @@ func vignetteFactor(px: Double, py: Double, center: Point, halfDiagonal: Double,
 /// `1 - intensity * smoothstep(radius * (1 - falloff), radius, d)`, a hard edge at `radius`
 /// when `falloff` is 0.
 @inline(__always)
-func vignetteEffectFactor(px: Double, py: Double, center: Point, radius: Double, intensity: Double,
-                          falloff: Double) -> Float {
+func vignetteEffectFactor(
+    px: Double, py: Double, center: Point, radius: Double, intensity: Double,
+    falloff: Double
+) -> Float {
     let dx = px - center.x, dy = py - center.y
     let d = (dx * dx + dy * dy).squareRoot()
     let inner = radius * (1 - falloff)

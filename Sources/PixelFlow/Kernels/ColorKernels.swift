@@ -52,9 +52,9 @@ func lumaRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
 import CSIMD
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif

@@ -8,8 +8,10 @@ import CSIMD
 /// Runs in C on the row as flat floats (`pf_correlate_h`, AVX2 when the processor has it);
 /// each output sums its taps in order starting from 0.
 /// Tolerance against a scalar reference: 0 (sums in tap order).
-func correlateRowHorizontal(_ src: UnsafePointer<SIMD4<Float>>, taps: UnsafeBufferPointer<Float>,
-                            count: Int, into dst: UnsafeMutablePointer<SIMD4<Float>>) {
+func correlateRowHorizontal(
+    _ src: UnsafePointer<SIMD4<Float>>, taps: UnsafeBufferPointer<Float>,
+    count: Int, into dst: UnsafeMutablePointer<SIMD4<Float>>
+) {
     UnsafeRawPointer(src).withMemoryRebound(to: Float.self, capacity: 4 * (count + taps.count)) { s in
         UnsafeMutableRawPointer(dst).withMemoryRebound(to: Float.self, capacity: 4 * count) { d in
             pf_correlate_h_run(s, taps.baseAddress, Int32(taps.count), 4 * count, d)
@@ -20,8 +22,10 @@ func correlateRowHorizontal(_ src: UnsafePointer<SIMD4<Float>>, taps: UnsafeBuff
 /// Vertical correlation: `dst[x] = sum_k taps[k] * rows[k][x]` for `count` pixels, in C on
 /// flat floats (`pf_correlate_v`, AVX2 when the processor has it).
 /// Tolerance against a scalar reference: 0 (sums in tap order).
-func correlateRowsVertical(_ rows: UnsafePointer<UnsafePointer<SIMD4<Float>>>, taps: UnsafeBufferPointer<Float>,
-                           count: Int, into dst: UnsafeMutablePointer<SIMD4<Float>>) {
+func correlateRowsVertical(
+    _ rows: UnsafePointer<UnsafePointer<SIMD4<Float>>>, taps: UnsafeBufferPointer<Float>,
+    count: Int, into dst: UnsafeMutablePointer<SIMD4<Float>>
+) {
     let r = UnsafeRawPointer(rows).assumingMemoryBound(to: UnsafePointer<Float>?.self)
     UnsafeMutableRawPointer(dst).withMemoryRebound(to: Float.self, capacity: 4 * count) { d in
         pf_correlate_v_run(r, taps.baseAddress, Int32(taps.count), 4 * count, d)
@@ -33,8 +37,10 @@ func correlateRowsVertical(_ rows: UnsafePointer<UnsafePointer<SIMD4<Float>>>, t
 /// `correlateRowsVertical` row by row (`pf_correlate_v_block`: four output rows share each
 /// input load, so an input row is read once per block instead of once per tap).
 /// Tolerance against a scalar reference: 0 (sums in tap order).
-func correlateRowsVertical(_ rows: UnsafePointer<UnsafePointer<SIMD4<Float>>>, taps: UnsafeBufferPointer<Float>,
-                           count: Int, into dsts: UnsafePointer<UnsafeMutablePointer<SIMD4<Float>>>, outputs: Int) {
+func correlateRowsVertical(
+    _ rows: UnsafePointer<UnsafePointer<SIMD4<Float>>>, taps: UnsafeBufferPointer<Float>,
+    count: Int, into dsts: UnsafePointer<UnsafeMutablePointer<SIMD4<Float>>>, outputs: Int
+) {
     let r = UnsafeRawPointer(rows).assumingMemoryBound(to: UnsafePointer<Float>?.self)
     let d = UnsafeRawPointer(dsts).assumingMemoryBound(to: UnsafeMutablePointer<Float>?.self)
     pf_correlate_v_block_run(r, taps.baseAddress, Int32(taps.count), 4 * count, d, Int32(outputs))
@@ -45,9 +51,11 @@ func correlateRowsVertical(_ rows: UnsafePointer<UnsafePointer<SIMD4<Float>>>, t
 /// copied from the center pixel and bias applies to RGB only. Four outputs per step share each
 /// weight's broadcast; 3x3 kernels run in `pf_correlate3x3_row` (CSIMD.h), two pixels per step.
 /// Tolerance against a scalar reference: 0 (every output sums in row-major order, then bias).
-func correlate2D(_ rows: UnsafePointer<UnsafePointer<SIMD4<Float>>>, kw: Int, kh: Int,
-                 weights: UnsafeBufferPointer<Float>, bias: Float, rgbOnly: Bool,
-                 count: Int, into dst: UnsafeMutablePointer<SIMD4<Float>>) {
+func correlate2D(
+    _ rows: UnsafePointer<UnsafePointer<SIMD4<Float>>>, kw: Int, kh: Int,
+    weights: UnsafeBufferPointer<Float>, bias: Float, rgbOnly: Bool,
+    count: Int, into dst: UnsafeMutablePointer<SIMD4<Float>>
+) {
     let b = rgbOnly ? SIMD4<Float>(bias, bias, bias, 0) : SIMD4<Float>(repeating: bias)
     let cx = kw / 2, cy = kh / 2
     let wt = weights.baseAddress!
@@ -97,8 +105,10 @@ func correlate2D(_ rows: UnsafePointer<UnsafePointer<SIMD4<Float>>>, kw: Int, kh
 /// happens at fixed absolute positions, every output is computed the same way whatever range
 /// is asked for, so tiles and sub-rects agree bit for bit.
 /// Tolerance against a scalar reference: 1e-6 relative (at most `block` running updates).
-func boxRowRestarting(_ src: UnsafePointer<SIMD4<Float>>, srcStart: Int, outStart: Int, count: Int,
-                      radius r: Int, block: Int, scale: Float, into dst: UnsafeMutablePointer<SIMD4<Float>>) {
+func boxRowRestarting(
+    _ src: UnsafePointer<SIMD4<Float>>, srcStart: Int, outStart: Int, count: Int,
+    radius r: Int, block: Int, scale: Float, into dst: UnsafeMutablePointer<SIMD4<Float>>
+) {
     var acc = SIMD4<Float>(repeating: 0)
     let s = src - srcStart
     for i in 0..<count {
@@ -116,9 +126,11 @@ func boxRowRestarting(_ src: UnsafePointer<SIMD4<Float>>, srcStart: Int, outStar
 /// The same as `boxRowRestarting` down the columns of a strip: rows are `width` pixels apart,
 /// row `k` of `src` is absolute row `srcStart + k`, and output row `i` is centered on absolute
 /// row `outStart + i` (a multiple of `block`).
-func boxColumnsRestarting(_ src: UnsafePointer<SIMD4<Float>>, width: Int, srcStart: Int, outStart: Int, count: Int,
-                          radius r: Int, block: Int, scale: Float, into dst: UnsafeMutablePointer<SIMD4<Float>>,
-                          accumulator acc: UnsafeMutablePointer<SIMD4<Float>>) {
+func boxColumnsRestarting(
+    _ src: UnsafePointer<SIMD4<Float>>, width: Int, srcStart: Int, outStart: Int, count: Int,
+    radius r: Int, block: Int, scale: Float, into dst: UnsafeMutablePointer<SIMD4<Float>>,
+    accumulator acc: UnsafeMutablePointer<SIMD4<Float>>
+) {
     for i in 0..<count {
         let c = outStart + i
         let d = dst + i * width

@@ -101,8 +101,10 @@ func cannyHalo(taps: Int, passes: Int) -> Int { taps / 2 + 2 + passes }
 /// weak pixel with a strong 8-neighbour to strong, so an edge grows at most `passes` pixels
 /// from a strong one (unlike unbounded hysteresis). Output white `(1,1,1,1)` on strong, black
 /// opaque elsewhere. `input` covers `output.rect` grown by `cannyHalo`.
-func cannyTile(_ input: Tile, _ output: Tile, taps: [Float], perceptual: Bool, high: Float, low: Float, passes: Int,
-               arena: Arena) {
+func cannyTile(
+    _ input: Tile, _ output: Tile, taps: [Float], perceptual: Bool, high: Float, low: Float, passes: Int,
+    arena: Arena
+) {
     let o = output.rect
     if o.isEmpty { return }
     let r = taps.count / 2
@@ -192,8 +194,10 @@ func cannyTile(_ input: Tile, _ output: Tile, taps: [Float], perceptual: Bool, h
 /// `s = f + sharpness * (f - mean3x3(f))`, then `e = edgeIntensity * |Sobel(s)| / 8`, and
 /// `alpha = clamp((e - threshold) * contrast, 0, 1)`; the output is black `(0, 0, 0, alpha)`
 /// premultiplied. `input` covers `output.rect` grown by 3.
-func lineOverlayTile(_ input: Tile, _ output: Tile, noise: Float, sharpness: Float, edgeIntensity: Float,
-                     threshold: Float, contrast: Float, arena: Arena) {
+func lineOverlayTile(
+    _ input: Tile, _ output: Tile, noise: Float, sharpness: Float, edgeIntensity: Float,
+    threshold: Float, contrast: Float, arena: Arena
+) {
     let o = output.rect
     if o.isEmpty { return }
     let lum = lumaPlane(input, around: o, grow: 3, arena: arena)
@@ -202,10 +206,12 @@ func lineOverlayTile(_ input: Tile, _ output: Tile, noise: Float, sharpness: Flo
         for x in f.x0..<(f.x0 + f.width) {
             let c = lum[x, y]
             var sum: Float = 0, n: Float = 0
-            for j in -1...1 { for i in -1...1 {
-                let v = lum[x + i, y + j]
-                if Swift.abs(v - c) <= noise { sum += v; n += 1 }
-            } }
+            for j in -1...1 {
+                for i in -1...1 {
+                    let v = lum[x + i, y + j]
+                    if Swift.abs(v - c) <= noise { sum += v; n += 1 }
+                }
+            }
             f[x, y] = n > 0 ? sum / n : c
         }
     }
@@ -249,8 +255,10 @@ func comicInkTile(_ input: Tile, _ output: Tile, arena: Arena) {
 /// The spot light factor at pixel center `(px, py)` on the plane z = 0 with normal (0, 0, 1):
 /// `brightness * max(0, L.z) * max(0, -L . S)^concentration`, where `L` is the unit vector
 /// from the pixel to the light and `S` the unit vector from the light to where it points.
-func spotLightFactor(px: Double, py: Double, light: SIMD3<Double>, pointsAt: SIMD3<Double>,
-                     brightness: Double, concentration: Double) -> Float {
+func spotLightFactor(
+    px: Double, py: Double, light: SIMD3<Double>, pointsAt: SIMD3<Double>,
+    brightness: Double, concentration: Double
+) -> Float {
     var l = light - SIMD3(px, py, 0)
     let ll = (l * l).sum().squareRoot()
     if ll == 0 { return 0 }

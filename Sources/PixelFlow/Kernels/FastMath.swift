@@ -29,7 +29,7 @@ func _floatFromSmallInt(_ v: SIMD4<Int32>) -> SIMD4<Float> {
 func fastLog2(_ x: SIMD4<Float>) -> SIMD4<Float> {
     let b = _bits(x)
     var e = (b &>> 23) &- 127
-    var m = _float((b & 0x007F_FFFF) | 0x3F80_0000)          // [1, 2)
+    var m = _float((b & 0x007F_FFFF) | 0x3F80_0000)  // [1, 2)
     let big = m .> 1.41421356
     m.replace(with: m * 0.5, where: big)
     e.replace(with: e &+ 1, where: big)
@@ -51,7 +51,7 @@ func fastExp2(_ y0: SIMD4<Float>) -> SIMD4<Float> {
     y.replace(with: 127, where: y .> 127)
     let shifted = y + _roundMagic
     let n = _bits(shifted) &- _roundMagicBits
-    let f = (y - (shifted - _roundMagic)) * 0.6931471805599453     // f * ln 2, |.| <= 0.347
+    let f = (y - (shifted - _roundMagic)) * 0.6931471805599453  // f * ln 2, |.| <= 0.347
     var p = f * (1.0 / 5040) + (1.0 / 720)
     p = p * f + (1.0 / 120)
     p = p * f + (1.0 / 24)
@@ -71,7 +71,7 @@ func fastSignedPow(_ x: SIMD4<Float>, _ p: Float) -> SIMD4<Float> {
     let a = _abs4(x)
     var r = fastExp2(fastLog2(a) * p)
     r.replace(with: 0, where: a .< 1.1754944e-38)
-    r.replace(with: x, where: .!(x .== x))                     // NaN stays NaN
+    r.replace(with: x, where: .!(x .== x))  // NaN stays NaN
     r.replace(with: -r, where: x .< 0)
     return r
 }

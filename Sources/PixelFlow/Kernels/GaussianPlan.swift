@@ -31,8 +31,8 @@ enum GaussianPlan {
         var need = final
         for r in radii.reversed() {
             let start = floorDiv(need.lowerBound, boxBlock) * boxBlock
-            outputs.insert(start ..< need.upperBound, at: 0)
-            need = (start - r) ..< (need.upperBound + r)
+            outputs.insert(start..<need.upperBound, at: 0)
+            need = (start - r)..<(need.upperBound + r)
         }
         return (need, outputs)
     }
@@ -46,8 +46,8 @@ enum GaussianPlan {
             let r = exactRadius(sigma: sigma)
             return rect.outset(r, r)
         case let .boxes(radii):
-            let xs = boxPassRanges(final: rect.x ..< rect.maxX, radii: radii).input
-            let ys = boxPassRanges(final: rect.y ..< rect.maxY, radii: radii).input
+            let xs = boxPassRanges(final: rect.x..<rect.maxX, radii: radii).input
+            let ys = boxPassRanges(final: rect.y..<rect.maxY, radii: radii).input
             return IntRect(x: xs.lowerBound, y: ys.lowerBound, width: xs.count, height: ys.count)
         }
     }
@@ -87,9 +87,9 @@ enum GaussianPlan {
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif

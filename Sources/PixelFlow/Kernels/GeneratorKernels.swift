@@ -13,11 +13,11 @@
 // light kernels (libm's sin/exp).
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 // MARK: Shared helpers
@@ -72,8 +72,10 @@ struct PeriodicPattern: Sendable {
 
 /// Checkerboard: `t = (1 - wx * wy) / 2` with `w` the soft square waves along x and y;
 /// `color0` where `t = 0` (the cell whose top-left corner is the center), `color1` where 1.
-func checkerboardRow(x0: Int, y: Int, count: Int, out: UnsafeMutablePointer<SIMD4<Float>>,
-                     pattern p: PeriodicPattern, color0: SIMD4<Float>, color1: SIMD4<Float>) {
+func checkerboardRow(
+    x0: Int, y: Int, count: Int, out: UnsafeMutablePointer<SIMD4<Float>>,
+    pattern p: PeriodicPattern, color0: SIMD4<Float>, color1: SIMD4<Float>
+) {
     let tw = p.transition
     let wy = softSquareWave(Double(y) + 0.5, origin: p.centerY, period: p.width, transition: tw)
     for i in 0..<count {
@@ -83,8 +85,10 @@ func checkerboardRow(x0: Int, y: Int, count: Int, out: UnsafeMutablePointer<SIMD
 }
 
 /// Vertical stripes: `t = (1 - wx) / 2`; `color0` on the stripe right of the center's x.
-func stripesRow(x0: Int, y: Int, count: Int, out: UnsafeMutablePointer<SIMD4<Float>>,
-                pattern p: PeriodicPattern, color0: SIMD4<Float>, color1: SIMD4<Float>) {
+func stripesRow(
+    x0: Int, y: Int, count: Int, out: UnsafeMutablePointer<SIMD4<Float>>,
+    pattern p: PeriodicPattern, color0: SIMD4<Float>, color1: SIMD4<Float>
+) {
     let tw = p.transition
     for i in 0..<count {
         let wx = softSquareWave(Double(x0 + i) + 0.5, origin: p.centerX, period: p.width, transition: tw)
@@ -108,8 +112,10 @@ func roundedRectSignedDistance(_ x: Double, _ y: Double, rect: Rect, radius: Dou
 
 /// A filled rounded rect (`strokeWidth == nil`): coverage `clamp(0.5 - d, 0, 1)`; or the band
 /// of `strokeWidth` pixels inside its outline: `clamp(0.5 - d) - clamp(0.5 - (d + strokeWidth))`.
-func roundedRectangleRow(x0: Int, y: Int, count: Int, out: UnsafeMutablePointer<SIMD4<Float>>,
-                         rect: Rect, radius: Double, strokeWidth: Double?, color: SIMD4<Float>) {
+func roundedRectangleRow(
+    x0: Int, y: Int, count: Int, out: UnsafeMutablePointer<SIMD4<Float>>,
+    rect: Rect, radius: Double, strokeWidth: Double?, color: SIMD4<Float>
+) {
     let py = Double(y) + 0.5
     for i in 0..<count {
         let d = roundedRectSignedDistance(Double(x0 + i) + 0.5, py, rect: rect, radius: radius)
@@ -133,8 +139,10 @@ func blurredBoxProfile(_ p: Double, lo: Double, hi: Double, sigma: Double) -> Do
 
 /// A rect convolved with an isotropic Gaussian of `sigma` pixels: separable, so the coverage is
 /// the product of the x and y profiles (exact, no sampling of the blur).
-func blurredRectangleRow(x0: Int, y: Int, count: Int, out: UnsafeMutablePointer<SIMD4<Float>>,
-                         rect: Rect, sigma: Double, color: SIMD4<Float>) {
+func blurredRectangleRow(
+    x0: Int, y: Int, count: Int, out: UnsafeMutablePointer<SIMD4<Float>>,
+    rect: Rect, sigma: Double, color: SIMD4<Float>
+) {
     let fy = blurredBoxProfile(Double(y) + 0.5, lo: rect.y, hi: rect.y + rect.height, sigma: sigma)
     for i in 0..<count {
         let fx = blurredBoxProfile(Double(x0 + i) + 0.5, lo: rect.x, hi: rect.x + rect.width, sigma: sigma)
@@ -159,8 +167,10 @@ func segmentDistance(_ x: Double, _ y: Double, _ ax: Double, _ ay: Double, _ bx:
 /// coverage of one line `min(clamp(width / 2 + 0.5 - distance, 0, 1), width)` (a line thinner
 /// than a pixel covers about its width), union by maximum.
 /// - Complexity: O(segments) per pixel (a cheap row test skips segments far from the row).
-func meshRow(x0: Int, y: Int, count: Int, out: UnsafeMutablePointer<SIMD4<Float>>,
-             segments: [Double], width: Double, color: SIMD4<Float>) {
+func meshRow(
+    x0: Int, y: Int, count: Int, out: UnsafeMutablePointer<SIMD4<Float>>,
+    segments: [Double], width: Double, color: SIMD4<Float>
+) {
     let py = Double(y) + 0.5
     let reach = width / 2 + 0.5
     segments.withUnsafeBufferPointer { s in
@@ -251,8 +261,10 @@ func gaussianGradientWeight(_ x: Double, _ y: Double, center: Point, radius: Dou
 
 /// Fills a row with `color0 + (color1 - color0) * t(x, y)` (premultiplied working colors).
 @inline(__always)
-func gradientRow(x0: Int, y: Int, count: Int, out: UnsafeMutablePointer<SIMD4<Float>>,
-                 color0: SIMD4<Float>, color1: SIMD4<Float>, _ t: (Double, Double) -> Double) {
+func gradientRow(
+    x0: Int, y: Int, count: Int, out: UnsafeMutablePointer<SIMD4<Float>>,
+    color0: SIMD4<Float>, color1: SIMD4<Float>, _ t: (Double, Double) -> Double
+) {
     let py = Double(y) + 0.5
     for i in 0..<count {
         out[i] = _mix(color0, color1, t(Double(x0 + i) + 0.5, py))
@@ -287,8 +299,10 @@ struct HaloParameters: Sendable {
 /// a white ring). Multiplied by striations `max(0, 1 + strength * (2 s(angle) - 1))`.
 /// The output is the color, premultiplied, scaled per channel; alpha is the color's alpha
 /// times the largest channel intensity (at most 1).
-func lenticularHaloRow(x0: Int, y: Int, count: Int, out: UnsafeMutablePointer<SIMD4<Float>>,
-                       _ p: HaloParameters, color: SIMD4<Float>) {
+func lenticularHaloRow(
+    x0: Int, y: Int, count: Int, out: UnsafeMutablePointer<SIMD4<Float>>,
+    _ p: HaloParameters, color: SIMD4<Float>
+) {
     let dy = Double(y) + 0.5 - p.center.y
     let half = p.width / 2
     let spread = p.width * (1 - Swift.min(p.overlap, 1)) / 2
@@ -326,10 +340,12 @@ struct StarShineParameters: Sendable {
 /// the color), and two spikes along the cross angle and its perpendicular,
 /// `2^crossOpacity * exp(-(v / crossWidth)^2) * exp(-|u| / L)`, `L = crossScale * radius * 2^epsilon`.
 /// The color goes from white (core) to `color`; alpha is `color.alpha * min(1, I)`.
-func starShineRow(x0: Int, y: Int, count: Int, out: UnsafeMutablePointer<SIMD4<Float>>,
-                  _ p: StarShineParameters, color: SIMD4<Float>) {
+func starShineRow(
+    x0: Int, y: Int, count: Int, out: UnsafeMutablePointer<SIMD4<Float>>,
+    _ p: StarShineParameters, color: SIMD4<Float>
+) {
     let dy = Double(y) + 0.5 - p.center.y
-    let ax = cos(p.crossAngle), ay = -sin(p.crossAngle)      // screen counterclockwise, y down
+    let ax = cos(p.crossAngle), ay = -sin(p.crossAngle)  // screen counterclockwise, y down
     let length = p.crossScale * p.radius * exp2(p.epsilon)
     let opacity = exp2(p.crossOpacity)
     let white = SIMD4<Float>(repeating: color.w)
@@ -381,15 +397,20 @@ func sunbeamsIntensity(_ x: Double, _ y: Double, _ p: SunbeamsParameters) -> Dou
     if reach > p.sunRadius {
         var f = _unit(1 - (d - p.sunRadius) / (reach - p.sunRadius))
         f *= f
-        beams = p.striationStrength * striationPattern(atan2(dy, dx), time: p.time, contrast: p.striationContrast,
-                                                      f1: 29, f2: 17) * f
+        beams =
+            p.striationStrength
+            * striationPattern(
+                atan2(dy, dx), time: p.time, contrast: p.striationContrast,
+                f1: 29, f2: 17) * f
     }
     return Swift.max(disc, beams)
 }
 
 /// Sunbeams: the color, premultiplied, times `min(1, sunbeamsIntensity)`.
-func sunbeamsRow(x0: Int, y: Int, count: Int, out: UnsafeMutablePointer<SIMD4<Float>>,
-                 _ p: SunbeamsParameters, color: SIMD4<Float>) {
+func sunbeamsRow(
+    x0: Int, y: Int, count: Int, out: UnsafeMutablePointer<SIMD4<Float>>,
+    _ p: SunbeamsParameters, color: SIMD4<Float>
+) {
     let py = Double(y) + 0.5
     for i in 0..<count {
         out[i] = color * Float(Swift.min(1, sunbeamsIntensity(Double(x0 + i) + 0.5, py, p)))
@@ -404,9 +425,11 @@ func sunbeamsRow(x0: Int, y: Int, count: Int, out: UnsafeMutablePointer<SIMD4<Fl
 /// Computing 8 (2012): the lower envelope of parabolas. `v` and `z` are scratch of `n` and
 /// `n + 1` elements.
 /// - Complexity: O(n).
-func squaredDistanceTransform1D(_ f: UnsafeMutablePointer<Double>, count n: Int,
-                                v: UnsafeMutablePointer<Int>, z: UnsafeMutablePointer<Double>,
-                                scratch d: UnsafeMutablePointer<Double>) {
+func squaredDistanceTransform1D(
+    _ f: UnsafeMutablePointer<Double>, count n: Int,
+    v: UnsafeMutablePointer<Int>, z: UnsafeMutablePointer<Double>,
+    scratch d: UnsafeMutablePointer<Double>
+) {
     if n == 0 { return }
     var k = 0
     v[0] = 0
@@ -467,7 +490,13 @@ func distanceGradient(_ tile: Tile, maximumDistance: Double, into out: UnsafeMut
     for i in 0..<(w * h) {
         let dist = g[i].squareRoot()
         let t: Double
-        if g[i] >= big { t = 1 } else if maximumDistance > 0 { t = Swift.min(1, dist / maximumDistance) } else { t = dist > 0 ? 1 : 0 }
+        if g[i] >= big {
+            t = 1
+        } else if maximumDistance > 0 {
+            t = Swift.min(1, dist / maximumDistance)
+        } else {
+            t = dist > 0 ? 1 : 0
+        }
         let f = Float(t)
         out[i] = SIMD4(f, f, f, 1)
     }

@@ -16,11 +16,11 @@
 import CSIMD
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 // MARK: sRGB transfer curves
@@ -59,12 +59,15 @@ func sRGBToLinearRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
 /// Linear sRGB (D65) to XYZ, IEC 61966-2-1, by columns.
 let _rgbToXYZ: (SIMD4<Float>, SIMD4<Float>, SIMD4<Float>) = (
     SIMD4(0.4124564, 0.2126729, 0.0193339, 0), SIMD4(0.3575761, 0.7151522, 0.1191920, 0),
-    SIMD4(0.1804375, 0.0721750, 0.9503041, 0))
+    SIMD4(0.1804375, 0.0721750, 0.9503041, 0)
+)
 
 /// The inverse of `_rgbToXYZ`, by columns, computed once in Double.
 let _xyzToRGB: (SIMD4<Float>, SIMD4<Float>, SIMD4<Float>) = {
-    let m: [[Double]] = [[0.4124564, 0.3575761, 0.1804375], [0.2126729, 0.7151522, 0.0721750],
-                         [0.0193339, 0.1191920, 0.9503041]]
+    let m: [[Double]] = [
+        [0.4124564, 0.3575761, 0.1804375], [0.2126729, 0.7151522, 0.0721750],
+        [0.0193339, 0.1191920, 0.9503041],
+    ]
     let inv = invert3x3(m)
     func col(_ j: Int) -> SIMD4<Float> { SIMD4(Float(inv[0][j]), Float(inv[1][j]), Float(inv[2][j]), 0) }
     return (col(0), col(1), col(2))
@@ -78,17 +81,19 @@ func invert3x3(_ m: [[Double]]) -> [[Double]] {
     let a = m[0][0], b = m[0][1], c = m[0][2], d = m[1][0], e = m[1][1], f = m[1][2], g = m[2][0], h = m[2][1], k = m[2][2]
     let A = e * k - f * h, B = -(d * k - f * g), C = d * h - e * g
     let det = a * A + b * B + c * C
-    return [[A / det, -(b * k - c * h) / det, (b * f - c * e) / det],
-            [B / det, (a * k - c * g) / det, -(a * f - c * d) / det],
-            [C / det, -(a * h - b * g) / det, (a * e - b * d) / det]]
+    return [
+        [A / det, -(b * k - c * h) / det, (b * f - c * e) / det],
+        [B / det, (a * k - c * g) / det, -(a * f - c * d) / det],
+        [C / det, -(a * h - b * g) / det, (a * e - b * d) / det],
+    ]
 }
 
 /// CIELAB's `f`: cube root above (6/29)^3, the linear segment below (and for negatives).
 @inline(__always)
 func _labF(_ t: SIMD4<Float>) -> SIMD4<Float> {
-    let delta3: Float = 216.0 / 24389.0                        // (6/29)^3
+    let delta3: Float = 216.0 / 24389.0  // (6/29)^3
     var safe = t
-    safe.replace(with: 1, where: .!(t .> delta3))               // keep fastLog2 on positive normals
+    safe.replace(with: 1, where: .!(t .> delta3))  // keep fastLog2 on positive normals
     var r = fastExp2(fastLog2(safe) * (1.0 / 3.0))
     r.replace(with: t * (841.0 / 108.0) + (4.0 / 29.0), where: .!(t .> delta3))
     return r
@@ -174,7 +179,7 @@ func deltaE2000(_ lab1: SIMD4<Float>, _ lab2: SIMD4<Float>) -> Float {
     let C1 = (a1 * a1 + b1 * b1).squareRoot(), C2 = (a2 * a2 + b2 * b2).squareRoot()
     let Cbar = (C1 + C2) / 2
     let Cbar7 = powf(Cbar, 7)
-    let G = 0.5 * (1 - (Cbar7 / (Cbar7 + 6_103_515_648)).squareRoot())   // 25^7 = 6_103_515_625, rounded to Float
+    let G = 0.5 * (1 - (Cbar7 / (Cbar7 + 6_103_515_648)).squareRoot())  // 25^7 = 6_103_515_625, rounded to Float
     let a1p = (1 + G) * a1, a2p = (1 + G) * a2
     let C1p = (a1p * a1p + b1 * b1).squareRoot(), C2p = (a2p * a2p + b2 * b2).squareRoot()
     func hue(_ b: Float, _ a: Float) -> Float {
@@ -193,14 +198,21 @@ func deltaE2000(_ lab1: SIMD4<Float>, _ lab2: SIMD4<Float>) -> Float {
     let Lbarp = (L1 + L2) / 2, Cbarp = (C1p + C2p) / 2
     var hbarp = h1p + h2p
     if C1p * C2p != 0 {
-        if abs(h1p - h2p) <= 180 { hbarp /= 2 } else if hbarp < 360 { hbarp = (hbarp + 360) / 2 } else { hbarp = (hbarp - 360) / 2 }
+        if abs(h1p - h2p) <= 180 {
+            hbarp /= 2
+        } else if hbarp < 360 {
+            hbarp = (hbarp + 360) / 2
+        } else {
+            hbarp = (hbarp - 360) / 2
+        }
     }
     let rad: Float = .pi / 180
-    let T = 1 - 0.17 * cosf((hbarp - 30) * rad) + 0.24 * cosf(2 * hbarp * rad)
+    let T =
+        1 - 0.17 * cosf((hbarp - 30) * rad) + 0.24 * cosf(2 * hbarp * rad)
         + 0.32 * cosf((3 * hbarp + 6) * rad) - 0.20 * cosf((4 * hbarp - 63) * rad)
     let dTheta = 30 * expf(-((hbarp - 275) / 25) * ((hbarp - 275) / 25))
     let Cbarp7 = powf(Cbarp, 7)
-    let RC = 2 * (Cbarp7 / (Cbarp7 + 6_103_515_648)).squareRoot()   // 25^7 rounded to Float
+    let RC = 2 * (Cbarp7 / (Cbarp7 + 6_103_515_648)).squareRoot()  // 25^7 rounded to Float
     let l50 = (Lbarp - 50) * (Lbarp - 50)
     let SL = 1 + 0.015 * l50 / (20 + l50).squareRoot()
     let SC = 1 + 0.045 * Cbarp, SH = 1 + 0.015 * Cbarp * T
@@ -212,8 +224,10 @@ func deltaE2000(_ lab1: SIMD4<Float>, _ lab2: SIMD4<Float>) -> Float {
 /// Writes `(dE, dE, dE, 1)` premultiplied into `dst`, with `dE` the colour difference of the
 /// straight colors of `fg` (the reference) and `dst`, taken as linear sRGB (`CILabDeltaE`
 /// with `ciede2000` false, the CIEDE2000 variant otherwise).
-func labDeltaERow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
-                  ciede2000: Bool) {
+func labDeltaERow(
+    _ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
+    ciede2000: Bool
+) {
     for i in 0..<count {
         let l1 = rgbToLab(_straightColor(fg[i])), l2 = rgbToLab(_straightColor(dst[i]))
         let d = ciede2000 ? deltaE2000(l1, l2) : deltaE94(l1, l2)

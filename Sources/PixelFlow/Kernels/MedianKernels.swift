@@ -18,8 +18,10 @@ import CSIMD
 /// (Paeth, Graphics Gems 1990). `scratch` holds `3 * (count + 2)` pixels.
 ///
 /// - Complexity: about 18 min/max operations per pixel. Exact.
-func median3x3Row(_ rows: UnsafePointer<UnsafePointer<SIMD4<Float>>>, count: Int,
-                  into dst: UnsafeMutablePointer<SIMD4<Float>>, scratch: UnsafeMutablePointer<SIMD4<Float>>) {
+func median3x3Row(
+    _ rows: UnsafePointer<UnsafePointer<SIMD4<Float>>>, count: Int,
+    into dst: UnsafeMutablePointer<SIMD4<Float>>, scratch: UnsafeMutablePointer<SIMD4<Float>>
+) {
     let n = count + 2
     let lo = scratch, mid = scratch + n, hi = scratch + 2 * n
     let r0 = rows[0], r1 = rows[1], r2 = rows[2]
@@ -42,11 +44,13 @@ func median3x3Row(_ rows: UnsafePointer<UnsafePointer<SIMD4<Float>>>, count: Int
 /// pruned merge network (`_median25`). `scratch` holds `15 * (count + 4)` pixels.
 ///
 /// - Complexity: about 116 min/max operations per pixel. Exact.
-func median5x5Row(_ rows: UnsafePointer<UnsafePointer<SIMD4<Float>>>, count: Int,
-                  into dst: UnsafeMutablePointer<SIMD4<Float>>, scratch: UnsafeMutablePointer<SIMD4<Float>>) {
+func median5x5Row(
+    _ rows: UnsafePointer<UnsafePointer<SIMD4<Float>>>, count: Int,
+    into dst: UnsafeMutablePointer<SIMD4<Float>>, scratch: UnsafeMutablePointer<SIMD4<Float>>
+) {
     let n = count + 4
-    let cols = scratch                  // 5 per column
-    let pairs = scratch + 5 * n         // 10 per column pair (x, x + 1)
+    let cols = scratch  // 5 per column
+    let pairs = scratch + 5 * n  // 10 per column pair (x, x + 1)
     let r0 = rows[0], r1 = rows[1], r2 = rows[2], r3 = rows[3], r4 = rows[4]
     for x in 0..<n {
         var v0 = r0[x], v1 = r1[x], v2 = r2[x], v3 = r3[x], v4 = r4[x]
@@ -74,8 +78,10 @@ func median5x5Row(_ rows: UnsafePointer<UnsafePointer<SIMD4<Float>>>, count: Int
 ///
 /// - Complexity: O(r) per pixel (`4 (2r + 1)` histogram updates) plus O(r^2) per row; scratch
 ///   4 KiB.
-func medianHistogramTile(_ levels: UnsafePointer<SIMD4<UInt8>>, stride: Int, radius r: Int, count: Int, height: Int,
-                         into output: Tile) {
+func medianHistogramTile(
+    _ levels: UnsafePointer<SIMD4<UInt8>>, stride: Int, radius r: Int, count: Int, height: Int,
+    into output: Tile
+) {
     let side = 2 * r + 1
     let half = Int32((side * side) / 2)
     // Histograms (4 x 256 counts), then per channel the median bin and the count below it.
@@ -137,8 +143,9 @@ func quantizeLevelsRow(_ src: UnsafePointer<SIMD4<Float>>, count: Int, into dst:
         s.replace(with: 0, where: .!(s .>= 0))
         s.replace(with: 255, where: s .> 255)
         let u = pf_trunc_to_int4(s)
-        dst[i] = SIMD4(UInt8(truncatingIfNeeded: u.x), UInt8(truncatingIfNeeded: u.y),
-                       UInt8(truncatingIfNeeded: u.z), UInt8(truncatingIfNeeded: u.w))
+        dst[i] = SIMD4(
+            UInt8(truncatingIfNeeded: u.x), UInt8(truncatingIfNeeded: u.y),
+            UInt8(truncatingIfNeeded: u.z), UInt8(truncatingIfNeeded: u.w))
     }
 }
 
@@ -188,7 +195,9 @@ func _merge5x5(_ a: UnsafePointer<SIMD4<Float>>, _ b: UnsafePointer<SIMD4<Float>
 /// The 13th smallest of 25 values given as sorted runs `a` (10), `b` (10) and `c` (5): the two merges
 /// that would sort them, pruned to the comparators the middle output depends on (72 min/max).
 @inline(__always)
-func _median25(_ a: UnsafePointer<SIMD4<Float>>, _ b: UnsafePointer<SIMD4<Float>>, _ c: UnsafePointer<SIMD4<Float>>) -> SIMD4<Float> {
+func _median25(_ a: UnsafePointer<SIMD4<Float>>, _ b: UnsafePointer<SIMD4<Float>>, _ c: UnsafePointer<SIMD4<Float>>) -> SIMD4<
+    Float
+> {
     let t25 = pf_min4(a[0], c[0])
     let t26 = pf_max4(a[0], c[0])
     let t27 = pf_min4(a[8], t26)

@@ -23,8 +23,10 @@ let directExtremumLimit = 7
 /// `dst[i] = E(src[i ..< i + width])` for `count` outputs, scanning each window.
 /// - Complexity: `width - 1` operations per pixel.
 @inline(__always)
-func extremumRowDirect<E: _Extremum>(_: E.Type, _ src: UnsafePointer<SIMD4<Float>>, width: Int, count: Int,
-                                     into dst: UnsafeMutablePointer<SIMD4<Float>>) {
+func extremumRowDirect<E: _Extremum>(
+    _: E.Type, _ src: UnsafePointer<SIMD4<Float>>, width: Int, count: Int,
+    into dst: UnsafeMutablePointer<SIMD4<Float>>
+) {
     if width == 1 { dst.update(from: src, count: count); return }
     if width == 3 {
         for i in 0..<count { dst[i] = E.pick(E.pick(src[i], src[i + 1]), src[i + 2]) }
@@ -53,9 +55,11 @@ func extremumRowDirect<E: _Extremum>(_: E.Type, _ src: UnsafePointer<SIMD4<Float
 /// of `src[0]`). `scratch` holds `2 * (count + width)` pixels.
 ///
 /// - Complexity: 3 operations per pixel whatever `width` (van Herk 1992; Gil and Werman 1993).
-func extremumRowVanHerk<E: _Extremum>(_: E.Type, _ src: UnsafePointer<SIMD4<Float>>, srcStart: Int, width w: Int,
-                                      count: Int, into dst: UnsafeMutablePointer<SIMD4<Float>>,
-                                      scratch: UnsafeMutablePointer<SIMD4<Float>>) {
+func extremumRowVanHerk<E: _Extremum>(
+    _: E.Type, _ src: UnsafePointer<SIMD4<Float>>, srcStart: Int, width w: Int,
+    count: Int, into dst: UnsafeMutablePointer<SIMD4<Float>>,
+    scratch: UnsafeMutablePointer<SIMD4<Float>>
+) {
     if count <= 0 { return }
     @inline(__always) func phase(_ p: Int) -> Int { let m = (srcStart + p) % w; return m < 0 ? m + w : m }
     // suffix[p] = E(src[p ... end of p's block]) for p in 0..<count; the block end of p lies at
@@ -83,8 +87,10 @@ func extremumRowVanHerk<E: _Extremum>(_: E.Type, _ src: UnsafePointer<SIMD4<Floa
 
 /// `dst[x] = E(rows[0][x], ..., rows[n-1][x])` for `count` pixels.
 @inline(__always)
-func extremumRows<E: _Extremum>(_: E.Type, _ rows: UnsafePointer<UnsafePointer<SIMD4<Float>>>, _ n: Int, count: Int,
-                                into dst: UnsafeMutablePointer<SIMD4<Float>>) {
+func extremumRows<E: _Extremum>(
+    _: E.Type, _ rows: UnsafePointer<UnsafePointer<SIMD4<Float>>>, _ n: Int, count: Int,
+    into dst: UnsafeMutablePointer<SIMD4<Float>>
+) {
     dst.update(from: rows[0], count: count)
     for k in 1..<Swift.max(1, n) {
         let r = rows[k]
@@ -126,12 +132,14 @@ func rectangleExtremumTile<E: _Extremum>(_ e: E.Type, _ input: Tile, _ output: T
     // aligned to absolute multiples of `height`.
     let suffix = arena.allocate(w * rowsCount, of: SIMD4<Float>.self)
     let prefix = arena.allocate(w * rowsCount, of: SIMD4<Float>.self)
-    let top = o.y - ry                                    // absolute row of h's row 0
+    let top = o.y - ry  // absolute row of h's row 0
     func isBlockStart(_ j: Int) -> Bool { GaussianPlan.floorDiv(top + j, height) * height == top + j }
     // prefix rows
     for j in 0..<rowsCount {
         let s = h + j * w, d = prefix + j * w
-        if j == 0 || isBlockStart(j) { d.update(from: s, count: w) } else {
+        if j == 0 || isBlockStart(j) {
+            d.update(from: s, count: w)
+        } else {
             let prev = prefix + (j - 1) * w
             for x in 0..<w { d[x] = E.pick(prev[x], s[x]) }
         }
@@ -140,7 +148,9 @@ func rectangleExtremumTile<E: _Extremum>(_ e: E.Type, _ input: Tile, _ output: T
     var j = rowsCount - 1
     while j >= 0 {
         let s = h + j * w, d = suffix + j * w
-        if j == rowsCount - 1 || isBlockStart(j + 1) { d.update(from: s, count: w) } else {
+        if j == rowsCount - 1 || isBlockStart(j + 1) {
+            d.update(from: s, count: w)
+        } else {
             let next = suffix + (j + 1) * w
             for x in 0..<w { d[x] = E.pick(next[x], s[x]) }
         }
@@ -178,7 +188,8 @@ func discExtremumTile<E: _Extremum>(_ e: E.Type, _ input: Tile, _ output: Tile, 
             if width <= directExtremumLimit {
                 extremumRowDirect(E.self, src, width: width, count: w, into: target)
             } else {
-                extremumRowVanHerk(E.self, src, srcStart: o.x - t.halfWidth, width: width, count: w, into: target, scratch: scratch)
+                extremumRowVanHerk(
+                    E.self, src, srcStart: o.x - t.halfWidth, width: width, count: w, into: target, scratch: scratch)
             }
             if !first { for x in 0..<w { d[x] = E.pick(d[x], tmp[x]) } }
             first = false

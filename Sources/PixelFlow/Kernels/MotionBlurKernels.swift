@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 // Line-sampling blurs: fixed sparse correlations (motion) and per-pixel rays (zoom).
@@ -30,7 +30,8 @@ func motionBlurTaps(radius: Double, angle: Double) -> [SparseTap] {
         let x0 = px.rounded(.down), y0 = py.rounded(.down)
         let fx = px - x0, fy = py - y0
         let ix = Int(x0), iy = Int(y0)
-        for (dx, dy, f) in [(0, 0, (1 - fx) * (1 - fy)), (1, 0, fx * (1 - fy)), (0, 1, (1 - fx) * fy), (1, 1, fx * fy)] where f > 0 {
+        for (dx, dy, f) in [(0, 0, (1 - fx) * (1 - fy)), (1, 0, fx * (1 - fy)), (0, 1, (1 - fx) * fy), (1, 1, fx * fy)]
+        where f > 0 {
             weights[SIMD2(ix + dx, iy + dy), default: 0] += f * w
         }
     }

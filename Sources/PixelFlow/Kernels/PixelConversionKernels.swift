@@ -7,8 +7,10 @@ import CSIMD
 /// are converted from sRGB encoding to linear light (8-bit through the exact 256-entry table).
 /// Alpha and premultiplication are left as stored.
 
-func loadRowRGBA(_ src: UnsafeRawPointer, format: PixelFormat, count: Int,
-                 into dst: UnsafeMutablePointer<SIMD4<Float>>, decodeSRGB: Bool) {
+func loadRowRGBA(
+    _ src: UnsafeRawPointer, format: PixelFormat, count: Int,
+    into dst: UnsafeMutablePointer<SIMD4<Float>>, decodeSRGB: Bool
+) {
     switch format {
     case .rgba8:
         let bytes = src.assumingMemoryBound(to: UInt8.self)
@@ -45,14 +47,12 @@ func loadRowRGBA(_ src: UnsafeRawPointer, format: PixelFormat, count: Int,
     }
 }
 
-
 func _decodeSRGBInPlace(_ p: UnsafeMutablePointer<SIMD4<Float>>, _ count: Int) {
     for i in 0..<count {
         let v = p[i]
         p[i] = SIMD4(SRGB.toLinear(v.x), SRGB.toLinear(v.y), SRGB.toLinear(v.z), v.w)
     }
 }
-
 
 func _encodeSRGBInPlace(_ p: UnsafeMutablePointer<SIMD4<Float>>, _ count: Int) {
     for i in 0..<count {
@@ -66,9 +66,11 @@ func _encodeSRGBInPlace(_ p: UnsafeMutablePointer<SIMD4<Float>>, _ count: Int) {
 /// Integer formats round half up and clamp; NaN stores as 0. `scratch` (at least `count`
 /// pixels) may be overwritten; `src` is not modified.
 
-func storeRowRGBA(_ src: UnsafePointer<SIMD4<Float>>, count: Int, format: PixelFormat,
-                  into dst: UnsafeMutableRawPointer, encodeSRGB: Bool,
-                  scratch: UnsafeMutablePointer<SIMD4<Float>>) {
+func storeRowRGBA(
+    _ src: UnsafePointer<SIMD4<Float>>, count: Int, format: PixelFormat,
+    into dst: UnsafeMutableRawPointer, encodeSRGB: Bool,
+    scratch: UnsafeMutablePointer<SIMD4<Float>>
+) {
     switch format {
     case .rgba8:
         let d = dst.assumingMemoryBound(to: UInt8.self)

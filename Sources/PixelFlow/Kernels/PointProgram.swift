@@ -37,8 +37,10 @@ struct PointProgram {
                 st.alpha_fixed = m.preservesAlpha ? 1 : 0
                 let rows = (m.row(0), m.row(1), m.row(2), m.row(3))
                 st.rgb_only = m.preservesAlpha && rows.0.w == 0 && rows.1.w == 0 && rows.2.w == 0 ? 1 : 0
-                st.m = (rows.0.x, rows.0.y, rows.0.z, rows.0.w, rows.1.x, rows.1.y, rows.1.z, rows.1.w,
-                        rows.2.x, rows.2.y, rows.2.z, rows.2.w, rows.3.x, rows.3.y, rows.3.z, rows.3.w)
+                st.m = (
+                    rows.0.x, rows.0.y, rows.0.z, rows.0.w, rows.1.x, rows.1.y, rows.1.z, rows.1.w,
+                    rows.2.x, rows.2.y, rows.2.z, rows.2.w, rows.3.x, rows.3.y, rows.3.z, rows.3.w
+                )
                 st.bias = (m.bias.x, m.bias.y, m.bias.z, m.bias.w)
             case let .color(k):
                 guard let step = k.pointStep else { return nil }
@@ -68,8 +70,10 @@ struct PointProgram {
     /// `unpremultiplyInput`: the input is premultiplied; `premultiplyOutput`: premultiply the
     /// result, else zero the pixels whose alpha is not above 0; `stream`: store
     /// non-temporally (`dst` 16-byte aligned; call `pf_store_fence` before others read it).
-    func run(_ src: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
-             unpremultiplyInput: Bool, premultiplyOutput: Bool, stream: Bool) {
+    func run(
+        _ src: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
+        unpremultiplyInput: Bool, premultiplyOutput: Bool, stream: Bool
+    ) {
         var flags: Int32 = premultiplyOutput ? Int32(PF_PROGRAM_PREMULTIPLY_OUTPUT) : Int32(PF_PROGRAM_ZERO_TRANSPARENT)
         if unpremultiplyInput { flags |= Int32(PF_PROGRAM_UNPREMULTIPLY_INPUT) }
         if stream { flags |= Int32(PF_PROGRAM_STREAM) }

@@ -8,8 +8,10 @@ import CSIMD
 /// Coordinates are computed per pixel (not incrementally) so results never depend on where
 /// a tile starts. Bilinear sampling runs in C (`pf_affine_bilinear_row_run`, coordinates four
 /// pixels at a time). Tolerance against a scalar reference: 0.
-func affineWarpRow(_ src: Tile, inverse t: AffineTransform, sampling: Sampling, x0: Int, y: Int,
-                   count: Int, into dst: UnsafeMutablePointer<SIMD4<Float>>) {
+func affineWarpRow(
+    _ src: Tile, inverse t: AffineTransform, sampling: Sampling, x0: Int, y: Int,
+    count: Int, into dst: UnsafeMutablePointer<SIMD4<Float>>
+) {
     let r = src.rect
     let cy = Double(y) + 0.5
     let bx = t.c * cy + t.tx, by = t.d * cy + t.ty
@@ -32,15 +34,18 @@ func affineWarpRow(_ src: Tile, inverse t: AffineTransform, sampling: Sampling, 
 
 /// Fills `count` pixels of output row `y` from `x0` by sampling `src` where `kernel.map`
 /// sends each output pixel center. Samples outside `src.rect` are transparent.
-func customWarpRow(_ src: Tile, kernel: WarpKernel, x0: Int, y: Int, count: Int,
-                   into dst: UnsafeMutablePointer<SIMD4<Float>>) {
+func customWarpRow(
+    _ src: Tile, kernel: WarpKernel, x0: Int, y: Int, count: Int,
+    into dst: UnsafeMutablePointer<SIMD4<Float>>
+) {
     let r = src.rect
     let cy = Double(y) + 0.5
     for i in 0..<count {
         let p = kernel.map(Double(x0 + i) + 0.5, cy)
         switch kernel.sampling {
         case .nearest:
-            guard p.x.isFinite, p.y.isFinite, p.x >= Double(r.x), p.x < Double(r.maxX), p.y >= Double(r.y), p.y < Double(r.maxY) else {
+            guard p.x.isFinite, p.y.isFinite, p.x >= Double(r.x), p.x < Double(r.maxX), p.y >= Double(r.y), p.y < Double(r.maxY)
+            else {
                 dst[i] = .zero
                 continue
             }
@@ -84,9 +89,12 @@ func bilinearSample(_ src: Tile, _ ix: Int, _ iy: Int, _ wx: Float, _ wy: Float)
 /// and `f - floor(f)` to `weight`; returns the outputs whose sample is defined (the generic
 /// guard `lo - 1 < f < hi`) and, inside them, those whose two taps both lie in `lo ..< hi`.
 /// Both are contiguous ranges because `f` is monotonic in `o`.
-func bilinearAxisSamples(scale: Double, offset: Double, start: Int, count: Int, lo: Int, hi: Int,
-                         index: UnsafeMutablePointer<Int>, weight: UnsafeMutablePointer<Float>)
-    -> (defined: Range<Int>, interior: Range<Int>) {
+func bilinearAxisSamples(
+    scale: Double, offset: Double, start: Int, count: Int, lo: Int, hi: Int,
+    index: UnsafeMutablePointer<Int>, weight: UnsafeMutablePointer<Float>
+)
+    -> (defined: Range<Int>, interior: Range<Int>)
+{
     var d0 = count, d1 = 0, i0 = count, i1 = 0
     for i in 0..<count {
         let c = Double(start + i) + 0.5
@@ -127,7 +135,8 @@ struct LanczosWeights {
     /// Output `o`'s taps: `span` (default `inputSize`) input pixels map onto `outputSize`
     /// outputs; taps stop at `0` and `inputSize`.
     static func window(_ o: Int, inputSize: Int, outputSize: Int, span: Double? = nil)
-        -> (start: Int, count: Int, center: Double, scale: Double) {
+        -> (start: Int, count: Int, center: Double, scale: Double)
+    {
         let scale = (span ?? Double(inputSize)) / Double(outputSize)
         let filterScale = Swift.max(scale, 1)
         let support = 3 * filterScale
@@ -140,9 +149,10 @@ struct LanczosWeights {
     /// The input indices (relative to the input origin) the outputs in `outputRange` read.
     static func sourceSpan(outputRange: Range<Int>, inputSize: Int, outputSize: Int, span: Double? = nil) -> Range<Int> {
         let a = window(Swift.max(0, outputRange.lowerBound), inputSize: inputSize, outputSize: outputSize, span: span)
-        let b = window(Swift.min(outputSize - 1, outputRange.upperBound - 1), inputSize: inputSize, outputSize: outputSize,
-                       span: span)
-        return a.start ..< Swift.max(a.start, b.start + b.count)
+        let b = window(
+            Swift.min(outputSize - 1, outputRange.upperBound - 1), inputSize: inputSize, outputSize: outputSize,
+            span: span)
+        return a.start..<Swift.max(a.start, b.start + b.count)
     }
 
     init(outputRange: Range<Int>, inputSize: Int, outputSize: Int, span: Double? = nil) {
@@ -169,8 +179,10 @@ struct LanczosWeights {
 
 /// Separable Lanczos resampling: horizontal pass over the source rows, then vertical.
 /// `src` must cover the spans of `wx` and `wy` (shifted by `inputOrigin`).
-func lanczosResample(_ src: Tile, wx: LanczosWeights, wy: LanczosWeights, inputOrigin: (Int, Int),
-                     into out: Tile, arena: Arena) {
+func lanczosResample(
+    _ src: Tile, wx: LanczosWeights, wy: LanczosWeights, inputOrigin: (Int, Int),
+    into out: Tile, arena: Arena
+) {
     let w = out.rect.width
     let mid = arena.tile(IntRect(x: out.rect.x, y: src.rect.y, width: w, height: src.rect.height))
     // Horizontal: C (pf_resample_h), each output summing its taps in order.
@@ -179,8 +191,9 @@ func lanczosResample(_ src: Tile, wx: LanczosWeights, wy: LanczosWeights, inputO
         wx.starts.withUnsafeBufferPointer { starts in
             wx.counts.withUnsafeBufferPointer { counts in
                 for y in src.rect.y..<src.rect.maxY {
-                    pf_resample_h(src.row(y) + shift, starts.baseAddress, counts.baseAddress, wts.baseAddress,
-                                  wx.maxTaps, w, mid.row(y))
+                    pf_resample_h(
+                        src.row(y) + shift, starts.baseAddress, counts.baseAddress, wts.baseAddress,
+                        wx.maxTaps, w, mid.row(y))
                 }
             }
         }
@@ -191,16 +204,17 @@ func lanczosResample(_ src: Tile, wx: LanczosWeights, wy: LanczosWeights, inputO
             let n = wy.counts[j]
             let y0 = wy.starts[j] + inputOrigin.1
             for k in 0..<n { rows[k] = UnsafePointer(mid.row(y0 + k)) }
-            correlateRowsVertical(rows, taps: UnsafeBufferPointer(rebasing: wts[(j * wy.maxTaps)..<(j * wy.maxTaps + n)]),
-                                  count: w, into: out.row(y))
+            correlateRowsVertical(
+                rows, taps: UnsafeBufferPointer(rebasing: wts[(j * wy.maxTaps)..<(j * wy.maxTaps + n)]),
+                count: w, into: out.row(y))
         }
     }
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif

@@ -11,7 +11,7 @@ let _magic23: Float = 8_388_608
 @inline(__always)
 func floorNonNegative(_ s: SIMD4<Float>) -> SIMD4<Float> {
     let m = SIMD4<Float>(repeating: _magic23)
-    var r = (s + m) - m          // round to nearest even
+    var r = (s + m) - m  // round to nearest even
     r.replace(with: r - 1, where: r .> s)
     return r
 }
@@ -29,8 +29,9 @@ func quantizeToUInt8(_ v: SIMD4<Float>) -> SIMD4<UInt8> {
     s.replace(with: 0, where: .!(s .>= 0))
     s.replace(with: 255, where: s .> 255)
     let u = wholeToUInt32(floorNonNegative(s))
-    return SIMD4(UInt8(truncatingIfNeeded: u.x), UInt8(truncatingIfNeeded: u.y),
-                 UInt8(truncatingIfNeeded: u.z), UInt8(truncatingIfNeeded: u.w))
+    return SIMD4(
+        UInt8(truncatingIfNeeded: u.x), UInt8(truncatingIfNeeded: u.y),
+        UInt8(truncatingIfNeeded: u.z), UInt8(truncatingIfNeeded: u.w))
 }
 
 /// `clamp(floor(v * 65535 + 0.5), 0, 65535)` per lane (round half up); NaN gives 0.
@@ -40,8 +41,9 @@ func quantizeToUInt16(_ v: SIMD4<Float>) -> SIMD4<UInt16> {
     s.replace(with: 0, where: .!(s .>= 0))
     s.replace(with: 65535, where: s .> 65535)
     let u = wholeToUInt32(floorNonNegative(s))
-    return SIMD4(UInt16(truncatingIfNeeded: u.x), UInt16(truncatingIfNeeded: u.y),
-                 UInt16(truncatingIfNeeded: u.z), UInt16(truncatingIfNeeded: u.w))
+    return SIMD4(
+        UInt16(truncatingIfNeeded: u.x), UInt16(truncatingIfNeeded: u.y),
+        UInt16(truncatingIfNeeded: u.z), UInt16(truncatingIfNeeded: u.w))
 }
 
 /// Lane-wise conversion of bytes to floats.

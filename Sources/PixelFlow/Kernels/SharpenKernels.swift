@@ -50,8 +50,10 @@ func sigmaFilter3x3Tile(_ input: Tile, _ output: Tile, threshold: Float) {
     let o = output.rect
     for y in o.y..<o.maxY {
         let d = output.row(y)
-        let rows = (UnsafePointer(input.pointer(x: o.x - 1, y: y - 1)), UnsafePointer(input.pointer(x: o.x - 1, y: y)),
-                    UnsafePointer(input.pointer(x: o.x - 1, y: y + 1)))
+        let rows = (
+            UnsafePointer(input.pointer(x: o.x - 1, y: y - 1)), UnsafePointer(input.pointer(x: o.x - 1, y: y)),
+            UnsafePointer(input.pointer(x: o.x - 1, y: y + 1))
+        )
         for x in 0..<o.width {
             let c = rows.1[x + 1]
             var sum = SIMD4<Float>(repeating: 0), n = SIMD4<Float>(repeating: 0)

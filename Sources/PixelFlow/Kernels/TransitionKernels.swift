@@ -9,11 +9,11 @@
 // so the output equals the image (resp. the target) there bit for bit.
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The range of `x * dx + y * dy` over the corners of `r`.
@@ -28,8 +28,9 @@ func projectedRange(_ r: Rect, _ dx: Double, _ dy: Double) -> (lo: Double, hi: D
 func sweptRect(_ r: Rect, _ dx: Double, _ dy: Double, _ length: Double) -> Rect {
     if r.isInfinite || r.isEmpty { return r }
     let ox = dx * length, oy = dy * length
-    return Rect(minX: r.x + Swift.min(0, ox), minY: r.y + Swift.min(0, oy),
-                maxX: r.x + r.width + Swift.max(0, ox), maxY: r.y + r.height + Swift.max(0, oy))
+    return Rect(
+        minX: r.x + Swift.min(0, ox), minY: r.y + Swift.min(0, oy),
+        maxX: r.x + r.width + Swift.max(0, ox), maxY: r.y + r.height + Swift.max(0, oy))
 }
 
 /// A band of `width` pixels moving along a direction across `extent` (swipe, copy machine).
@@ -206,7 +207,7 @@ struct PageCurl: Sendable {
     struct Sample {
         var front: Point
         var back: Point
-        var weights: SIMD3<Double>      // back, front, target
+        var weights: SIMD3<Double>  // back, front, target
         var slope: Double?
     }
 

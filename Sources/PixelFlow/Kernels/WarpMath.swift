@@ -4,11 +4,11 @@
 // incrementally), so warps built on it do not depend on the schedule.
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 // MARK: Regions of interest
@@ -49,8 +49,9 @@ func _sampledMaximum(_ f: (Double) -> Double) -> Double {
 
 /// The box of the points `points`.
 func _boundingBox(_ points: [Point]) -> Rect {
-    Rect(minX: points.map(\.x).min()!, minY: points.map(\.y).min()!,
-         maxX: points.map(\.x).max()!, maxY: points.map(\.y).max()!)
+    Rect(
+        minX: points.map(\.x).min()!, minY: points.map(\.y).min()!,
+        maxX: points.map(\.x).max()!, maxY: points.map(\.y).max()!)
 }
 
 /// The box of the parallelogram `origin + a * e1 + b * e2` for a, b in `[lo, hi]`.

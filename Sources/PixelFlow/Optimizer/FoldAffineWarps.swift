@@ -8,7 +8,9 @@ enum FoldAffineWarps: OptimizerPass {
     static func run(_ root: Node) -> (Node, changes: Int) {
         var changes = 0
         let out = GraphWalk.rewrite(root) { n in
-            guard case let .warp(.affine(t2, s2)) = n.op, case let .warp(.affine(t1, s1)) = n.inputs[0].op, s1 == s2 else { return n }
+            guard case let .warp(.affine(t2, s2)) = n.op, case let .warp(.affine(t1, s1)) = n.inputs[0].op, s1 == s2 else {
+                return n
+            }
             let t = t1.concatenating(t2)
             guard t.inverted() != nil else { return n }
             changes += 1

@@ -29,7 +29,9 @@ enum ShareCommonSubgraphs: OptimizerPass {
         let unique = "#\(UInt(bitPattern: ObjectIdentifier(n).hashValue))"
         let op: String
         switch n.op {
-        case let .source(b): op = "source \(UInt(bitPattern: ObjectIdentifier(b._storage).hashValue)) \(b.width)x\(b.height) \(b.format) \(b.colorEncoding) \(b.alphaMode)"
+        case let .source(b):
+            op =
+                "source \(UInt(bitPattern: ObjectIdentifier(b._storage).hashValue)) \(b.width)x\(b.height) \(b.format) \(b.colorEncoding) \(b.alphaMode)"
         case let .streamedSource(s): op = "streamed \(UInt(bitPattern: ObjectIdentifier(s).hashValue))"
         case let .generator(g): op = "generator " + (g.sharesByName ? g.name : unique)
         case let .color(k): op = "color " + (k.sharesByName ? k.name : unique)
@@ -44,7 +46,8 @@ enum ShareCommonSubgraphs: OptimizerPass {
             }
         case let .stencil(s):
             switch s {
-            case let .convolution(w, h, weights, bias, rgb): op = "conv \(w)x\(h) \(weights.map(\.bitPattern)) \(bias.bitPattern) \(rgb)"
+            case let .convolution(w, h, weights, bias, rgb):
+                op = "conv \(w)x\(h) \(weights.map(\.bitPattern)) \(bias.bitPattern) \(rgb)"
             case let .gaussian(sigma): op = "gaussian \(sigma.bitPattern)"
             case let .custom(k): op = "stencil " + (k.sharesByName ? k.name : unique)
             }

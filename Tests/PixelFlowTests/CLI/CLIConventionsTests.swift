@@ -8,8 +8,10 @@ import PixelFlow
 final class CLIConventionsTests: TemporaryDirectoryTestCase {
     static let subcommands = ["filters", "describe", "apply", "thumbnail", "info", "docs", "detect", "qr", "bench"]
     /// The pages of Docs/CLI.md: every subcommand, and each kind of `detect`.
-    static let helpPages = [["filters"], ["describe"], ["apply"], ["thumbnail"], ["info"], ["docs"], ["detect"],
-                            ["detect", "qr"], ["detect", "rectangles"], ["detect", "faces"], ["qr"], ["bench"]]
+    static let helpPages = [
+        ["filters"], ["describe"], ["apply"], ["thumbnail"], ["info"], ["docs"], ["detect"],
+        ["detect", "qr"], ["detect", "rectangles"], ["detect", "faces"], ["qr"], ["bench"],
+    ]
 
     func testEverySubcommandHasHelpWithUsageOptionsExamplesAndExitStatus() throws {
         for command in Self.subcommands {

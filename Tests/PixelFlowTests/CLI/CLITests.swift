@@ -19,8 +19,9 @@ final class CLITests: TemporaryDirectoryTestCase {
         XCTAssertEqual(r.status, 0, r.stderr)
 
         let written = try PixelBuffer(contentsOfFile: output)
-        let expected = try RenderContext().makeBuffer(Image(try PixelBuffer(contentsOfFile: input)).sepiaTone(intensity: 0.8),
-                                                      format: .rgba8)
+        let expected = try RenderContext().makeBuffer(
+            Image(try PixelBuffer(contentsOfFile: input)).sepiaTone(intensity: 0.8),
+            format: .rgba8)
         XCTAssertEqual(written.width, 37)
         XCTAssertEqual(written.height, 23)
         XCTAssertEqual(written[5, 7], expected[5, 7])
@@ -31,8 +32,12 @@ final class CLITests: TemporaryDirectoryTestCase {
         let input = try writeTestImage("in.png", width: 40, height: 30, seed: 2)
         let output = path("out.png")
         // The short names and a key without its `input` prefix are accepted too.
-        let r = try run("pixelflow", ["apply", input, output, "--threads", "3",
-                                      "--filter", "ExposureAdjust inputEV=0.5", "--filter", "GaussianBlur radius=2"])
+        let r = try run(
+            "pixelflow",
+            [
+                "apply", input, output, "--threads", "3",
+                "--filter", "ExposureAdjust inputEV=0.5", "--filter", "GaussianBlur radius=2",
+            ])
         XCTAssertEqual(r.status, 0, r.stderr)
 
         let source = Image(try PixelBuffer(contentsOfFile: input))
@@ -74,7 +79,8 @@ final class CLITests: TemporaryDirectoryTestCase {
 
         // A blur alone keeps the size in both modes' sense of the frame; --keep-extent writes
         // the grown extent.
-        let b = try run("pixelflow", ["apply", input, path("blur.png"), "--keep-extent", "--filter", "CIGaussianBlur inputRadius=2"])
+        let b = try run(
+            "pixelflow", ["apply", input, path("blur.png"), "--keep-extent", "--filter", "CIGaussianBlur inputRadius=2"])
         XCTAssertEqual(b.status, 0, b.stderr)
         XCTAssertEqual(try PixelBuffer(contentsOfFile: path("blur.png")).width, 1012)
     }
@@ -140,9 +146,13 @@ final class CLITests: TemporaryDirectoryTestCase {
         let input = try writeTestImage("fg.png", width: 16, height: 12, seed: 4)
         let background = try writeTestImage("bg.png", width: 16, height: 12, seed: 5, opaque: true)
         let output = path("out.png")
-        let r = try run("pixelflow", ["apply", input, output,
-                                      "--filter", "CIAffineTransform inputTransform=[1 0 0 1 0 0]",
-                                      "--filter", "SourceOverCompositing inputBackgroundImage=\(background)"])
+        let r = try run(
+            "pixelflow",
+            [
+                "apply", input, output,
+                "--filter", "CIAffineTransform inputTransform=[1 0 0 1 0 0]",
+                "--filter", "SourceOverCompositing inputBackgroundImage=\(background)",
+            ])
         XCTAssertEqual(r.status, 0, r.stderr)
         let fg = Image(try PixelBuffer(contentsOfFile: input))
         let bg = Image(try PixelBuffer(contentsOfFile: background))
@@ -167,8 +177,9 @@ final class CLITests: TemporaryDirectoryTestCase {
         XCTAssertEqual(r.status, 0, r.stderr)
         let written = try PixelBuffer(contentsOfFile: path("deep-out.png"))
         XCTAssertEqual(written.format, .rgba16)
-        let expected = try RenderContext().makeBuffer(Image(try PixelBuffer(contentsOfFile: input)).sepiaTone(intensity: 0.5),
-                                                      format: .rgba16)
+        let expected = try RenderContext().makeBuffer(
+            Image(try PixelBuffer(contentsOfFile: input)).sepiaTone(intensity: 0.5),
+            format: .rgba16)
         XCTAssertEqual(written[4, 3], expected[4, 3])
         let j = try run("pixelflow", ["apply", input, path("deep-out.jpg")])
         XCTAssertEqual(j.status, 0, j.stderr)
@@ -188,8 +199,9 @@ final class CLITests: TemporaryDirectoryTestCase {
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertEqual(ImageFileFormat.sniff(r.stdout), .png)
         let written = try PixelBuffer(encoded: r.stdout)
-        let expected = try RenderContext().makeBuffer(Image(try PixelBuffer(contentsOfFile: input)).colorInverted(),
-                                                      format: .rgba8)
+        let expected = try RenderContext().makeBuffer(
+            Image(try PixelBuffer(contentsOfFile: input)).colorInverted(),
+            format: .rgba8)
         XCTAssertEqual(written, expected)
 
         let jpeg = try run("pixelflow", ["apply", "-", "-", "--format", "jpeg", "--quality", "80"], stdin: input)
@@ -216,7 +228,8 @@ final class CLITests: TemporaryDirectoryTestCase {
         let outC = try PixelBuffer(contentsOfFile: out + "/c.png")
         XCTAssertEqual(outA.width, 12)
         XCTAssertEqual(outC.width, 14)
-        XCTAssertEqual(outA, try RenderContext().makeBuffer(Image(try PixelBuffer(contentsOfFile: a)).sepiaTone(), format: .rgba8))
+        XCTAssertEqual(
+            outA, try RenderContext().makeBuffer(Image(try PixelBuffer(contentsOfFile: a)).sepiaTone(), format: .rgba8))
 
         // A trailing slash makes two paths a batch; --format changes the extension.
         let j = try run("pixelflow", ["apply", a, out + "/", "--format", "jpeg"])
@@ -282,21 +295,34 @@ final class CLITests: TemporaryDirectoryTestCase {
         XCTAssertTrue(r.stderr.contains("no-such-image.png"), r.stderr)
 
         let input = try writeTestImage("in.png", width: 8, height: 8, seed: 13)
-        let bg = try run("pixelflow", ["apply", input, path("out.png"), "--filter", "SourceOverCompositing inputBackgroundImage=missing-bg.png"])
+        let bg = try run(
+            "pixelflow",
+            ["apply", input, path("out.png"), "--filter", "SourceOverCompositing inputBackgroundImage=missing-bg.png"])
         XCTAssertEqual(bg.status, 1)
         XCTAssertTrue(bg.stderr.contains("missing-bg.png"), bg.stderr)
     }
 
     func testExplainListsEveryInputWithDefaults() throws {
         let input = try writeTestImage("in.png", width: 10, height: 10, seed: 14)
-        let r = try run("pixelflow", ["apply", input, path("out.png"), "--explain",
-                                      "--filter", "ColorControls inputSaturation=1.3", "--filter", "GaussianBlur"])
+        let r = try run(
+            "pixelflow",
+            [
+                "apply", input, path("out.png"), "--explain",
+                "--filter", "ColorControls inputSaturation=1.3", "--filter", "GaussianBlur",
+            ])
         XCTAssertEqual(r.status, 0, r.stderr)
-        XCTAssertTrue(r.stderr.contains("CIColorControls inputImage=<input> inputSaturation=1.3 inputBrightness=0 (default) inputContrast=1 (default)"), r.stderr)
+        XCTAssertTrue(
+            r.stderr.contains(
+                "CIColorControls inputImage=<input> inputSaturation=1.3 inputBrightness=0 (default) inputContrast=1 (default)"),
+            r.stderr)
         XCTAssertTrue(r.stderr.contains("CIGaussianBlur inputImage=<step 1> inputRadius=10 (default)"), r.stderr)
         // The optimized plan: the two matrices fold into one.
-        let chain = try run("pixelflow", ["apply", input, path("out2.png"), "--explain",
-                                          "--filter", "SepiaTone", "--filter", "ExposureAdjust EV=1", "--filter", "ColorInvert"])
+        let chain = try run(
+            "pixelflow",
+            [
+                "apply", input, path("out2.png"), "--explain",
+                "--filter", "SepiaTone", "--filter", "ExposureAdjust EV=1", "--filter", "ColorInvert",
+            ])
         XCTAssertEqual(chain.status, 0, chain.stderr)
         XCTAssertTrue(chain.stderr.contains("fold color matrices: 2"), chain.stderr)
         XCTAssertTrue(chain.stderr.contains("stage 1: output tiles"), chain.stderr)
@@ -323,8 +349,10 @@ final class CLITests: TemporaryDirectoryTestCase {
         let out = path("demo")
         let r = try run("pixelflow-demo", ["--out", out, "--size", "96x60"])
         XCTAssertEqual(r.status, 0, r.stderr)
-        let names = ["00-original", "01-exposure", "02-saturation", "03-gamma", "04-sepia", "05-blur", "06-sharpen",
-                     "07-scale", "08-rotate", "09-composite", "10-crop"]
+        let names = [
+            "00-original", "01-exposure", "02-saturation", "03-gamma", "04-sepia", "05-blur", "06-sharpen",
+            "07-scale", "08-rotate", "09-composite", "10-crop",
+        ]
         let printed = String(decoding: r.stdout, as: UTF8.self)
         for name in names {
             let file = out + "/" + name + ".png"
@@ -414,9 +442,10 @@ final class CLITests: TemporaryDirectoryTestCase {
         }
         try process.run()
         process.waitUntilExit()
-        return Result(status: process.terminationStatus,
-                      stdout: Array(try Data(contentsOf: outURL)),
-                      stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
+        return Result(
+            status: process.terminationStatus,
+            stdout: Array(try Data(contentsOf: outURL)),
+            stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
     }
 
     /// The built executable `name`: in `PIXELFLOW_BIN_DIR`, next to the test binary, or in
@@ -441,6 +470,9 @@ final class CLITests: TemporaryDirectoryTestCase {
             let candidate = folder.appendingPathComponent(name)
             if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
         }
-        throw ExecutableNotFound(description: "the \(name) executable was not found in \(folders.map(\.path)); run `swift build` first or set PIXELFLOW_BIN_DIR")
+        throw ExecutableNotFound(
+            description:
+                "the \(name) executable was not found in \(folders.map(\.path)); run `swift build` first or set PIXELFLOW_BIN_DIR"
+        )
     }
 }

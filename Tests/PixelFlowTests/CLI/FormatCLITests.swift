@@ -134,8 +134,9 @@ final class FormatCLITests: TemporaryDirectoryTestCase {
         let input = try PixelBuffer(contentsOfFile: path("p3.png"), options: raw)
         let kept = try PixelBuffer(contentsOfFile: path("kept.png"), options: raw)
         let srgb = try PixelBuffer(contentsOfFile: path("srgb.png"), options: raw)
-        XCTAssertEqual(try ImageFile(contentsOfFile: path("kept.png")).metadata.iccProfile,
-                       try ImageFile(contentsOfFile: path("p3.png")).metadata.iccProfile)
+        XCTAssertEqual(
+            try ImageFile(contentsOfFile: path("kept.png")).metadata.iccProfile,
+            try ImageFile(contentsOfFile: path("p3.png")).metadata.iccProfile)
         XCTAssertTrue(try ImageFile(contentsOfFile: path("srgb.png")).metadata.declaresSRGB)
         for x in stride(from: 8, to: input.width, by: 16) {
             for c in 0..<3 {

@@ -72,7 +72,8 @@ final class QRCLITests: TemporaryDirectoryTestCase {
     func testUsageErrorsExitWithTwo() throws {
         XCTAssertEqual(try CLIProcess.run(["qr", "encode", "x", "code.png"], in: directory).status, 0)
         for args in [
-            ["detect"], ["detect", "qr"], ["detect", "barcodes", "code.png"], ["detect", "qr", "code.png", "--accuracy", "medium"],
+            ["detect"], ["detect", "qr"], ["detect", "barcodes", "code.png"],
+            ["detect", "qr", "code.png", "--accuracy", "medium"],
             ["detect", "qr", "code.png", "--bogus"], ["detect", "qr", "a.png", "b.png"],
             ["detect", "qr", "code.png", "--json", "--annotate", "-"], ["detect", "qr", "code.png", "--annotate", "out.xyz"],
             ["qr"], ["qr", "decode", "code.png"], ["qr", "encode", "text"], ["qr", "encode", "t", "o.png", "--level", "X"],
@@ -114,7 +115,7 @@ final class QRCLITests: TemporaryDirectoryTestCase {
             XCTAssertLessThan(hypot(c[0] - q.x, c[1] - q.y), 0.02 * hypot(320, 240), "\(c) vs \(q)")
         }
         let marked = try PixelBuffer(contentsOfFile: directory.appendingPathComponent("marked.png").path)
-        XCTAssertGreaterThan(marked[150, 120].x, marked[150, 120].y)   // tinted red inside the quad
+        XCTAssertGreaterThan(marked[150, 120].x, marked[150, 120].y)  // tinted red inside the quad
     }
 
     func testMissingInputExitsWithOne() throws {

@@ -55,8 +55,10 @@ final class CodecBadInputTests: XCTestCase {
     }
 
     func testHugePNMHeaderThrowsLimitExceeded() {
-        for header in ["P6\n100000 100000\n255\n", "P5 60000 60000 65535\n", "P4\n2000000000 1\n",
-                       "P7\nWIDTH 100000\nHEIGHT 100000\nDEPTH 4\nMAXVAL 255\nENDHDR\n"] {
+        for header in [
+            "P6\n100000 100000\n255\n", "P5 60000 60000 65535\n", "P4\n2000000000 1\n",
+            "P7\nWIDTH 100000\nHEIGHT 100000\nDEPTH 4\nMAXVAL 255\nENDHDR\n",
+        ] {
             let bytes = Array(header.utf8) + Array(repeating: 7, count: 100)
             S.assertThrows(.limitExceeded) { try PixelBuffer(encoded: bytes) }
         }
@@ -64,7 +66,8 @@ final class CodecBadInputTests: XCTestCase {
 
     func testHugeBMPHeaderThrowsLimitExceeded() {
         for height in [100_000, -100_000] {
-            let bytes = CodecPNMAndBMPTests.bmp(width: 100_000, height: height, bitCount: 24, pixels: Array(repeating: 0, count: 100))
+            let bytes = CodecPNMAndBMPTests.bmp(
+                width: 100_000, height: height, bitCount: 24, pixels: Array(repeating: 0, count: 100))
             S.assertThrows(.limitExceeded) { try PixelBuffer(encoded: bytes) }
         }
     }
@@ -72,8 +75,8 @@ final class CodecBadInputTests: XCTestCase {
     func testHugeJPEGHeaderThrowsLimitExceeded() throws {
         var bytes = try S.smooth(width: 16, height: 16).encoded(as: .jpeg)
         let sof = try XCTUnwrap(CodecRoundTripTests.marker(0xC0, in: bytes))
-        bytes[sof + 5] = 0xEA; bytes[sof + 6] = 0x60          // height 60000
-        bytes[sof + 7] = 0xEA; bytes[sof + 8] = 0x60          // width 60000
+        bytes[sof + 5] = 0xEA; bytes[sof + 6] = 0x60  // height 60000
+        bytes[sof + 7] = 0xEA; bytes[sof + 8] = 0x60  // width 60000
         S.assertThrows(.limitExceeded) { try PixelBuffer(encoded: bytes) }
         // Only SOI and a frame header, nothing else.
         S.assertThrows(.limitExceeded) { try PixelBuffer(encoded: Array(bytes[0..<(sof + 19)])) }
@@ -113,14 +116,14 @@ final class CodecBadInputTests: XCTestCase {
     func testPNGWithBadCRCThrows() throws {
         let png = try S.rgba8(width: 16, height: 16, alpha: true).encoded(as: .png)
         var badHeader = png
-        badHeader[29] ^= 0xFF                                 // IHDR's CRC
+        badHeader[29] ^= 0xFF  // IHDR's CRC
         S.assertThrows(.decodingFailed) { try PixelBuffer(encoded: badHeader) }
         var badData = png
         let iend = png.count - 12
-        badData[iend - 1] ^= 0xFF                             // the last IDAT's CRC
+        badData[iend - 1] ^= 0xFF  // the last IDAT's CRC
         S.assertThrows(.decodingFailed) { try PixelBuffer(encoded: badData) }
         var badPixels = png
-        badPixels[iend - 10] ^= 0x55                          // inside the compressed data
+        badPixels[iend - 10] ^= 0x55  // inside the compressed data
         S.assertThrows(.decodingFailed) { try PixelBuffer(encoded: badPixels) }
     }
 
@@ -128,7 +131,7 @@ final class CodecBadInputTests: XCTestCase {
         var rng = CodecTestRandom(seed: 42)
         for length in [1, 2, 7, 100, 5000] {
             var bytes = (0..<length).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
-            bytes[0] = 0x00                                   // not a magic byte of any format
+            bytes[0] = 0x00  // not a magic byte of any format
             S.assertThrows(.unsupportedFormat) { try PixelBuffer(encoded: bytes) }
         }
         // A GIF signature alone is a GIF cut short.

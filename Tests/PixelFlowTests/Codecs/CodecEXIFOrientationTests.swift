@@ -7,7 +7,9 @@ final class CodecEXIFOrientationTests: XCTestCase {
 
     /// An APP1 payload with IFD0 holding `entries` (tag, type, value) in the given byte order.
     static func payload(bigEndian: Bool, entries: [(Int, Int, Int)]) -> [UInt8] {
-        func u16(_ v: Int) -> [UInt8] { bigEndian ? [UInt8(v >> 8 & 255), UInt8(v & 255)] : [UInt8(v & 255), UInt8(v >> 8 & 255)] }
+        func u16(_ v: Int) -> [UInt8] {
+            bigEndian ? [UInt8(v >> 8 & 255), UInt8(v & 255)] : [UInt8(v & 255), UInt8(v >> 8 & 255)]
+        }
         func u32(_ v: Int) -> [UInt8] { bigEndian ? u16(v >> 16) + u16(v & 0xFFFF) : u16(v & 0xFFFF) + u16(v >> 16) }
         var b: [UInt8] = Array("Exif".utf8) + [0, 0] + (bigEndian ? [0x4D, 0x4D] : [0x49, 0x49]) + u16(42) + u32(8)
         b += u16(entries.count)
@@ -44,12 +46,15 @@ final class CodecEXIFOrientationTests: XCTestCase {
     }
 
     func testEveryOrientationMovesEveryPixelWhereTheSpecSays() {
-        for stored in [S.rgba8(width: 5, height: 3, alpha: true), S.gray8(width: 4, height: 7),
-                       S.rgba16(width: 3, height: 2, alpha: true), S.rgba8(width: 5, height: 3, alpha: true).converted(to: .rgbaF32)] {
+        for stored in [
+            S.rgba8(width: 5, height: 3, alpha: true), S.gray8(width: 4, height: 7),
+            S.rgba16(width: 3, height: 2, alpha: true), S.rgba8(width: 5, height: 3, alpha: true).converted(to: .rgbaF32),
+        ] {
             for o in EXIFOrientation.allCases {
                 let upright = stored.applyingOrientation(o)
-                XCTAssertEqual([upright.width, upright.height],
-                               o.swapsDimensions ? [stored.height, stored.width] : [stored.width, stored.height])
+                XCTAssertEqual(
+                    [upright.width, upright.height],
+                    o.swapsDimensions ? [stored.height, stored.width] : [stored.width, stored.height])
                 XCTAssertEqual(upright.format, stored.format)
                 for y in 0..<stored.height {
                     for x in 0..<stored.width {

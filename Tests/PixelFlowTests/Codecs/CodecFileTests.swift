@@ -17,8 +17,10 @@ final class CodecFileTests: XCTestCase {
     func testWriteChoosesTheFormatFromTheExtension() throws {
         let folder = try S.temporaryFolder(self)
         let image = S.rgba8(width: 8, height: 5, alpha: false)
-        for (name, format) in [("a.png", ImageFileFormat.png), ("b.JPG", .jpeg), ("c.jpeg", .jpeg), ("d.ppm", .pnm),
-                               ("e.pgm", .pnm), ("f.pam", .pnm), ("g.bmp", .bmp), ("h.gif", .gif), ("no-extension", .png)] {
+        for (name, format) in [
+            ("a.png", ImageFileFormat.png), ("b.JPG", .jpeg), ("c.jpeg", .jpeg), ("d.ppm", .pnm),
+            ("e.pgm", .pnm), ("f.pam", .pnm), ("g.bmp", .bmp), ("h.gif", .gif), ("no-extension", .png),
+        ] {
             try image.write(toFile: folder + "/" + name)
             XCTAssertEqual(ImageFileFormat.sniff(try XCTUnwrap(contents(folder + "/" + name))), format, name)
         }
@@ -54,7 +56,9 @@ final class CodecFileTests: XCTestCase {
         XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(original)))
         let image = S.rgba8(width: 4, height: 4, alpha: false)
         S.assertThrows(.invalidParameter) { try image.write(toFile: path, quality: 0) }
-        S.assertThrows(.invalidParameter) { try image.write(toFile: path, format: .png, options: EncodeOptions(compressionLevel: -1)) }
+        S.assertThrows(.invalidParameter) {
+            try image.write(toFile: path, format: .png, options: EncodeOptions(compressionLevel: -1))
+        }
         XCTAssertEqual(contents(path), original)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder), ["keep.jpg"])
     }

@@ -83,7 +83,7 @@ final class CodecFixtureTests: XCTestCase {
     func testEXIFOrientationSixIsApplied() throws {
         let b = try load("orientation6.jpg")
         XCTAssertEqual([b.width, b.height], [24, 40], "stored 40x24, rotated 90 degrees clockwise")
-        let marked = S.pixel(b, 20, 3)                 // the red square is now at the top right
+        let marked = S.pixel(b, 20, 3)  // the red square is now at the top right
         XCTAssertGreaterThan(marked[0], 200); XCTAssertLessThan(marked[1], 60); XCTAssertLessThan(marked[2], 60)
         for (x, y) in [(3, 3), (3, 36), (20, 36)] {
             for v in S.pixel(b, x, y).prefix(3) { XCTAssertEqual(v, 128, accuracy: 6, "(\(x), \(y))") }
@@ -101,8 +101,10 @@ final class CodecFixtureTests: XCTestCase {
 
     // MARK: BMP
 
-    private func assertPattern(_ b: PixelBuffer, alpha: ((Int, Int) -> Int)? = nil,
-                               file: StaticString = #filePath, line: UInt = #line) {
+    private func assertPattern(
+        _ b: PixelBuffer, alpha: ((Int, Int) -> Int)? = nil,
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
         XCTAssertEqual(b.format, .rgba8, file: file, line: line)
         for y in 0..<b.height {
             for x in 0..<b.width {
@@ -139,12 +141,16 @@ final class CodecFixtureTests: XCTestCase {
     func testSixteenBitPPM() throws {
         let b = try load("rgb16.ppm")
         XCTAssertEqual(b.format, .rgba16)
-        for y in 0..<5 { for x in 0..<9 { XCTAssertEqual(S.pixel(b, x, y), S.fixturePattern(x, y).map { Int($0) * 257 } + [65535]) } }
+        for y in 0..<5 {
+            for x in 0..<9 { XCTAssertEqual(S.pixel(b, x, y), S.fixturePattern(x, y).map { Int($0) * 257 } + [65535]) }
+        }
     }
 
     func testPAMWithAlpha() throws {
         let b = try load("rgba.pam")
         XCTAssertEqual(b.format, .rgba8)
-        for y in 0..<5 { for x in 0..<9 { XCTAssertEqual(S.pixel(b, x, y), S.fixturePattern(x, y).map(Int.init) + [(y * 9 + x) * 5 & 255]) } }
+        for y in 0..<5 {
+            for x in 0..<9 { XCTAssertEqual(S.pixel(b, x, y), S.fixturePattern(x, y).map(Int.init) + [(y * 9 + x) * 5 & 255]) }
+        }
     }
 }

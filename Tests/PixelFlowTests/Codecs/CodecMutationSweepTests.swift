@@ -26,7 +26,7 @@ final class CodecMutationSweepTests: XCTestCase {
         ]
         var rng = CodecTestRandom(seed: 2024)
         var options = DecodeOptions.default
-        options.maximumPixelCount = 1 << 20                  // mutated sizes stay small
+        options.maximumPixelCount = 1 << 20  // mutated sizes stay small
         for file in files {
             for _ in 0..<rounds {
                 var bytes = file
@@ -57,7 +57,7 @@ final class CodecMutationSweepTests: XCTestCase {
         let files = try Self.seedFiles()
         XCTAssertGreaterThan(files.count, 40, "the fixtures and the fuzz corpora were found")
         var options = DecodeOptions.default
-        options.maximumPixelCount = 1 << 22                  // flipped sizes stay small
+        options.maximumPixelCount = 1 << 22  // flipped sizes stay small
         var decodes = 0
         for (path, bytes) in files {
             for n in 0..<bytes.count {
@@ -75,8 +75,10 @@ final class CodecMutationSweepTests: XCTestCase {
         print("codec sweep: \(files.count) files, \(decodes) decodes")
     }
 
-    static func decodeOrThrow(_ bytes: [UInt8], _ path: String, _ options: DecodeOptions,
-                              file: StaticString = #filePath, line: UInt = #line) {
+    static func decodeOrThrow(
+        _ bytes: [UInt8], _ path: String, _ options: DecodeOptions,
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
         do {
             _ = try PixelBuffer(encoded: bytes, name: path, options: options)
         } catch is PixelFlowError {
@@ -96,7 +98,8 @@ final class CodecMutationSweepTests: XCTestCase {
             let url = root.appendingPathComponent(folder)
             for name in try FileManager.default.contentsOfDirectory(atPath: url.path).sorted()
             where !name.hasSuffix(".md") && !name.hasPrefix(".")
-                && (!folder.hasPrefix("Fuzz") || name.hasPrefix("seed-") || name.hasPrefix("regression-")) {
+                && (!folder.hasPrefix("Fuzz") || name.hasPrefix("seed-") || name.hasPrefix("regression-"))
+            {
                 files.append((folder + "/" + name, [UInt8](try Data(contentsOf: url.appendingPathComponent(name)))))
             }
         }

@@ -60,20 +60,22 @@ final class CodecPNMAndBMPTests: XCTestCase {
     }
 
     func testBadPNMHeaders() {
-        S.assertThrows(.decodingFailed) { try self.decode("P5 2 1 0\n", [0, 0]) }            // maxval 0
+        S.assertThrows(.decodingFailed) { try self.decode("P5 2 1 0\n", [0, 0]) }  // maxval 0
         S.assertThrows(.decodingFailed) { try self.decode("P5 2 1 70000\n", [0, 0, 0, 0]) }
         S.assertThrows(.decodingFailed) { try self.decode("P5 0 1 255\n", [0]) }
         S.assertThrows(.decodingFailed) { try self.decode("P6 2 x 255\n", [0]) }
         S.assertThrows(.decodingFailed) { try self.decode("P5 99999999999 1 255\n", [0]) }
-        S.assertThrows(.decodingFailed) { try self.decode("P2 2 1 255\n1") }                   // one sample missing
+        S.assertThrows(.decodingFailed) { try self.decode("P2 2 1 255\n1") }  // one sample missing
         S.assertThrows(.decodingFailed) { try self.decode("P1 2 1\n1 2") }
     }
 
     // MARK: BMP
 
     /// A BMP with a 40-byte header; `extra` goes between the header and the pixels.
-    static func bmp(width: Int, height: Int, bitCount: Int, compression: Int = 0,
-                    extra: [UInt8] = [], pixels: [UInt8], colorsUsed: Int = 0) -> [UInt8] {
+    static func bmp(
+        width: Int, height: Int, bitCount: Int, compression: Int = 0,
+        extra: [UInt8] = [], pixels: [UInt8], colorsUsed: Int = 0
+    ) -> [UInt8] {
         var b: [UInt8] = []
         let headerSize = 40, offset = 14 + headerSize + extra.count
         b._appendASCII("BM"); b._appendLE32(offset + pixels.count); b._appendLE32(0); b._appendLE32(offset)
@@ -87,8 +89,9 @@ final class CodecPNMAndBMPTests: XCTestCase {
         // Masks: R in the low byte, G next, B next, A in the top byte (RGBA order in memory).
         var masks: [UInt8] = []
         for m in [0x0000_00FF, 0x0000_FF00, 0x00FF_0000, 0xFF00_0000] { masks._appendLE32(m) }
-        let bytes = Self.bmp(width: 2, height: -1, bitCount: 32, compression: 6, extra: masks,
-                             pixels: [10, 20, 30, 40, 50, 60, 70, 80])
+        let bytes = Self.bmp(
+            width: 2, height: -1, bitCount: 32, compression: 6, extra: masks,
+            pixels: [10, 20, 30, 40, 50, 60, 70, 80])
         let b = try PixelBuffer(encoded: bytes)
         XCTAssertEqual(S.pixel(b, 0, 0), [10, 20, 30, 40])
         XCTAssertEqual(S.pixel(b, 1, 0), [50, 60, 70, 80])
@@ -98,20 +101,25 @@ final class CodecPNMAndBMPTests: XCTestCase {
         for m in [0x3FF0_0000, 0x000F_FC00, 0x0000_03FF] { masks10._appendLE32(m) }
         var px: [UInt8] = []
         px._appendLE32(1023 << 20 | 0 << 10 | 511)
-        let ten = try PixelBuffer(encoded: Self.bmp(width: 1, height: 1, bitCount: 32, compression: 3, extra: masks10, pixels: px))
+        let ten = try PixelBuffer(
+            encoded: Self.bmp(width: 1, height: 1, bitCount: 32, compression: 3, extra: masks10, pixels: px))
         XCTAssertEqual(S.pixel(ten, 0, 0), [255, 0, 127, 255])
     }
 
     func testBMPLowBitPalettes() throws {
         // 4-bit, 3 pixels: indices 1, 0, 1; palette black and orange.
         let palette: [UInt8] = [0, 0, 0, 0, 0, 128, 255, 0]
-        let b = try PixelBuffer(encoded: Self.bmp(width: 3, height: 1, bitCount: 4, extra: palette,
-                                                  pixels: [0x10, 0x10, 0, 0], colorsUsed: 2))
+        let b = try PixelBuffer(
+            encoded: Self.bmp(
+                width: 3, height: 1, bitCount: 4, extra: palette,
+                pixels: [0x10, 0x10, 0, 0], colorsUsed: 2))
         XCTAssertEqual(b.format, .rgba8)
         XCTAssertEqual((0..<3).map { S.pixel(b, $0, 0) }, [[255, 128, 0, 255], [0, 0, 0, 255], [255, 128, 0, 255]])
         // 1-bit with a black and white palette decodes as gray.
-        let mono = try PixelBuffer(encoded: Self.bmp(width: 9, height: 1, bitCount: 1, extra: [0, 0, 0, 0, 255, 255, 255, 0],
-                                                     pixels: [0b1000_0001, 0b1000_0000, 0, 0], colorsUsed: 2))
+        let mono = try PixelBuffer(
+            encoded: Self.bmp(
+                width: 9, height: 1, bitCount: 1, extra: [0, 0, 0, 0, 255, 255, 255, 0],
+                pixels: [0b1000_0001, 0b1000_0000, 0, 0], colorsUsed: 2))
         XCTAssertEqual(mono.format, .gray8)
         XCTAssertEqual((0..<9).map { S.pixel(mono, $0, 0)[0] }, [255, 0, 0, 0, 0, 0, 0, 255, 255])
     }
@@ -123,12 +131,13 @@ final class CodecPNMAndBMPTests: XCTestCase {
 
     func testUnsupportedBMPVariantsAreNamed() throws {
         for (bits, compression, words) in [(8, 1, "RLE8"), (4, 2, "RLE4"), (16, 0, "16 bits"), (24, 4, "JPEG")] {
-            let bytes = Self.bmp(width: 4, height: 4, bitCount: bits, compression: compression, pixels: Array(repeating: 0, count: 64))
+            let bytes = Self.bmp(
+                width: 4, height: 4, bitCount: bits, compression: compression, pixels: Array(repeating: 0, count: 64))
             let error = S.assertThrows(.unsupportedFormat) { try PixelBuffer(encoded: bytes, name: "x.bmp") }
             XCTAssertTrue("\(error.map { "\($0)" } ?? "")".contains(words), "\(String(describing: error))")
         }
         var core = Array("BM".utf8) + Array(repeating: UInt8(0), count: 30)
-        core[14] = 12                                          // OS/2 BITMAPCOREHEADER
+        core[14] = 12  // OS/2 BITMAPCOREHEADER
         S.assertThrows(.unsupportedFormat) { try PixelBuffer(encoded: core) }
     }
 }

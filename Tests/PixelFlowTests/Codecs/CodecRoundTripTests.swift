@@ -5,8 +5,10 @@ import XCTest
 final class CodecRoundTripTests: XCTestCase {
     typealias S = CodecTestSupport
 
-    private func roundTrip(_ b: PixelBuffer, _ format: ImageFileFormat, options: EncodeOptions = .default,
-                           file: StaticString = #filePath, line: UInt = #line) throws -> (PixelBuffer, [UInt8]) {
+    private func roundTrip(
+        _ b: PixelBuffer, _ format: ImageFileFormat, options: EncodeOptions = .default,
+        file: StaticString = #filePath, line: UInt = #line
+    ) throws -> (PixelBuffer, [UInt8]) {
         let bytes = try b.encoded(as: format, options: options)
         XCTAssertEqual(ImageFileFormat.sniff(bytes), format, file: file, line: line)
         let decoded = try PixelBuffer(encoded: bytes, name: "round-trip.\(format)")
@@ -51,10 +53,12 @@ final class CodecRoundTripTests: XCTestCase {
 
     func testPNGInterlacedRoundTripsEveryLayout() throws {
         let options = EncodeOptions(interlaced: true)
-        for b in [S.rgba8(width: 33, height: 21, alpha: true), S.rgba8(width: 5, height: 3, alpha: false),
-                  S.gray8(width: 17, height: 9), S.rgba16(width: 13, height: 15, alpha: true),
-                  S.rgba16(width: 6, height: 10, alpha: false),
-                  S.rgba8(width: 1, height: 1, alpha: true)] {
+        for b in [
+            S.rgba8(width: 33, height: 21, alpha: true), S.rgba8(width: 5, height: 3, alpha: false),
+            S.gray8(width: 17, height: 9), S.rgba16(width: 13, height: 15, alpha: true),
+            S.rgba16(width: 6, height: 10, alpha: false),
+            S.rgba8(width: 1, height: 1, alpha: true),
+        ] {
             let (d, bytes) = try roundTrip(b, .png, options: options)
             XCTAssertEqual(bytes[28], 1, "interlace method Adam7")
             XCTAssertEqual(d, b, "\(b.format) \(b.width)x\(b.height)")
@@ -77,9 +81,10 @@ final class CodecRoundTripTests: XCTestCase {
         let decoded = try PixelBuffer(encoded: premultiplied.encoded(as: .png))
         XCTAssertEqual(decoded, premultiplied.unpremultiplied())
 
-        let float = straight.converted(to: .rgbaF32)           // linear, premultiplied
-        XCTAssertEqual(try PixelBuffer(encoded: float.encoded(as: .png)),
-                       float.converted(to: .rgba8, colorEncoding: .sRGB, alphaMode: .straight))
+        let float = straight.converted(to: .rgbaF32)  // linear, premultiplied
+        XCTAssertEqual(
+            try PixelBuffer(encoded: float.encoded(as: .png)),
+            float.converted(to: .rgba8, colorEncoding: .sRGB, alphaMode: .straight))
 
         let grayFloat = S.gray8(width: 9, height: 4).converted(to: .grayF32)
         let grayDecoded = try PixelBuffer(encoded: grayFloat.encoded(as: .png))
@@ -136,7 +141,9 @@ final class CodecRoundTripTests: XCTestCase {
         XCTAssertEqual(bytes.prefix(3), [0xFF, 0xD8, 0xFF])
         XCTAssertLessThanOrEqual(S.maximumDifference(d, b), 12)
         var total = 0
-        for y in 0..<b.height { for x in 0..<b.width { total += zip(S.pixel(b, x, y), S.pixel(d, x, y)).map { abs($0 - $1) }.reduce(0, +) } }
+        for y in 0..<b.height {
+            for x in 0..<b.width { total += zip(S.pixel(b, x, y), S.pixel(d, x, y)).map { abs($0 - $1) }.reduce(0, +) }
+        }
         XCTAssertLessThan(Double(total) / Double(b.width * b.height * 4), 2.0, "mean error per channel")
     }
 
@@ -172,7 +179,7 @@ final class CodecRoundTripTests: XCTestCase {
         for subsampling in EncodeOptions.ChromaSubsampling.allCases {
             let bytes = try b.encoded(as: .jpeg, options: EncodeOptions(chromaSubsampling: subsampling))
             let sof = try XCTUnwrap(Self.marker(0xC0, in: bytes))
-            let lumaFactors = bytes[sof + 11]                 // H and V of component 1
+            let lumaFactors = bytes[sof + 11]  // H and V of component 1
             let expected: UInt8 = subsampling == .yuv420 ? 0x22 : subsampling == .yuv422 ? 0x21 : 0x11
             XCTAssertEqual(lumaFactors, expected, subsampling.rawValue)
             XCTAssertLessThanOrEqual(S.maximumDifference(try PixelBuffer(encoded: bytes), b), 12)

@@ -118,8 +118,10 @@ enum CodecTestSupport {
 
     /// Asserts that `body` throws a `PixelFlowError` of kind `expected`; returns it.
     @discardableResult
-    static func assertThrows<T>(_ expected: ErrorKind, file: StaticString = #filePath, line: UInt = #line,
-                                _ body: () throws -> T) -> PixelFlowError? {
+    static func assertThrows<T>(
+        _ expected: ErrorKind, file: StaticString = #filePath, line: UInt = #line,
+        _ body: () throws -> T
+    ) -> PixelFlowError? {
         do {
             _ = try body()
             XCTFail("expected \(expected), nothing was thrown", file: file, line: line)

@@ -300,8 +300,10 @@ final class HEIFCodecTests: XCTestCase {
         // By default only sRGB's profile; nothing at all with colorProfile .none.
         let plain = try ImageFile(encoded: try Self.smooth(width: 16, height: 16).encoded(as: .avif)).metadata
         XCTAssertEqual(plain.iccProfile, ColorSpace.sRGB.iccProfile)
-        let none = try ImageFile(encoded: try Self.smooth(width: 16, height: 16).encoded(
-            as: .avif, options: EncodeOptions(colorProfile: .none))).metadata
+        let none = try ImageFile(
+            encoded: try Self.smooth(width: 16, height: 16).encoded(
+                as: .avif, options: EncodeOptions(colorProfile: .none))
+        ).metadata
         XCTAssertNil(none.iccProfile)
         XCTAssertNil(plain.exif)
         XCTAssertNil(plain.xmp)

@@ -26,8 +26,9 @@ final class PNGDeflateTests: TemporaryDirectoryTestCase {
             var written = 0
             let status = data.withUnsafeBufferPointer { d in
                 out.withUnsafeMutableBufferPointer { o in
-                    pf_deflate(d.baseAddress! + start, end - start, start, level, end == data.count ? 1 : 0,
-                               o.baseAddress, &written)
+                    pf_deflate(
+                        d.baseAddress! + start, end - start, start, level, end == data.count ? 1 : 0,
+                        o.baseAddress, &written)
                 }
             }
             XCTAssertEqual(status, 0)
@@ -76,9 +77,11 @@ final class PNGDeflateTests: TemporaryDirectoryTestCase {
         for p in 1...40 { for i in 0..<(97 * p) { periods.append(UInt8(truncatingIfNeeded: i % p * 37)) } }
         // A block far away repeated: matches only through a dictionary when cut into pieces.
         let far = random[0..<20_000] + lowEntropy[0..<12_000] + random[0..<20_000]
-        return [("empty", []), ("one byte", [42]), ("seven bytes", [1, 2, 3, 1, 2, 3, 1]),
-                ("random", random), ("zeros", [UInt8](repeating: 0, count: 150_000)), ("low entropy", lowEntropy),
-                ("shifted motif", shifted), ("runs", runs), ("periods", periods), ("far repeat", Array(far))]
+        return [
+            ("empty", []), ("one byte", [42]), ("seven bytes", [1, 2, 3, 1, 2, 3, 1]),
+            ("random", random), ("zeros", [UInt8](repeating: 0, count: 150_000)), ("low entropy", lowEntropy),
+            ("shifted motif", shifted), ("runs", runs), ("periods", periods), ("far repeat", Array(far)),
+        ]
     }
 
     /// Every stream at every level, whole and in pieces of several sizes (with dictionaries),
@@ -213,7 +216,11 @@ final class PNGDeflateTests: TemporaryDirectoryTestCase {
                 for x in 0..<b.width {
                     let p = S.pixel(b, x, y)
                     for c in 0..<channels {
-                        if b.format == .rgba16 { samples += [UInt8(p[c] >> 8), UInt8(p[c] & 255)] } else { samples.append(UInt8(p[c])) }
+                        if b.format == .rgba16 {
+                            samples += [UInt8(p[c] >> 8), UInt8(p[c] & 255)]
+                        } else {
+                            samples.append(UInt8(p[c]))
+                        }
                     }
                 }
             }
@@ -226,23 +233,23 @@ final class PNGDeflateTests: TemporaryDirectoryTestCase {
             }
         }
         let script = """
-        import sys, numpy as np
-        from PIL import Image
-        bad = []
-        for name in sys.argv[2:]:
-            im = Image.open(f"{sys.argv[1]}/{name}.png")
-            im.load()
-            raw = open(f"{sys.argv[1]}/{name}.raw", "rb").read()
-            a = np.asarray(im)
-            if a.dtype != np.uint8:
-                a = a.astype(">u2")
-            elif len(raw) == 2 * a.size:
-                raw = raw[0::2]  # Pillow reads 16-bit RGB(A) as 8-bit: the high bytes
-            if a.tobytes() != raw:
-                bad.append(f"{name} ({im.mode})")
-        print(" ".join(bad))
-        sys.exit(1 if bad else 0)
-        """
+            import sys, numpy as np
+            from PIL import Image
+            bad = []
+            for name in sys.argv[2:]:
+                im = Image.open(f"{sys.argv[1]}/{name}.png")
+                im.load()
+                raw = open(f"{sys.argv[1]}/{name}.raw", "rb").read()
+                a = np.asarray(im)
+                if a.dtype != np.uint8:
+                    a = a.astype(">u2")
+                elif len(raw) == 2 * a.size:
+                    raw = raw[0::2]  # Pillow reads 16-bit RGB(A) as 8-bit: the high bytes
+                if a.tobytes() != raw:
+                    bad.append(f"{name} ({im.mode})")
+            print(" ".join(bad))
+            sys.exit(1 if bad else 0)
+            """
         let run = Process()
         run.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         run.arguments = ["python3", "-c", script, directory.path] + names

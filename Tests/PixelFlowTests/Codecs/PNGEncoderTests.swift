@@ -22,8 +22,11 @@ final class PNGEncoderTests: TemporaryDirectoryTestCase {
             let length = file._be32(offset)
             let typeAndData = Array(file[(offset + 4)..<(offset + 8 + length)])
             let crc = UInt32(file._be32(offset + 8 + length))
-            out.append((String(decoding: typeAndData[0..<4], as: UTF8.self), Array(typeAndData[4...]),
-                        Self.crc32(typeAndData) == crc))
+            out.append(
+                (
+                    String(decoding: typeAndData[0..<4], as: UTF8.self), Array(typeAndData[4...]),
+                    Self.crc32(typeAndData) == crc
+                ))
             offset += 12 + length
         }
         return out
@@ -41,8 +44,10 @@ final class PNGEncoderTests: TemporaryDirectoryTestCase {
 
     /// The image data of `file`: its IDAT chunks joined, then inflated by zlib (which checks
     /// the adler32) into `size` bytes.
-    private func inflatedImageData(_ file: [UInt8], size: Int, file f: StaticString = #filePath,
-                                   line: UInt = #line) throws -> [UInt8] {
+    private func inflatedImageData(
+        _ file: [UInt8], size: Int, file f: StaticString = #filePath,
+        line: UInt = #line
+    ) throws -> [UInt8] {
         let zlib = chunks(file).filter { $0.type == "IDAT" }.flatMap(\.data)
         var out = [UInt8](repeating: 0, count: size + 1)
         var got = 0
@@ -202,7 +207,9 @@ final class PNGEncoderTests: TemporaryDirectoryTestCase {
     /// back exactly, the zlib header is zlib's for the level, and the image data inflates to
     /// exactly one filter byte plus the packed row per row.
     func testRoundTripsEveryLayoutSizeAndLevel() throws {
-        let layouts: [(PixelFormat, Bool)] = [(.gray8, false), (.rgba8, false), (.rgba8, true), (.rgba16, false), (.rgba16, true)]
+        let layouts: [(PixelFormat, Bool)] = [
+            (.gray8, false), (.rgba8, false), (.rgba8, true), (.rgba16, false), (.rgba16, true),
+        ]
         // (width, height): 1x1, 1xN, Nx1, several chunks with a short last one, and for each
         // layout a row longer than a chunk's 256 KiB (one row per chunk).
         let sizes = [(1, 1), (1, 777), (3001, 1), (301, 1003), (77, 2)]
@@ -220,7 +227,9 @@ final class PNGEncoderTests: TemporaryDirectoryTestCase {
                     let header = [UInt8](idat[0].data[0..<2])
                     XCTAssertEqual(header, [0x78, level < 2 ? 0x01 : (level == 6 ? 0x9C : 0xDA)], what)
                     let data = try inflatedImageData(bytes, size: h * (rowBytes(b, opaque: opaque) + 1))
-                    if level == 0 { XCTAssertTrue(stride(from: 0, to: data.count, by: data.count / h).allSatisfy { data[$0] == 0 }, what) }
+                    if level == 0 {
+                        XCTAssertTrue(stride(from: 0, to: data.count, by: data.count / h).allSatisfy { data[$0] == 0 }, what)
+                    }
                 }
             }
         }
@@ -231,8 +240,10 @@ final class PNGEncoderTests: TemporaryDirectoryTestCase {
     /// rows and columns, the image data libpng filters itself.
     func testFiltersAreTheMinimumSumChoice() throws {
         var seen: Set<UInt8> = []
-        for (format, alpha, width, height) in [(PixelFormat.rgba8, false, 211, 1500), (.rgba8, true, 97, 3000),
-                                               (.gray8, false, 1201, 700), (.rgba16, true, 53, 1400), (.rgba16, false, 1, 40)] {
+        for (format, alpha, width, height) in [
+            (PixelFormat.rgba8, false, 211, 1500), (.rgba8, true, 97, 3000),
+            (.gray8, false, 1201, 700), (.rgba16, true, 53, 1400), (.rgba16, false, 1, 40),
+        ] {
             let b = mixedImage(width: width, height: height, format: format, alpha: alpha, seed: 9)
             let opaque = !alpha
             for level in [0, 6] {
@@ -254,8 +265,9 @@ final class PNGEncoderTests: TemporaryDirectoryTestCase {
                 seen.formUnion(types)
                 guard level > 0, width > 1 else { continue }
                 let input = _PNGCodec.inputLayout(format, opaque: opaque)
-                let libpng = try _PNGCodec.encodeWithLibpng(b, input: input, name: "x", options: EncodeOptions(),
-                                                            metadata: .none)
+                let libpng = try _PNGCodec.encodeWithLibpng(
+                    b, input: input, name: "x", options: EncodeOptions(),
+                    metadata: .none)
                 XCTAssertTrue(try inflatedImageData(libpng, size: expected.count) == expected, "libpng: \(what)")
             }
         }
@@ -265,18 +277,23 @@ final class PNGEncoderTests: TemporaryDirectoryTestCase {
     /// The file does not depend on the thread count, nor on whether the rows come as one
     /// buffer or in strips of any height.
     func testBytesAreTheSameForEveryThreadCountAndBothEncoders() throws {
-        for (format, alpha, width, height) in [(PixelFormat.rgba8, true, 300, 1500), (.rgba8, false, 1000, 700),
-                                               (.gray8, false, 5000, 200), (.rgba16, false, 201, 999)] {
+        for (format, alpha, width, height) in [
+            (PixelFormat.rgba8, true, 300, 1500), (.rgba8, false, 1000, 700),
+            (.gray8, false, 5000, 200), (.rgba16, false, 201, 999),
+        ] {
             let b = photo(width: width, height: height, format: format, alpha: alpha)
             for level in [0, 6] {
                 let what = "\(format) alpha \(alpha) level \(level)"
                 let one = try encode(b, level: level, threads: 1)
                 XCTAssertGreaterThan(chunks(one).filter { $0.type == "IDAT" }.count, 1, what)
-                for threads in [2, 3] { XCTAssertTrue(try encode(b, level: level, threads: threads) == one, "\(what), \(threads) threads") }
+                for threads in [2, 3] {
+                    XCTAssertTrue(try encode(b, level: level, threads: threads) == one, "\(what), \(threads) threads")
+                }
                 XCTAssertTrue(try encode(b, level: level, threads: nil) == one, "\(what), default threads")
                 for (threads, seed) in [(1, UInt64(1)), (2, 2), (3, 3)] {
-                    XCTAssertTrue(try encodeByRows(b, level: level, threads: threads, seed: seed) == one,
-                                  "\(what), row encoder, \(threads) threads")
+                    XCTAssertTrue(
+                        try encodeByRows(b, level: level, threads: threads, seed: seed) == one,
+                        "\(what), row encoder, \(threads) threads")
                 }
             }
         }
@@ -288,7 +305,9 @@ final class PNGEncoderTests: TemporaryDirectoryTestCase {
         let period = S.rgba8(width: width, height: 8, alpha: false, seed: 21)
         var b = try! PixelBuffer(width: width, height: height, format: .rgba8)
         b.withUnsafeMutableRows { y, row in
-            period.withUnsafeBytes { p in row.copyMemory(from: p.baseAddress! + (y % 8) * period.bytesPerRow, byteCount: 4 * width) }
+            period.withUnsafeBytes { p in
+                row.copyMemory(from: p.baseAddress! + (y % 8) * period.bytesPerRow, byteCount: 4 * width)
+            }
         }
         return b
     }
@@ -301,14 +320,17 @@ final class PNGEncoderTests: TemporaryDirectoryTestCase {
     /// Higher levels are never larger by more than 0.5% than the level below.
     func testSizeAgainstZlib() throws {
         func zlibSize(_ file: [UInt8]) -> Int { chunks(file).filter { $0.type == "IDAT" }.reduce(0) { $0 + $1.data.count } }
-        let images = [(PixelFormat.rgba8, false), (.rgba8, true), (.gray8, false), (.rgba16, false)].map {
-            ("photo \($0.0) alpha \($0.1)", photo(width: 640, height: 480, format: $0.0, alpha: $0.1), true)
-        } + [("repeating rows", repeatingRows(width: 640, height: 480), false)]
+        let images =
+            [(PixelFormat.rgba8, false), (.rgba8, true), (.gray8, false), (.rgba16, false)].map {
+                ("photo \($0.0) alpha \($0.1)", photo(width: 640, height: 480, format: $0.0, alpha: $0.1), true)
+            } + [("repeating rows", repeatingRows(width: 640, height: 480), false)]
         for (name, b, photoLike) in images {
             let input = _PNGCodec.inputLayout(b.format, opaque: _Codec.isOpaque(b))
             func zlib(_ level: Int) throws -> Int {
-                zlibSize(try _PNGCodec.encodeWithLibpng(b, input: input, name: "x", options: EncodeOptions(compressionLevel: level),
-                                                        metadata: .none))
+                zlibSize(
+                    try _PNGCodec.encodeWithLibpng(
+                        b, input: input, name: "x", options: EncodeOptions(compressionLevel: level),
+                        metadata: .none))
             }
             let zlib1 = try zlib(1), zlib6 = try zlib(6)
             var previous = Int.max
@@ -334,8 +356,9 @@ final class PNGEncoderTests: TemporaryDirectoryTestCase {
         let exif: [UInt8] = [0x4D, 0x4D, 0, 0x2A, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0]
         let xmp = Array("<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"/>".utf8)
         for profile in [EncodeOptions.ColorProfileEmbedding.automatic, .none] {
-            var options = EncodeOptions(colorProfile: profile, metadata: ImageMetadata(exif: exif, xmp: xmp),
-                                        keptMetadata: .all, threadCount: 2)
+            var options = EncodeOptions(
+                colorProfile: profile, metadata: ImageMetadata(exif: exif, xmp: xmp),
+                keptMetadata: .all, threadCount: 2)
             options.compressionLevel = 0
             let bytes = try b.encoded(as: .png, options: options)
             XCTAssertEqual(Array(bytes[0..<8]), _PNGCodec.signature)

@@ -29,8 +29,9 @@ final class ColorManagementTests: XCTestCase {
     }
 
     static func cmykExpected() throws -> [String: [Patch]] {
-        try JSONDecoder().decode([String: [Patch]].self,
-                                 from: Data(contentsOf: URL(fileURLWithPath: fixture("cmyk_expected.json"))))
+        try JSONDecoder().decode(
+            [String: [Patch]].self,
+            from: Data(contentsOf: URL(fileURLWithPath: fixture("cmyk_expected.json"))))
     }
 
     static func rgb8(_ b: PixelBuffer, _ x: Int, _ y: Int) -> [Int] {
@@ -38,8 +39,10 @@ final class ColorManagementTests: XCTestCase {
         return [0, 1, 2].map { Int((v[$0] * 255).rounded()) }
     }
 
-    func assertClose(_ a: [Int], _ b: [Int], _ tolerance: Int, _ what: String,
-                     file: StaticString = #filePath, line: UInt = #line) {
+    func assertClose(
+        _ a: [Int], _ b: [Int], _ tolerance: Int, _ what: String,
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
         for (p, q) in zip(a, b) where abs(p - q) > tolerance {
             XCTFail("\(what): \(a) vs expected \(b) (tolerance \(tolerance))", file: file, line: line)
             return
@@ -67,15 +70,19 @@ final class ColorManagementTests: XCTestCase {
         XCTAssertEqual(parsed.name, "sRGB")
         XCTAssertTrue(parsed.isSRGB)
         XCTAssertEqual(try ColorSpace(iccProfile: ColorSpace.sRGBGray.iccProfile).model, .gray)
-        let handMade = try ColorSpace(iccProfile: Array(try Data(contentsOf: URL(fileURLWithPath: Self.fixture("display_p3.icc")))))
+        let handMade = try ColorSpace(
+            iccProfile: Array(try Data(contentsOf: URL(fileURLWithPath: Self.fixture("display_p3.icc")))))
         XCTAssertEqual(handMade.name, "Display P3 (fixture)")
         XCTAssertEqual(handMade.model, .rgb)
         XCTAssertFalse(handMade.isSRGB)
         XCTAssertTrue(handMade.isMatrixShaper)
         XCTAssertThrowsError(try ColorSpace(iccProfile: [1, 2, 3]))
-        XCTAssertThrowsError(try ColorSpace(name: "bad", chromaticities: Chromaticities(
-            whiteX: .nan, whiteY: 0.3, redX: 0.6, redY: 0.3, greenX: 0.3, greenY: 0.6, blueX: 0.15, blueY: 0.06),
-                                            transferFunction: .sRGB))
+        XCTAssertThrowsError(
+            try ColorSpace(
+                name: "bad",
+                chromaticities: Chromaticities(
+                    whiteX: .nan, whiteY: 0.3, redX: 0.6, redY: 0.3, greenX: 0.3, greenY: 0.6, blueX: 0.15, blueY: 0.06),
+                transferFunction: .sRGB))
     }
 
     // MARK: Display P3 in
@@ -91,8 +98,9 @@ final class ColorManagementTests: XCTestCase {
             XCTAssertEqual(try ColorSpace(iccProfile: XCTUnwrap(file.metadata.iccProfile)).name, "Display P3 (fixture)")
             for p in try XCTUnwrap(expected[name]) {
                 // The stored values are Pillow's (libjpeg-turbo's integer IDCT both sides).
-                assertClose(Self.rgb8(stored, p.x, p.y), try XCTUnwrap(p.stored), name == "p3_patches.png" ? 0 : 1,
-                            "\(name) stored at \(p.x)")
+                assertClose(
+                    Self.rgb8(stored, p.x, p.y), try XCTUnwrap(p.stored), name == "p3_patches.png" ? 0 : 1,
+                    "\(name) stored at \(p.x)")
                 assertClose(Self.rgb8(converted, p.x, p.y), p.srgb8, tolerance, "\(name) sRGB at \(p.x)")
             }
         }
@@ -125,7 +133,8 @@ final class ColorManagementTests: XCTestCase {
         options.outputColorSpace = .displayP3
         let p3 = try RenderContext(options: options).makeBuffer(image, format: .rgba8)
         // The file's own profile (known only by its bytes) goes through lcms2 after the render.
-        options.outputColorSpace = try ColorSpace(iccProfile: Array(try Data(contentsOf: URL(fileURLWithPath: Self.fixture("display_p3.icc")))))
+        options.outputColorSpace = try ColorSpace(
+            iccProfile: Array(try Data(contentsOf: URL(fileURLWithPath: Self.fixture("display_p3.icc")))))
         let own = try RenderContext(options: options).makeBuffer(image, format: .rgba8)
         for p in expected {
             assertClose(Self.rgb8(p3, p.x, p.y), try XCTUnwrap(p.stored), 1, "P3 output at \(p.x)")
@@ -159,15 +168,17 @@ final class ColorManagementTests: XCTestCase {
     func testLinearDisplayP3WorkingSpace() throws {
         let source = CodecTestSupport.smooth(width: 24, height: 8)
         var options = RenderContext.Options(threadCount: 2)
-        let plain = try RenderContext(options: options).makeBuffer((try Image(source).gammaAdjusted(power: 0.5)), format: .rgbaF32,
-                                                                   alphaMode: .straight)
+        let plain = try RenderContext(options: options).makeBuffer(
+            (try Image(source).gammaAdjusted(power: 0.5)), format: .rgbaF32,
+            alphaMode: .straight)
         options.workingColorSpace = .linearDisplayP3
         let context = RenderContext(options: options)
         // An identity chain is the same in either working space.
         let same = try context.makeBuffer(Image(source), format: .rgba8)
         XCTAssertEqual(Array(same.withUnsafeBytes { Array($0) }), Array(source.withUnsafeBytes { Array($0) }))
         // Gamma 0.5 in linear P3 is sqrt(c) of P3 values (sign-preserving): reference computed here.
-        let inverted = try context.makeBuffer((try Image(source).gammaAdjusted(power: 0.5)), format: .rgbaF32, alphaMode: .straight)
+        let inverted = try context.makeBuffer(
+            (try Image(source).gammaAdjusted(power: 0.5)), format: .rgbaF32, alphaMode: .straight)
         let into = try XCTUnwrap(ColorSpace._linearMatrix(from: .sRGB, to: .displayP3))
         let back = try XCTUnwrap(ColorSpace._linearMatrix(from: .displayP3, to: .sRGB))
         var differs = false
@@ -215,14 +226,18 @@ final class ColorManagementTests: XCTestCase {
     // MARK: PNG color chunks
 
     func testPNGcICPDisplayP3IsConverted() throws {
-        let png = try PixelBuffer(contentsOfFile: Self.fixture("p3_patches.png"), options: DecodeOptions(appliesColorProfile: false))
+        let png = try PixelBuffer(
+            contentsOfFile: Self.fixture("p3_patches.png"), options: DecodeOptions(appliesColorProfile: false))
         var bytes = try png.encoded(as: .png, options: EncodeOptions(colorProfile: .none))
         // cICP after IHDR: Display P3 primaries (12), sRGB transfer (13), RGB (0), full range.
         let at = 8 + 25
         bytes.insert(contentsOf: CodecBadInputTests.chunk("cICP", [12, 13, 0, 1]), at: at)
         let file = try ImageFile(encoded: bytes)
-        XCTAssertEqual(file.metadata.cicp, CICP(colorPrimaries: 12, transferCharacteristics: 13, matrixCoefficients: 0,
-                                                fullRange: true))
+        XCTAssertEqual(
+            file.metadata.cicp,
+            CICP(
+                colorPrimaries: 12, transferCharacteristics: 13, matrixCoefficients: 0,
+                fullRange: true))
         let converted = try PixelBuffer(encoded: bytes)
         for p in try XCTUnwrap(try Self.p3Expected().patches["p3_patches.png"]) {
             assertClose(Self.rgb8(converted, p.x, p.y), p.srgb8, 1, "cICP P3 at \(p.x)")
@@ -231,10 +246,12 @@ final class ColorManagementTests: XCTestCase {
 
     func testPNGGammaWithoutChromaticitiesIsConverted() throws {
         var gray = try PixelBuffer(width: 3, height: 1, format: .gray8)
-        gray.withUnsafeMutableBytes { $0[0] = 64; $0[1] = 128; $0[2] = 200 }
+        gray.withUnsafeMutableBytes {
+            $0[0] = 64; $0[1] = 128; $0[2] = 200
+        }
         var bytes = try gray.encoded(as: .png, options: EncodeOptions(colorProfile: .none))
         var gama: [UInt8] = []
-        gama._appendBE32(100_000)                               // gamma 1.0: linear values
+        gama._appendBE32(100_000)  // gamma 1.0: linear values
         bytes.insert(contentsOf: CodecBadInputTests.chunk("gAMA", gama), at: 8 + 25)
         let out = try PixelBuffer(encoded: bytes)
         for (i, v) in [64.0, 128, 200].enumerated() {
@@ -274,7 +291,8 @@ final class ColorManagementTests: XCTestCase {
         options.outputColorSpace = .displayP3
         for ext in ["png", "jpg"] {
             let path = "\(dir)/p3.\(ext)"
-            try RenderContext(options: options).write(image, toFile: path,
+            try RenderContext(options: options).write(
+                image, toFile: path,
                 encodeOptions: EncodeOptions(metadata: input, keptMetadata: .all))
             let file = try ImageFile(contentsOfFile: path)
             XCTAssertEqual(file.metadata.iccProfile, ColorSpace.displayP3.iccProfile, ext)

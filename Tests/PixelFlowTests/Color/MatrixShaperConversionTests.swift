@@ -21,14 +21,17 @@ final class MatrixShaperConversionTests: XCTestCase {
             .appendingPathComponent("Fixtures/Color/\(name)").path
     }
 
-    static let proPhotoChromaticities = Chromaticities(whiteX: 0.3457, whiteY: 0.3585, redX: 0.7347, redY: 0.2653,
-                                                       greenX: 0.1596, greenY: 0.8404, blueX: 0.0366, blueY: 0.0001)
+    static let proPhotoChromaticities = Chromaticities(
+        whiteX: 0.3457, whiteY: 0.3585, redX: 0.7347, redY: 0.2653,
+        greenX: 0.1596, greenY: 0.8404, blueX: 0.0366, blueY: 0.0001)
 
     /// An ICC v2 display profile written byte by byte: `RGB ` with colorants from
     /// `chromaticities` (their white taken as D50, as for ProPhoto) or `GRAY`, and one `curv`
     /// tone curve for every channel (`curve`: one entry is a u8.8 gamma, more a table).
-    static func v2Profile(gray: Bool, chromaticities: Chromaticities = proPhotoChromaticities,
-                          curve: [UInt16]) -> [UInt8] {
+    static func v2Profile(
+        gray: Bool, chromaticities: Chromaticities = proPhotoChromaticities,
+        curve: [UInt16]
+    ) -> [UInt8] {
         func be32(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8((v >> 16) & 255), UInt8((v >> 8) & 255), UInt8(v & 255)] }
         func s15(_ v: Double) -> [UInt8] { be32(UInt32(bitPattern: Int32((v * 65536).rounded()))) }
         func sig(_ s: String) -> [UInt8] { Array(s.utf8) }
@@ -41,8 +44,10 @@ final class MatrixShaperConversionTests: XCTestCase {
             tags.append(("kTRC", curv))
         } else {
             let m = ColorSpace._rgbToXYZ(chromaticities)
-            tags += [("rXYZ", xyz(m[0], m[3], m[6])), ("gXYZ", xyz(m[1], m[4], m[7])), ("bXYZ", xyz(m[2], m[5], m[8])),
-                     ("rTRC", curv), ("gTRC", curv), ("bTRC", curv)]
+            tags += [
+                ("rXYZ", xyz(m[0], m[3], m[6])), ("gXYZ", xyz(m[1], m[4], m[7])), ("bXYZ", xyz(m[2], m[5], m[8])),
+                ("rTRC", curv), ("gTRC", curv), ("bTRC", curv),
+            ]
         }
         var offset = 128 + 4 + 12 * tags.count
         var table = be32(UInt32(tags.count)), data: [UInt8] = []
@@ -70,8 +75,10 @@ final class MatrixShaperConversionTests: XCTestCase {
         let p3 = try ColorSpace(iccProfile: Array(Data(contentsOf: URL(fileURLWithPath: fixture("display_p3.icc")))))
         return [
             ("Display P3 fixture", p3), ("Display P3 built-in", .displayP3), ("Adobe RGB", .adobeRGB),
-            ("ProPhoto v4 gamma 1.8",
-             try ColorSpace(name: "ProPhoto", chromaticities: proPhotoChromaticities, transferFunction: .gamma(1.8))),
+            (
+                "ProPhoto v4 gamma 1.8",
+                try ColorSpace(name: "ProPhoto", chromaticities: proPhotoChromaticities, transferFunction: .gamma(1.8))
+            ),
             ("Rec. 2020", .rec2020),
             ("ProPhoto v2 curv gamma", try ColorSpace(iccProfile: v2Profile(gray: false, curve: [0x01CD]))),
             ("ProPhoto v2 curv table", try ColorSpace(iccProfile: v2Profile(gray: false, curve: srgbTable))),
@@ -79,17 +86,21 @@ final class MatrixShaperConversionTests: XCTestCase {
     }
 
     static func graySpaces() throws -> [(String, ColorSpace)] {
-        [("Gray sRGB curve", .sRGBGray),
-         ("Gray gamma 2.2", try ColorSpace(grayName: "Gray 2.2", transferFunction: .gamma(2.2))),
-         ("Gray v2 curv gamma 1.8", try ColorSpace(iccProfile: v2Profile(gray: true, curve: [0x01CD]))),
-         ("Gray v2 curv table", try ColorSpace(iccProfile: v2Profile(gray: true, curve: srgbTable)))]
+        [
+            ("Gray sRGB curve", .sRGBGray),
+            ("Gray gamma 2.2", try ColorSpace(grayName: "Gray 2.2", transferFunction: .gamma(2.2))),
+            ("Gray v2 curv gamma 1.8", try ColorSpace(iccProfile: v2Profile(gray: true, curve: [0x01CD]))),
+            ("Gray v2 curv table", try ColorSpace(iccProfile: v2Profile(gray: true, curve: srgbTable))),
+        ]
     }
 
     /// lcms2's floats for `count` stored pixels, premultiplied as the decode premultiplies them.
     static func lcmsReference(_ space: ColorSpace, layout: Int, _ stored: UnsafeRawPointer, count: Int) throws
-        -> [SIMD4<Float>] {
-        let transform = try _ColorConversion.cachedTransform(from: space, layout, to: .linearSRGB, PF_LCMS_RGBA_FLOAT,
-                                                             name: "test")
+        -> [SIMD4<Float>]
+    {
+        let transform = try _ColorConversion.cachedTransform(
+            from: space, layout, to: .linearSRGB, PF_LCMS_RGBA_FLOAT,
+            name: "test")
         var out = [SIMD4<Float>](repeating: SIMD4(0, 0, 0, 1), count: count)
         out.withUnsafeMutableBufferPointer { o in
             transform.run(stored, UnsafeMutableRawPointer(o.baseAddress!), count: count)
@@ -102,7 +113,8 @@ final class MatrixShaperConversionTests: XCTestCase {
     /// relative to max(1, |lcms2|).
     @discardableResult
     func compare(_ space: ColorSpace, layout: Int, _ stored: UnsafeRawPointer, count: Int, _ label: String) throws
-        -> Float {
+        -> Float
+    {
         guard let fast = _MatrixShaperConversion(from: space, layout: layout, to: .linearSRGB) else {
             XCTFail("\(label): no matrix/TRC conversion")
             return .infinity
@@ -178,8 +190,9 @@ final class MatrixShaperConversionTests: XCTestCase {
             }
             for column in 0..<3 {
                 for row in 0..<3 {
-                    XCTAssertEqual(fast.matrix[3 * row + column], Double(reference[column][row]), accuracy: 2e-6,
-                                   "\(label) [\(row), \(column)]")
+                    XCTAssertEqual(
+                        fast.matrix[3 * row + column], Double(reference[column][row]), accuracy: 2e-6,
+                        "\(label) [\(row), \(column)]")
                 }
             }
         }
@@ -201,8 +214,9 @@ final class MatrixShaperConversionTests: XCTestCase {
                 var message = [CChar](repeating: 0, count: Int(PF_MESSAGE_CAPACITY))
                 let t = space.iccProfile.withUnsafeBufferPointer { s in
                     ColorSpace.linearSRGB.iccProfile.withUnsafeBufferPointer { d in
-                        pf_lcms_transform_create(s.baseAddress, s.count, Int32(PF_LCMS_RGBA8), d.baseAddress, d.count,
-                                                 Int32(PF_LCMS_RGBA_FLOAT), intent, &message)
+                        pf_lcms_transform_create(
+                            s.baseAddress, s.count, Int32(PF_LCMS_RGBA8), d.baseAddress, d.count,
+                            Int32(PF_LCMS_RGBA_FLOAT), intent, &message)
                     }
                 }
                 let transform = _ColorConversion.Transform(try XCTUnwrap(t, label))

@@ -559,8 +559,9 @@ final class QRCodeCodecTests: XCTestCase {
         XCTAssertEqual(text([0x47, 0x72, 0xFC, 0xDF, 0x65]), "Grüße", "not Shift JIS (0xFC is no lead byte): ISO-8859-1")
         XCTAssertEqual(text([0x63, 0x61, 0x66, 0xE9]), "café", "a lone 0xE9 is not Shift JIS: ISO-8859-1")
         XCTAssertEqual(text([0xB1, 0xB2, 0xB3]), "ｱｲｳ", "half-width katakana, all rare in ISO-8859-1: Shift JIS")
-        XCTAssertEqual(text([0x41, 0x42, 0x43, 0x44, 0x45, 0x46, 0x47, 0x48, 0x49, 0x4A, 0x4B, 0xE0, 0x4A]), "ABCDEFGHIJKàJ",
-                       "valid Shift JIS by accident but nothing rare in ISO-8859-1: ISO-8859-1")
+        XCTAssertEqual(
+            text([0x41, 0x42, 0x43, 0x44, 0x45, 0x46, 0x47, 0x48, 0x49, 0x4A, 0x4B, 0xE0, 0x4A]), "ABCDEFGHIJKàJ",
+            "valid Shift JIS by accident but nothing rare in ISO-8859-1: ISO-8859-1")
     }
 
     // MARK: Independent encoder (segno)

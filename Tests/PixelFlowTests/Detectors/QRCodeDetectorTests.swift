@@ -39,11 +39,14 @@ final class QRCodeDetectorTests: XCTestCase {
     /// Renders `message` as a symbol with `scale` pixels per module and a 4-module quiet zone,
     /// rotated by `angle` (radians) about its centre, on a white canvas, then optionally
     /// blurred, warped in perspective, lit unevenly, noised and inverted.
-    static func scene(_ message: String, level: QRErrorCorrectionLevel = .medium, version: Int? = nil,
-                      mask: Int? = nil, scale: Int = 4, angle: Double = 0, canvas: Int? = nil, offset: Point = .zero,
-                      blur: Double? = nil, perspective: Double = 0, gradient: Bool = false,
-                      noise: Int = 0, inverted: Bool = false, seed: UInt64 = 1) throws -> QRScene {
-        let symbol = try QRCodeEncoder(correctionLevel: level, version: version.flatMap { QRVersion($0) }, mask: mask).encode(message)
+    static func scene(
+        _ message: String, level: QRErrorCorrectionLevel = .medium, version: Int? = nil,
+        mask: Int? = nil, scale: Int = 4, angle: Double = 0, canvas: Int? = nil, offset: Point = .zero,
+        blur: Double? = nil, perspective: Double = 0, gradient: Bool = false,
+        noise: Int = 0, inverted: Bool = false, seed: UInt64 = 1
+    ) throws -> QRScene {
+        let symbol = try QRCodeEncoder(correctionLevel: level, version: version.flatMap { QRVersion($0) }, mask: mask).encode(
+            message)
         let n = symbol.matrix.size
         let code = try Image.qrCode(symbol, scale: scale, quietZone: 4)
         let side = Double((n + 8) * scale)
@@ -60,7 +63,9 @@ final class QRCodeDetectorTests: XCTestCase {
         if perspective > 0 {
             let cd = Double(c), k = perspective * cd
             let square = [Point(x: 0, y: 0), Point(x: cd, y: 0), Point(x: cd, y: cd), Point(x: 0, y: cd)]
-            let quad = [Point(x: k, y: 0.5 * k), Point(x: cd - 0.3 * k, y: k), Point(x: cd, y: cd - 0.2 * k), Point(x: 0.2 * k, y: cd)]
+            let quad = [
+                Point(x: k, y: 0.5 * k), Point(x: cd - 0.3 * k, y: k), Point(x: cd, y: cd - 0.2 * k), Point(x: 0.2 * k, y: cd),
+            ]
             let forward = try XCTUnwrap(QRPerspectiveTransform(from: square, to: quad))
             let back = try XCTUnwrap(QRPerspectiveTransform(from: quad, to: square))
             image = image.warped(named: "test-perspective", extent: canvasRect, regionOfInterest: { _ in canvasRect }) { x, y in
@@ -92,8 +97,10 @@ final class QRCodeDetectorTests: XCTestCase {
 
     /// Detects in `scene` and checks the message and the corners (within 1.5 modules).
     @discardableResult
-    func assertFinds(_ scene: QRScene, options: DetectorOptions = DetectorOptions(), _ what: String,
-                     file: StaticString = #filePath, line: UInt = #line) throws -> QRCodeFeature? {
+    func assertFinds(
+        _ scene: QRScene, options: DetectorOptions = DetectorOptions(), _ what: String,
+        file: StaticString = #filePath, line: UInt = #line
+    ) throws -> QRCodeFeature? {
         let found = try QRCodeDetector(options: options).features(in: scene.buffer)
         guard let f = found.first(where: { $0.message == scene.message }) else {
             XCTFail("\(what): not found (\(found.count) other features)", file: file, line: line)
@@ -113,8 +120,9 @@ final class QRCodeDetectorTests: XCTestCase {
             (1, 4, .low), (2, 3, .medium), (7, 3, .quartile), (10, 2, .high), (25, 2, .medium), (40, 2, .low),
         ]
         for c in cases {
-            let s = try Self.scene("PixelFlow v\(c.version) \(c.level.letter)", level: c.level, version: c.version,
-                                   scale: c.scale, canvas: (17 + 4 * c.version + 8) * c.scale + 24)
+            let s = try Self.scene(
+                "PixelFlow v\(c.version) \(c.level.letter)", level: c.level, version: c.version,
+                scale: c.scale, canvas: (17 + 4 * c.version + 8) * c.scale + 24)
             let f = try assertFinds(s, "version \(c.version) scale \(c.scale)")
             XCTAssertEqual(f?.version.number, c.version)
             XCTAssertEqual(f?.correctionLevel, c.level)
@@ -146,8 +154,9 @@ final class QRCodeDetectorTests: XCTestCase {
                     let canvas = degrees == 30 ? Int(Double(side) * 1.37) + 6 : side + 6
                     // Numeric, to fit version 1-H (17 digits): version, level, mask, then random digits.
                     let message = "\(version * 100 + level.rawValue * 10 + mask)\(rng.next() % 100_000)"
-                    let s = try Self.scene(message, level: level, version: version, mask: mask, scale: scale,
-                                           angle: degrees * .pi / 180, canvas: canvas, noise: 12, seed: rng.next())
+                    let s = try Self.scene(
+                        message, level: level, version: version, mask: mask, scale: scale,
+                        angle: degrees * .pi / 180, canvas: canvas, noise: 12, seed: rng.next())
                     total += 1
                     let found = try QRCodeDetector().features(in: s.buffer)
                     guard let f = found.first(where: { $0.message == message }) else {
@@ -306,12 +315,17 @@ final class QRCodeDetectorTests: XCTestCase {
                 for y in 0..<180 {
                     for x in 0..<240 {
                         let v: Int
-                        if blocky { v = (x / (trial * 2) + y / (trial * 3)) % 2 == 0 ? rng.int(0...255) : rng.int(0...60) } else { v = rng.int(0...255) }
+                        if blocky {
+                            v = (x / (trial * 2) + y / (trial * 3)) % 2 == 0 ? rng.int(0...255) : rng.int(0...60)
+                        } else {
+                            v = rng.int(0...255)
+                        }
                         raw[y * stride + x] = UInt8(v)
                     }
                 }
             }
-            XCTAssertEqual(try QRCodeDetector(options: DetectorOptions(tryHarder: true)).features(in: b).count, 0, "noise \(trial)")
+            XCTAssertEqual(
+                try QRCodeDetector(options: DetectorOptions(tryHarder: true)).features(in: b).count, 0, "noise \(trial)")
         }
         // A smooth photo-like gradient with soft blobs.
         var g = try PixelBuffer(width: 256, height: 192, format: .gray8)
@@ -338,8 +352,9 @@ final class QRCodeDetectorTests: XCTestCase {
                 let x = rng.int(9...(n - 9)), y = rng.int(9...(n - 1))
                 if flipped.insert(y * n + x).inserted { m[x, y].toggle() }
             }
-            let damaged = QRCodeSymbol(matrix: m, version: symbol.version, correctionLevel: symbol.correctionLevel, mask: symbol.mask,
-                                       segments: symbol.segments, dataCodewords: symbol.dataCodewords)
+            let damaged = QRCodeSymbol(
+                matrix: m, version: symbol.version, correctionLevel: symbol.correctionLevel, mask: symbol.mask,
+                segments: symbol.segments, dataCodewords: symbol.dataCodewords)
             return try RenderContext().makeBuffer(try Image.qrCode(damaged, scale: 3), format: .rgba8)
         }
         let light = try QRCodeDetector().features(in: try render(flipping: 6, seed: 3))
@@ -412,8 +427,9 @@ final class QRCodeDetectorTests: XCTestCase {
                     let blur: Double? = rng.int(0...2) == 0 ? 0.8 : nil
                     let noise = rng.int(0...20)
                     let what = "v\(version) \(level.letter) \(degrees)° scale \(scale) blur \(blur ?? 0) noise \(noise)"
-                    let s = try Self.scene("sweep \(what)", level: level, version: version, scale: scale,
-                                           angle: degrees * .pi / 180, blur: blur, noise: noise, seed: rng.next())
+                    let s = try Self.scene(
+                        "sweep \(what)", level: level, version: version, scale: scale,
+                        angle: degrees * .pi / 180, blur: blur, noise: noise, seed: rng.next())
                     total += 1
                     let found = try QRCodeDetector().features(in: s.buffer)
                     guard let f = found.first(where: { $0.message == s.message }) else { failures.append(what); continue }

@@ -33,7 +33,8 @@ enum RectangleScenes {
     /// A background of `width` x `height` with a gradient, lines and discs.
     static func background(width: Int, height: Int, rng: inout SeededRandom, clutter: Bool) -> Canvas {
         var b = try! PixelBuffer(width: width, height: height, format: .rgba8)
-        let c0 = SIMD4<Float>(Float(random(&rng, 0.15, 0.45)), Float(random(&rng, 0.15, 0.45)), Float(random(&rng, 0.15, 0.45)), 1)
+        let c0 = SIMD4<Float>(
+            Float(random(&rng, 0.15, 0.45)), Float(random(&rng, 0.15, 0.45)), Float(random(&rng, 0.15, 0.45)), 1)
         let c1 = SIMD4<Float>(Float(random(&rng, 0.2, 0.55)), Float(random(&rng, 0.2, 0.55)), Float(random(&rng, 0.2, 0.55)), 1)
         for y in 0..<height {
             for x in 0..<width {
@@ -47,12 +48,14 @@ enum RectangleScenes {
             for _ in 0..<10 {
                 let a = Point(x: random(&rng, -20, Double(width) + 20), y: random(&rng, -20, Double(height) + 20))
                 let e = Point(x: a.x + random(&rng, -0.5, 0.5) * s, y: a.y + random(&rng, -0.5, 0.5) * s)
-                canvas.strokeLine(from: a, to: e, width: random(&rng, 1, 3), cap: .round,
-                                  color: Color(white: random(&rng, 0.05, 0.7)))
+                canvas.strokeLine(
+                    from: a, to: e, width: random(&rng, 1, 3), cap: .round,
+                    color: Color(white: random(&rng, 0.05, 0.7)))
             }
             for _ in 0..<3 {
-                canvas.fillCircle(center: Point(x: random(&rng, 0, Double(width)), y: random(&rng, 0, Double(height))),
-                                  radius: random(&rng, 0.03, 0.1) * s, color: Color(white: random(&rng, 0.05, 0.6)))
+                canvas.fillCircle(
+                    center: Point(x: random(&rng, 0, Double(width)), y: random(&rng, 0, Double(height))),
+                    radius: random(&rng, 0.03, 0.1) * s, color: Color(white: random(&rng, 0.05, 0.6)))
             }
         }
         return canvas
@@ -70,8 +73,9 @@ enum RectangleScenes {
             let end = 0.14 + random(&rng, 0.3, 0.72)
             while x < end {
                 let w = random(&rng, 0.04, 0.12)
-                canvas.strokeLine(from: h.apply(to: Point(x: x, y: y))!, to: h.apply(to: Point(x: min(x + w, end), y: y))!,
-                                  width: 1.4, color: ink)
+                canvas.strokeLine(
+                    from: h.apply(to: Point(x: x, y: y))!, to: h.apply(to: Point(x: min(x + w, end), y: y))!,
+                    width: 1.4, color: ink)
                 x += w + 0.03
             }
         }
@@ -121,8 +125,10 @@ enum RectangleScenes {
         return randomQuad(width: width, height: height, fraction: fraction * 0.95, aspect: aspect, rng: &rng)
     }
 
-    static func scene(width: Int, height: Int, seed: UInt64, fraction: Double = 0.7, aspect: Double = 1.3,
-                      options o: Options) -> (PixelBuffer, [Point]) {
+    static func scene(
+        width: Int, height: Int, seed: UInt64, fraction: Double = 0.7, aspect: Double = 1.3,
+        options o: Options
+    ) -> (PixelBuffer, [Point]) {
         var rng = SeededRandom(seed: seed)
         var canvas = background(width: width, height: height, rng: &rng, clutter: o.clutter)
         let q = randomQuad(width: width, height: height, fraction: fraction, aspect: aspect, rng: &rng)
@@ -139,16 +145,19 @@ final class RectangleDetectorTests: XCTestCase {
         zip(found.corners, expected).map { RectangleDetector._distance($0, $1) }.max()!
     }
 
-    func assertFinds(_ b: PixelBuffer, _ expected: [Point], _ message: String,
-                     detector: RectangleDetector = RectangleDetector(), file: StaticString = #filePath, line: UInt = #line) {
+    func assertFinds(
+        _ b: PixelBuffer, _ expected: [Point], _ message: String,
+        detector: RectangleDetector = RectangleDetector(), file: StaticString = #filePath, line: UInt = #line
+    ) {
         let f = detector.features(in: b)
         let diag = (Double(b.width * b.width + b.height * b.height)).squareRoot()
         guard let first = f.first else {
             XCTFail("no rectangle found: \(message)", file: file, line: line)
             return
         }
-        XCTAssertLessThanOrEqual(cornerError(first, expected), 0.02 * diag,
-                                 "\(message): found \(first.corners), expected \(expected)", file: file, line: line)
+        XCTAssertLessThanOrEqual(
+            cornerError(first, expected), 0.02 * diag,
+            "\(message): found \(first.corners), expected \(expected)", file: file, line: line)
     }
 
     func testCleanDocument() {
@@ -176,8 +185,9 @@ final class RectangleDetectorTests: XCTestCase {
     }
 
     func testCardAtAnAngle() {
-        let (b, q) = RectangleScenes.scene(width: 320, height: 240, seed: 33, fraction: 0.45, aspect: 1.586,
-                                           options: .init(noise: 0.03, blur: 0.8))
+        let (b, q) = RectangleScenes.scene(
+            width: 320, height: 240, seed: 33, fraction: 0.45, aspect: 1.586,
+            options: .init(noise: 0.03, blur: 0.8))
         assertFinds(b, q, "card", detector: RectangleDetector(options: .init(aspectRatio: 1.586)))
         assertFinds(b, q, "card, low accuracy", detector: RectangleDetector(options: .init(accuracy: .low)))
     }
@@ -186,7 +196,8 @@ final class RectangleDetectorTests: XCTestCase {
         let (b, wide) = RectangleScenes.twoCards()
         let both = RectangleDetector(options: .init(minimumSize: 0.2, maximumFeatureCount: 2)).features(in: b)
         XCTAssertEqual(both.count, 2)
-        let hinted = RectangleDetector(options: .init(maximumFeatureCount: 2, aspectRatio: 1.9, aspectRatioTolerance: 0.2)).features(in: b)
+        let hinted = RectangleDetector(options: .init(maximumFeatureCount: 2, aspectRatio: 1.9, aspectRatioTolerance: 0.2))
+            .features(in: b)
         XCTAssertEqual(hinted.count, 2)
         if let first = hinted.first { XCTAssertLessThan(cornerError(first, wide), 8, "the hint ranks the wide card first") }
         let one = RectangleDetector().features(in: b)
@@ -214,7 +225,9 @@ final class RectangleDetectorTests: XCTestCase {
         uniform.clear(to: Color(white: 0.4))
         XCTAssertEqual(RectangleDetector().features(in: uniform.buffer), [])
         var nan = try! PixelBuffer(width: 64, height: 64, format: .rgbaF32)
-        for y in 0..<64 { for x in 0..<64 { nan[x, y] = (x + y) % 7 == 0 ? SIMD4(.nan, .infinity, 0, 1) : SIMD4(0.5, 0.5, 0.5, 1) } }
+        for y in 0..<64 {
+            for x in 0..<64 { nan[x, y] = (x + y) % 7 == 0 ? SIMD4(.nan, .infinity, 0, 1) : SIMD4(0.5, 0.5, 0.5, 1) }
+        }
         _ = RectangleDetector().features(in: nan)
         XCTAssertEqual(RectangleDetector(options: .init(maximumFeatureCount: 0)).features(in: uniform.buffer), [])
         XCTAssertThrowsError(try RectangleDetector().features(in: Image(color: .white)))
@@ -239,10 +252,12 @@ final class RectangleDetectorTests: XCTestCase {
         var ok = 0, total = 0
         for seed in UInt64(100)..<UInt64(140) {
             var rng = SeededRandom(seed: seed)
-            let o = RectangleScenes.Options(clutter: true, noise: Float(RectangleScenes.random(&rng, 0, 0.06)),
-                                            blur: RectangleScenes.random(&rng, 0, 2), unevenLight: seed % 2 == 0)
-            let (b, q) = RectangleScenes.scene(width: 640, height: 480, seed: seed, fraction: RectangleScenes.random(&rng, 0.4, 0.8),
-                                               aspect: RectangleScenes.random(&rng, 0.7, 1.6), options: o)
+            let o = RectangleScenes.Options(
+                clutter: true, noise: Float(RectangleScenes.random(&rng, 0, 0.06)),
+                blur: RectangleScenes.random(&rng, 0, 2), unevenLight: seed % 2 == 0)
+            let (b, q) = RectangleScenes.scene(
+                width: 640, height: 480, seed: seed, fraction: RectangleScenes.random(&rng, 0.4, 0.8),
+                aspect: RectangleScenes.random(&rng, 0.7, 1.6), options: o)
             total += 1
             if let f = RectangleDetector().features(in: b).first, cornerError(f, q) <= 0.02 * 800 { ok += 1 }
         }
@@ -270,8 +285,9 @@ enum LandscapeScene {
         canvas.fillPolygon(hill(from: -20, to: 300, top: 150, base: 330), color: Color(red: 0.30, green: 0.62, blue: 0.28))
         canvas.fillPolygon(hill(from: 180, to: 520, top: 175, base: 330), color: Color(red: 0.20, green: 0.50, blue: 0.25))
         canvas.fillRect(Rect(x: 90, y: 200, width: 110, height: 80), color: Color(red: 0.93, green: 0.88, blue: 0.78))
-        canvas.fillPolygon([Point(x: 80, y: 202), Point(x: 145, y: 150), Point(x: 210, y: 202)],
-                           color: Color(red: 0.70, green: 0.20, blue: 0.15))
+        canvas.fillPolygon(
+            [Point(x: 80, y: 202), Point(x: 145, y: 150), Point(x: 210, y: 202)],
+            color: Color(red: 0.70, green: 0.20, blue: 0.15))
         canvas.fillRect(Rect(x: 130, y: 235, width: 26, height: 45), color: Color(red: 0.40, green: 0.25, blue: 0.15))
         canvas.fillRect(Rect(x: 167, y: 218, width: 22, height: 20), color: Color(red: 0.55, green: 0.80, blue: 0.95))
         canvas.strokeRect(Rect(x: 167, y: 218, width: 22, height: 20), width: 2, color: .white)
@@ -279,8 +295,9 @@ enum LandscapeScene {
         canvas.fillCircle(center: Point(x: 319, y: 200), radius: 32, color: Color(red: 0.15, green: 0.42, blue: 0.18))
         canvas.fillCircle(center: Point(x: 300, y: 215), radius: 20, color: Color(red: 0.18, green: 0.48, blue: 0.20))
         canvas.fillCircle(center: Point(x: 338, y: 215), radius: 20, color: Color(red: 0.18, green: 0.48, blue: 0.20))
-        canvas.fillPolygon([Point(x: 135, y: 280), Point(x: 152, y: 280), Point(x: 200, y: 320), Point(x: 120, y: 320)],
-                           color: Color(red: 0.78, green: 0.70, blue: 0.52))
+        canvas.fillPolygon(
+            [Point(x: 135, y: 280), Point(x: 152, y: 280), Point(x: 200, y: 320), Point(x: 120, y: 320)],
+            color: Color(red: 0.78, green: 0.70, blue: 0.52))
         canvas.transform = .identity
         return canvas
     }
@@ -300,10 +317,13 @@ enum LandscapeScene {
         let code = try Image.qrCode(message: "PixelFlow LiveDetection", correctionLevel: .medium, scale: max(1, height / 80))
         let x = (Double(width) * 0.55 - code.extent.width * 0.5) * t + Double(width) * 0.05
         let placed = try code.transformed(by: AffineTransform(translationX: x.rounded(), y: (Double(height) * 0.1).rounded()))
-        var canvas = Canvas(buffer: try RenderContext().makeBuffer(placed.composited(over: scene).cropped(to: scene.extent), format: .rgba8))
+        var canvas = Canvas(
+            buffer: try RenderContext().makeBuffer(placed.composited(over: scene).cropped(to: scene.extent), format: .rgba8))
         let (x0, y0, w, h) = (Double(width) * (0.6 - 0.1 * t), Double(height) * 0.55, Double(width) * 0.3, Double(height) * 0.3)
-        let card = [Point(x: x0 + 0.04 * w, y: y0), Point(x: x0 + w, y: y0 + 0.06 * h),
-                    Point(x: x0 + 0.96 * w, y: y0 + h), Point(x: x0, y: y0 + 0.94 * h)]
+        let card = [
+            Point(x: x0 + 0.04 * w, y: y0), Point(x: x0 + w, y: y0 + 0.06 * h),
+            Point(x: x0 + 0.96 * w, y: y0 + h), Point(x: x0, y: y0 + 0.94 * h),
+        ]
         canvas.fillPolygon(card, color: Color(red: 0.1, green: 0.1, blue: 0.15))
         return (video ? videoRoundTrip(canvas.buffer) : canvas.buffer, card)
     }
@@ -352,7 +372,8 @@ extension RectangleDetectorTests {
     /// the corners (which corner comes first is ambiguous when two have the same x + y, as for
     /// a rectangle turned by exactly 45 degrees).
     func cyclicCornerError(_ found: RectangleFeature, _ expected: [Point]) -> Double {
-        (0..<4).map { s in (0..<4).map { i in RectangleDetector._distance(found.corners[(i + s) % 4], expected[i]) }.max()! }.min()!
+        (0..<4).map { s in (0..<4).map { i in RectangleDetector._distance(found.corners[(i + s) % 4], expected[i]) }.max()! }
+            .min()!
     }
 
     /// A plain image with one filled, pixel-aligned rectangle (no anti-aliasing: every edge
@@ -361,7 +382,9 @@ extension RectangleDetectorTests {
         var b = try! PixelBuffer(width: width, height: height, format: .rgba8)
         for y in 0..<height {
             for x in 0..<width {
-                let inside = Double(x) >= rect.x && Double(x) < rect.x + rect.width && Double(y) >= rect.y && Double(y) < rect.y + rect.height
+                let inside =
+                    Double(x) >= rect.x && Double(x) < rect.x + rect.width && Double(y) >= rect.y
+                    && Double(y) < rect.y + rect.height
                 let v = inside ? ink : paper
                 b[x, y] = SIMD4(v, v, v, 1)
             }
@@ -377,15 +400,39 @@ extension RectangleDetectorTests {
         for (w, h) in [(160, 120), (320, 240), (800, 600)] {
             let W = Double(w), H = Double(h)
             cases.append((w, h, Rect(x: W * 0.25, y: H * 0.25, width: W * 0.5, height: H * 0.5), "centered half"))
-            cases.append((w, h, Rect(x: (W * 0.35).rounded(), y: (H * 0.3).rounded(), width: (W * 0.3).rounded(), height: (H * 0.3).rounded()), "small"))
-            cases.append((w, h, Rect(x: (W * 0.06).rounded(), y: (H * 0.08).rounded(), width: (W * 0.86).rounded(), height: (H * 0.8).rounded()), "large"))
-            cases.append((w, h, Rect(x: 4, y: 4, width: (W * 0.45).rounded(), height: (H * 0.5).rounded()), "top-left, 4 px from the border"))
-            cases.append((w, h, Rect(x: (W * 0.5).rounded(), y: (H * 0.45).rounded(), width: (W * 0.5).rounded() - 4, height: (H * 0.55).rounded() - 4),
-                          "bottom-right, 4 px from the border"))
+            cases.append(
+                (
+                    w, h,
+                    Rect(
+                        x: (W * 0.35).rounded(), y: (H * 0.3).rounded(), width: (W * 0.3).rounded(), height: (H * 0.3).rounded()),
+                    "small"
+                ))
+            cases.append(
+                (
+                    w, h,
+                    Rect(
+                        x: (W * 0.06).rounded(), y: (H * 0.08).rounded(), width: (W * 0.86).rounded(), height: (H * 0.8).rounded()
+                    ), "large"
+                ))
+            cases.append(
+                (
+                    w, h, Rect(x: 4, y: 4, width: (W * 0.45).rounded(), height: (H * 0.5).rounded()),
+                    "top-left, 4 px from the border"
+                ))
+            cases.append(
+                (
+                    w, h,
+                    Rect(
+                        x: (W * 0.5).rounded(), y: (H * 0.45).rounded(), width: (W * 0.5).rounded() - 4,
+                        height: (H * 0.55).rounded() - 4),
+                    "bottom-right, 4 px from the border"
+                ))
         }
         for (w, h, r, name) in cases {
-            let expected = [Point(x: r.x, y: r.y), Point(x: r.x + r.width, y: r.y), Point(x: r.x + r.width, y: r.y + r.height),
-                            Point(x: r.x, y: r.y + r.height)]
+            let expected = [
+                Point(x: r.x, y: r.y), Point(x: r.x + r.width, y: r.y), Point(x: r.x + r.width, y: r.y + r.height),
+                Point(x: r.x, y: r.y + r.height),
+            ]
             for (ink, paper, tone) in [(Float(0.08), Float(0.92), "dark on light"), (Float(0.9), Float(0.2), "light on dark")] {
                 let b = sharpRectangle(width: w, height: h, rect: r, ink: ink, paper: paper)
                 let found = RectangleDetector().features(in: b)
@@ -420,8 +467,9 @@ extension RectangleDetectorTests {
                 let two = RectangleDetector(options: .init(maximumFeatureCount: 2)).features(in: b)
                 XCTAssertEqual(two.count, 2, "t \(t) video \(video): the card and the QR code")
                 guard let first = two.first else { continue }
-                XCTAssertLessThanOrEqual(cornerError(first, RectangleDetector._feature(card, confidence: 1).corners), 0.02 * 400,
-                                         "t \(t) video \(video): the card first, got \(first.corners)")
+                XCTAssertLessThanOrEqual(
+                    cornerError(first, RectangleDetector._feature(card, confidence: 1).corners), 0.02 * 400,
+                    "t \(t) video \(video): the card first, got \(first.corners)")
                 let one = RectangleDetector().features(in: b)
                 XCTAssertEqual(one.first, first, "t \(t) video \(video)")
             }
@@ -430,12 +478,16 @@ extension RectangleDetectorTests {
         var rng = SeededRandom(seed: 8)
         var canvas = RectangleScenes.background(width: 400, height: 300, rng: &rng, clutter: false)
         let code = try RenderContext().makeBuffer(Image.qrCode(message: "https://example.com/card", scale: 3), format: .rgba8)
-        for y in 0..<code.height { for x in 0..<code.width where 20 + x < 400 && 30 + y < 300 { canvas.buffer[20 + x, 30 + y] = code[x, y] } }
+        for y in 0..<code.height {
+            for x in 0..<code.width where 20 + x < 400 && 30 + y < 300 { canvas.buffer[20 + x, 30 + y] = code[x, y] }
+        }
         let card = [Point(x: 185, y: 60), Point(x: 375, y: 70), Point(x: 368, y: 190), Point(x: 180, y: 182)]
         RectangleScenes.drawDocument(&canvas, corners: card, rng: &rng)
         let found = RectangleDetector(options: .init(maximumFeatureCount: 2)).features(in: canvas.buffer)
         XCTAssertEqual(found.count, 2)
-        if let first = found.first { XCTAssertLessThanOrEqual(cornerError(first, card), 0.02 * 500, "the card first: \(first.corners)") }
+        if let first = found.first {
+            XCTAssertLessThanOrEqual(cornerError(first, card), 0.02 * 500, "the card first: \(first.corners)")
+        }
     }
 
     /// `confidence` is the mean edge support of the sides: a clean card scores 1, the same
@@ -459,15 +511,19 @@ extension RectangleDetectorTests {
         }
         let clean = confidence(scene { $0.fillPolygon(card, color: .white) }, "clean")
         // The middle third of the right side runs along a white patch: no edge there.
-        let partial = confidence(scene { c in
-            c.fillPolygon(card, color: .white)
-            c.fillPolygon([Point(x: 248, y: 100), Point(x: 300, y: 100), Point(x: 300, y: 150), Point(x: 244, y: 150)],
-                          color: .white)
-        }, "partial")
+        let partial = confidence(
+            scene { c in
+                c.fillPolygon(card, color: .white)
+                c.fillPolygon(
+                    [Point(x: 248, y: 100), Point(x: 300, y: 100), Point(x: 300, y: 150), Point(x: 244, y: 150)],
+                    color: .white)
+            }, "partial")
         // A card barely lighter than the background, under noise.
         var rng = SeededRandom(seed: 5)
-        let faint = confidence(RectangleScenes.finish(scene { $0.fillPolygon(card, color: Color(white: 0.28)) },
-                                                      RectangleScenes.Options(clutter: false, noise: 0.04), rng: &rng), "faint")
+        let faint = confidence(
+            RectangleScenes.finish(
+                scene { $0.fillPolygon(card, color: Color(white: 0.28)) },
+                RectangleScenes.Options(clutter: false, noise: 0.04), rng: &rng), "faint")
         // Measured: clean 1.0, partial 0.90, faint 0.99 (the edge thresholds follow the noise
         // level, so a faint card that is found at all keeps most of its outline).
         XCTAssertGreaterThan(clean, 0.95)
@@ -513,14 +569,16 @@ extension RectangleDetectorTests {
 
     /// The same features, bit for bit, whatever the number of threads.
     func testResultsDoNotDependOnTheThreadCount() throws {
-        let (doc, _) = RectangleScenes.scene(width: 960, height: 540, seed: 12, options: .init(noise: 0.03, blur: 1, unevenLight: true))
+        let (doc, _) = RectangleScenes.scene(
+            width: 960, height: 540, seed: 12, options: .init(noise: 0.03, blur: 1, unevenLight: true))
         let (demo, _) = try LandscapeScene.frame(width: 320, height: 240, t: 0.3, video: true)
         for b in [doc, demo] {
             let reference = RectangleDetector(options: .init(maximumFeatureCount: 3, threadCount: 1)).features(in: b)
             XCTAssertFalse(reference.isEmpty)
             for threads in [2, 3, 8] {
-                XCTAssertEqual(RectangleDetector(options: .init(maximumFeatureCount: 3, threadCount: threads)).features(in: b), reference,
-                               "\(threads) threads")
+                XCTAssertEqual(
+                    RectangleDetector(options: .init(maximumFeatureCount: 3, threadCount: threads)).features(in: b), reference,
+                    "\(threads) threads")
             }
         }
     }
@@ -534,7 +592,9 @@ extension RectangleDetectorTests {
             XCTAssertEqual(RectangleDetector().features(in: b), [], "clutter seed \(seed)")
         }
         // Black, white, NaN, infinite and huge float images, and the smallest sizes.
-        for (value, name) in [(Float(0), "black"), (1, "white"), (.nan, "NaN"), (.infinity, "+inf"), (-.infinity, "-inf"), (1e30, "huge")] {
+        for (value, name) in [
+            (Float(0), "black"), (1, "white"), (.nan, "NaN"), (.infinity, "+inf"), (-.infinity, "-inf"), (1e30, "huge"),
+        ] {
             var f = try! PixelBuffer(width: 48, height: 40, format: .rgbaF32)
             for y in 0..<40 { for x in 0..<48 { f[x, y] = SIMD4(value, value, value, 1) } }
             XCTAssertEqual(RectangleDetector().features(in: f), [], name)
@@ -546,7 +606,7 @@ extension RectangleDetectorTests {
                 mixed[x, y] = inside ? SIMD4(1e38, -1e38, .nan, 1) : SIMD4(0.5, 0.5, 0.5, 1)
             }
         }
-        _ = RectangleDetector().features(in: mixed)   // must not trap
+        _ = RectangleDetector().features(in: mixed)  // must not trap
         for (w, h) in [(16, 16), (16, 1000), (1000, 16), (17, 33), (31, 2000)] {
             var b = try! PixelBuffer(width: w, height: h, format: .rgba8)
             for y in 0..<h { for x in 0..<w where (x / 3 + y / 5) % 2 == 0 { b[x, y] = SIMD4(1, 1, 1, 1) } }
@@ -554,7 +614,8 @@ extension RectangleDetectorTests {
             _ = RectangleDetector(options: .init(accuracy: .low, minimumSize: 0)).features(in: b)
         }
         for format in [PixelFormat.gray8, .grayF32, .rgba16] {
-            XCTAssertEqual(RectangleDetector().features(in: try! PixelBuffer(width: 40, height: 30, format: format)), [], "\(format)")
+            XCTAssertEqual(
+                RectangleDetector().features(in: try! PixelBuffer(width: 40, height: 30, format: format)), [], "\(format)")
         }
     }
 }

@@ -19,7 +19,8 @@ final class CanvasTests: XCTestCase {
             for x in 0..<w {
                 var c = 0
                 for sy in 0..<n {
-                    for sx in 0..<n where inside(Double(x) + (Double(sx) + 0.5) / Double(n), Double(y) + (Double(sy) + 0.5) / Double(n)) {
+                    for sx in 0..<n
+                    where inside(Double(x) + (Double(sx) + 0.5) / Double(n), Double(y) + (Double(sy) + 0.5) / Double(n)) {
                         c += 1
                     }
                 }
@@ -29,8 +30,10 @@ final class CanvasTests: XCTestCase {
         return out
     }
 
-    func assertCoverage(_ canvas: Canvas, _ inside: (Double, Double) -> Bool, tolerance: Double = 0.03,
-                        file: StaticString = #filePath, line: UInt = #line) {
+    func assertCoverage(
+        _ canvas: Canvas, _ inside: (Double, Double) -> Bool, tolerance: Double = 0.03,
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
         let b = canvas.buffer
         let ref = reference(b.width, b.height, inside)
         var worst = 0.0, at = (0, 0)
@@ -40,8 +43,9 @@ final class CanvasTests: XCTestCase {
                 if d > worst { worst = d; at = (x, y) }
             }
         }
-        XCTAssertLessThanOrEqual(worst, tolerance, "worst pixel \(at): \(b[at.0, at.1].w) vs \(ref[at.1 * b.width + at.0])",
-                                 file: file, line: line)
+        XCTAssertLessThanOrEqual(
+            worst, tolerance, "worst pixel \(at): \(b[at.0, at.1].w) vs \(ref[at.1 * b.width + at.0])",
+            file: file, line: line)
     }
 
     func totalCoverage(_ c: Canvas) -> Double {
@@ -50,7 +54,9 @@ final class CanvasTests: XCTestCase {
         return s
     }
 
-    static func segmentDistance(_ px: Double, _ py: Double, _ a: Point, _ b: Point) -> (t: Double, along: Double, perp: Double, dist: Double) {
+    static func segmentDistance(_ px: Double, _ py: Double, _ a: Point, _ b: Point) -> (
+        t: Double, along: Double, perp: Double, dist: Double
+    ) {
         let dx = b.x - a.x, dy = b.y - a.y, l = (dx * dx + dy * dy).squareRoot()
         let ux = dx / l, uy = dy / l
         let along = (px - a.x) * ux + (py - a.y) * uy
@@ -188,7 +194,8 @@ final class CanvasTests: XCTestCase {
                 return rule == .nonZero ? w != 0 : w % 2 != 0
             }
             for y in 0..<32 {
-                for x in 0..<40 where !crossings.contains(where: { abs($0.x - Double(x) - 0.5) < 1.2 && abs($0.y - Double(y) - 0.5) < 1.2 }) {
+                for x in 0..<40
+                where !crossings.contains(where: { abs($0.x - Double(x) - 0.5) < 1.2 && abs($0.y - Double(y) - 0.5) < 1.2 }) {
                     XCTAssertEqual(Double(c.buffer[x, y].w), ref[y * 40 + x], accuracy: 0.03, "\(rule) \(x),\(y)")
                 }
             }
@@ -201,9 +208,11 @@ final class CanvasTests: XCTestCase {
         var c = layer()
         c.strokePolyline(pts, width: 3.2, cap: .round, join: .round, color: .white)
         // Overlapping pieces at the inner side of a join may add a little inside single pixels.
-        assertCoverage(c, { x, y in
-            (0..<3).contains { CanvasTests.segmentDistance(x, y, pts[$0], pts[$0 + 1]).dist <= 1.6 }
-        }, tolerance: 0.12)
+        assertCoverage(
+            c,
+            { x, y in
+                (0..<3).contains { CanvasTests.segmentDistance(x, y, pts[$0], pts[$0 + 1]).dist <= 1.6 }
+            }, tolerance: 0.12)
         for y in 0..<c.buffer.height { for x in 0..<c.buffer.width { XCTAssertLessThanOrEqual(c.buffer[x, y].w, 1) } }
         for join in LineJoin.allCases {
             var d = layer()

@@ -170,7 +170,8 @@ final class ExamplesTests: TemporaryDirectoryTestCase {
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.text.contains("1 face in 200x200"), r.text)
         XCTAssertTrue(r.text.contains("face 1: bounds x 46 y 31 w 52 h 52"), r.text)
-        XCTAssertNotNil(r.lines.first { $0.contains("left eye (") && $0.contains("right eye (") && $0.contains("mouth (") }, r.text)
+        XCTAssertNotNil(
+            r.lines.first { $0.contains("left eye (") && $0.contains("right eye (") && $0.contains("mouth (") }, r.text)
         let marked = try PixelBuffer(contentsOfFile: path("faces/faces.png"))
         XCTAssertEqual(marked.width, 200)
         // The red square's top edge crosses the face box's top side.

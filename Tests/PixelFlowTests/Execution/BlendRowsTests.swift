@@ -11,12 +11,18 @@ final class BlendRowsTests: XCTestCase {
     func testChunkedBlendsMatchTheReference() throws {
         let w = 301, h = 37
         let inputs: [(String, PixelBuffer, PixelBuffer)] = [
-            ("f32 premultiplied", TestImages.random(width: w, height: h, seed: 1, alphaMode: .premultiplied),
-             TestImages.random(width: w, height: h, seed: 2, alphaMode: .premultiplied)),
-            ("f32 straight", TestImages.random(width: w, height: h, seed: 3, alphaMode: .straight),
-             TestImages.random(width: w, height: h, seed: 4, alphaMode: .straight)),
-            ("rgba8 sRGB", TestImages.random(width: w, height: h, format: .rgba8, seed: 5),
-             TestImages.random(width: w, height: h, format: .rgba8, seed: 6)),
+            (
+                "f32 premultiplied", TestImages.random(width: w, height: h, seed: 1, alphaMode: .premultiplied),
+                TestImages.random(width: w, height: h, seed: 2, alphaMode: .premultiplied)
+            ),
+            (
+                "f32 straight", TestImages.random(width: w, height: h, seed: 3, alphaMode: .straight),
+                TestImages.random(width: w, height: h, seed: 4, alphaMode: .straight)
+            ),
+            (
+                "rgba8 sRGB", TestImages.random(width: w, height: h, format: .rgba8, seed: 5),
+                TestImages.random(width: w, height: h, format: .rgba8, seed: 6)
+            ),
         ]
         for (name, a, b) in inputs {
             let blends: [(String, (Image, Image) throws -> Image)] = [
@@ -30,7 +36,8 @@ final class BlendRowsTests: XCTestCase {
                     for alpha in [AlphaMode.premultiplied, .straight] {
                         let what = "\(name) \(blendName) -> \(format) \(alpha)"
                         let template = try PixelBuffer(width: w, height: h, format: format, alphaMode: alpha)
-                        let reference = try ReferenceEvaluator.render(image, colorEncoding: template.colorEncoding, alphaMode: alpha)
+                        let reference = try ReferenceEvaluator.render(
+                            image, colorEncoding: template.colorEncoding, alphaMode: alpha)
                         // Straight alpha divides by alpha: allow for it in 8 bits, where the
                         // level is coarse anyway; float destinations are compared premultiplied.
                         let tolerance: Float = format == .rgba8 ? 0.5 / 255 + 1e-4 : ReferenceTolerance.arithmetic
@@ -43,8 +50,12 @@ final class BlendRowsTests: XCTestCase {
                             } else {
                                 first = out
                                 if format == .rgbaF32 && alpha == .straight { continue }
-                                let d = relativeDifference(format == .rgba8 ? out.converted(to: .rgbaF32, colorEncoding: template.colorEncoding, alphaMode: alpha) : out, reference)
-                                XCTAssertLessThanOrEqual(d.value, tolerance, "\(what): differs from the reference at (\(d.x), \(d.y))")
+                                let d = relativeDifference(
+                                    format == .rgba8
+                                        ? out.converted(to: .rgbaF32, colorEncoding: template.colorEncoding, alphaMode: alpha)
+                                        : out, reference)
+                                XCTAssertLessThanOrEqual(
+                                    d.value, tolerance, "\(what): differs from the reference at (\(d.x), \(d.y))")
                             }
                         }
                     }

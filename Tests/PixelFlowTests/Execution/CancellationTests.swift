@@ -50,11 +50,13 @@ final class CancellationTests: XCTestCase {
             let token = CancellationToken()
             let rec = Recorder()
             do {
-                let out = try ctx.makeBuffer(try graph(), cancellation: token, progress: { f in
-                    rec.record(f)
-                    if f >= stopAt { token.cancel() }
-                })
-                XCTAssertEqual(out, reference)   // finished before the cancel took effect
+                let out = try ctx.makeBuffer(
+                    try graph(), cancellation: token,
+                    progress: { f in
+                        rec.record(f)
+                        if f >= stopAt { token.cancel() }
+                    })
+                XCTAssertEqual(out, reference)  // finished before the cancel took effect
             } catch let e as PixelFlowError {
                 XCTAssertEqual(e, .cancelled)
                 let after = rec.all.filter { $0 > stopAt }
@@ -86,7 +88,8 @@ final class CancellationTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = dir.appendingPathComponent("out.png").path
         try Data("previous".utf8).write(to: URL(fileURLWithPath: path))
-        let image = try Image.constantColor(Color(red: 0.2, green: 0.4, blue: 0.6)).cropped(to: Rect(x: 0, y: 0, width: 300, height: 200))
+        let image = try Image.constantColor(Color(red: 0.2, green: 0.4, blue: 0.6)).cropped(
+            to: Rect(x: 0, y: 0, width: 300, height: 200))
         let token = CancellationToken()
         token.cancel()
         XCTAssertThrowsError(try RenderContext().write(image, toFile: path, cancellation: token)) { error in

@@ -19,8 +19,10 @@ final class ColorStreamingTests: XCTestCase {
     ]
 
     /// Byte-for-byte equality of two buffers' pixels (floats compared by their bits).
-    func assertSameBits(_ a: PixelBuffer, _ b: PixelBuffer, _ label: String, file: StaticString = #filePath,
-                        line: UInt = #line) {
+    func assertSameBits(
+        _ a: PixelBuffer, _ b: PixelBuffer, _ label: String, file: StaticString = #filePath,
+        line: UInt = #line
+    ) {
         XCTAssertEqual(a.width, b.width, label, file: file, line: line)
         XCTAssertEqual(a.height, b.height, label, file: file, line: line)
         XCTAssertEqual(a.format, b.format, label, file: file, line: line)
@@ -28,8 +30,11 @@ final class ColorStreamingTests: XCTestCase {
         let rowBytes = a.width * a.format.bytesPerPixel
         a.withUnsafeBytes { pa in
             b.withUnsafeBytes { pb in
-                for y in 0..<a.height where memcmp(pa.baseAddress! + y * a.bytesPerRow,
-                                                   pb.baseAddress! + y * b.bytesPerRow, rowBytes) != 0 {
+                for y in 0..<a.height
+                where memcmp(
+                    pa.baseAddress! + y * a.bytesPerRow,
+                    pb.baseAddress! + y * b.bytesPerRow, rowBytes) != 0
+                {
                     XCTFail("\(label): row \(y) differs", file: file, line: line)
                     return
                 }
@@ -105,13 +110,15 @@ final class ColorStreamingTests: XCTestCase {
                     let s = dir + "/s." + format.rawValue, f = dir + "/f." + format.rawValue
                     try context.write(streamed.sepiaTone(), toFile: s, format: format)
                     try context.write(full.sepiaTone(), toFile: f, format: format)
-                    XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: s)),
-                                   try Data(contentsOf: URL(fileURLWithPath: f)), "\(name) \(format) \(management)")
+                    XCTAssertEqual(
+                        try Data(contentsOf: URL(fileURLWithPath: s)),
+                        try Data(contentsOf: URL(fileURLWithPath: f)), "\(name) \(format) \(management)")
                 }
             }
             let explained = try RenderContext(threadCount: 1).explain(streamed.sepiaTone())
-            XCTAssertTrue(explained.contains("converted to linear sRGB in the stream")
-                          || explained.contains("CMYK converted to RGB in the stream"), explained)
+            XCTAssertTrue(
+                explained.contains("converted to linear sRGB in the stream")
+                    || explained.contains("CMYK converted to RGB in the stream"), explained)
         }
     }
 
@@ -151,8 +158,9 @@ final class ColorStreamingTests: XCTestCase {
         let path = dir + "/p3.jpg"
         var writing = RenderContext.Options(threadCount: 2)
         writing.outputColorSpace = .displayP3
-        try RenderContext(options: writing).write(Image(CodecTestSupport.smooth(width: 640, height: 480)),
-                                                  toFile: path, quality: 95)
+        try RenderContext(options: writing).write(
+            Image(CodecTestSupport.smooth(width: 640, height: 480)),
+            toFile: path, quality: 95)
         let image = try Image(contentsOfFile: path)
         guard case let .streamedSource(source) = image.node.op else { return XCTFail("not streamed") }
         XCTAssertEqual(source.format, .rgbaF32)
@@ -176,8 +184,9 @@ final class ColorStreamingTests: XCTestCase {
         let path = dir + "/wide.jpg"
         var writing = RenderContext.Options(threadCount: 2)
         writing.outputColorSpace = .displayP3
-        try RenderContext(options: writing).write(Image(CodecTestSupport.rgba8(width: 2111, height: 83, alpha: false)),
-                                                  toFile: path, quality: 90)
+        try RenderContext(options: writing).write(
+            Image(CodecTestSupport.rgba8(width: 2111, height: 83, alpha: false)),
+            toFile: path, quality: 90)
         XCTAssertGreaterThanOrEqual(2111 * _ConvertedRowDecoder.chunkRows * 2, _ConvertedRowDecoder.parallelPixels)
         guard case let .streamedSource(source) = try Image(contentsOfFile: path).node.op else {
             return XCTFail("not streamed")

@@ -9,10 +9,16 @@ final class DeterminismTests: XCTestCase {
         let other = try Image(TestImages.random(width: b.width, height: b.height, format: .rgba8, seed: 99))
             .transformed(by: AffineTransform(translationX: 5, y: 3))
         return [
-            ("point chain", try img.colorInverted().colorControls(saturation: 1.3, brightness: 0.05, contrast: 1.2)
-                .gammaAdjusted(power: 0.8).sepiaTone(intensity: 0.6).exposureAdjusted(ev: 0.3)),
+            (
+                "point chain",
+                try img.colorInverted().colorControls(saturation: 1.3, brightness: 0.05, contrast: 1.2)
+                    .gammaAdjusted(power: 0.8).sepiaTone(intensity: 0.6).exposureAdjusted(ev: 0.3)
+            ),
             ("blend", try img.composited(atop: other).mixed(with: Image.constantColor(.blue), amount: 0.4).cropped(to: b.bounds)),
-            ("warp", try img.transformed(by: AffineTransform(rotationAngle: 0.3).translatedBy(x: 10, y: -4)).cropped(to: b.bounds)),
+            (
+                "warp",
+                try img.transformed(by: AffineTransform(rotationAngle: 0.3).translatedBy(x: 10, y: -4)).cropped(to: b.bounds)
+            ),
             ("lanczos", try img.lanczosScaled(scale: 0.45, aspectRatio: 1.1)),
             ("blur small", try img.gaussianBlurred(radius: 2)),
             ("blur exact", try img.gaussianBlurred(radius: 7).cropped(to: b.bounds)),
@@ -25,10 +31,12 @@ final class DeterminismTests: XCTestCase {
         // 83x61 is a multiple of none of the tile sizes.
         let b = TestImages.random(width: 83, height: 61, format: .rgba8, seed: 5)
         for (name, image) in try graph(b) {
-            let reference = try RenderContext(threadCount: 1, tileWidth: 1 << 20, tileHeight: 1 << 20).makeBuffer(image, format: .rgbaF32)
+            let reference = try RenderContext(threadCount: 1, tileWidth: 1 << 20, tileHeight: 1 << 20).makeBuffer(
+                image, format: .rgbaF32)
             let oracle = try ReferenceEvaluator.render(image)
             let d = relativeDifference(reference, oracle)
-            XCTAssertLessThanOrEqual(d.value, ReferenceTolerance.forGraph(image.node), "\(name): differs from the reference at (\(d.x), \(d.y))")
+            XCTAssertLessThanOrEqual(
+                d.value, ReferenceTolerance.forGraph(image.node), "\(name): differs from the reference at (\(d.x), \(d.y))")
             for threads in [1, 2, 3, 8] {
                 for (tw, th) in [(16, 16), (64, 64), (37, 13), (83, 61)] {
                     let ctx = RenderContext(threadCount: threads, tileWidth: tw, tileHeight: th)

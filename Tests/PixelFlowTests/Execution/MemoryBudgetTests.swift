@@ -15,9 +15,11 @@ final class MemoryBudgetTests: XCTestCase {
         let budget = try MemoryBudget(bytes: 100)
         let peak = Locked<(now: Int, max: Int)>((0, 0))
         DispatchQueue.concurrentPerform(iterations: 16) { i in
-            let n = 30 + (i % 3) * 10             // 30, 40 or 50 bytes
+            let n = 30 + (i % 3) * 10  // 30, 40 or 50 bytes
             let taken = try! budget.acquire(n, cancellation: nil)
-            peak.withLock { $0.now += taken; $0.max = max($0.max, $0.now) }
+            peak.withLock {
+                $0.now += taken; $0.max = max($0.max, $0.now)
+            }
             usleep(2_000)
             peak.withLock { $0.now -= taken }
             budget.release(taken)
@@ -33,7 +35,7 @@ final class MemoryBudgetTests: XCTestCase {
         let done = DispatchSemaphore(value: 0)
         let started = Date()
         DispatchQueue.global().async {
-            let second = try! budget.acquire(5, cancellation: nil)   // waits for the first
+            let second = try! budget.acquire(5, cancellation: nil)  // waits for the first
             budget.release(second)
             done.signal()
         }
@@ -59,10 +61,11 @@ final class MemoryBudgetTests: XCTestCase {
         let image = try Image(source).sepiaTone(intensity: 0.7).gaussianBlurred(radius: 3)
         let plain = RenderContext(threadCount: 1)
         let expected = try plain.makeBuffer(image, rect: Image(source).extent)
-        let one = plain.estimatedMemory(image, rect: IntRect(x: 0, y: 0, width: 300, height: 200),
-                                        destinationBytes: 300 * 200 * 4, streamingRowBytes: nil)
+        let one = plain.estimatedMemory(
+            image, rect: IntRect(x: 0, y: 0, width: 300, height: 200),
+            destinationBytes: 300 * 200 * 4, streamingRowBytes: nil)
         var options = RenderContext.Options(threadCount: 1)
-        options.memoryBudget = try MemoryBudget(bytes: one * 3 / 2)   // room for one render at a time
+        options.memoryBudget = try MemoryBudget(bytes: one * 3 / 2)  // room for one render at a time
         let shared = RenderContext(options: options)
         let results = Locked<[PixelBuffer]>([])
         DispatchQueue.concurrentPerform(iterations: 6) { _ in

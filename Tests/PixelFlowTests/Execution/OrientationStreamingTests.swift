@@ -18,8 +18,10 @@ final class OrientationStreamingTests: XCTestCase {
 
     /// `png` with an eXIf chunk saying `orientation` right after IHDR.
     static func pngWithOrientation(_ png: [UInt8], _ orientation: EXIFOrientation) -> [UInt8] {
-        let exif: [UInt8] = [0x4D, 0x4D, 0, 0x2A, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1,
-                             0, UInt8(orientation.rawValue), 0, 0, 0, 0, 0, 0]
+        let exif: [UInt8] = [
+            0x4D, 0x4D, 0, 0x2A, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1,
+            0, UInt8(orientation.rawValue), 0, 0, 0, 0, 0, 0,
+        ]
         return Array(png[..<33]) + CodecBadInputTests.chunk("eXIf", exif) + Array(png[33...])
     }
 
@@ -50,12 +52,25 @@ final class OrientationStreamingTests: XCTestCase {
         let opaque = CodecTestSupport.smooth(width: 61, height: 47)
         let files: [(String, [UInt8], (EXIFOrientation) -> [UInt8])] = [
             ("png", try pixels.encoded(as: .png), { Self.pngWithOrientation(try! pixels.encoded(as: .png), $0) }),
-            ("jpeg", try opaque.encoded(as: .jpeg, quality: 90),
-             { StreamingDefaultTests.withOrientation(try! opaque.encoded(as: .jpeg, quality: 90), $0) }),
-            ("p3 jpeg", [], { StreamingDefaultTests.withOrientation(
-                Array(try! Data(contentsOf: URL(fileURLWithPath: ColorStreamingTests.colorFixture("stream_p3.jpg")))), $0) }),
-            ("cmyk jpeg", [], { StreamingDefaultTests.withOrientation(
-                Array(try! Data(contentsOf: URL(fileURLWithPath: ColorStreamingTests.colorFixture("stream_cmyk.jpg")))), $0) }),
+            (
+                "jpeg", try opaque.encoded(as: .jpeg, quality: 90),
+                { StreamingDefaultTests.withOrientation(try! opaque.encoded(as: .jpeg, quality: 90), $0) }
+            ),
+            (
+                "p3 jpeg", [],
+                {
+                    StreamingDefaultTests.withOrientation(
+                        Array(try! Data(contentsOf: URL(fileURLWithPath: ColorStreamingTests.colorFixture("stream_p3.jpg")))), $0)
+                }
+            ),
+            (
+                "cmyk jpeg", [],
+                {
+                    StreamingDefaultTests.withOrientation(
+                        Array(try! Data(contentsOf: URL(fileURLWithPath: ColorStreamingTests.colorFixture("stream_cmyk.jpg")))),
+                        $0)
+                }
+            ),
         ]
         var stored = DecodeOptions.default
         stored.applyOrientation = false
@@ -71,8 +86,9 @@ final class OrientationStreamingTests: XCTestCase {
                 let bitsEqual = rows.withUnsafeBytes { a in
                     buffer.withUnsafeBytes { b in
                         (0..<rows.height).allSatisfy { y in
-                            memcmp(a.baseAddress! + y * rows.bytesPerRow, b.baseAddress! + y * buffer.bytesPerRow,
-                                   rows.width * rows.format.bytesPerPixel) == 0
+                            memcmp(
+                                a.baseAddress! + y * rows.bytesPerRow, b.baseAddress! + y * buffer.bytesPerRow,
+                                rows.width * rows.format.bytesPerPixel) == 0
                         }
                     }
                 }
@@ -115,20 +131,24 @@ final class OrientationStreamingTests: XCTestCase {
             streamed = try Image(contentsOfFile: path)
             let full = try Image(contentsOfFile: path, streaming: false)
             let seen = SeenFiles()
-            try context.write(streamed.sepiaTone(), toFile: dir + "/s.png", progress: { _ in
-                seen.add((try? FileManager.default.contentsOfDirectory(atPath: spoolFolder)) ?? ["?"])
-            })
+            try context.write(
+                streamed.sepiaTone(), toFile: dir + "/s.png",
+                progress: { _ in
+                    seen.add((try? FileManager.default.contentsOfDirectory(atPath: spoolFolder)) ?? ["?"])
+                })
             try context.write(full.sepiaTone(), toFile: dir + "/f.png")
-            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: dir + "/s.png")),
-                           try Data(contentsOf: URL(fileURLWithPath: dir + "/f.png")), "\(o)")
+            XCTAssertEqual(
+                try Data(contentsOf: URL(fileURLWithPath: dir + "/s.png")),
+                try Data(contentsOf: URL(fileURLWithPath: dir + "/f.png")), "\(o)")
             XCTAssertEqual(seen.names, [], "\(o)")
             XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: spoolFolder), [], "\(o)")
         }
 
         // Truncated: the spooling throws from the render; nothing is left behind.
         for o in [EXIFOrientation.downMirrored, .left] {
-            let truncated = try save(Array(StreamingDefaultTests.withOrientation(jpeg, o).prefix(jpeg.count / 2)),
-                                     "cut.jpg")
+            let truncated = try save(
+                Array(StreamingDefaultTests.withOrientation(jpeg, o).prefix(jpeg.count / 2)),
+                "cut.jpg")
             let cut = try Image(contentsOfFile: truncated)
             guard case .streamedSource = cut.node.op else { return XCTFail("a truncated file is streamed (header only)") }
             XCTAssertThrowsError(try context.write(cut.sepiaTone(), toFile: dir + "/cut.png")) { error in

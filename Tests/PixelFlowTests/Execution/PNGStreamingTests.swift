@@ -200,9 +200,12 @@ final class PNGStreamingTests: TemporaryDirectoryTestCase {
         XCTAssertTrue(isStreamed(image))  // its columns spooled to a temporary file
         XCTAssertEqual(image.extent.width, 10)
         let ctx0 = RenderContext(threadCount: 2)
-        XCTAssertEqual(maxDifference(try ctx0.makeBuffer(image, format: .rgbaF32),
-                                     try ctx0.makeBuffer(Image(contentsOfFile: rotated, streaming: false),
-                                                         format: .rgbaF32)), 0)
+        XCTAssertEqual(
+            maxDifference(
+                try ctx0.makeBuffer(image, format: .rgbaF32),
+                try ctx0.makeBuffer(
+                    Image(contentsOfFile: rotated, streaming: false),
+                    format: .rgbaF32)), 0)
         var keep = DecodeOptions.default
         keep.applyOrientation = false
         XCTAssertTrue(isStreamed(try Image(contentsOfFile: rotated, options: keep, streaming: true)))
@@ -216,9 +219,12 @@ final class PNGStreamingTests: TemporaryDirectoryTestCase {
         guard case let .streamedSource(source) = linear.node.op else { return XCTFail("gAMA 1.0 streams") }
         XCTAssertEqual(source.format, .rgbaF32)
         let ctx = RenderContext(threadCount: 2)
-        XCTAssertEqual(maxDifference(try ctx.makeBuffer(linear.sepiaTone(), format: .rgbaF32),
-                                     try ctx.makeBuffer(Image(contentsOfFile: gamma, streaming: false).sepiaTone(),
-                                                        format: .rgbaF32)), 0)
+        XCTAssertEqual(
+            maxDifference(
+                try ctx.makeBuffer(linear.sepiaTone(), format: .rgbaF32),
+                try ctx.makeBuffer(
+                    Image(contentsOfFile: gamma, streaming: false).sepiaTone(),
+                    format: .rgbaF32)), 0)
         XCTAssertTrue(isStreamed(try Image(contentsOfFile: try save(noSRGB, "untagged.png"), streaming: true)))
     }
 

@@ -13,8 +13,10 @@ final class PNMAndBMPStreamingTests: TemporaryDirectoryTestCase {
     private func bytes(_ path: String) throws -> [UInt8] { [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))) }
 
     /// Fails with the sizes and the first differing byte (not the whole files) when `a != b`.
-    private func assertSameBytes(_ a: [UInt8], _ b: [UInt8], _ message: @autoclosure () -> String,
-                                 file: StaticString = #filePath, line: UInt = #line) {
+    private func assertSameBytes(
+        _ a: [UInt8], _ b: [UInt8], _ message: @autoclosure () -> String,
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
         guard a != b else { return }
         let first = zip(a, b).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? Swift.min(a.count, b.count)
         XCTFail("\(message()): \(a.count) bytes vs \(b.count), first difference at byte \(first)", file: file, line: line)
@@ -30,8 +32,10 @@ final class PNMAndBMPStreamingTests: TemporaryDirectoryTestCase {
 
     /// An ASCII PNM (P1, P2 or P3) of `width` x `height` with samples `sample(x, y, c)`, with
     /// comments and irregular whitespace between samples.
-    private func asciiPNM(kind: Int, width: Int, height: Int, maxval: Int,
-                         sample: (Int, Int, Int) -> Int) -> [UInt8] {
+    private func asciiPNM(
+        kind: Int, width: Int, height: Int, maxval: Int,
+        sample: (Int, Int, Int) -> Int
+    ) -> [UInt8] {
         let depth = kind == 3 ? 3 : 1
         var text = "P\(kind)\n# made by the streaming tests\n\(width) \(height)\n" + (kind == 1 ? "" : "\(maxval)\n")
         for y in 0..<height {
@@ -44,8 +48,10 @@ final class PNMAndBMPStreamingTests: TemporaryDirectoryTestCase {
     }
 
     /// A binary PNM or PAM with a hand-written header and samples `sample(x, y, c)`.
-    private func binaryPNM(header: String, width: Int, height: Int, depth: Int, wide: Bool,
-                           sample: (Int, Int, Int) -> Int) -> [UInt8] {
+    private func binaryPNM(
+        header: String, width: Int, height: Int, depth: Int, wide: Bool,
+        sample: (Int, Int, Int) -> Int
+    ) -> [UInt8] {
         var out = Array(header.utf8)
         for y in 0..<height {
             for x in 0..<width {
@@ -72,16 +78,19 @@ final class PNMAndBMPStreamingTests: TemporaryDirectoryTestCase {
 
     /// A BMP with a 40-byte header whose stored rows are `row(y)` (the file's order), padded
     /// to 4 bytes; `height` negative for top-down.
-    private func bmp(width: Int, height: Int, bitCount: Int, palette: [UInt8] = [], colorsUsed: Int = 0,
-                     row: (Int) -> [UInt8]) -> [UInt8] {
+    private func bmp(
+        width: Int, height: Int, bitCount: Int, palette: [UInt8] = [], colorsUsed: Int = 0,
+        row: (Int) -> [UInt8]
+    ) -> [UInt8] {
         let stride = (width * bitCount + 31) / 32 * 4
         var pixels: [UInt8] = []
         for y in 0..<abs(height) {
             let r = row(y)
             pixels += r + [UInt8](repeating: 0, count: stride - r.count)
         }
-        return CodecPNMAndBMPTests.bmp(width: width, height: height, bitCount: bitCount, extra: palette,
-                                       pixels: pixels, colorsUsed: colorsUsed)
+        return CodecPNMAndBMPTests.bmp(
+            width: width, height: height, bitCount: bitCount, extra: palette,
+            pixels: pixels, colorsUsed: colorsUsed)
     }
 
     private static func v(_ x: Int, _ y: Int, _ c: Int, _ m: Int) -> Int { (x * 37 + y * 101 + c * 59 + x * y) % (m + 1) }
@@ -94,54 +103,123 @@ final class PNMAndBMPStreamingTests: TemporaryDirectoryTestCase {
         var files: [(String, [UInt8])] = []
         files.append(("P1", asciiPNM(kind: 1, width: w, height: h, maxval: 1) { x, y, _ in (x + y) % 3 == 0 ? 1 : 0 }))
         files.append(("P2", asciiPNM(kind: 2, width: w, height: h, maxval: 255) { x, y, c in v(x, y, c, 255) }))
-        files.append(("P2 maxval 1000, samples above it", asciiPNM(kind: 2, width: w, height: h, maxval: 1000) { x, y, c in
-            v(x, y, c, 1100) }))
+        files.append(
+            (
+                "P2 maxval 1000, samples above it",
+                asciiPNM(kind: 2, width: w, height: h, maxval: 1000) { x, y, c in
+                    v(x, y, c, 1100)
+                }
+            ))
         files.append(("P2 maxval 7", asciiPNM(kind: 2, width: w, height: h, maxval: 7) { x, y, c in v(x, y, c, 7) }))
         files.append(("P3", asciiPNM(kind: 3, width: w, height: h, maxval: 255) { x, y, c in v(x, y, c, 255) }))
-        files.append(("P3 maxval 65535", asciiPNM(kind: 3, width: w, height: h, maxval: 65535) { x, y, c in
-            v(x, y, c, 65535) * 7 % 65536 }))
+        files.append(
+            (
+                "P3 maxval 65535",
+                asciiPNM(kind: 3, width: w, height: h, maxval: 65535) { x, y, c in
+                    v(x, y, c, 65535) * 7 % 65536
+                }
+            ))
         files.append(("P4", p4(width: w, height: h) { x, y in (x * y + x) % 5 < 2 }))
         files.append(("P5", try S.gray8(width: w, height: h).encoded(as: .pnm)))
-        files.append(("P5 maxval 200", binaryPNM(header: "P5 \(w) \(h) 200\n", width: w, height: h, depth: 1, wide: false) {
-            x, y, c in v(x, y, c, 255) }))
-        files.append(("P5 16-bit", binaryPNM(header: "P5\n\(w) \(h)\n65535\n", width: w, height: h, depth: 1, wide: true) {
-            x, y, c in v(x, y, c, 65535) * 13 % 65536 }))
-        files.append(("P5 maxval 1023", binaryPNM(header: "P5 \(w) \(h) 1023\n", width: w, height: h, depth: 1, wide: true) {
-            x, y, c in v(x, y, c, 1023) }))
+        files.append(
+            (
+                "P5 maxval 200",
+                binaryPNM(header: "P5 \(w) \(h) 200\n", width: w, height: h, depth: 1, wide: false) {
+                    x, y, c in v(x, y, c, 255)
+                }
+            ))
+        files.append(
+            (
+                "P5 16-bit",
+                binaryPNM(header: "P5\n\(w) \(h)\n65535\n", width: w, height: h, depth: 1, wide: true) {
+                    x, y, c in v(x, y, c, 65535) * 13 % 65536
+                }
+            ))
+        files.append(
+            (
+                "P5 maxval 1023",
+                binaryPNM(header: "P5 \(w) \(h) 1023\n", width: w, height: h, depth: 1, wide: true) {
+                    x, y, c in v(x, y, c, 1023)
+                }
+            ))
         files.append(("P6", try opaque.encoded(as: .pnm)))
         files.append(("P6 16-bit", try S.rgba16(width: w, height: h, alpha: false).encoded(as: .pnm)))
         files.append(("P7 RGB_ALPHA", try rgba.encoded(as: .pnm)))
         files.append(("P7 RGB_ALPHA 16-bit", try S.rgba16(width: w, height: h, alpha: true).encoded(as: .pnm)))
-        files.append(("P7 GRAYSCALE_ALPHA", binaryPNM(
-            header: "P7\nWIDTH \(w)\nHEIGHT \(h)\nDEPTH 2\nMAXVAL 255\nTUPLTYPE GRAYSCALE_ALPHA\nENDHDR\n",
-            width: w, height: h, depth: 2, wide: false) { x, y, c in v(x, y, c, 255) }))
-        files.append(("P7 GRAYSCALE", binaryPNM(
-            header: "P7\nWIDTH \(w)\nHEIGHT \(h)\nDEPTH 1\nMAXVAL 255\nTUPLTYPE GRAYSCALE\nENDHDR\n",
-            width: w, height: h, depth: 1, wide: false) { x, y, c in v(x, y, c, 255) }))
+        files.append(
+            (
+                "P7 GRAYSCALE_ALPHA",
+                binaryPNM(
+                    header: "P7\nWIDTH \(w)\nHEIGHT \(h)\nDEPTH 2\nMAXVAL 255\nTUPLTYPE GRAYSCALE_ALPHA\nENDHDR\n",
+                    width: w, height: h, depth: 2, wide: false
+                ) { x, y, c in v(x, y, c, 255) }
+            ))
+        files.append(
+            (
+                "P7 GRAYSCALE",
+                binaryPNM(
+                    header: "P7\nWIDTH \(w)\nHEIGHT \(h)\nDEPTH 1\nMAXVAL 255\nTUPLTYPE GRAYSCALE\nENDHDR\n",
+                    width: w, height: h, depth: 1, wide: false
+                ) { x, y, c in v(x, y, c, 255) }
+            ))
         files.append(("BMP 24-bit bottom-up", try opaque.encoded(as: .bmp)))
-        files.append(("BMP 24-bit top-down", bmp(width: w, height: -h, bitCount: 24) { y in
-            (0..<(3 * w)).map { UInt8(v($0, y, 0, 255)) } }))
+        files.append(
+            (
+                "BMP 24-bit top-down",
+                bmp(width: w, height: -h, bitCount: 24) { y in
+                    (0..<(3 * w)).map { UInt8(v($0, y, 0, 255)) }
+                }
+            ))
         files.append(("BMP 32-bit BITFIELDS with alpha", try rgba.encoded(as: .bmp)))
-        files.append(("BMP 32-bit BI_RGB with alpha", bmp(width: w, height: h, bitCount: 32) { y in
-            (0..<(4 * w)).map { UInt8(v($0, y, 1, 255)) } }))
-        files.append(("BMP 32-bit BI_RGB, fourth bytes 0", bmp(width: w, height: -h, bitCount: 32) { y in
-            (0..<(4 * w)).map { (i: Int) -> UInt8 in i % 4 == 3 ? 0 : UInt8(v(i, y, 2, 255)) } }))
+        files.append(
+            (
+                "BMP 32-bit BI_RGB with alpha",
+                bmp(width: w, height: h, bitCount: 32) { y in
+                    (0..<(4 * w)).map { UInt8(v($0, y, 1, 255)) }
+                }
+            ))
+        files.append(
+            (
+                "BMP 32-bit BI_RGB, fourth bytes 0",
+                bmp(width: w, height: -h, bitCount: 32) { y in
+                    (0..<(4 * w)).map { (i: Int) -> UInt8 in i % 4 == 3 ? 0 : UInt8(v(i, y, 2, 255)) }
+                }
+            ))
         files.append(("BMP 8-bit gray palette", try S.gray8(width: w, height: h, seed: 8).encoded(as: .bmp)))
         let palette200: [UInt8] = (0..<200).flatMap { (i: Int) -> [UInt8] in [UInt8(i), UInt8(255 - i), UInt8(i / 2), 0] }
-        files.append(("BMP 8-bit color palette, indices past it",
-                      bmp(width: w, height: h, bitCount: 8, palette: palette200, colorsUsed: 200) { y in
-                          (0..<w).map { UInt8(v($0, y, 0, 255)) } }))
+        files.append(
+            (
+                "BMP 8-bit color palette, indices past it",
+                bmp(width: w, height: h, bitCount: 8, palette: palette200, colorsUsed: 200) { y in
+                    (0..<w).map { UInt8(v($0, y, 0, 255)) }
+                }
+            ))
         let palette16: [UInt8] = (0..<16).flatMap { (i: Int) -> [UInt8] in [UInt8(16 * i), UInt8(i), UInt8(255 - 16 * i), 0] }
-        files.append(("BMP 4-bit", bmp(width: w, height: h, bitCount: 4, palette: palette16) { y in
-            (0..<((w + 1) / 2)).map { UInt8(v($0, y, 0, 255)) } }))
-        files.append(("BMP 1-bit", bmp(width: w, height: -h, bitCount: 1, palette: [0, 0, 255, 0, 255, 255, 0, 0]) { y in
-            (0..<((w + 7) / 8)).map { UInt8(v($0, y, 3, 255)) } }))
+        files.append(
+            (
+                "BMP 4-bit",
+                bmp(width: w, height: h, bitCount: 4, palette: palette16) { y in
+                    (0..<((w + 1) / 2)).map { UInt8(v($0, y, 0, 255)) }
+                }
+            ))
+        files.append(
+            (
+                "BMP 1-bit",
+                bmp(width: w, height: -h, bitCount: 1, palette: [0, 0, 255, 0, 255, 255, 0, 0]) { y in
+                    (0..<((w + 7) / 8)).map { UInt8(v($0, y, 3, 255)) }
+                }
+            ))
         // A 32-bit BI_RGB file with a single non-zero fourth byte, in its last stored row.
-        files.append(("BMP 32-bit BI_RGB, one alpha byte", bmp(width: w, height: h, bitCount: 32) { y in
-            (0..<(4 * w)).map { (i: Int) -> UInt8 in
-                if i % 4 != 3 { return UInt8(v(i, y, 2, 255)) }
-                return y == h - 1 && i == 7 ? 9 : 0
-            } }))
+        files.append(
+            (
+                "BMP 32-bit BI_RGB, one alpha byte",
+                bmp(width: w, height: h, bitCount: 32) { y in
+                    (0..<(4 * w)).map { (i: Int) -> UInt8 in
+                        if i % 4 != 3 { return UInt8(v(i, y, 2, 255)) }
+                        return y == h - 1 && i == 7 ? 9 : 0
+                    }
+                }
+            ))
         return files
     }
 
@@ -174,8 +252,9 @@ final class PNMAndBMPStreamingTests: TemporaryDirectoryTestCase {
                     try window.decode(upTo: end)
                     for r in y..<end {
                         full.withUnsafeBytes { raw in
-                            XCTAssertEqual(memcmp(window.row(r), raw.baseAddress! + r * full.bytesPerRow, rowBytes), 0,
-                                           "\(name): row \(r), bands of \(band)")
+                            XCTAssertEqual(
+                                memcmp(window.row(r), raw.baseAddress! + r * full.bytesPerRow, rowBytes), 0,
+                                "\(name): row \(r), bands of \(band)")
                         }
                     }
                     y = end
@@ -191,8 +270,10 @@ final class PNMAndBMPStreamingTests: TemporaryDirectoryTestCase {
         XCTAssertFalse(opaque.contains("BMP 32-bit BITFIELDS with alpha"))
         XCTAssertFalse(opaque.contains("BMP 32-bit BI_RGB with alpha"))
         XCTAssertFalse(opaque.contains("BMP 32-bit BI_RGB, one alpha byte"))
-        for name in ["P3", "P6", "P6 16-bit", "P5", "BMP 24-bit bottom-up", "BMP 8-bit gray palette",
-                     "BMP 32-bit BI_RGB, fourth bytes 0"] {
+        for name in [
+            "P3", "P6", "P6 16-bit", "P5", "BMP 24-bit bottom-up", "BMP 8-bit gray palette",
+            "BMP 32-bit BI_RGB, fourth bytes 0",
+        ] {
             XCTAssertTrue(opaque.contains(name), name)
         }
     }
@@ -205,20 +286,25 @@ final class PNMAndBMPStreamingTests: TemporaryDirectoryTestCase {
             let full = try fullDecode(file)
             let input = try save(file, "in")
             for output in [ImageFileFormat.pnm, .bmp] {
-                let pixelFormat: PixelFormat = full.format == .rgba16 && output == .pnm ? .rgba16
+                let pixelFormat: PixelFormat =
+                    full.format == .rgba16 && output == .pnm
+                    ? .rgba16
                     : (full.format == .gray8 ? .gray8 : .rgba8)
                 let reference = try RenderContext(threadCount: 1, colorManagement: .none)
                     .makeBuffer(Image(full), format: pixelFormat).encoded(as: output)
                 for threads in [1, 2, 3] {
                     for stripHeight in [1, 5, 64] {
-                        let ctx = RenderContext(options: RenderContext.Options(
-                            threadCount: threads, tileWidth: 16, tileHeight: 8, colorManagement: .none,
-                            stripHeight: stripHeight))
+                        let ctx = RenderContext(
+                            options: RenderContext.Options(
+                                threadCount: threads, tileWidth: 16, tileHeight: 8, colorManagement: .none,
+                                stripHeight: stripHeight))
                         let out = directory.appendingPathComponent("out").path
-                        try ctx.write(try Image(contentsOfFile: input, streaming: true), toFile: out, format: output,
-                                      pixelFormat: pixelFormat)
-                        assertSameBytes(try bytes(out), reference,
-                                       "\(name) as \(output) \(pixelFormat), \(threads) thread(s), strips of \(stripHeight)")
+                        try ctx.write(
+                            try Image(contentsOfFile: input, streaming: true), toFile: out, format: output,
+                            pixelFormat: pixelFormat)
+                        assertSameBytes(
+                            try bytes(out), reference,
+                            "\(name) as \(output) \(pixelFormat), \(threads) thread(s), strips of \(stripHeight)")
                     }
                 }
             }
@@ -236,18 +322,24 @@ final class PNMAndBMPStreamingTests: TemporaryDirectoryTestCase {
             b.withUnsafeMutableRows { y, row in
                 guard rows.contains(y) else { return }
                 let x = (y * 7) % w
-                if wide { row.assumingMemoryBound(to: UInt16.self)[4 * x + 3] = 1234 } else {
+                if wide {
+                    row.assumingMemoryBound(to: UInt16.self)[4 * x + 3] = 1234
+                } else {
                     row.assumingMemoryBound(to: UInt8.self)[4 * x + 3] = 77
                 }
             }
             return b
         }
         var cases: [(String, PixelBuffer)] = [("gray8", S.gray8(width: w, height: h))]
-        for (kind, opaque) in [("rgba8", S.rgba8(width: w, height: h, alpha: false)),
-                               ("rgba16", S.rgba16(width: w, height: h, alpha: false))] {
-            cases += [("\(kind) opaque", opaque), ("\(kind) alpha from row 0", withAlpha(opaque, rows: 0..<h)),
-                      ("\(kind) alpha from row \(h / 2)", withAlpha(opaque, rows: (h / 2)..<h)),
-                      ("\(kind) alpha in the last row", withAlpha(opaque, rows: (h - 1)..<h))]
+        for (kind, opaque) in [
+            ("rgba8", S.rgba8(width: w, height: h, alpha: false)),
+            ("rgba16", S.rgba16(width: w, height: h, alpha: false)),
+        ] {
+            cases += [
+                ("\(kind) opaque", opaque), ("\(kind) alpha from row 0", withAlpha(opaque, rows: 0..<h)),
+                ("\(kind) alpha from row \(h / 2)", withAlpha(opaque, rows: (h / 2)..<h)),
+                ("\(kind) alpha in the last row", withAlpha(opaque, rows: (h - 1)..<h)),
+            ]
         }
         return cases
     }
@@ -256,9 +348,10 @@ final class PNMAndBMPStreamingTests: TemporaryDirectoryTestCase {
     private func encodeInRows(_ buffer: PixelBuffer, as format: ImageFileFormat, chunk: Int) throws -> [UInt8] {
         let path = directory.appendingPathComponent("rows").path
         let file = try _AtomicFile(path: path)
-        let encoder = try XCTUnwrap(try _ImageCodecs.rowEncoder(
-            for: format, fileDescriptor: file.fileDescriptor, width: buffer.width, height: buffer.height,
-            pixelFormat: buffer.format, quality: 90, options: .default, metadata: .none, name: path))
+        let encoder = try XCTUnwrap(
+            try _ImageCodecs.rowEncoder(
+                for: format, fileDescriptor: file.fileDescriptor, width: buffer.width, height: buffer.height,
+                pixelFormat: buffer.format, quality: 90, options: .default, metadata: .none, name: path))
         try buffer.withUnsafeBytes { raw in
             var y = 0
             while y < buffer.height {
@@ -274,11 +367,13 @@ final class PNMAndBMPStreamingTests: TemporaryDirectoryTestCase {
 
     func testRowEncodersMatchTheWholeBufferEncodersWhateverTheAlpha() throws {
         for (name, buffer) in alphaCases(width: 23, height: 31) {
-            for format in [ImageFileFormat.pnm, .bmp] where _ImageCodecs.hasRowEncoder(for: format, pixelFormat: buffer.format, options: .default) {
+            for format in [ImageFileFormat.pnm, .bmp]
+            where _ImageCodecs.hasRowEncoder(for: format, pixelFormat: buffer.format, options: .default) {
                 let reference = try buffer.encoded(as: format)
                 for chunk in [1, 4, 31] {
-                    assertSameBytes(try encodeInRows(buffer, as: format, chunk: chunk), reference,
-                                   "\(name) as \(format), \(chunk) row(s) at a time")
+                    assertSameBytes(
+                        try encodeInRows(buffer, as: format, chunk: chunk), reference,
+                        "\(name) as \(format), \(chunk) row(s) at a time")
                 }
             }
         }
@@ -290,8 +385,9 @@ final class PNMAndBMPStreamingTests: TemporaryDirectoryTestCase {
         // 20_000 px rows: about 17 rows of 24-bit BMP or P6 fit in the encoders' 1 MiB scratch.
         for (name, buffer) in alphaCases(width: 20_000, height: 45) where !name.hasPrefix("rgba16") {
             for format in [ImageFileFormat.pnm, .bmp] {
-                assertSameBytes(try encodeInRows(buffer, as: format, chunk: 45), try buffer.encoded(as: format),
-                               "\(name) as \(format)")
+                assertSameBytes(
+                    try encodeInRows(buffer, as: format, chunk: 45), try buffer.encoded(as: format),
+                    "\(name) as \(format)")
             }
         }
     }
@@ -327,14 +423,17 @@ final class PNMAndBMPStreamingTests: TemporaryDirectoryTestCase {
                         .makeBuffer(full, rect: rect, format: pixelFormat).encoded(as: output)
                     for threads in [1, 3] {
                         for stripHeight in [1, 5, 64] {
-                            let ctx = RenderContext(options: RenderContext.Options(
-                                threadCount: threads, tileWidth: 48, tileHeight: 16, colorManagement: management,
-                                stripHeight: stripHeight))
+                            let ctx = RenderContext(
+                                options: RenderContext.Options(
+                                    threadCount: threads, tileWidth: 48, tileHeight: 16, colorManagement: management,
+                                    stripHeight: stripHeight))
                             let out = directory.appendingPathComponent("out").path
                             let (image, _) = try vipsGraph(try Image(contentsOfFile: input, streaming: true))
                             try ctx.write(image, toFile: out, rect: rect, format: output, pixelFormat: pixelFormat)
-                            assertSameBytes(try bytes(out), reference, "\(inputName) to \(output) \(pixelFormat), "
-                                + "\(management), \(threads) thread(s), strips of \(stripHeight)")
+                            assertSameBytes(
+                                try bytes(out), reference,
+                                "\(inputName) to \(output) \(pixelFormat), "
+                                    + "\(management), \(threads) thread(s), strips of \(stripHeight)")
                         }
                     }
                 }
@@ -343,11 +442,15 @@ final class PNMAndBMPStreamingTests: TemporaryDirectoryTestCase {
     }
 
     func testGraphsNeedingRandomAccessStillRenderCorrectly() throws {
-        let inputs = [("in.pgm", try S.gray8(width: 57, height: 83).encoded(as: .pnm)),
-                      ("in.bmp", try S.rgba8(width: 57, height: 83, alpha: false).encoded(as: .bmp)),
-                      ("in.pam", try S.rgba8(width: 57, height: 83, alpha: true).encoded(as: .pnm))]
-        let ctx = RenderContext(options: RenderContext.Options(threadCount: 2, tileWidth: 32, tileHeight: 16,
-                                                               colorManagement: .none, stripHeight: 16))
+        let inputs = [
+            ("in.pgm", try S.gray8(width: 57, height: 83).encoded(as: .pnm)),
+            ("in.bmp", try S.rgba8(width: 57, height: 83, alpha: false).encoded(as: .bmp)),
+            ("in.pam", try S.rgba8(width: 57, height: 83, alpha: true).encoded(as: .pnm)),
+        ]
+        let ctx = RenderContext(
+            options: RenderContext.Options(
+                threadCount: 2, tileWidth: 32, tileHeight: 16,
+                colorManagement: .none, stripHeight: 16))
         for (name, file) in inputs {
             let input = try save(file, name)
             for output in [ImageFileFormat.pnm, .bmp] {
@@ -382,8 +485,10 @@ final class PNMAndBMPStreamingTests: TemporaryDirectoryTestCase {
             guard case .streamedSource = image.node.op else { return XCTFail("\(name) should be streamed") }
             let out = directory.appendingPathComponent("out.pnm").path
             for threads in [1, 2] {
-                let ctx = RenderContext(options: RenderContext.Options(threadCount: threads, colorManagement: .none,
-                                                                       stripHeight: 8))
+                let ctx = RenderContext(
+                    options: RenderContext.Options(
+                        threadCount: threads, colorManagement: .none,
+                        stripHeight: 8))
                 XCTAssertThrowsError(try ctx.write(image, toFile: out)) { error in
                     guard case PixelFlowError.decodingFailed = error else { return XCTFail("\(name): \(error)") }
                 }
@@ -396,9 +501,11 @@ final class PNMAndBMPStreamingTests: TemporaryDirectoryTestCase {
     }
 
     func testTruncatedBinaryFilesThrowWhenOpened() throws {
-        let files = [("cut.ppm", try S.rgba8(width: 30, height: 30, alpha: false).encoded(as: .pnm)),
-                     ("cut.pbm", p4(width: 30, height: 30) { x, _ in x % 2 == 0 }),
-                     ("cut.bmp", try S.rgba8(width: 30, height: 30, alpha: true).encoded(as: .bmp))]
+        let files = [
+            ("cut.ppm", try S.rgba8(width: 30, height: 30, alpha: false).encoded(as: .pnm)),
+            ("cut.pbm", p4(width: 30, height: 30) { x, _ in x % 2 == 0 }),
+            ("cut.bmp", try S.rgba8(width: 30, height: 30, alpha: true).encoded(as: .bmp)),
+        ]
         for (name, file) in files {
             let path = try save(Array(file.prefix(file.count - 5)), name)
             XCTAssertThrowsError(try Image(contentsOfFile: path, streaming: true)) { error in
@@ -407,8 +514,9 @@ final class PNMAndBMPStreamingTests: TemporaryDirectoryTestCase {
         }
         // A header cut short, and a run-length encoded BMP (not read at all).
         S.assertThrows(.decodingFailed) { try Image(encoded: Array("P6\n30 ".utf8), streaming: true) }
-        let rle = CodecPNMAndBMPTests.bmp(width: 2, height: 2, bitCount: 8, compression: 1,
-                                          extra: [UInt8](repeating: 0, count: 1024), pixels: [0, 1])
+        let rle = CodecPNMAndBMPTests.bmp(
+            width: 2, height: 2, bitCount: 8, compression: 1,
+            extra: [UInt8](repeating: 0, count: 1024), pixels: [0, 1])
         S.assertThrows(.unsupportedFormat) { try Image(encoded: rle, streaming: true) }
     }
 
@@ -416,8 +524,12 @@ final class PNMAndBMPStreamingTests: TemporaryDirectoryTestCase {
     /// when the full decode does, and otherwise gives its pixels.
     func testDamagedFilesStreamAsTheyDecodeFully() throws {
         var rng = CodecTestRandom(seed: 27)
-        let seeds = try layouts().filter { ["P2", "P3", "P4", "P5 16-bit", "P7 RGB_ALPHA", "BMP 24-bit top-down",
-                                            "BMP 32-bit BI_RGB with alpha", "BMP 4-bit"].contains($0.0) }
+        let seeds = try layouts().filter {
+            [
+                "P2", "P3", "P4", "P5 16-bit", "P7 RGB_ALPHA", "BMP 24-bit top-down",
+                "BMP 32-bit BI_RGB with alpha", "BMP 4-bit",
+            ].contains($0.0)
+        }
         XCTAssertEqual(seeds.count, 8)
         for (name, seed) in seeds {
             for round in 0..<60 {
@@ -437,8 +549,9 @@ final class PNMAndBMPStreamingTests: TemporaryDirectoryTestCase {
                     XCTAssertEqual(window.format, b.format, "\(name), round \(round)")
                     for y in 0..<b.height {
                         b.withUnsafeBytes { raw in
-                            XCTAssertEqual(memcmp(window.row(y), raw.baseAddress! + y * b.bytesPerRow, rowBytes), 0,
-                                           "\(name), round \(round), row \(y)")
+                            XCTAssertEqual(
+                                memcmp(window.row(y), raw.baseAddress! + y * b.bytesPerRow, rowBytes), 0,
+                                "\(name), round \(round), row \(y)")
                         }
                     }
                 case (.failure, .failure), (.failure, .success(nil)):
@@ -451,9 +564,11 @@ final class PNMAndBMPStreamingTests: TemporaryDirectoryTestCase {
     }
 
     func testLimitsAreCheckedBeforeDecoding() throws {
-        let files = [try S.rgba8(width: 100, height: 100, alpha: false).encoded(as: .pnm),
-                     asciiPNM(kind: 2, width: 100, height: 100, maxval: 255) { x, _, _ in x },
-                     try S.rgba8(width: 100, height: 100, alpha: false).encoded(as: .bmp)]
+        let files = [
+            try S.rgba8(width: 100, height: 100, alpha: false).encoded(as: .pnm),
+            asciiPNM(kind: 2, width: 100, height: 100, maxval: 255) { x, _, _ in x },
+            try S.rgba8(width: 100, height: 100, alpha: false).encoded(as: .bmp),
+        ]
         for file in files {
             S.assertThrows(.limitExceeded) {
                 try Image(encoded: file, options: DecodeOptions(maximumPixelCount: 9_999), streaming: true)

@@ -19,8 +19,9 @@ final class SourceConversionTests: XCTestCase {
             out.withUnsafeMutableBytes { o in
                 var scratch = [SIMD4<Float>](repeating: .zero, count: count)
                 scratch.withUnsafeMutableBufferPointer { s in
-                    storeRowRGBA(r.baseAddress!, count: count, format: .gray8, into: o.baseAddress!, encodeSRGB: false,
-                                 scratch: s.baseAddress!)
+                    storeRowRGBA(
+                        r.baseAddress!, count: count, format: .gray8, into: o.baseAddress!, encodeSRGB: false,
+                        scratch: s.baseAddress!)
                 }
             }
         }
@@ -69,30 +70,42 @@ final class SourceConversionTests: XCTestCase {
     /// Whole images and sub-rects, tiles and threads of several sizes, both alpha modes, and
     /// sources that must keep the float path (sRGB decoding under color management).
     func testRenderIntoGrayMatchesTheFloatPath() throws {
-        for (alpha, encoding, management) in [(AlphaMode.premultiplied, ColorEncoding.linear, RenderContext.ColorManagement.linear),
-                                              (.straight, .linear, .linear), (.straight, .sRGB, .none),
-                                              (.premultiplied, .sRGB, .linear)] {
+        for (alpha, encoding, management) in [
+            (AlphaMode.premultiplied, ColorEncoding.linear, RenderContext.ColorManagement.linear),
+            (.straight, .linear, .linear), (.straight, .sRGB, .none),
+            (.premultiplied, .sRGB, .linear),
+        ] {
             let src = try source(width: 203, height: 37, alpha: alpha, encoding: encoding)
             let decodes = management == .linear && encoding == .sRGB
-            XCTAssertEqual(decodes, RenderContext.sourceConversion(Image(src).node, target: .init(format: .gray8, colorEncoding: .linear, alphaMode: .straight, linear: management == .linear),
-                                                                   linear: management == .linear) == nil)
-            for (rect, threads, tile) in [(Rect(x: 0, y: 0, width: 203, height: 37), 1, 256),
-                                          (Rect(x: 5, y: 3, width: 150, height: 20), 2, 16),
-                                          (Rect(x: 190, y: 30, width: 13, height: 7), 3, 8)] {
+            XCTAssertEqual(
+                decodes,
+                RenderContext.sourceConversion(
+                    Image(src).node,
+                    target: .init(format: .gray8, colorEncoding: .linear, alphaMode: .straight, linear: management == .linear),
+                    linear: management == .linear) == nil)
+            for (rect, threads, tile) in [
+                (Rect(x: 0, y: 0, width: 203, height: 37), 1, 256),
+                (Rect(x: 5, y: 3, width: 150, height: 20), 2, 16),
+                (Rect(x: 190, y: 30, width: 13, height: 7), 3, 8),
+            ] {
                 let context = RenderContext(threadCount: threads, tileWidth: tile, tileHeight: tile, colorManagement: management)
-                var out = try PixelBuffer(width: Int(rect.width), height: Int(rect.height), format: .gray8,
-                                          colorEncoding: .linear, alphaMode: .straight)
+                var out = try PixelBuffer(
+                    width: Int(rect.width), height: Int(rect.height), format: .gray8,
+                    colorEncoding: .linear, alphaMode: .straight)
                 try context.render(Image(src), rect: rect, to: &out)
                 // Expected: the float path, row by row (sRGB-decoding sources keep it in the render).
                 for y in 0..<Int(rect.height) {
                     let expected: [UInt8] = src.withUnsafeBytes { raw in
-                        let row = raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
+                        let row =
+                            raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
                             + (Int(rect.y) + y) * src.bytesPerRow + Int(rect.x) * 4
                         return floatPath(row, count: Int(rect.width), straight: alpha == .straight, decode: decodes)
                     }
                     let got = out.withUnsafeBytes { raw in
-                        Array(UnsafeBufferPointer(start: raw.baseAddress!.assumingMemoryBound(to: UInt8.self) + y * out.bytesPerRow,
-                                                  count: Int(rect.width)))
+                        Array(
+                            UnsafeBufferPointer(
+                                start: raw.baseAddress!.assumingMemoryBound(to: UInt8.self) + y * out.bytesPerRow,
+                                count: Int(rect.width)))
                     }
                     XCTAssertEqual(got, expected, "\(alpha) \(encoding) \(management) rect \(rect) row \(y)")
                 }
@@ -111,7 +124,9 @@ final class SourceConversionTests: XCTestCase {
         }
         for _ in 0..<2000 { values.append(rng.unit() * 1.4 - 0.2) }
         while values.count % 4 != 0 { values.append(0.25) }
-        let pixels = stride(from: 0, to: values.count, by: 4).map { SIMD4(values[$0], values[$0 + 1], values[$0 + 2], values[$0 + 3]) }
+        let pixels = stride(from: 0, to: values.count, by: 4).map {
+            SIMD4(values[$0], values[$0 + 1], values[$0 + 2], values[$0 + 3])
+        }
         for count in [1, 7, 8, 9, 16, 17, pixels.count] {
             var run = [UInt8](repeating: 0xAB, count: 4 * count + 1), inline = run
             pixels.withUnsafeBufferPointer { p in
@@ -121,7 +136,9 @@ final class SourceConversionTests: XCTestCase {
             for i in 0..<count {
                 let q = PixelBuffer._quantize8(pixels[i])
                 for ch in 0..<4 where run[4 * i + ch] != q[ch] || inline[4 * i + ch] != q[ch] {
-                    XCTFail("n=\(count) pixel \(i) channel \(ch) (\(pixels[i][ch])): \(run[4 * i + ch]), \(inline[4 * i + ch]), expected \(q[ch])")
+                    XCTFail(
+                        "n=\(count) pixel \(i) channel \(ch) (\(pixels[i][ch])): \(run[4 * i + ch]), \(inline[4 * i + ch]), expected \(q[ch])"
+                    )
                     return
                 }
             }
@@ -138,17 +155,24 @@ final class SourceConversionTests: XCTestCase {
             for i in 0..<f.count { f[i] = rng.unit() * 1.2 - 0.1 }
         }
         for alpha in [AlphaMode.premultiplied, .straight] {
-            XCTAssertEqual(alpha == .premultiplied, RenderContext.sourceConversion(
-                Image(src).node, target: .init(format: .rgba8, colorEncoding: .linear, alphaMode: alpha, linear: true), linear: true) != nil)
-            for (rect, threads, tile) in [(Rect(x: 0, y: 0, width: 131, height: 21), 2, 64), (Rect(x: 3, y: 2, width: 100, height: 9), 3, 8)] {
+            XCTAssertEqual(
+                alpha == .premultiplied,
+                RenderContext.sourceConversion(
+                    Image(src).node, target: .init(format: .rgba8, colorEncoding: .linear, alphaMode: alpha, linear: true),
+                    linear: true) != nil)
+            for (rect, threads, tile) in [
+                (Rect(x: 0, y: 0, width: 131, height: 21), 2, 64), (Rect(x: 3, y: 2, width: 100, height: 9), 3, 8),
+            ] {
                 let context = RenderContext(threadCount: threads, tileWidth: tile, tileHeight: tile)
-                var out = try PixelBuffer(width: Int(rect.width), height: Int(rect.height), format: .rgba8,
-                                          colorEncoding: .linear, alphaMode: alpha)
+                var out = try PixelBuffer(
+                    width: Int(rect.width), height: Int(rect.height), format: .rgba8,
+                    colorEncoding: .linear, alphaMode: alpha)
                 try context.render(Image(src), rect: rect, to: &out)
                 for y in 0..<Int(rect.height) {
                     for x in 0..<Int(rect.width) {
                         var p = src.withUnsafeBytes { raw in
-                            raw.baseAddress!.assumingMemoryBound(to: SIMD4<Float>.self)[(Int(rect.y) + y) * src.bytesPerRow / 16 + Int(rect.x) + x]
+                            raw.baseAddress!.assumingMemoryBound(to: SIMD4<Float>.self)[
+                                (Int(rect.y) + y) * src.bytesPerRow / 16 + Int(rect.x) + x]
                         }
                         if alpha == .straight {
                             var row = [p]
@@ -176,8 +200,9 @@ final class SourceConversionTests: XCTestCase {
     /// read in place) gives opaque black there, as the reference does.
     func testColorHiddenUnderZeroAlphaStaysHidden() throws {
         for format in [PixelFormat.rgba8, .rgbaF32] {
-            var b = try PixelBuffer(width: 37, height: 3, format: format, colorEncoding: format == .rgba8 ? .sRGB : .linear,
-                                    alphaMode: .straight)
+            var b = try PixelBuffer(
+                width: 37, height: 3, format: format, colorEncoding: format == .rgba8 ? .sRGB : .linear,
+                alphaMode: .straight)
             for y in 0..<3 {
                 for x in 0..<37 {
                     b[x, y] = x % 2 == 0 ? SIMD4(1, 0.5, 0.25, 0) : SIMD4(0.2, 0.6, 0.4, 1)
@@ -187,12 +212,14 @@ final class SourceConversionTests: XCTestCase {
             for (name, image) in [("matrix", raised), ("matrix + posterize", try raised.colorPosterized(levels: 6))] {
                 let expected = try ReferenceEvaluator.render(image, colorEncoding: .sRGB, alphaMode: .premultiplied)
                 for threads in [1, 2] {
-                    let out = try RenderContext(threadCount: threads).makeBuffer(image, format: .rgbaF32, colorEncoding: .sRGB,
-                                                                               alphaMode: .premultiplied)
+                    let out = try RenderContext(threadCount: threads).makeBuffer(
+                        image, format: .rgbaF32, colorEncoding: .sRGB,
+                        alphaMode: .premultiplied)
                     for y in 0..<3 {
                         for x in 0..<37 {
                             let v = out[x, y], e = expected[x, y], d = v - e
-                            XCTAssertLessThan(max(abs(d.x), abs(d.y), abs(d.z), abs(d.w)), 1e-4, "\(format) \(name) (\(x), \(y)): \(v) vs \(e)")
+                            XCTAssertLessThan(
+                                max(abs(d.x), abs(d.y), abs(d.z), abs(d.w)), 1e-4, "\(format) \(name) (\(x), \(y)): \(v) vs \(e)")
                             if x % 2 == 0 {
                                 XCTAssertEqual(v, SIMD4(0, 0, 0, 1), "\(format) \(name): the hidden color shows at \(x)")
                             }

@@ -27,8 +27,10 @@ final class StencilEdgeTests: XCTestCase {
 
     /// Asserts that `graph(source)`, rendered with each schedule (threads, tile width, tile
     /// height), gives the same bits every time, within tolerance of the reference evaluator.
-    func assertSameBitsMatchingTheReference(_ source: Image, _ message: String, schedules: [(Int, Int, Int)] = schedules,
-                                            _ graph: (Image) throws -> Image) throws {
+    func assertSameBitsMatchingTheReference(
+        _ source: Image, _ message: String, schedules: [(Int, Int, Int)] = schedules,
+        _ graph: (Image) throws -> Image
+    ) throws {
         let image = try graph(source)
         let reference = try ReferenceEvaluator.render(image)
         let tolerance = ReferenceTolerance.forGraph(image.node)
@@ -36,7 +38,9 @@ final class StencilEdgeTests: XCTestCase {
         for (threads, tw, th) in schedules {
             let out = try RenderContext(threadCount: threads, tileWidth: tw, tileHeight: th).makeBuffer(image, format: .rgbaF32)
             let d = relativeDifference(out, reference)
-            XCTAssertLessThanOrEqual(d.value, tolerance, "\(message): threads \(threads) tile \(tw)x\(th) differs from the reference at (\(d.x), \(d.y))")
+            XCTAssertLessThanOrEqual(
+                d.value, tolerance,
+                "\(message): threads \(threads) tile \(tw)x\(th) differs from the reference at (\(d.x), \(d.y))")
             if let first {
                 XCTAssertTrue(out == first, "\(message): threads \(threads) tile \(tw)x\(th) differs from the first schedule")
             } else {
@@ -52,7 +56,9 @@ final class StencilEdgeTests: XCTestCase {
         let regions = [Rect(x: 0, y: 0, width: Double(w), height: Double(h)), Rect(x: 7, y: 5, width: 50, height: 41)]
         for region in regions {
             for (name, stencil) in stencils() {
-                try assertSameBitsMatchingTheReference(Image(b), "\(name) over \(region)", schedules: Self.schedules + [(1, 1 << 20, 1 << 20)]) {
+                try assertSameBitsMatchingTheReference(
+                    Image(b), "\(name) over \(region)", schedules: Self.schedules + [(1, 1 << 20, 1 << 20)]
+                ) {
                     try stencil($0.cropped(to: region).clampedToExtent()).cropped(to: region)
                 }
             }
@@ -64,7 +70,8 @@ final class StencilEdgeTests: XCTestCase {
     /// clamped edges, transparent edges and a part of the source, exact taps and box cascades.
     func testWholeRegionBlursReadStoredRowsWithTheSameBits() throws {
         let w = 97, h = 53
-        try checkWholeRegionBlurs(TestImages.random(width: w, height: h, seed: 12, colorEncoding: .linear, alphaMode: .premultiplied))
+        try checkWholeRegionBlurs(
+            TestImages.random(width: w, height: h, seed: 12, colorEncoding: .linear, alphaMode: .premultiplied))
         try checkWholeRegionBlurs(TestImages.random(width: w, height: h, format: .rgba8, seed: 13, colorEncoding: .sRGB))
     }
 
@@ -97,7 +104,9 @@ final class StencilEdgeTests: XCTestCase {
         ]
         for scale in [0.5, 0.37, 1.6] {
             for (name, input) in inputs {
-                try assertSameBitsMatchingTheReference(Image(b), "scale \(scale) \(name)") { try input($0).lanczosScaled(scale: scale) }
+                try assertSameBitsMatchingTheReference(Image(b), "scale \(scale) \(name)") {
+                    try input($0).lanczosScaled(scale: scale)
+                }
             }
         }
     }
@@ -107,12 +116,16 @@ final class StencilEdgeTests: XCTestCase {
         let source = Image(b).clampedToExtent()
         let evaluator = Evaluator(linear: true)
         let stencil = Stencil.convolution(width: 3, height: 5, weights: [Float](repeating: 1, count: 15), bias: 0, rgbOnly: false)
-        for rect in [IntRect(x: -4, y: -3, width: 20, height: 12), IntRect(x: 30, y: 20, width: 16, height: 16),
-                     IntRect(x: 0, y: 0, width: 40, height: 30)] {
+        for rect in [
+            IntRect(x: -4, y: -3, width: 20, height: 12), IntRect(x: 30, y: 20, width: 16, height: 16),
+            IntRect(x: 0, y: 0, width: 40, height: 30),
+        ] {
             let parts = try XCTUnwrap(evaluator.edgeSplit(stencil, input: source.node, rect), "\(rect)")
             let inner = IntRect(x: 0, y: 0, width: 40, height: 30)
             XCTAssertTrue(inner.contains(Evaluator.stencilROI(stencil, for: parts[0])), "core of \(rect)")
-            for p in parts.dropFirst() { XCTAssertFalse(inner.contains(Evaluator.stencilROI(stencil, for: p)), "strip \(p) of \(rect)") }
+            for p in parts.dropFirst() {
+                XCTAssertFalse(inner.contains(Evaluator.stencilROI(stencil, for: p)), "strip \(p) of \(rect)")
+            }
             var covered = [Int](repeating: 0, count: rect.area)
             for p in parts {
                 XCTAssertTrue(rect.contains(p))
@@ -123,8 +136,10 @@ final class StencilEdgeTests: XCTestCase {
         // Entirely inside: nothing to split. Entirely outside the source: nothing reads in place.
         XCTAssertNil(evaluator.edgeSplit(stencil, input: source.node, IntRect(x: 5, y: 5, width: 10, height: 10)))
         XCTAssertNil(evaluator.edgeSplit(stencil, input: source.node, IntRect(x: 60, y: 5, width: 10, height: 10)))
-        XCTAssertNil(evaluator.edgeSplit(stencil, input: Image(TestImages.random(width: 40, height: 30, format: .rgba8)).clampedToExtent().node,
-                                         IntRect(x: -4, y: -3, width: 20, height: 12)))
+        XCTAssertNil(
+            evaluator.edgeSplit(
+                stencil, input: Image(TestImages.random(width: 40, height: 30, format: .rgba8)).clampedToExtent().node,
+                IntRect(x: -4, y: -3, width: 20, height: 12)))
     }
 }
 
@@ -148,7 +163,8 @@ final class OutputStageTests: XCTestCase {
                 XCTAssertNotNil(plan.stageWritingOutput(), name)
                 let reference = try RenderContext(options: off).makeBuffer(image, rect: rect, format: .rgbaF32)
                 for (threads, tw, th) in [(1, 256, 64), (3, 16, 16)] {
-                    let out = try RenderContext(threadCount: threads, tileWidth: tw, tileHeight: th).makeBuffer(image, rect: rect, format: .rgbaF32)
+                    let out = try RenderContext(threadCount: threads, tileWidth: tw, tileHeight: th).makeBuffer(
+                        image, rect: rect, format: .rgbaF32)
                     XCTAssertTrue(out == reference, "\(name) \(rect): threads \(threads) tile \(tw)x\(th)")
                 }
             }

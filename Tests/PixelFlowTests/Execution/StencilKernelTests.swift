@@ -18,7 +18,8 @@ final class StencilKernelTests: XCTestCase {
     }
 
     func testTileLocalAndWholeRegionAgreeWithALoop() throws {
-        let b = TestImages.random(width: 31, height: 19, format: .rgbaF32, seed: 5, colorEncoding: .sRGB, alphaMode: .premultiplied)
+        let b = TestImages.random(
+            width: 31, height: 19, format: .rgbaF32, seed: 5, colorEncoding: .sRGB, alphaMode: .premultiplied)
         let src = Image(b)
         var results: [PixelBuffer] = []
         for whole in [false, true] {
@@ -29,17 +30,20 @@ final class StencilKernelTests: XCTestCase {
                     .makeBuffer(img, rect: b.bounds, format: .rgbaF32, colorEncoding: .sRGB, alphaMode: .premultiplied)
                 results.append(out)
             }
-            let plan = RenderPlan(root: img.cropped(to: b.bounds).node, rect: IntRect(x: 0, y: 0, width: 31, height: 19), options: .init())
+            let plan = RenderPlan(
+                root: img.cropped(to: b.bounds).node, rect: IntRect(x: 0, y: 0, width: 31, height: 19), options: .init())
             XCTAssertEqual(plan.materializedNodes.count, whole ? 1 : 0)
         }
         for r in results.dropFirst() { XCTAssertTrue(r == results[0]) }
         for (x, y) in [(0, 0), (10, 7), (30, 18)] {
-            var m = SIMD4<Float>(repeating: 0)   // transparent outside the image
-            for j in -1...1 { for i in -1...1 {
-                let sx = x + i, sy = y + j
-                let v = sx >= 0 && sy >= 0 && sx < 31 && sy < 19 ? b[sx, sy] : .zero
-                m = pointwiseMax(m, v)
-            } }
+            var m = SIMD4<Float>(repeating: 0)  // transparent outside the image
+            for j in -1...1 {
+                for i in -1...1 {
+                    let sx = x + i, sy = y + j
+                    let v = sx >= 0 && sy >= 0 && sx < 31 && sy < 19 ? b[sx, sy] : .zero
+                    m = pointwiseMax(m, v)
+                }
+            }
             XCTAssertEqual(results[0][x, y], m)
         }
     }

@@ -20,8 +20,9 @@ final class StreamingDefaultTests: XCTestCase {
         let a = try context.makeBuffer(chain(streamed)), b = try context.makeBuffer(chain(full))
         XCTAssertEqual(CodecTestSupport.maximumDifference(a, b), 0)
         let plan = try context.explain(chain(streamed))
-        XCTAssertTrue(plan.contains("streamed source 301x1203 rgba8 streamed JPEG: a streaming write decodes it into a window of"),
-                      plan)
+        XCTAssertTrue(
+            plan.contains("streamed source 301x1203 rgba8 streamed JPEG: a streaming write decodes it into a window of"),
+            plan)
         // A 90-degree rotation reads whole columns: explain says it is decoded whole.
         let rotated = try streamed.transformed(by: AffineTransform(rotationAngle: .pi / 2))
         XCTAssertTrue(try context.explain(rotated).contains("read in random order: decoded whole"))
@@ -56,11 +57,13 @@ final class StreamingDefaultTests: XCTestCase {
             let full = try Image(contentsOfFile: path, streaming: false)
             XCTAssertEqual(streamed.extent, full.extent, "\(o)")
             // The upright pixels, by the scalar reference of the orientation tests.
-            let stored = try PixelBuffer(contentsOfFile: path, options: {
-                var d = DecodeOptions.default
-                d.applyOrientation = false
-                return d
-            }())
+            let stored = try PixelBuffer(
+                contentsOfFile: path,
+                options: {
+                    var d = DecodeOptions.default
+                    d.applyOrientation = false
+                    return d
+                }())
             let a = try context.makeBuffer(streamed.sepiaTone(intensity: 0.7), format: .rgba8)
             let b = try context.makeBuffer(full.sepiaTone(intensity: 0.7), format: .rgba8)
             XCTAssertEqual(CodecTestSupport.maximumDifference(a, b), 0, "\(o)")
@@ -74,15 +77,18 @@ final class StreamingDefaultTests: XCTestCase {
             XCTAssertTrue(explained.contains("a streaming write decodes it into a window of"), explained)
             XCTAssertEqual(explained.contains("mirrored by its EXIF orientation"), o == .upMirrored, explained)
             XCTAssertEqual(explained.contains("turned 180 degrees by its EXIF orientation"), o == .down, explained)
-            XCTAssertEqual(explained.contains("flipped top to bottom by its EXIF orientation"), o == .downMirrored,
-                           explained)
-            XCTAssertEqual(explained.contains("turned by its EXIF orientation \(o.rawValue) (columns spooled"),
-                           o.swapsDimensions, explained)
+            XCTAssertEqual(
+                explained.contains("flipped top to bottom by its EXIF orientation"), o == .downMirrored,
+                explained)
+            XCTAssertEqual(
+                explained.contains("turned by its EXIF orientation \(o.rawValue) (columns spooled"),
+                o.swapsDimensions, explained)
             // Written to a file, streaming or not: the same bytes.
             try context.write(streamed.sepiaTone(intensity: 0.7), toFile: dir + "/s.jpg", quality: 85)
             try context.write(full.sepiaTone(intensity: 0.7), toFile: dir + "/f.jpg", quality: 85)
-            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: dir + "/s.jpg")),
-                           try Data(contentsOf: URL(fileURLWithPath: dir + "/f.jpg")), "\(o)")
+            XCTAssertEqual(
+                try Data(contentsOf: URL(fileURLWithPath: dir + "/s.jpg")),
+                try Data(contentsOf: URL(fileURLWithPath: dir + "/f.jpg")), "\(o)")
         }
         // With applyOrientation off, every file streams as stored.
         var stored = DecodeOptions.default
@@ -112,8 +118,9 @@ final class StreamingDefaultTests: XCTestCase {
             guard case .source = image.node.op else { return XCTFail("\(format) must be decoded whole") }
             let explained = try context.explain(image.sepiaTone())
             XCTAssertTrue(explained.contains("source 40x30 rgba8 ("), explained)
-            XCTAssertTrue(explained.contains("\(format.rawValue.uppercased()) file \(path): decoded whole when opened (\(reason)"),
-                          explained)
+            XCTAssertTrue(
+                explained.contains("\(format.rawValue.uppercased()) file \(path): decoded whole when opened (\(reason)"),
+                explained)
         }
         // An image made from a buffer has no such line.
         XCTAssertFalse(try context.explain(Image(pixels).sepiaTone()).contains("decoded whole when opened"))
@@ -145,8 +152,10 @@ final class StreamingDefaultTests: XCTestCase {
         // Removed after opening: the open descriptor still reads it, render after render.
         try FileManager.default.removeItem(atPath: path)
         for _ in 0..<2 {
-            XCTAssertEqual(CodecTestSupport.maximumDifference(try context.makeBuffer(streamed.sepiaTone(), format: .rgba8),
-                                                              expected), 0)
+            XCTAssertEqual(
+                CodecTestSupport.maximumDifference(
+                    try context.makeBuffer(streamed.sepiaTone(), format: .rgba8),
+                    expected), 0)
         }
         try context.write(streamed.sepiaTone(), toFile: dir + "/out.png")
         XCTAssertEqual(CodecTestSupport.maximumDifference(try PixelBuffer(contentsOfFile: dir + "/out.png"), expected), 0)
@@ -176,14 +185,18 @@ final class StreamingDefaultTests: XCTestCase {
         // markers, so a skip that lands wrong fails).
         let plain = try CodecTestSupport.smooth(width: 643, height: 411).encoded(as: .jpeg, quality: 95)
         var app15: [UInt8] = []
-        for i in 0..<3 { app15 += [0xFF, 0xEF, UInt8(60_002 >> 8), UInt8(60_002 & 255)] + (0..<60_000).map { [0xFF, 0xD9, UInt8(i)][$0 % 3] } }
+        for i in 0..<3 {
+            app15 += [0xFF, 0xEF, UInt8(60_002 >> 8), UInt8(60_002 & 255)] + (0..<60_000).map { [0xFF, 0xD9, UInt8(i)][$0 % 3] }
+        }
         let big = Array(plain[..<2]) + app15 + Array(plain[2...])
         let bigPath = dir + "/big.jpg"
         try Data(big).write(to: URL(fileURLWithPath: bigPath))
         XCTAssertGreaterThan(big.count, 3 * 65536)
-        let paths = [bigPath, CodecTestSupport.fixture("progressive.jpg"), CodecTestSupport.fixture("gray.jpg"),
-                     CodecTestSupport.fixture("cmyk.jpg"), ColorStreamingTests.colorFixture("stream_p3.jpg"),
-                     ColorStreamingTests.colorFixture("stream_cmyk.jpg")]
+        let paths = [
+            bigPath, CodecTestSupport.fixture("progressive.jpg"), CodecTestSupport.fixture("gray.jpg"),
+            CodecTestSupport.fixture("cmyk.jpg"), ColorStreamingTests.colorFixture("stream_p3.jpg"),
+            ColorStreamingTests.colorFixture("stream_cmyk.jpg"),
+        ]
         for path in paths {
             let streamed = try Image(contentsOfFile: path)
             guard case let .streamedSource(source) = streamed.node.op else { return XCTFail("\(path): not streamed") }
@@ -198,19 +211,24 @@ final class StreamingDefaultTests: XCTestCase {
         // Shrunk on load, from the file and from memory: the same pixels.
         let thumbnail: (Image) throws -> Image = { try $0.lanczosScaled(scale: 0.1) }
         XCTAssertTrue(try context.explain(thumbnail(Image(contentsOfFile: bigPath))).contains("shrunk 1/4 on load"))
-        XCTAssertEqual(maxDifference(try context.makeBuffer(thumbnail(Image(contentsOfFile: bigPath)), format: .rgbaF32),
-                                     try context.makeBuffer(thumbnail(Image(encoded: big)), format: .rgbaF32)), 0)
+        XCTAssertEqual(
+            maxDifference(
+                try context.makeBuffer(thumbnail(Image(contentsOfFile: bigPath)), format: .rgbaF32),
+                try context.makeBuffer(thumbnail(Image(encoded: big)), format: .rgbaF32)), 0)
         // Removed after opening: the descriptor still reads it.
         let copy = dir + "/copy.jpg"
         try Data(big).write(to: URL(fileURLWithPath: copy))
         let opened = try Image(contentsOfFile: copy)
         try FileManager.default.removeItem(atPath: copy)
         let expected = try context.makeBuffer(Image(encoded: big).sepiaTone(), format: .rgba8)
-        XCTAssertEqual(CodecTestSupport.maximumDifference(try context.makeBuffer(opened.sepiaTone(), format: .rgba8),
-                                                          expected), 0)
+        XCTAssertEqual(
+            CodecTestSupport.maximumDifference(
+                try context.makeBuffer(opened.sepiaTone(), format: .rgba8),
+                expected), 0)
         try context.write(opened.sepiaTone(), toFile: dir + "/out.jpg", quality: 90)
-        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: dir + "/out.jpg")),
-                       Data(try context.encoded(Image(encoded: big).sepiaTone(), as: .jpeg, quality: 90)))
+        XCTAssertEqual(
+            try Data(contentsOf: URL(fileURLWithPath: dir + "/out.jpg")),
+            Data(try context.encoded(Image(encoded: big).sepiaTone(), as: .jpeg, quality: 90)))
         // Truncated in its scan data: the header reads, the render throws.
         let cut = dir + "/cut.jpg"
         try Data(big.prefix(big.count - 20_000)).write(to: URL(fileURLWithPath: cut))
@@ -262,11 +280,15 @@ final class StreamingDefaultTests: XCTestCase {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pf-pnmfd-\(UUID())").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        var paths = ["gray_comment.pgm", "rgb16.ppm", "rgba.pam", "palette8.bmp", "rgb24.bmp", "rgb24_topdown.bmp",
-                     "rgba32.bmp"].map { CodecTestSupport.fixture($0) }
+        var paths = [
+            "gray_comment.pgm", "rgb16.ppm", "rgba.pam", "palette8.bmp", "rgb24.bmp", "rgb24_topdown.bmp",
+            "rgba32.bmp",
+        ].map { CodecTestSupport.fixture($0) }
         let pixels = CodecTestSupport.smooth(width: 67, height: 45)
-        for (name, buffer) in [("a.ppm", pixels), ("b.pgm", pixels.converted(to: .gray8)), ("c.bmp", pixels),
-                               ("d.ppm", pixels.converted(to: .rgba16))] {
+        for (name, buffer) in [
+            ("a.ppm", pixels), ("b.pgm", pixels.converted(to: .gray8)), ("c.bmp", pixels),
+            ("d.ppm", pixels.converted(to: .rgba16)),
+        ] {
             try buffer.write(toFile: dir + "/" + name)
             paths.append(dir + "/" + name)
         }
@@ -299,4 +321,3 @@ final class StreamingDefaultTests: XCTestCase {
         }
     }
 }
-

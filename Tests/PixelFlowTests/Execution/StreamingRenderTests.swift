@@ -10,8 +10,10 @@ final class StreamingRenderTests: TemporaryDirectoryTestCase {
     private typealias S = CodecTestSupport
 
     /// A photo-like JPEG: a smooth gradient with noise, so that every row differs.
-    private func makeJPEG(width: Int, height: Int, gray: Bool = false, progressive: Bool = false,
-                          name: String = "in.jpg") throws -> String {
+    private func makeJPEG(
+        width: Int, height: Int, gray: Bool = false, progressive: Bool = false,
+        name: String = "in.jpg"
+    ) throws -> String {
         var b = S.smooth(width: width, height: height)
         let noise = S.rgba8(width: width, height: height, alpha: false, seed: 9)
         b.withUnsafeMutableRows { y, row in
@@ -42,8 +44,10 @@ final class StreamingRenderTests: TemporaryDirectoryTestCase {
     private func bytes(_ path: String) throws -> [UInt8] { [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))) }
 
     /// The reference: the same graph over a fully decoded source, rendered whole, then encoded.
-    private func referenceJPEG(_ path: String, context: RenderContext, quality: Int = 90,
-                               graph: (Image) throws -> (Image, Rect)) throws -> [UInt8] {
+    private func referenceJPEG(
+        _ path: String, context: RenderContext, quality: Int = 90,
+        graph: (Image) throws -> (Image, Rect)
+    ) throws -> [UInt8] {
         let (image, rect) = try graph(try Image(contentsOfFile: path, streaming: false))
         return try context.makeBuffer(image, rect: rect, format: .rgba8).encoded(as: .jpeg, quality: quality)
     }
@@ -77,8 +81,9 @@ final class StreamingRenderTests: TemporaryDirectoryTestCase {
                 try window.decode(upTo: end)
                 for r in y..<end {
                     full.withUnsafeBytes { raw in
-                        XCTAssertEqual(memcmp(window.row(r), raw.baseAddress! + r * full.bytesPerRow, 61 * 4), 0,
-                                       "row \(r), band \(band)")
+                        XCTAssertEqual(
+                            memcmp(window.row(r), raw.baseAddress! + r * full.bytesPerRow, 61 * 4), 0,
+                            "row \(r), band \(band)")
                     }
                 }
                 y = end
@@ -91,19 +96,22 @@ final class StreamingRenderTests: TemporaryDirectoryTestCase {
     func testStreamedWriteIsByteIdenticalToRenderingWholeThenEncoding() throws {
         let path = try makeJPEG(width: 203, height: 181)
         for management in [RenderContext.ColorManagement.none, .linear] {
-            let reference = try referenceJPEG(path, context: RenderContext(threadCount: 1, colorManagement: management),
-                                              graph: vipsGraph)
+            let reference = try referenceJPEG(
+                path, context: RenderContext(threadCount: 1, colorManagement: management),
+                graph: vipsGraph)
             for threads in [1, 2, 3] {
                 for stripHeight in [1, 5, 16, 64, 1000] {
-                    var options = RenderContext.Options(threadCount: threads, tileWidth: 48, tileHeight: 16,
-                                                        colorManagement: management)
+                    var options = RenderContext.Options(
+                        threadCount: threads, tileWidth: 48, tileHeight: 16,
+                        colorManagement: management)
                     options.stripHeight = stripHeight
                     let ctx = RenderContext(options: options)
                     let out = directory.appendingPathComponent("out-\(threads)-\(stripHeight).jpg").path
                     let (image, rect) = try vipsGraph(try Image(contentsOfFile: path, streaming: true))
                     try ctx.write(image, toFile: out, rect: rect, quality: 90)
-                    XCTAssertEqual(try bytes(out), reference,
-                                   "\(management), \(threads) thread(s), strips of \(stripHeight) rows")
+                    XCTAssertEqual(
+                        try bytes(out), reference,
+                        "\(management), \(threads) thread(s), strips of \(stripHeight) rows")
                     // A fully decoded source written in strips gives the same bytes too.
                     let (fullImage, _) = try vipsGraph(try Image(contentsOfFile: path, streaming: false))
                     try ctx.write(fullImage, toFile: out, rect: rect, quality: 90)
@@ -115,8 +123,10 @@ final class StreamingRenderTests: TemporaryDirectoryTestCase {
 
     func testStreamedWriteMatchesForGrayProgressiveAndEncoderOptions() throws {
         let path = try makeJPEG(width: 97, height: 130, gray: true, progressive: true)
-        let ctx = RenderContext(options: RenderContext.Options(threadCount: 2, tileWidth: 32, tileHeight: 8,
-                                                               colorManagement: .none, stripHeight: 9))
+        let ctx = RenderContext(
+            options: RenderContext.Options(
+                threadCount: 2, tileWidth: 32, tileHeight: 8,
+                colorManagement: .none, stripHeight: 9))
         let encode = EncodeOptions(progressive: true, chromaSubsampling: .yuv444)
         let (image, rect) = try vipsGraph(try Image(contentsOfFile: path, streaming: true))
         let out = directory.appendingPathComponent("out.jpg").path
@@ -129,21 +139,32 @@ final class StreamingRenderTests: TemporaryDirectoryTestCase {
     func testGraphsNeedingRandomAccessStillRenderCorrectly() throws {
         let path = try makeJPEG(width: 90, height: 140)
         let graphs: [(String, (Image) throws -> (Image, Rect))] = [
-            ("rotation by 90 degrees", { image in
-                let r = try image.transformed(by: AffineTransform(rotationAngle: .pi / 2))
-                return (r, r.extent.integral)
-            }),
-            ("flip upside down", { image in
-                let r = try image.transformed(by: AffineTransform(scaleX: 1, y: -1))
-                return (r, r.extent.integral)
-            }),
-            ("large blur (a stage computed in advance)", { image in
-                let r = try image.clampedToExtent().gaussianBlurred(radius: 40).cropped(to: image.extent)
-                return (r, image.extent)
-            }),
+            (
+                "rotation by 90 degrees",
+                { image in
+                    let r = try image.transformed(by: AffineTransform(rotationAngle: .pi / 2))
+                    return (r, r.extent.integral)
+                }
+            ),
+            (
+                "flip upside down",
+                { image in
+                    let r = try image.transformed(by: AffineTransform(scaleX: 1, y: -1))
+                    return (r, r.extent.integral)
+                }
+            ),
+            (
+                "large blur (a stage computed in advance)",
+                { image in
+                    let r = try image.clampedToExtent().gaussianBlurred(radius: 40).cropped(to: image.extent)
+                    return (r, image.extent)
+                }
+            ),
         ]
-        let ctx = RenderContext(options: RenderContext.Options(threadCount: 2, tileWidth: 32, tileHeight: 16,
-                                                               colorManagement: .none, stripHeight: 16))
+        let ctx = RenderContext(
+            options: RenderContext.Options(
+                threadCount: 2, tileWidth: 32, tileHeight: 16,
+                colorManagement: .none, stripHeight: 16))
         for (name, graph) in graphs {
             let reference = try referenceJPEG(path, context: ctx, graph: graph)
             let (image, rect) = try graph(try Image(contentsOfFile: path, streaming: true))
@@ -179,8 +200,10 @@ final class StreamingRenderTests: TemporaryDirectoryTestCase {
         let image = try Image(contentsOfFile: cut, streaming: true)
         let out = directory.appendingPathComponent("out.jpg").path
         for threads in [1, 2] {
-            let ctx = RenderContext(options: RenderContext.Options(threadCount: threads, colorManagement: .none,
-                                                                   stripHeight: 16))
+            let ctx = RenderContext(
+                options: RenderContext.Options(
+                    threadCount: threads, colorManagement: .none,
+                    stripHeight: 16))
             XCTAssertThrowsError(try ctx.write(image, toFile: out)) { error in
                 guard case PixelFlowError.decodingFailed = error else { return XCTFail("\(error)") }
             }
@@ -219,8 +242,11 @@ final class StreamingRenderTests: TemporaryDirectoryTestCase {
             guard case PixelFlowError.limitExceeded = error else { return XCTFail("\(error)") }
         }
         let path = try makeJPEG(width: 100, height: 100)
-        XCTAssertThrowsError(try Image(contentsOfFile: path, options: DecodeOptions(maximumPixelCount: 9_999),
-                                       streaming: true)) { error in
+        XCTAssertThrowsError(
+            try Image(
+                contentsOfFile: path, options: DecodeOptions(maximumPixelCount: 9_999),
+                streaming: true)
+        ) { error in
             guard case PixelFlowError.limitExceeded = error else { return XCTFail("\(error)") }
         }
         XCTAssertThrowsError(try Image(contentsOfFile: path, options: DecodeOptions(maximumHeight: 99), streaming: true))
@@ -239,8 +265,11 @@ final class StreamingRenderTests: TemporaryDirectoryTestCase {
         let token = CancellationToken()
         token.cancel()
         let out = directory.appendingPathComponent("out.jpg").path
-        XCTAssertThrowsError(try RenderContext(threadCount: 2).write(try Image(contentsOfFile: path, streaming: true),
-                                                                     toFile: out, cancellation: token)) { error in
+        XCTAssertThrowsError(
+            try RenderContext(threadCount: 2).write(
+                try Image(contentsOfFile: path, streaming: true),
+                toFile: out, cancellation: token)
+        ) { error in
             guard case PixelFlowError.cancelled = error else { return XCTFail("\(error)") }
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: out))

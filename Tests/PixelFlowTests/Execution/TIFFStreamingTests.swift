@@ -190,8 +190,10 @@ final class TIFFStreamingTests: TemporaryDirectoryTestCase {
         guard case .streamedSource = withProfile.node.op else { return XCTFail("metadata.tif streams") }
         let wholeProfile = try Image(encoded: try TIFFCodecTests.fixture("metadata.tif"), streaming: false)
         let ctx = RenderContext(threadCount: 2)
-        XCTAssertEqual(maxDifference(try ctx.makeBuffer(withProfile, format: .rgbaF32),
-                                     try ctx.makeBuffer(wholeProfile, format: .rgbaF32)), 0)
+        XCTAssertEqual(
+            maxDifference(
+                try ctx.makeBuffer(withProfile, format: .rgbaF32),
+                try ctx.makeBuffer(wholeProfile, format: .rgbaF32)), 0)
         // One PackBits strip of 5000 rows: taller than a band may be.
         var tall: [UInt8] = Array("II".utf8) + [42, 0]
         tall._appendLE32(8)

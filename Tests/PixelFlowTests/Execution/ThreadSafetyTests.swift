@@ -12,7 +12,9 @@ final class ThreadSafetyTests: XCTestCase {
         let done = DispatchGroup()
         for i in 0..<count {
             done.enter()
-            let t = Thread { body(i); done.leave() }
+            let t = Thread {
+                body(i); done.leave()
+            }
             t.stackSize = 1 << 20
             t.start()
         }

@@ -7,8 +7,9 @@ import XCTest
 /// A seeded random premultiplied image whose stored values are the working values under
 /// `rawPremultiplied` rendering.
 func premultipliedRandom(_ w: Int, _ h: Int, seed: UInt64, opaque: Bool = false) -> PixelBuffer {
-    TestImages.random(width: w, height: h, format: .rgbaF32, seed: seed, opaque: opaque, colorEncoding: .sRGB,
-                      alphaMode: .premultiplied)
+    TestImages.random(
+        width: w, height: h, format: .rgbaF32, seed: seed, opaque: opaque, colorEncoding: .sRGB,
+        alphaMode: .premultiplied)
 }
 
 /// Renders working values (color management off, premultiplied) over `rect`.
@@ -23,8 +24,10 @@ func pixelOrClear(_ b: PixelBuffer, _ x: Int, _ y: Int) -> SIMD4<Float> {
 }
 
 /// Fails when `out` (covering `rect`) differs from `ref(x, y)` by more than `tolerance`.
-func assertMatches(_ out: PixelBuffer, rect: Rect, tolerance: Float, _ what: String,
-                   file: StaticString = #filePath, line: UInt = #line, _ ref: (Int, Int) -> SIMD4<Float>) {
+func assertMatches(
+    _ out: PixelBuffer, rect: Rect, tolerance: Float, _ what: String,
+    file: StaticString = #filePath, line: UInt = #line, _ ref: (Int, Int) -> SIMD4<Float>
+) {
     var worst: Float = 0, at = (0, 0)
     for y in 0..<out.height {
         for x in 0..<out.width {
@@ -37,8 +40,10 @@ func assertMatches(_ out: PixelBuffer, rect: Rect, tolerance: Float, _ what: Str
 }
 
 /// Sub-rect renders with several schedules equal the crop of a one-tile render, bit for bit.
-func assertScheduleIndependent(_ image: Image, full: Rect, sub: Rect, _ what: String,
-                               file: StaticString = #filePath, line: UInt = #line) throws {
+func assertScheduleIndependent(
+    _ image: Image, full: Rect, sub: Rect, _ what: String,
+    file: StaticString = #filePath, line: UInt = #line
+) throws {
     let whole = try renderPremultiplied(image, full, threads: 1, tile: 1 << 20)
     for (threads, tile) in [(1, 16), (3, 37), (2, 64), (2, 1 << 20)] {
         let part = try renderPremultiplied(image, sub, threads: threads, tile: tile)
@@ -48,8 +53,9 @@ func assertScheduleIndependent(_ image: Image, full: Rect, sub: Rect, _ what: St
                 same = false
             }
         }
-        XCTAssertTrue(same, "\(what): \(threads) threads, tiles \(tile), sub-rect \(sub) differs from the full render",
-                      file: file, line: line)
+        XCTAssertTrue(
+            same, "\(what): \(threads) threads, tiles \(tile), sub-rect \(sub) differs from the full render",
+            file: file, line: line)
     }
 }
 
@@ -100,9 +106,11 @@ final class BlurTests: XCTestCase {
     func discReference(_ x: Int, _ y: Int, _ radius: Double) -> SIMD4<Float> {
         let R = Int(radius.rounded(.down))
         var acc = SIMD4<Double>(), n = 0.0
-        for j in -R...R { for i in -R...R where Double(i * i + j * j) <= radius * radius {
-            acc += SIMD4<Double>(pixelOrClear(src, x + i, y + j)); n += 1
-        } }
+        for j in -R...R {
+            for i in -R...R where Double(i * i + j * j) <= radius * radius {
+                acc += SIMD4<Double>(pixelOrClear(src, x + i, y + j)); n += 1
+            }
+        }
         return SIMD4<Float>(acc / n)
     }
 
@@ -122,16 +130,19 @@ final class BlurTests: XCTestCase {
         XCTAssertLessThanOrEqual(maxDifference(plain, disc), 1e-6)
         // With a ring: inner weight 1, ring weight 1 + 4 * amount (offsets past r (1 - size)).
         let r = 7.0, amount = 0.5, size = 0.2
-        let out = try renderPremultiplied(try Image(src).bokehBlurred(radius: r, ringAmount: amount, ringSize: size, softness: 0), bounds)
+        let out = try renderPremultiplied(
+            try Image(src).bokehBlurred(radius: r, ringAmount: amount, ringSize: size, softness: 0), bounds)
         let inner = r * (1 - size)
         assertMatches(out, rect: bounds, tolerance: 5e-6, "bokeh") { x, y in
             var acc = SIMD4<Double>(), n = 0.0
-            for j in -7...7 { for i in -7...7 {
-                let d2 = Double(i * i + j * j)
-                guard d2 <= r * r else { continue }
-                let wt = d2 <= inner * inner && abs(j) <= Int(inner) ? 1 : 1 + 4 * amount
-                acc += SIMD4<Double>(pixelOrClear(src, x + i, y + j)) * wt; n += wt
-            } }
+            for j in -7...7 {
+                for i in -7...7 {
+                    let d2 = Double(i * i + j * j)
+                    guard d2 <= r * r else { continue }
+                    let wt = d2 <= inner * inner && abs(j) <= Int(inner) ? 1 : 1 + 4 * amount
+                    acc += SIMD4<Double>(pixelOrClear(src, x + i, y + j)) * wt; n += wt
+                }
+            }
             return SIMD4<Float>(acc / n)
         }
     }
@@ -144,7 +155,8 @@ final class BlurTests: XCTestCase {
             assertMatches(out, rect: grown, tolerance: 3e-6, "motion r\(r) angle \(angle)") { x, y in
                 var acc = SIMD4<Double>()
                 for i in -k...k {
-                    acc += bilinearReference(src, Double(x) + Double(i) * step * cos(angle), Double(y) - Double(i) * step * sin(angle))
+                    acc += bilinearReference(
+                        src, Double(x) + Double(i) * step * cos(angle), Double(y) - Double(i) * step * sin(angle))
                 }
                 return SIMD4<Float>(acc / Double(2 * k + 1))
             }
@@ -188,10 +200,12 @@ final class BlurTests: XCTestCase {
         var out = SIMD4<Float>()
         for c in 0..<4 {
             var v: [Float] = []
-            for j in -r...r { for i in -r...r {
-                let p = pixelOrClear(b, x + i, y + j)[c]
-                v.append(quantized ? (min(max(p, 0), 1) * 255 + 0.5).rounded(.down) / 255 : p)
-            } }
+            for j in -r...r {
+                for i in -r...r {
+                    let p = pixelOrClear(b, x + i, y + j)[c]
+                    v.append(quantized ? (min(max(p, 0), 1) * 255 + 0.5).rounded(.down) / 255 : p)
+                }
+            }
             v.sort()
             out[c] = v[v.count / 2]
         }
@@ -209,7 +223,8 @@ final class BlurTests: XCTestCase {
         let ci = try renderPremultiplied(try Image(src).medianFiltered(), bounds)
         let r1 = try renderPremultiplied(try Image(src).median(radius: 1), bounds)
         XCTAssertTrue(ci == r1, "CIMedianFilter is the 3x3 median")
-        try assertScheduleIndependent(try Image(src).median(radius: 3), full: grown, sub: Rect(x: 4, y: 4, width: 19, height: 13), "median r3")
+        try assertScheduleIndependent(
+            try Image(src).median(radius: 3), full: grown, sub: Rect(x: 4, y: 4, width: 19, height: 13), "median r3")
     }
 
     func testNoiseReductionSmoothsBelowTheLevel() throws {
@@ -218,10 +233,12 @@ final class BlurTests: XCTestCase {
         assertMatches(out, rect: bounds, tolerance: 1e-6, "sigma filter") { x, y in
             let c = src[x, y]
             var sum = SIMD4<Float>(), n = SIMD4<Float>()
-            for j in -1...1 { for i in -1...1 {
-                let v = pixelOrClear(src, x + i, y + j)
-                for k in 0..<4 where abs(v[k] - c[k]) <= level { sum[k] += v[k]; n[k] += 1 }
-            } }
+            for j in -1...1 {
+                for i in -1...1 {
+                    let v = pixelOrClear(src, x + i, y + j)
+                    for k in 0..<4 where abs(v[k] - c[k]) <= level { sum[k] += v[k]; n[k] += 1 }
+                }
+            }
             return sum / n
         }
         let same = try renderPremultiplied(try Image(src).noiseReduced(noiseLevel: 0, sharpness: 0), bounds)

@@ -50,14 +50,17 @@ func luma(_ v: SIMD4<Double>) -> Double { 0.2126 * v.x + 0.7152 * v.y + 0.0722 *
 /// for plain arithmetic in float, more where a kernel uses a table or the fast power.
 final class ColorAdjustmentTests: XCTestCase {
     let w = 37, h = 23
-    lazy var opaque = TestImages.random(width: w, height: h, format: .rgbaF32, seed: 31, opaque: true,
-                                        colorEncoding: .sRGB, alphaMode: .straight)
-    lazy var translucent = TestImages.random(width: w, height: h, format: .rgbaF32, seed: 32, opaque: false,
-                                             colorEncoding: .sRGB, alphaMode: .straight)
+    lazy var opaque = TestImages.random(
+        width: w, height: h, format: .rgbaF32, seed: 31, opaque: true,
+        colorEncoding: .sRGB, alphaMode: .straight)
+    lazy var translucent = TestImages.random(
+        width: w, height: h, format: .rgbaF32, seed: 32, opaque: false,
+        colorEncoding: .sRGB, alphaMode: .straight)
     /// Values in -0.5...1.5, to exercise extended range.
     lazy var wide: PixelBuffer = {
-        var b = TestImages.random(width: w, height: h, format: .rgbaF32, seed: 33, opaque: true,
-                                  colorEncoding: .sRGB, alphaMode: .straight)
+        var b = TestImages.random(
+            width: w, height: h, format: .rgbaF32, seed: 33, opaque: true,
+            colorEncoding: .sRGB, alphaMode: .straight)
         for y in 0..<h { for x in 0..<w { var v = b[x, y] * 2 - 0.5; v.w = 1; b[x, y] = v } }
         return b
     }()
@@ -65,11 +68,17 @@ final class ColorAdjustmentTests: XCTestCase {
     // MARK: Curves
 
     func testColorPolynomial() throws {
-        let c: [SIMD4<Double>] = [SIMD4(0.1, 0.9, -0.2, 0.3), SIMD4(0, 1.2, 0.5, -0.4), SIMD4(-0.05, 0.8, 0, 0.25), SIMD4(0, 1, 0, 0)]
-        try assertPointFilter(translucent, tolerance: 2e-6, {
-            try $0.colorPolynomial(red: SIMD4<Float>(c[0]), green: SIMD4<Float>(c[1]), blue: SIMD4<Float>(c[2]),
-                                   alpha: SIMD4<Float>(c[3]))
-        }) { v in
+        let c: [SIMD4<Double>] = [
+            SIMD4(0.1, 0.9, -0.2, 0.3), SIMD4(0, 1.2, 0.5, -0.4), SIMD4(-0.05, 0.8, 0, 0.25), SIMD4(0, 1, 0, 0),
+        ]
+        try assertPointFilter(
+            translucent, tolerance: 2e-6,
+            {
+                try $0.colorPolynomial(
+                    red: SIMD4<Float>(c[0]), green: SIMD4<Float>(c[1]), blue: SIMD4<Float>(c[2]),
+                    alpha: SIMD4<Float>(c[3]))
+            }
+        ) { v in
             var o = SIMD4<Double>.zero
             for k in 0..<4 {
                 let x: Double = v[k]
@@ -142,8 +151,10 @@ final class ColorAdjustmentTests: XCTestCase {
 
     func testToneCurveRejectsPointsOutOfOrder() {
         assertThrowsInvalidParameter("inputPoint2") {
-            _ = try Image(opaque).toneCurve(points: [Point(x: 0, y: 0), Point(x: 0.5, y: 0.4), Point(x: 0.5, y: 0.6),
-                                                     Point(x: 0.75, y: 0.8), Point(x: 1, y: 1)])
+            _ = try Image(opaque).toneCurve(points: [
+                Point(x: 0, y: 0), Point(x: 0.5, y: 0.4), Point(x: 0.5, y: 0.6),
+                Point(x: 0.75, y: 0.8), Point(x: 1, y: 1),
+            ])
         }
     }
 
@@ -164,9 +175,12 @@ final class ColorAdjustmentTests: XCTestCase {
     }
 
     func testClampThresholdAndReciprocals() throws {
-        try assertPointFilter(wide, tolerance: 0, {
-            try $0.colorClamped(minimum: SIMD4(0.1, -0.2, 0, 0.5), maximum: SIMD4(0.9, 1.2, 0.5, 0.8))
-        }) { v in
+        try assertPointFilter(
+            wide, tolerance: 0,
+            {
+                try $0.colorClamped(minimum: SIMD4(0.1, -0.2, 0, 0.5), maximum: SIMD4(0.9, 1.2, 0.5, 0.8))
+            }
+        ) { v in
             SIMD4(min(max(v.x, 0.1), 0.9), min(max(v.y, -0.2), 1.2), min(max(v.z, 0), 0.5), min(max(v.w, 0.5), 0.8))
         }
         try assertPointFilter(translucent, tolerance: 0, { try $0.colorThreshold(0.4) }) { v in
@@ -219,7 +233,8 @@ final class ColorAdjustmentTests: XCTestCase {
             let s = -2 * p.x + 12 * p.y + 3
             return (4 * p.x / s, 6 * p.y / s)
         }
-        let t = uv(ColorMatrix.whiteChromaticity(temperature: 5000, tint: 30)), o = uv(ColorMatrix.whiteChromaticity(temperature: 5000, tint: 0))
+        let t = uv(ColorMatrix.whiteChromaticity(temperature: 5000, tint: 30)),
+            o = uv(ColorMatrix.whiteChromaticity(temperature: 5000, tint: 0))
         XCTAssertEqual(((t.0 - o.0) * (t.0 - o.0) + (t.1 - o.1) * (t.1 - o.1)).squareRoot(), 0.01, accuracy: 1e-6)
         XCTAssertGreaterThan(t.1, o.1)
     }
@@ -228,7 +243,9 @@ final class ColorAdjustmentTests: XCTestCase {
         func rgbWhite(_ t: Double, _ tint: Double) -> SIMD4<Float> {
             let (x, y) = ColorMatrix.whiteChromaticity(temperature: t, tint: tint)
             let xyz = [x / y, 1, (1 - x - y) / y]
-            let m = invert3x3([[0.4124564, 0.3575761, 0.1804375], [0.2126729, 0.7151522, 0.0721750], [0.0193339, 0.1191920, 0.9503041]])
+            let m = invert3x3([
+                [0.4124564, 0.3575761, 0.1804375], [0.2126729, 0.7151522, 0.0721750], [0.0193339, 0.1191920, 0.9503041],
+            ])
             let rgb = (0..<3).map { i in (0..<3).reduce(0.0) { $0 + m[i][$1] * xyz[$1] } }
             return SIMD4(Float(rgb[0]), Float(rgb[1]), Float(rgb[2]), 1)
         }
@@ -252,14 +269,21 @@ final class ColorAdjustmentTests: XCTestCase {
             SIMD4(v.x * 1, v.y * 0.8, v.z * 0.6, v.w)
         }
         // In a linear context the color is linearized first.
-        let linearInput = TestImages.random(width: w, height: h, format: .rgbaF32, seed: 34, opaque: true,
-                                            colorEncoding: .linear, alphaMode: .straight)
-        let out = try RenderContext().makeBuffer(try Image(linearInput).whitePointAdjusted(color: c), format: .rgbaF32,
-                                                 colorEncoding: .linear, alphaMode: .straight)
+        let linearInput = TestImages.random(
+            width: w, height: h, format: .rgbaF32, seed: 34, opaque: true,
+            colorEncoding: .linear, alphaMode: .straight)
+        let out = try RenderContext().makeBuffer(
+            try Image(linearInput).whitePointAdjusted(color: c), format: .rgbaF32,
+            colorEncoding: .linear, alphaMode: .straight)
         let k = SIMD4<Float>(1, SRGB.toLinear(0.8), SRGB.toLinear(0.6), 1)
-        XCTAssertLessThan(maxDifference(out, { var b = linearInput
-            for y in 0..<h { for x in 0..<w { b[x, y] = linearInput[x, y] * k } }
-            return b }()), 2e-6)
+        XCTAssertLessThan(
+            maxDifference(
+                out,
+                {
+                    var b = linearInput
+                    for y in 0..<h { for x in 0..<w { b[x, y] = linearInput[x, y] * k } }
+                    return b
+                }()), 2e-6)
     }
 
     func testVibrance() throws {
@@ -272,8 +296,9 @@ final class ColorAdjustmentTests: XCTestCase {
     }
 
     func testColorAbsoluteDifference() throws {
-        let other = TestImages.random(width: w, height: h, format: .rgbaF32, seed: 35, opaque: false,
-                                      colorEncoding: .sRGB, alphaMode: .straight)
+        let other = TestImages.random(
+            width: w, height: h, format: .rgbaF32, seed: 35, opaque: false,
+            colorEncoding: .sRGB, alphaMode: .straight)
         let out = try renderRaw(try Image(translucent).absoluteDifference(with: Image(other)))
         for y in 0..<h {
             for x in 0..<w {

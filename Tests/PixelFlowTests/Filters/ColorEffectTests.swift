@@ -9,14 +9,17 @@ import XCTest
 /// stated at each check.
 final class ColorEffectTests: XCTestCase {
     let w = 37, h = 23
-    lazy var opaque = TestImages.random(width: w, height: h, format: .rgbaF32, seed: 41, opaque: true,
-                                        colorEncoding: .sRGB, alphaMode: .straight)
-    lazy var translucent = TestImages.random(width: w, height: h, format: .rgbaF32, seed: 42, opaque: false,
-                                             colorEncoding: .sRGB, alphaMode: .straight)
+    lazy var opaque = TestImages.random(
+        width: w, height: h, format: .rgbaF32, seed: 41, opaque: true,
+        colorEncoding: .sRGB, alphaMode: .straight)
+    lazy var translucent = TestImages.random(
+        width: w, height: h, format: .rgbaF32, seed: 42, opaque: false,
+        colorEncoding: .sRGB, alphaMode: .straight)
 
     static func buffer(_ pixels: [SIMD4<Float>], width: Int) -> PixelBuffer {
-        var b = try! PixelBuffer(width: width, height: pixels.count / width, format: .rgbaF32, colorEncoding: .sRGB,
-                                 alphaMode: .straight)
+        var b = try! PixelBuffer(
+            width: width, height: pixels.count / width, format: .rgbaF32, colorEncoding: .sRGB,
+            alphaMode: .straight)
         for (i, p) in pixels.enumerated() { b[i % width, i / width] = p }
         return b
     }
@@ -42,9 +45,12 @@ final class ColorEffectTests: XCTestCase {
             return SIMD4(l.x / 100, (l.y + 128) / 256, (l.z + 128) / 256, v.w)
         }
         for normalize in [false, true] {
-            try assertPointFilter(translucent, tolerance: 2e-5, {
-                try $0.convertedRGBToLab(normalize: normalize).convertedLabToRGB(normalize: normalize)
-            }) { $0 }
+            try assertPointFilter(
+                translucent, tolerance: 2e-5,
+                {
+                    try $0.convertedRGBToLab(normalize: normalize).convertedLabToRGB(normalize: normalize)
+                }
+            ) { $0 }
         }
         // White is L* 100, a* = b* = 0.
         let white = try renderRaw(try Image(color: .white).convertedRGBToLab(), rect: Rect(x: 0, y: 0, width: 1, height: 1))
@@ -73,7 +79,8 @@ final class ColorEffectTests: XCTestCase {
         var hb = h1 + h2
         if cp1 * cp2 != 0 { hb = abs(h1 - h2) <= 180 ? hb / 2 : (hb < 360 ? (hb + 360) / 2 : (hb - 360) / 2) }
         let r = Double.pi / 180
-        let t = 1 - 0.17 * cos((hb - 30) * r) + 0.24 * cos(2 * hb * r) + 0.32 * cos((3 * hb + 6) * r) - 0.20 * cos((4 * hb - 63) * r)
+        let t =
+            1 - 0.17 * cos((hb - 30) * r) + 0.24 * cos(2 * hb * r) + 0.32 * cos((3 * hb + 6) * r) - 0.20 * cos((4 * hb - 63) * r)
         let dTheta = 30 * exp(-pow((hb - 275) / 25, 2))
         let cb7p = pow(cb, 7)
         let rc = 2 * (cb7p / (cb7p + pow(25, 7))).squareRoot()
@@ -132,8 +139,9 @@ final class ColorEffectTests: XCTestCase {
     }
 
     func testLabDeltaEFilters() throws {
-        let other = TestImages.random(width: w, height: h, format: .rgbaF32, seed: 43, opaque: true,
-                                      colorEncoding: .sRGB, alphaMode: .straight)
+        let other = TestImages.random(
+            width: w, height: h, format: .rgbaF32, seed: 43, opaque: true,
+            colorEncoding: .sRGB, alphaMode: .straight)
         let e94 = try renderRaw(try Image(opaque).labDeltaE(Image(other)))
         let e00 = try renderRaw(try Image(opaque).labDeltaE2000(Image(other)))
         for y in 0..<h {
@@ -211,10 +219,11 @@ final class ColorEffectTests: XCTestCase {
         for k in 0..<4 { nan[20 + k] = UInt8(truncatingIfNeeded: bits >> (8 * UInt32(k))) }
         assertThrowsInvalidParameter("inputCubeData") { _ = try image.colorCube(dimension: 3, data: nan) }
         // A correct identity cube of another size gives the input back.
-        XCTAssertNoThrow(try {
-            let out = try renderRaw(try image.colorCube(dimension: 3, data: cube3))
-            XCTAssertLessThan(maxDifference(out, self.opaque), 2e-6)
-        }())
+        XCTAssertNoThrow(
+            try {
+                let out = try renderRaw(try image.colorCube(dimension: 3, data: cube3))
+                XCTAssertLessThan(maxDifference(out, self.opaque), 2e-6)
+            }())
     }
 
     // MARK: Gradient maps and tints
@@ -226,7 +235,9 @@ final class ColorEffectTests: XCTestCase {
         try assertPointFilter(translucent, tolerance: 2e-6, { try $0.colorMap(gradient: Image(gradient)) }) { v in
             let s = min(max(luma(v), 0), 1) * 3
             let j = min(Int(s), 2), f = s - Double(j)
-            func pm(_ p: SIMD4<Float>) -> SIMD4<Double> { SIMD4(Double(p.x * p.w), Double(p.y * p.w), Double(p.z * p.w), Double(p.w)) }
+            func pm(_ p: SIMD4<Float>) -> SIMD4<Double> {
+                SIMD4(Double(p.x * p.w), Double(p.y * p.w), Double(p.z * p.w), Double(p.w))
+            }
             let g = pm(row[j]) + (pm(row[j + 1]) - pm(row[j])) * f
             return SIMD4(g.x / g.w, g.y / g.w, g.z / g.w, g.w * v.w)
         }
@@ -264,11 +275,13 @@ final class ColorEffectTests: XCTestCase {
     }
 
     func testColorsAreLinearizedInALinearContext() throws {
-        let input = TestImages.random(width: w, height: h, format: .rgbaF32, seed: 45, opaque: true,
-                                      colorEncoding: .linear, alphaMode: .straight)
+        let input = TestImages.random(
+            width: w, height: h, format: .rgbaF32, seed: 45, opaque: true,
+            colorEncoding: .linear, alphaMode: .straight)
         let c = Color(red: 0.6, green: 0.45, blue: 0.3)
-        let out = try RenderContext().makeBuffer(try Image(input).colorMonochrome(color: c), format: .rgbaF32,
-                                                 colorEncoding: .linear, alphaMode: .straight)
+        let out = try RenderContext().makeBuffer(
+            try Image(input).colorMonochrome(color: c), format: .rgbaF32,
+            colorEncoding: .linear, alphaMode: .straight)
         let k = SIMD4<Float>(SRGB.toLinear(0.6), SRGB.toLinear(0.45), SRGB.toLinear(0.3), 0)
         for y in 0..<h {
             for x in 0..<w {
@@ -299,8 +312,10 @@ final class ColorEffectTests: XCTestCase {
     }
 
     func testPalettizePicksTheNearestPaletteColor() throws {
-        let palette: [SIMD4<Float>] = [SIMD4(0, 0, 0, 1), SIMD4(1, 1, 1, 1), SIMD4(0.9, 0.1, 0.1, 1), SIMD4(0.1, 0.6, 0.2, 1),
-                                       SIMD4(0.2, 0.3, 0.9, 1), SIMD4(0.8, 0.8, 0.2, 1)]
+        let palette: [SIMD4<Float>] = [
+            SIMD4(0, 0, 0, 1), SIMD4(1, 1, 1, 1), SIMD4(0.9, 0.1, 0.1, 1), SIMD4(0.1, 0.6, 0.2, 1),
+            SIMD4(0.2, 0.3, 0.9, 1), SIMD4(0.8, 0.8, 0.2, 1),
+        ]
         let image = Image(Self.buffer(palette, width: palette.count))
         for perceptual in [false, true] {
             try assertPointFilter(translucent, tolerance: 0, { try $0.palettized(palette: image, perceptual: perceptual) }) { v in
@@ -354,7 +369,8 @@ final class ColorEffectTests: XCTestCase {
         let effect = try renderRaw(try Image(opaque).vignetteEffect(center: center, radius: 12, intensity: 0.9, falloff: 0.5))
         for y in 0..<h {
             for x in 0..<w {
-                let d = ((Double(x) + 0.5 - 15) * (Double(x) + 0.5 - 15) + (Double(y) + 0.5 - 9) * (Double(y) + 0.5 - 9)).squareRoot()
+                let d = ((Double(x) + 0.5 - 15) * (Double(x) + 0.5 - 15) + (Double(y) + 0.5 - 9) * (Double(y) + 0.5 - 9))
+                    .squareRoot()
                 let t = min(max((d - 6) / 6, 0), 1)
                 let f = 1 - 0.9 * t * t * (3 - 2 * t)
                 let v = opaque[x, y]

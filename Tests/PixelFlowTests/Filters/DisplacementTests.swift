@@ -99,12 +99,16 @@ final class DisplacementTests: XCTestCase {
     func testGlassCenterCountsModuloTheTexturePeriod() throws {
         let texture = WarpTestSupport.source(width: 13, height: 9, seed: 10)
         let rect = Rect(x: -2, y: -2, width: 44, height: 34)
-        let near = try renderPremultiplied(image.glassDistorted(texture: Image(texture), center: Point(x: 20.2, y: 14.7), scale: 7), rect: rect)
+        let near = try renderPremultiplied(
+            image.glassDistorted(texture: Image(texture), center: Point(x: 20.2, y: 14.7), scale: 7), rect: rect)
         let moved = try renderPremultiplied(
-            image.glassDistorted(texture: Image(texture), center: Point(x: 20.2 + 13 * 1_000_000, y: 14.7 - 9 * 3_000_000), scale: 7), rect: rect)
+            image.glassDistorted(
+                texture: Image(texture), center: Point(x: 20.2 + 13 * 1_000_000, y: 14.7 - 9 * 3_000_000), scale: 7), rect: rect)
         XCTAssertEqual(maxDifference(near, moved), 0)
         for far in [1e300, -1e300, 1e19] {
-            XCTAssertNoThrow(try renderPremultiplied(image.glassDistorted(texture: Image(texture), center: Point(x: far, y: -far), scale: 7), rect: rect))
+            XCTAssertNoThrow(
+                try renderPremultiplied(
+                    image.glassDistorted(texture: Image(texture), center: Point(x: far, y: -far), scale: 7), rect: rect))
         }
     }
 

@@ -5,8 +5,9 @@ import XCTest
 enum WarpTestSupport {
     /// An opaque random image with stored values, straight alpha.
     static func source(width: Int = 64, height: Int = 48, seed: UInt64 = 77) -> PixelBuffer {
-        TestImages.random(width: width, height: height, format: .rgbaF32, seed: seed, opaque: true,
-                          colorEncoding: .sRGB, alphaMode: .straight)
+        TestImages.random(
+            width: width, height: height, format: .rgbaF32, seed: seed, opaque: true,
+            colorEncoding: .sRGB, alphaMode: .straight)
     }
 
     /// Bilinear sample of `b` at `(x, y)` as the engine takes it (pixel centers at half
@@ -26,8 +27,10 @@ enum WarpTestSupport {
     /// Renders `image` over `window` whole, in 7x5 tiles, and over a sub-rect, and checks that
     /// the three agree exactly (a region of interest that is too small changes the tiled and
     /// sub-rect renders).
-    static func assertScheduleIndependent(_ image: Image, window: Rect, _ what: String,
-                                          file: StaticString = #filePath, line: UInt = #line) throws {
+    static func assertScheduleIndependent(
+        _ image: Image, window: Rect, _ what: String,
+        file: StaticString = #filePath, line: UInt = #line
+    ) throws {
         let whole = try RenderContext(threadCount: 1, tileWidth: 1 << 20, tileHeight: 1 << 20, colorManagement: .none)
             .makeBuffer(image, rect: window, format: .rgbaF32)
         let tiled = try RenderContext(threadCount: 2, tileWidth: 7, tileHeight: 5, colorManagement: .none)
@@ -52,7 +55,8 @@ enum WarpTestSupport {
             case "inputCenter", "inputPoint", "inputPoint0": v[input.key] = .vector([30, 22])
             case "inputPoint1": v[input.key] = .vector([44, 30])
             case "inputRadius": v[input.key] = .number(17)
-            case "inputWidth": v[input.key] = .number(input.key == "inputWidth" && d.categories.contains(.halftoneEffect) ? 5 : 13)
+            case "inputWidth":
+                v[input.key] = .number(input.key == "inputWidth" && d.categories.contains(.halftoneEffect) ? 5 : 13)
             case "inputSize" where input.valueClass == .number: v[input.key] = .number(19)
             case "inputSize": v[input.key] = .vector([50, 40])
             case "inputInsetPoint0": v[input.key] = .vector([24, 18])
@@ -81,7 +85,9 @@ final class DistortionTests: XCTestCase {
 
     /// Checks `out` against the source sampled at `map(p)` at a grid of pixel centers where
     /// the map lands inside the image.
-    func assertMap(_ out: Image, _ map: (Double, Double) -> Point?, _ what: String, file: StaticString = #filePath, line: UInt = #line) throws {
+    func assertMap(
+        _ out: Image, _ map: (Double, Double) -> Point?, _ what: String, file: StaticString = #filePath, line: UInt = #line
+    ) throws {
         let b = try renderRaw(out, rect: Rect(x: 0, y: 0, width: 64, height: 48))
         var checked = 0
         for y in stride(from: 1, to: 48, by: 3) {
@@ -102,71 +108,98 @@ final class DistortionTests: XCTestCase {
             let dx = x - c.x, dy = y - c.y
             return (dx, dy, (dx * dx + dy * dy).squareRoot())
         }
-        try assertMap(try image.bumpDistorted(center: c, radius: r, scale: 0.6), { x, y in
-            let (dx, dy, rho) = polar(x, y)
-            if rho >= r { return Point(x: x, y: y) }
-            let f = pow(1 - (1 - rho / r) * 0.6, 2)
-            return Point(x: c.x + dx * f, y: c.y + dy * f)
-        }, "bump")
-        try assertMap(try image.pinchDistorted(center: c, radius: r, scale: 0.8), { x, y in
-            let (dx, dy, rho) = polar(x, y)
-            if rho >= r { return Point(x: x, y: y) }
-            let f = min(pow(sin(Double.pi * rho / r / 2), -0.8), r / rho)
-            return Point(x: c.x + dx * f, y: c.y + dy * f)
-        }, "pinch")
-        try assertMap(try image.twirlDistorted(center: c, radius: r, angle: 2), { x, y in
-            let (dx, dy, rho) = polar(x, y)
-            if rho >= r { return Point(x: x, y: y) }
-            let a = 2 * pow(1 - rho / r, 2)
-            return Point(x: c.x + cos(a) * dx - sin(a) * dy, y: c.y + sin(a) * dx + cos(a) * dy)
-        }, "twirl")
-        try assertMap(try image.vortexDistorted(center: c, radius: r, angle: 5), { x, y in
-            let (dx, dy, rho) = polar(x, y)
-            if rho >= r { return Point(x: x, y: y) }
-            let a = 5 * (1 - rho / r)
-            return Point(x: c.x + cos(a) * dx - sin(a) * dy, y: c.y + sin(a) * dx + cos(a) * dy)
-        }, "vortex")
-        try assertMap(try image.holeDistorted(center: c, radius: 6), { x, y in
-            let (dx, dy, rho) = polar(x, y)
-            if rho <= 6 { return nil }
-            let f = (rho * rho - 36).squareRoot() / rho
-            return Point(x: c.x + dx * f, y: c.y + dy * f)
-        }, "hole")
-        let splash = try FilterRegistry.apply("CICircleSplashDistortion", ["inputImage": .image(image), "inputCenter": .vector([30, 22]), "inputRadius": .number(r)])
-        try assertMap(splash, { x, y in
-            let (dx, dy, rho) = polar(x, y)
-            return rho <= r ? Point(x: x, y: y) : Point(x: c.x + dx * r / rho, y: c.y + dy * r / rho)
-        }, "circle splash")
-        let torus = try FilterRegistry.apply("CITorusLensDistortion", ["inputImage": .image(image), "inputCenter": .vector([30, 22]),
-                                                                       "inputRadius": .number(14), "inputWidth": .number(10), "inputRefraction": .number(2)])
-        try assertMap(torus, { x, y in
-            let (dx, dy, rho) = polar(x, y)
-            let off = rho - 14
-            if abs(off) >= 5 { return Point(x: x, y: y) }
-            let m = 0.5 * off * (1 - off * off / 25).squareRoot() / rho
-            return Point(x: x - dx * m, y: y - dy * m)
-        }, "torus lens")
+        try assertMap(
+            try image.bumpDistorted(center: c, radius: r, scale: 0.6),
+            { x, y in
+                let (dx, dy, rho) = polar(x, y)
+                if rho >= r { return Point(x: x, y: y) }
+                let f = pow(1 - (1 - rho / r) * 0.6, 2)
+                return Point(x: c.x + dx * f, y: c.y + dy * f)
+            }, "bump")
+        try assertMap(
+            try image.pinchDistorted(center: c, radius: r, scale: 0.8),
+            { x, y in
+                let (dx, dy, rho) = polar(x, y)
+                if rho >= r { return Point(x: x, y: y) }
+                let f = min(pow(sin(Double.pi * rho / r / 2), -0.8), r / rho)
+                return Point(x: c.x + dx * f, y: c.y + dy * f)
+            }, "pinch")
+        try assertMap(
+            try image.twirlDistorted(center: c, radius: r, angle: 2),
+            { x, y in
+                let (dx, dy, rho) = polar(x, y)
+                if rho >= r { return Point(x: x, y: y) }
+                let a = 2 * pow(1 - rho / r, 2)
+                return Point(x: c.x + cos(a) * dx - sin(a) * dy, y: c.y + sin(a) * dx + cos(a) * dy)
+            }, "twirl")
+        try assertMap(
+            try image.vortexDistorted(center: c, radius: r, angle: 5),
+            { x, y in
+                let (dx, dy, rho) = polar(x, y)
+                if rho >= r { return Point(x: x, y: y) }
+                let a = 5 * (1 - rho / r)
+                return Point(x: c.x + cos(a) * dx - sin(a) * dy, y: c.y + sin(a) * dx + cos(a) * dy)
+            }, "vortex")
+        try assertMap(
+            try image.holeDistorted(center: c, radius: 6),
+            { x, y in
+                let (dx, dy, rho) = polar(x, y)
+                if rho <= 6 { return nil }
+                let f = (rho * rho - 36).squareRoot() / rho
+                return Point(x: c.x + dx * f, y: c.y + dy * f)
+            }, "hole")
+        let splash = try FilterRegistry.apply(
+            "CICircleSplashDistortion",
+            ["inputImage": .image(image), "inputCenter": .vector([30, 22]), "inputRadius": .number(r)])
+        try assertMap(
+            splash,
+            { x, y in
+                let (dx, dy, rho) = polar(x, y)
+                return rho <= r ? Point(x: x, y: y) : Point(x: c.x + dx * r / rho, y: c.y + dy * r / rho)
+            }, "circle splash")
+        let torus = try FilterRegistry.apply(
+            "CITorusLensDistortion",
+            [
+                "inputImage": .image(image), "inputCenter": .vector([30, 22]),
+                "inputRadius": .number(14), "inputWidth": .number(10), "inputRefraction": .number(2),
+            ])
+        try assertMap(
+            torus,
+            { x, y in
+                let (dx, dy, rho) = polar(x, y)
+                let off = rho - 14
+                if abs(off) >= 5 { return Point(x: x, y: y) }
+                let m = 0.5 * off * (1 - off * off / 25).squareRoot() / rho
+                return Point(x: x - dx * m, y: y - dy * m)
+            }, "torus lens")
     }
 
     func testHoleIsTransparentInsideAndPinchPixelsOutsideAreUnchanged() throws {
-        let hole = try renderRaw(try image.holeDistorted(center: Point(x: 30, y: 22), radius: 8), rect: Rect(x: 0, y: 0, width: 64, height: 48))
+        let hole = try renderRaw(
+            try image.holeDistorted(center: Point(x: 30, y: 22), radius: 8), rect: Rect(x: 0, y: 0, width: 64, height: 48))
         XCTAssertEqual(hole[30, 22].w, 0)
-        let pinch = try renderRaw(try image.pinchDistorted(center: Point(x: 30, y: 22), radius: 10, scale: 1), rect: Rect(x: 0, y: 0, width: 64, height: 48))
+        let pinch = try renderRaw(
+            try image.pinchDistorted(center: Point(x: 30, y: 22), radius: 10, scale: 1),
+            rect: Rect(x: 0, y: 0, width: 64, height: 48))
         XCTAssertEqual(pinch[2, 2], buffer[2, 2])
         XCTAssertEqual(pinch[60, 40], buffer[60, 40])
     }
 
     func testZeroStrengthDistortionsGiveBackTheInput() throws {
         let bounds = Rect(x: 0, y: 0, width: 64, height: 48)
-        for out in [try image.bumpDistorted(scale: 0), try image.bumpDistorted(radius: 0), try image.pinchDistorted(scale: 0),
-                    try image.twirlDistorted(angle: 0), try image.vortexDistorted(radius: 0), try image.holeDistorted(radius: 0)] {
+        for out in [
+            try image.bumpDistorted(scale: 0), try image.bumpDistorted(radius: 0), try image.pinchDistorted(scale: 0),
+            try image.twirlDistorted(angle: 0), try image.vortexDistorted(radius: 0), try image.holeDistorted(radius: 0),
+        ] {
             XCTAssertEqual(maxDifference(try renderRaw(out, rect: bounds), buffer), 0)
         }
     }
 
     func testEveryWarpFilterHonoursItsRegionOfInterest() throws {
         let other = Image(WarpTestSupport.source(seed: 78))
-        let families = FilterDescriptor.distortionFilters + FilterDescriptor.tileFilters + FilterDescriptor.scaleFilters + FilterDescriptor.halftoneFilters
+        let families =
+            FilterDescriptor.distortionFilters + FilterDescriptor.tileFilters + FilterDescriptor.scaleFilters
+            + FilterDescriptor.halftoneFilters
         for d in families {
             let out = try d.apply(WarpTestSupport.smallValues(d, image, other: other))
             var window = out.extent.isInfinite ? Rect(x: -20, y: -15, width: 110, height: 80) : out.extent.integral

@@ -5,20 +5,24 @@ import XCTest
 /// here, on stored values (`colorManagement: .none`) of seeded random images.
 final class FoundationFilterTests: XCTestCase {
     let w = 37, h = 23
-    lazy var opaque = TestImages.random(width: w, height: h, format: .rgbaF32, seed: 11, opaque: true,
-                                        colorEncoding: .sRGB, alphaMode: .straight)
-    lazy var translucent = TestImages.random(width: w, height: h, format: .rgbaF32, seed: 12, opaque: false,
-                                             colorEncoding: .sRGB, alphaMode: .straight)
+    lazy var opaque = TestImages.random(
+        width: w, height: h, format: .rgbaF32, seed: 11, opaque: true,
+        colorEncoding: .sRGB, alphaMode: .straight)
+    lazy var translucent = TestImages.random(
+        width: w, height: h, format: .rgbaF32, seed: 12, opaque: false,
+        colorEncoding: .sRGB, alphaMode: .straight)
 
     /// Checks a per-pixel filter against `ref` on straight values.
-    func checkPointFilter(_ make: (Image) throws -> Image, tolerance: Float = 2e-6, input: PixelBuffer? = nil,
-                          _ ref: (SIMD4<Float>) -> SIMD4<Float>, file: StaticString = #filePath, line: UInt = #line) throws {
+    func checkPointFilter(
+        _ make: (Image) throws -> Image, tolerance: Float = 2e-6, input: PixelBuffer? = nil,
+        _ ref: (SIMD4<Float>) -> SIMD4<Float>, file: StaticString = #filePath, line: UInt = #line
+    ) throws {
         let src = input ?? opaque
         let out = try renderRaw(try make(Image(src)))
         for y in 0..<h {
             for x in 0..<w {
                 let e = ref(src[x, y]), g = out[x, y]
-                if e.w < 1e-3 { continue } // colors of nearly transparent pixels carry no precision
+                if e.w < 1e-3 { continue }  // colors of nearly transparent pixels carry no precision
                 XCTAssertLessThanOrEqual(abs(e - g).max(), tolerance, "(\(x), \(y)) \(g) vs \(e)", file: file, line: line)
             }
         }
@@ -51,8 +55,9 @@ final class FoundationFilterTests: XCTestCase {
         }
         try checkPointFilter({ try $0.colorInverted() }) { v in SIMD4(1 - v.x, 1 - v.y, 1 - v.z, v.w) }
         try checkPointFilter({ try $0.sepiaTone(intensity: 1) }, tolerance: 1e-5) { v in
-            SIMD4(0.393 * v.x + 0.769 * v.y + 0.189 * v.z, 0.349 * v.x + 0.686 * v.y + 0.168 * v.z,
-                  0.272 * v.x + 0.534 * v.y + 0.131 * v.z, v.w)
+            SIMD4(
+                0.393 * v.x + 0.769 * v.y + 0.189 * v.z, 0.349 * v.x + 0.686 * v.y + 0.168 * v.z,
+                0.272 * v.x + 0.534 * v.y + 0.131 * v.z, v.w)
         }
         try checkPointFilter({ try $0.grayscale() }) { v in
             let l = 0.2126 * v.x + 0.7152 * v.y + 0.0722 * v.z
@@ -70,8 +75,10 @@ final class FoundationFilterTests: XCTestCase {
         let chain = try Image(opaque).colorInverted().colorControls(saturation: 1.2, brightness: 0.1, contrast: 1.1)
             .gammaAdjusted(power: 0.75).sepiaTone().exposureAdjusted(ev: 0.5)
         var step = opaque
-        for f: (Image) throws -> Image in [{ try $0.colorInverted() }, { try $0.colorControls(saturation: 1.2, brightness: 0.1, contrast: 1.1) },
-                                          { try $0.gammaAdjusted(power: 0.75) }, { try $0.sepiaTone() }, { try $0.exposureAdjusted(ev: 0.5) }] {
+        for f: (Image) throws -> Image in [
+            { try $0.colorInverted() }, { try $0.colorControls(saturation: 1.2, brightness: 0.1, contrast: 1.1) },
+            { try $0.gammaAdjusted(power: 0.75) }, { try $0.sepiaTone() }, { try $0.exposureAdjusted(ev: 0.5) },
+        ] {
             step = try renderRaw(try f(Image(step)))
         }
         XCTAssertLessThan(maxDifference(try renderRaw(chain), step), 1e-5)
@@ -105,8 +112,8 @@ final class FoundationFilterTests: XCTestCase {
         let over = Image(small).composited(over: big)
         XCTAssertEqual(over.extent, Rect(x: 0, y: 0, width: 18, height: 18))
         let px = try renderRaw(over)
-        XCTAssertEqual(px[5, 5], .zero)                      // outside both
-        XCTAssertEqual(px[12, 12], opaque[12, 12])             // background only
+        XCTAssertEqual(px[5, 5], .zero)  // outside both
+        XCTAssertEqual(px[12, 12], opaque[12, 12])  // background only
     }
 
     func testConstantColorAndInfiniteExtent() throws {
@@ -118,8 +125,9 @@ final class FoundationFilterTests: XCTestCase {
         let px = try renderRaw(red, rect: Rect(x: -1000, y: 5000, width: 3, height: 2))
         XCTAssertEqual(px[2, 1], SIMD4(1, 0, 0, 0.5))
         // With color management the generator's sRGB color comes back unchanged in rgba8.
-        let rgba = try RenderContext().makeBuffer(try Image.constantColor(Color(red: 0.2, green: 0.6, blue: 1)),
-                                                  rect: Rect(x: 0, y: 0, width: 1, height: 1))
+        let rgba = try RenderContext().makeBuffer(
+            try Image.constantColor(Color(red: 0.2, green: 0.6, blue: 1)),
+            rect: Rect(x: 0, y: 0, width: 1, height: 1))
         XCTAssertEqual(rgba[0, 0], SIMD4(51, 153, 255, 255) / 255)
     }
 
@@ -173,7 +181,9 @@ final class FoundationFilterTests: XCTestCase {
         XCTAssertEqual(moved.width, w)
         XCTAssertEqual(moved[5, 5], opaque[5, 5])
         XCTAssertEqual(moved.width, w)
-        XCTAssertEqual(try Image(opaque).transformed(by: AffineTransform(translationX: 3, y: -2)).extent, Rect(x: 3, y: -2, width: w, height: h))
+        XCTAssertEqual(
+            try Image(opaque).transformed(by: AffineTransform(translationX: 3, y: -2)).extent,
+            Rect(x: 3, y: -2, width: w, height: h))
     }
 
     func testConvolution3x3() throws {
@@ -214,12 +224,13 @@ final class FoundationFilterTests: XCTestCase {
     }
 
     func testGaussianBlurExactModes() throws {
-        for sigma in [1.5, 6.0] {   // tile-local and whole-pass exact
+        for sigma in [1.5, 6.0] {  // tile-local and whole-pass exact
             let img = try Image(opaque).gaussianBlurred(radius: sigma)
             let r = GaussianPlan.exactRadius(sigma: sigma)
             XCTAssertEqual(img.extent, Rect(x: -r, y: -r, width: w + 2 * r, height: h + 2 * r))
-            let out = try rawContext.makeBuffer(img, rect: Image(opaque).extent, format: .rgbaF32,
-                                                colorEncoding: .sRGB, alphaMode: .premultiplied)
+            let out = try rawContext.makeBuffer(
+                img, rect: Image(opaque).extent, format: .rgbaF32,
+                colorEncoding: .sRGB, alphaMode: .premultiplied)
             for (x, y) in [(0, 0), (5, 7), (18, 11), (36, 22), (20, 0)] {
                 let e = gaussianReference(opaque, sigma: sigma, x: x, y: y)
                 let g = out[x, y]
@@ -232,11 +243,14 @@ final class FoundationFilterTests: XCTestCase {
         // A step edge and a bright square on a 300x200 image, sigma 20 (box cascade) against
         // the exact separable blur: tolerance 0.012 of full scale (box cascades deviate most near edges).
         var b = try PixelBuffer(width: 300, height: 200, format: .rgbaF32, colorEncoding: .sRGB, alphaMode: .straight)
-        for y in 0..<200 { for x in 0..<300 { b[x, y] = (x < 150) != (y > 120 && x > 200 && x < 260) ? SIMD4(1, 0.5, 0, 1) : SIMD4(0, 0, 1, 1) } }
+        for y in 0..<200 {
+            for x in 0..<300 { b[x, y] = (x < 150) != (y > 120 && x > 200 && x < 260) ? SIMD4(1, 0.5, 0, 1) : SIMD4(0, 0, 1, 1) }
+        }
         let sigma = 20.0
         XCTAssertNotEqual(GaussianPlan.mode(sigma: sigma), .exact)
-        let boxed = try rawContext.makeBuffer(try Image(b).clampedToExtent().gaussianBlurred(radius: sigma),
-                                              rect: b.bounds, format: .rgbaF32, colorEncoding: .sRGB, alphaMode: .premultiplied)
+        let boxed = try rawContext.makeBuffer(
+            try Image(b).clampedToExtent().gaussianBlurred(radius: sigma),
+            rect: b.bounds, format: .rgbaF32, colorEncoding: .sRGB, alphaMode: .premultiplied)
         // Exact reference: separable taps in Double over the clamped image.
         let taps = (-60...60).map { exp(-Double($0 * $0) / (2 * sigma * sigma)) }
         let s = taps.reduce(0, +)
@@ -261,7 +275,8 @@ final class FoundationFilterTests: XCTestCase {
     func testGaussianRadius100IsAffordable() throws {
         // Cost flat in the radius: a 400x300 blur with radius 100 renders (box cascade).
         let b = TestImages.random(width: 160, height: 120, format: .rgba8, seed: 5, opaque: true)
-        let out = try RenderContext().makeBuffer(try Image(b).clampedToExtent().gaussianBlurred(radius: 100).cropped(to: b.bounds))
+        let out = try RenderContext().makeBuffer(
+            try Image(b).clampedToExtent().gaussianBlurred(radius: 100).cropped(to: b.bounds))
         XCTAssertEqual(out.width, 160)
         // Nearly uniform gray-ish after such a blur of noise.
         let v = out[80, 60]
@@ -323,7 +338,9 @@ final class FoundationFilterTests: XCTestCase {
         let img = Image(opaque)
         func expectKey(_ key: String, _ body: () throws -> Image, file: StaticString = #filePath, line: UInt = #line) {
             XCTAssertThrowsError(try body(), file: file, line: line) { e in
-                guard case let PixelFlowError.invalidParameter(_, k, reason) = e else { return XCTFail("\(e)", file: file, line: line) }
+                guard case let PixelFlowError.invalidParameter(_, k, reason) = e else {
+                    return XCTFail("\(e)", file: file, line: line)
+                }
                 XCTAssertEqual(k, key, file: file, line: line)
                 XCTAssertFalse(reason.isEmpty, file: file, line: line)
             }
@@ -341,8 +358,12 @@ final class FoundationFilterTests: XCTestCase {
         expectKey("inputTransform") { try img.transformed(by: AffineTransform(a: 1, b: 2, c: 2, d: 4, tx: 0, ty: 0)) }
         expectKey("inputTransform") { try img.transformed(by: AffineTransform(a: .nan, b: 0, c: 0, d: 1, tx: 0, ty: 0)) }
         expectKey("inputBackgroundImage") { try FilterRegistry.apply("CISourceOverCompositing", ["inputImage": .image(img)]) }
-        expectKey("inputIntensity") { try FilterRegistry.apply("SepiaTone", ["inputImage": .image(img), "inputIntensity": .string("x")]) }
-        expectKey("inputBogus") { try FilterRegistry.apply("CISepiaTone", ["inputImage": .image(img), "inputBogus": .number(1)]) }
+        expectKey("inputIntensity") {
+            try FilterRegistry.apply("SepiaTone", ["inputImage": .image(img), "inputIntensity": .string("x")])
+        }
+        expectKey("inputBogus") {
+            try FilterRegistry.apply("CISepiaTone", ["inputImage": .image(img), "inputBogus": .number(1)])
+        }
         XCTAssertThrowsError(try FilterRegistry.apply("CINoSuchFilter", [:])) { e in
             XCTAssertEqual(e as? PixelFlowError, .unknownFilter("CINoSuchFilter"))
         }
@@ -362,9 +383,11 @@ final class FoundationFilterTests: XCTestCase {
     }
 
     func testRegistryKnowsTheFoundationFilters() {
-        for name in ["CIColorMatrix", "CIExposureAdjust", "CIColorControls", "CIGammaAdjust", "CIColorInvert", "CISepiaTone",
-                     "PFGrayscale", "CISourceOverCompositing", "CISourceAtopCompositing", "CIMix", "CIConstantColorGenerator",
-                     "CICrop", "CIAffineTransform", "CILanczosScaleTransform", "CIGaussianBlur", "CIConvolution3X3"] {
+        for name in [
+            "CIColorMatrix", "CIExposureAdjust", "CIColorControls", "CIGammaAdjust", "CIColorInvert", "CISepiaTone",
+            "PFGrayscale", "CISourceOverCompositing", "CISourceAtopCompositing", "CIMix", "CIConstantColorGenerator",
+            "CICrop", "CIAffineTransform", "CILanczosScaleTransform", "CIGaussianBlur", "CIConvolution3X3",
+        ] {
             XCTAssertNotNil(FilterRegistry.descriptor(named: name), name)
         }
         XCTAssertNotNil(FilterRegistry.descriptor(named: "SepiaTone"))

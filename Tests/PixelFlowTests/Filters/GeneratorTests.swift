@@ -18,8 +18,10 @@ final class GeneratorTests: XCTestCase {
 
     func premul(_ c: Color) -> SIMD4<Float> { c.simd * SIMD4(c.simd.w, c.simd.w, c.simd.w, 1) }
 
-    func assertMatches(_ image: Image, _ rect: Rect, tolerance: Float, file: StaticString = #filePath, line: UInt = #line,
-                       _ ref: (Double, Double) -> SIMD4<Float>) throws {
+    func assertMatches(
+        _ image: Image, _ rect: Rect, tolerance: Float, file: StaticString = #filePath, line: UInt = #line,
+        _ ref: (Double, Double) -> SIMD4<Float>
+    ) throws {
         let b = try renderPremultiplied(image, rect)
         for y in 0..<b.height {
             for x in 0..<b.width {
@@ -52,13 +54,15 @@ final class GeneratorTests: XCTestCase {
                 return premul(c0) + (premul(c1) - premul(c0)) * Float(t)
             }
         }
-        let b = try renderPremultiplied(try Image.checkerboard(center: Point(x: 100, y: 100), color0: c0, color1: c1, width: 10),
-                                        Rect(x: 100, y: 100, width: 20, height: 20))
+        let b = try renderPremultiplied(
+            try Image.checkerboard(center: Point(x: 100, y: 100), color0: c0, color1: c1, width: 10),
+            Rect(x: 100, y: 100, width: 20, height: 20))
         XCTAssertLessThanOrEqual(abs(b[4, 4] - premul(c0)).max(), 1e-7, "the square right of and below the center is color0")
         XCTAssertLessThanOrEqual(abs(b[14, 4] - premul(c1)).max(), 1e-7)
         XCTAssertLessThanOrEqual(abs(b[14, 14] - premul(c0)).max(), 1e-7)
         // Width 0: the average of the colors everywhere.
-        let flat = try renderPremultiplied(try Image.checkerboard(color0: c0, color1: c1, width: 0), Rect(x: 0, y: 0, width: 3, height: 3))
+        let flat = try renderPremultiplied(
+            try Image.checkerboard(color0: c0, color1: c1, width: 0), Rect(x: 0, y: 0, width: 3, height: 3))
         XCTAssertLessThanOrEqual(abs(flat[1, 1] - (premul(c0) + premul(c1)) * 0.5).max(), 1e-7)
     }
 
@@ -122,8 +126,9 @@ final class GeneratorTests: XCTestCase {
         for y in 0..<b.height { for x in 0..<b.width { area += Double(b[x, y].w) } }
         XCTAssertEqual(area, 600, accuracy: 0.6)
         // Sigma 0: exact pixel coverage of the rect.
-        let sharp = try renderPremultiplied(try Image.blurredRectangle(Rect(x: 1.25, y: 1, width: 2.5, height: 2), sigma: 0, color: .white),
-                                            Rect(x: 0, y: 0, width: 5, height: 4))
+        let sharp = try renderPremultiplied(
+            try Image.blurredRectangle(Rect(x: 1.25, y: 1, width: 2.5, height: 2), sigma: 0, color: .white),
+            Rect(x: 0, y: 0, width: 5, height: 4))
         XCTAssertEqual(sharp[1, 1].w, 0.75, accuracy: 1e-6)
         XCTAssertEqual(sharp[2, 1].w, 1, accuracy: 1e-6)
         XCTAssertEqual(sharp[3, 2].w, 0.75, accuracy: 1e-6)
@@ -178,8 +183,9 @@ final class GeneratorTests: XCTestCase {
         let part = try renderPremultiplied(image, Rect(x: 13, y: 21, width: 9, height: 5))
         for y in 0..<5 { for x in 0..<9 { XCTAssertEqual(part[x, y], big[x + 13, y + 21]) } }
         // Uniform: the mean of the straight values is 1/2, the variance 1/12.
-        let s = try RenderContext(colorManagement: .none).makeBuffer(image, rect: Rect(x: 0, y: 0, width: 64, height: 64), format: .rgbaF32,
-                                                                    colorEncoding: .sRGB, alphaMode: .straight)
+        let s = try RenderContext(colorManagement: .none).makeBuffer(
+            image, rect: Rect(x: 0, y: 0, width: 64, height: 64), format: .rgbaF32,
+            colorEncoding: .sRGB, alphaMode: .straight)
         var sum = SIMD4<Double>.zero, sq = SIMD4<Double>.zero
         for y in 0..<64 {
             for x in 0..<64 {
@@ -200,8 +206,9 @@ final class GeneratorTests: XCTestCase {
     func testLenticularHaloMatchesItsFormula() throws {
         let color = Color(red: 1, green: 0.9, blue: 0.8)
         let (cx, cy, R, W, o, st, sc, t) = (20.0, 15.0, 9.0, 8.0, 0.5, 0.7, 1.5, 0.25)
-        let image = try Image.lenticularHalo(center: Point(x: cx, y: cy), color: color, haloRadius: R, haloWidth: W, haloOverlap: o,
-                                             striationStrength: st, striationContrast: sc, time: t)
+        let image = try Image.lenticularHalo(
+            center: Point(x: cx, y: cy), color: color, haloRadius: R, haloWidth: W, haloOverlap: o,
+            striationStrength: st, striationContrast: sc, time: t)
         try assertMatches(image, Rect(x: 0, y: 0, width: 40, height: 30), tolerance: 2e-5) { x, y in
             let d = hypot(x - cx, y - cy), a = atan2(y - cy, x - cx)
             let p = 0.5 + 0.25 * (sin(37 * a + 2 * .pi * t) + sin(23 * a - 4 * .pi * t + 1.3))
@@ -222,8 +229,9 @@ final class GeneratorTests: XCTestCase {
     func testStarShineMatchesItsFormulaAndHasAWhiteCore() throws {
         let color = Color(red: 1, green: 0.8, blue: 0.6)
         let (cx, cy, r, scale, angle, opacity, width, eps) = (16.0, 12.0, 4.0, 15.0, 0.6, -2.0, 2.5, -2.0)
-        let image = try Image.starShine(center: Point(x: cx, y: cy), color: color, radius: r, crossScale: scale, crossAngle: angle,
-                                        crossOpacity: opacity, crossWidth: width, epsilon: eps)
+        let image = try Image.starShine(
+            center: Point(x: cx, y: cy), color: color, radius: r, crossScale: scale, crossAngle: angle,
+            crossOpacity: opacity, crossWidth: width, epsilon: eps)
         XCTAssertTrue(image.extent.isInfinite)
         try assertMatches(image, Rect(x: 0, y: 0, width: 32, height: 24), tolerance: 2e-5) { x, y in
             let dx = x - cx, dy = y - cy, d = hypot(dx, dy)
@@ -243,8 +251,9 @@ final class GeneratorTests: XCTestCase {
     func testSunbeamsMatchTheirFormula() throws {
         let color = Color(red: 1, green: 0.5, blue: 0)
         let (cx, cy, R, m, st, sc, t) = (20.0, 20.0, 6.0, 3.0, 0.8, 1.375, 0.1)
-        let image = try Image.sunbeams(center: Point(x: cx, y: cy), color: color, sunRadius: R, maxStriationRadius: m,
-                                       striationStrength: st, striationContrast: sc, time: t)
+        let image = try Image.sunbeams(
+            center: Point(x: cx, y: cy), color: color, sunRadius: R, maxStriationRadius: m,
+            striationStrength: st, striationContrast: sc, time: t)
         XCTAssertEqual(image.extent, Rect(x: 1, y: 1, width: 38, height: 38))
         try assertMatches(image, image.extent, tolerance: 2e-5) { x, y in
             let d = hypot(x - cx, y - cy), a = atan2(y - cy, x - cx)
@@ -263,9 +272,10 @@ final class GeneratorTests: XCTestCase {
         // Rendering back to sRGB gives the sRGB color with color management on or off.
         let c = Color(red: 0.25, green: 0.5, blue: 0.75)
         for context in [RenderContext(), rawContext] {
-            let b = try context.makeBuffer(try Image.roundedRectangle(Rect(x: 0, y: 0, width: 8, height: 8), radius: 2, color: c),
-                                           rect: Rect(x: 0, y: 0, width: 8, height: 8), format: .rgbaF32, colorEncoding: .sRGB,
-                                           alphaMode: .straight)
+            let b = try context.makeBuffer(
+                try Image.roundedRectangle(Rect(x: 0, y: 0, width: 8, height: 8), radius: 2, color: c),
+                rect: Rect(x: 0, y: 0, width: 8, height: 8), format: .rgbaF32, colorEncoding: .sRGB,
+                alphaMode: .straight)
             XCTAssertLessThanOrEqual(abs(b[4, 4] - c.simd).max(), 1e-5)
         }
     }

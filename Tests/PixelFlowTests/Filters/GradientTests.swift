@@ -11,15 +11,18 @@ final class GradientTests: XCTestCase {
 
     func premul(_ c: Color) -> SIMD4<Float> { c.simd * SIMD4(c.simd.w, c.simd.w, c.simd.w, 1) }
 
-    func assertGradient(_ image: Image, _ rect: Rect, file: StaticString = #filePath, line: UInt = #line,
-                        _ t: (Double, Double) -> Double) throws {
+    func assertGradient(
+        _ image: Image, _ rect: Rect, file: StaticString = #filePath, line: UInt = #line,
+        _ t: (Double, Double) -> Double
+    ) throws {
         XCTAssertTrue(image.extent.isInfinite, file: file, line: line)
         let b = try rawContext.makeBuffer(image, rect: rect, format: .rgbaF32, colorEncoding: .sRGB, alphaMode: .premultiplied)
         for y in 0..<b.height {
             for x in 0..<b.width {
                 let px = rect.x + Double(x) + 0.5, py = rect.y + Double(y) + 0.5
                 let e = premul(c0) + (premul(c1) - premul(c0)) * Float(t(px, py))
-                XCTAssertLessThanOrEqual(abs(b[x, y] - e).max(), 1e-6, "(\(px), \(py)) \(b[x, y]) vs \(e)", file: file, line: line)
+                XCTAssertLessThanOrEqual(
+                    abs(b[x, y] - e).max(), 1e-6, "(\(px), \(py)) \(b[x, y]) vs \(e)", file: file, line: line)
             }
         }
     }
@@ -35,7 +38,9 @@ final class GradientTests: XCTestCase {
         try assertGradient(image, Rect(x: -5, y: -3, width: 55, height: 40)) { x, y in linearT(x, y, p0, p1) }
         try assertGradient(image, Rect(x: 10_000, y: -7_000, width: 3, height: 2)) { _, _ in 1 }
         // Coincident points: color0 everywhere.
-        try assertGradient(try Image.linearGradient(from: p0, to: p0, color0: c0, color1: c1), Rect(x: 0, y: 0, width: 4, height: 4)) { _, _ in 0 }
+        try assertGradient(
+            try Image.linearGradient(from: p0, to: p0, color0: c0, color1: c1), Rect(x: 0, y: 0, width: 4, height: 4)
+        ) { _, _ in 0 }
     }
 
     func testSmoothLinearGradientUsesSmoothstep() throws {
@@ -54,12 +59,16 @@ final class GradientTests: XCTestCase {
             min(1, max(0, (hypot(x - c.x, y - c.y) - 3) / 11))
         }
         // Reversed radii run the other way; equal radii give an anti-aliased disc.
-        try assertGradient(try Image.radialGradient(center: c, radius0: 14, radius1: 3, color0: c0, color1: c1),
-                           Rect(x: 0, y: 0, width: 25, height: 20)) { x, y in
+        try assertGradient(
+            try Image.radialGradient(center: c, radius0: 14, radius1: 3, color0: c0, color1: c1),
+            Rect(x: 0, y: 0, width: 25, height: 20)
+        ) { x, y in
             min(1, max(0, (hypot(x - c.x, y - c.y) - 14) / -11))
         }
-        try assertGradient(try Image.radialGradient(center: c, radius0: 6, radius1: 6, color0: c0, color1: c1),
-                           Rect(x: 0, y: 0, width: 25, height: 20)) { x, y in
+        try assertGradient(
+            try Image.radialGradient(center: c, radius0: 6, radius1: 6, color0: c0, color1: c1),
+            Rect(x: 0, y: 0, width: 25, height: 20)
+        ) { x, y in
             min(1, max(0, hypot(x - c.x, y - c.y) - 6 + 0.5))
         }
     }
@@ -71,18 +80,22 @@ final class GradientTests: XCTestCase {
             let s = 10.0
             return 1 - exp(-((x - c.x) * (x - c.x) + (y - c.y) * (y - c.y)) / (2 * s * s))
         }
-        try assertGradient(try Image.gaussianGradient(center: c, color0: c0, color1: c1, radius: 0), Rect(x: 48, y: -22, width: 4, height: 4)) { _, _ in 1 }
+        try assertGradient(
+            try Image.gaussianGradient(center: c, color0: c0, color1: c1, radius: 0), Rect(x: 48, y: -22, width: 4, height: 4)
+        ) { _, _ in 1 }
     }
 
     func testGradientsMixInLinearLightWithColorManagement() throws {
         // Black to white over 100 pixels: the middle is linear 0.5, sRGB 0.735.
         let image = try Image.linearGradient(from: Point(x: 0, y: 0), to: Point(x: 100, y: 0), color0: .black, color1: .white)
-        let managed = try RenderContext().makeBuffer(image, rect: Rect(x: 49, y: 0, width: 2, height: 1), format: .rgbaF32,
-                                                     colorEncoding: .sRGB, alphaMode: .straight)
+        let managed = try RenderContext().makeBuffer(
+            image, rect: Rect(x: 49, y: 0, width: 2, height: 1), format: .rgbaF32,
+            colorEncoding: .sRGB, alphaMode: .straight)
         XCTAssertEqual(managed[0, 0].x, SRGB.fromLinear(0.495), accuracy: 1e-4)
         XCTAssertEqual(managed[1, 0].x, SRGB.fromLinear(0.505), accuracy: 1e-4)
-        let raw = try rawContext.makeBuffer(image, rect: Rect(x: 49, y: 0, width: 1, height: 1), format: .rgbaF32,
-                                            colorEncoding: .sRGB, alphaMode: .straight)
+        let raw = try rawContext.makeBuffer(
+            image, rect: Rect(x: 49, y: 0, width: 1, height: 1), format: .rgbaF32,
+            colorEncoding: .sRGB, alphaMode: .straight)
         XCTAssertEqual(raw[0, 0].x, 0.495, accuracy: 1e-6)
     }
 
@@ -91,7 +104,7 @@ final class GradientTests: XCTestCase {
         var mask = try PixelBuffer(width: 21, height: 17, format: .rgbaF32, colorEncoding: .sRGB, alphaMode: .straight)
         mask[10, 8] = SIMD4(1, 0, 0, 1)
         for x in 3...6 { mask[x, 2] = SIMD4(0.9, 0, 0, 1) }
-        mask[0, 16] = SIMD4(0.5, 1, 1, 1)    // not above 0.5: not in the mask
+        mask[0, 16] = SIMD4(0.5, 1, 1, 1)  // not above 0.5: not in the mask
         let image = try Image(mask).distanceGradientFromRedMask(maximumDistance: 10)
         XCTAssertTrue(image.extent.isInfinite)
         let rect = Rect(x: -15, y: -12, width: 50, height: 40)

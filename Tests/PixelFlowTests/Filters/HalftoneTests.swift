@@ -18,8 +18,10 @@ final class HalftoneTests: XCTestCase {
         let c = (20.0, 13.0), angle = 0.4, w = 7.0, sharp = 0.6
         let k = Float(1 / (1 - sharp))
         for name in ["CIDotScreen", "CILineScreen", "CIHatchedScreen", "CICircularScreen"] {
-            var v: [String: FilterValue?] = ["inputImage": .image(Image(buffer)), "inputCenter": .vector([c.0, c.1]),
-                                             "inputWidth": .number(w), "inputSharpness": .number(sharp)]
+            var v: [String: FilterValue?] = [
+                "inputImage": .image(Image(buffer)), "inputCenter": .vector([c.0, c.1]),
+                "inputWidth": .number(w), "inputSharpness": .number(sharp),
+            ]
             let angled = name != "CICircularScreen"
             if angled { v["inputAngle"] = .number(angle) }
             let b = try renderRaw(try FilterRegistry.apply(name, v))
@@ -40,8 +42,10 @@ final class HalftoneTests: XCTestCase {
     /// CICMYKHalftone at `(x, y)` of straight, stored pixel `p`, from its definition: inks
     /// C, M, Y with gray component replacement and under color removal, each screened by dots
     /// at its own angle (C +15, M +75, Y +0, K +45 degrees), paper where no ink prints.
-    func cmyk(_ p: SIMD4<Float>, x: Int, y: Int, center c: (Double, Double), angle: Double, width w: Double,
-              sharpness: Double, gcr: Float, ucr: Float) -> SIMD4<Float> {
+    func cmyk(
+        _ p: SIMD4<Float>, x: Int, y: Int, center c: (Double, Double), angle: Double, width w: Double,
+        sharpness: Double, gcr: Float, ucr: Float
+    ) -> SIMD4<Float> {
         let k = Float(1 / max(1 - sharpness, 0.001)), deg = Double.pi / 180
         let dx = Double(x) + 0.5 - c.0, dy = Double(y) + 0.5 - c.1
         var t = SIMD4<Float>(repeating: 0)
@@ -65,9 +69,14 @@ final class HalftoneTests: XCTestCase {
         for y in 0..<4 { for x in 0..<8 { bw[x, y] = x < 4 ? SIMD4(1, 1, 1, 1) : SIMD4(0, 0, 0, 1) } }
         let cases: [(String, PixelBuffer, [String: FilterValue?], (Double, Double), Double, Double, Double, Float, Float)] = [
             ("white and black", bw, ["inputSharpness": .number(1)], (150, 150), 0, 6, 1, 1, 0.5),
-            ("random", buffer, ["inputCenter": .vector([20, 13]), "inputAngle": .number(0.3), "inputWidth": .number(7),
-                                "inputSharpness": .number(0.6), "inputGCR": .number(0.8), "inputUCR": .number(0.4)],
-             (20, 13), 0.3, 7, 0.6, 0.8, 0.4),
+            (
+                "random", buffer,
+                [
+                    "inputCenter": .vector([20, 13]), "inputAngle": .number(0.3), "inputWidth": .number(7),
+                    "inputSharpness": .number(0.6), "inputGCR": .number(0.8), "inputUCR": .number(0.4),
+                ],
+                (20, 13), 0.3, 7, 0.6, 0.8, 0.4
+            ),
         ]
         for (name, b, parameters, c, angle, w, sharpness, gcr, ucr) in cases {
             var values = parameters
@@ -85,7 +94,8 @@ final class HalftoneTests: XCTestCase {
             XCTAssertLessThanOrEqual(worst, 2e-5, name)
         }
         // The white half is paper, exactly.
-        let out = try renderRaw(try FilterRegistry.apply("CICMYKHalftone", ["inputImage": .image(Image(bw)), "inputSharpness": .number(1)]))
+        let out = try renderRaw(
+            try FilterRegistry.apply("CICMYKHalftone", ["inputImage": .image(Image(bw)), "inputSharpness": .number(1)]))
         for y in 0..<4 { for x in 0..<4 { XCTAssertEqual(out[x, y], SIMD4(1, 1, 1, 1), "white at (\(x), \(y))") } }
     }
 
@@ -93,6 +103,7 @@ final class HalftoneTests: XCTestCase {
         let out = try FilterRegistry.apply("CIDotScreen", ["inputImage": .image(Image(buffer))])
         let plan = RenderPlan(root: out.node, rect: IntRect(x: 0, y: 0, width: 64, height: 48), options: .init())
         XCTAssertEqual(plan.materializedNodes.count, 0)
-        XCTAssertThrowsError(try FilterRegistry.apply("CILineScreen", ["inputImage": .image(Image(buffer)), "inputWidth": .number(0)]))
+        XCTAssertThrowsError(
+            try FilterRegistry.apply("CILineScreen", ["inputImage": .image(Image(buffer)), "inputWidth": .number(0)]))
     }
 }

@@ -12,10 +12,12 @@ final class MorphologyTests: XCTestCase {
 
     func extremum(_ maximum: Bool, _ x: Int, _ y: Int, _ inside: (Int, Int) -> Bool, _ r: Int) -> SIMD4<Float> {
         var m = SIMD4<Float>(repeating: maximum ? -.infinity : .infinity)
-        for j in -r...r { for i in -r...r where inside(i, j) {
-            let v = pixelOrClear(src, x + i, y + j)
-            m = maximum ? pointwiseMax(m, v) : pointwiseMin(m, v)
-        } }
+        for j in -r...r {
+            for i in -r...r where inside(i, j) {
+                let v = pixelOrClear(src, x + i, y + j)
+                m = maximum ? pointwiseMax(m, v) : pointwiseMin(m, v)
+            }
+        }
         return m
     }
 
@@ -40,7 +42,9 @@ final class MorphologyTests: XCTestCase {
         for (rw, rh) in [(5, 3), (15, 1), (3, 13), (11, 9), (4, 6), (67, 3)] {
             let sw = FilterDescriptor.oddSide(Double(rw)), sh = FilterDescriptor.oddSide(Double(rh))
             for maximum in [true, false] {
-                let img = maximum ? try Image(src).morphologyRectangleMaximum(width: Double(rw), height: Double(rh))
+                let img =
+                    maximum
+                    ? try Image(src).morphologyRectangleMaximum(width: Double(rw), height: Double(rh))
                     : try Image(src).morphologyRectangleMinimum(width: Double(rw), height: Double(rh))
                 let out = try renderPremultiplied(img, grown)
                 assertMatches(out, rect: grown, tolerance: 0, "\(maximum ? "max" : "min") \(rw)x\(rh)") { x, y in
@@ -65,11 +69,14 @@ final class MorphologyTests: XCTestCase {
     func testAgainstOpenCV() throws {
         let url = URL(fileURLWithPath: packageRoot + "/Tests/PixelFlowTests/Fixtures/Blur/opencv.json")
         let f = try JSONDecoder().decode(Fixture.self, from: Data(contentsOf: url))
-        var input = try PixelBuffer(width: f.width, height: f.height, format: .rgba8, colorEncoding: .sRGB, alphaMode: .premultiplied)
-        for y in 0..<f.height { for x in 0..<f.width {
-            let i = (y * f.width + x) * 4
-            input[x, y] = SIMD4(Float(f.input[i]), Float(f.input[i + 1]), Float(f.input[i + 2]), Float(f.input[i + 3])) / 255
-        } }
+        var input = try PixelBuffer(
+            width: f.width, height: f.height, format: .rgba8, colorEncoding: .sRGB, alphaMode: .premultiplied)
+        for y in 0..<f.height {
+            for x in 0..<f.width {
+                let i = (y * f.width + x) * 4
+                input[x, y] = SIMD4(Float(f.input[i]), Float(f.input[i + 1]), Float(f.input[i + 2]), Float(f.input[i + 3])) / 255
+            }
+        }
         let rect = Rect(x: 0, y: 0, width: f.width, height: f.height)
         let clamped = Image(input).clampedToExtent()
         XCTAssertEqual(f.cases.count, 14)
@@ -93,11 +100,13 @@ final class MorphologyTests: XCTestCase {
                 let out = try RenderContext(threadCount: 2, tileWidth: 8, tileHeight: 8, colorManagement: .none)
                     .makeBuffer(image, rect: rect, format: .rgba8, colorEncoding: .sRGB, alphaMode: .premultiplied)
                 var mismatches = 0
-                for y in 0..<f.height { for x in 0..<f.width {
-                    let i = (y * f.width + x) * 4
-                    let got = out[x, y] * 255
-                    for k in 0..<4 where Int(got[k].rounded()) != Int(c.output[i + k]) { mismatches += 1 }
-                } }
+                for y in 0..<f.height {
+                    for x in 0..<f.width {
+                        let i = (y * f.width + x) * 4
+                        let got = out[x, y] * 255
+                        for k in 0..<4 where Int(got[k].rounded()) != Int(c.output[i + k]) { mismatches += 1 }
+                    }
+                }
                 XCTAssertEqual(mismatches, 0, "\(c.name): \(mismatches) channel values differ from OpenCV")
             }
         }

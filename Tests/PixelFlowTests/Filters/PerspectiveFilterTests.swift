@@ -20,14 +20,16 @@ final class PerspectiveFilterTests: XCTestCase {
     }
 
     func testCorrectionGivesBackTheRectangle() throws {
-        let out = try RenderContext().makeBuffer(Image(drawnQuad()).perspectiveCorrected(
-            topLeft: quad[0], topRight: quad[1], bottomRight: quad[2], bottomLeft: quad[3]))
+        let out = try RenderContext().makeBuffer(
+            Image(drawnQuad()).perspectiveCorrected(
+                topLeft: quad[0], topRight: quad[1], bottomRight: quad[2], bottomLeft: quad[3]))
         // Size from the longer opposite sides.
         XCTAssertEqual(out.width, Int(max(hypot(209.9, 21.4), hypot(170.5, 14.5)).rounded()))
         XCTAssertEqual(out.height, Int(max(hypot(19.8, 155.2), hypot(19.6, 148.3)).rounded()))
         for (k, color) in colors.enumerated() {
             for (fx, fy) in [(0.1, 0.1), (0.4, 0.4), (0.25, 0.3)] {
-                let x = Int((Double(k % 2) * 0.5 + fx) * Double(out.width)), y = Int((Double(k / 2) * 0.5 + fy) * Double(out.height))
+                let x = Int((Double(k % 2) * 0.5 + fx) * Double(out.width)),
+                    y = Int((Double(k / 2) * 0.5 + fy) * Double(out.height))
                 let v = out[x, y]
                 XCTAssertEqual(Double(v.x), color.red, accuracy: 0.02, "quadrant \(k) at \(x),\(y): \(v)")
                 XCTAssertEqual(Double(v.y), color.green, accuracy: 0.02, "quadrant \(k) at \(x),\(y): \(v)")
@@ -59,8 +61,9 @@ final class PerspectiveFilterTests: XCTestCase {
     func testWithExtentMapsTheGivenRect() throws {
         let src = TestImages.smooth(width: 64, height: 48)
         let q = [Point(x: 100, y: 50), Point(x: 164, y: 50), Point(x: 164, y: 98), Point(x: 100, y: 98)]
-        let moved = try Image(src).perspectiveTransformed(topLeft: q[0], topRight: q[1], bottomRight: q[2], bottomLeft: q[3],
-                                                          extent: Rect(x: 0, y: 0, width: 64, height: 48))
+        let moved = try Image(src).perspectiveTransformed(
+            topLeft: q[0], topRight: q[1], bottomRight: q[2], bottomLeft: q[3],
+            extent: Rect(x: 0, y: 0, width: 64, height: 48))
         XCTAssertEqual(moved.extent, Rect(x: 100, y: 50, width: 64, height: 48))
         let out = try RenderContext().makeBuffer(moved)
         XCTAssertEqual(out, src)
@@ -76,24 +79,31 @@ final class PerspectiveFilterTests: XCTestCase {
         ]
         for (name, q) in bad {
             for transform in [false, true] {
-                XCTAssertThrowsError(try transform
-                    ? image.perspectiveTransformed(topLeft: q[0], topRight: q[1], bottomRight: q[2], bottomLeft: q[3])
-                    : image.perspectiveCorrected(topLeft: q[0], topRight: q[1], bottomRight: q[2], bottomLeft: q[3]), name) { e in
+                XCTAssertThrowsError(
+                    try transform
+                        ? image.perspectiveTransformed(topLeft: q[0], topRight: q[1], bottomRight: q[2], bottomLeft: q[3])
+                        : image.perspectiveCorrected(topLeft: q[0], topRight: q[1], bottomRight: q[2], bottomLeft: q[3]), name
+                ) { e in
                     guard case PixelFlowError.invalidParameter = e else { return XCTFail("\(name): \(e)") }
                 }
             }
         }
-        XCTAssertThrowsError(try FilterRegistry.apply("CIPerspectiveCorrection", [
-            "inputImage": .image(image), "inputTopLeft": .vector([0, 0]), "inputTopRight": .vector([1, 1]),
-            "inputBottomRight": .vector([2, 2]), "inputBottomLeft": .vector([0, 5]),
-        ]))
+        XCTAssertThrowsError(
+            try FilterRegistry.apply(
+                "CIPerspectiveCorrection",
+                [
+                    "inputImage": .image(image), "inputTopLeft": .vector([0, 0]), "inputTopRight": .vector([1, 1]),
+                    "inputBottomRight": .vector([2, 2]), "inputBottomLeft": .vector([0, 5]),
+                ]))
     }
 
     func testUncroppedCorrectionKeepsTheWholeImage() throws {
         let image = Image(drawnQuad())
-        let out = try image.perspectiveCorrected(topLeft: quad[0], topRight: quad[1], bottomRight: quad[2], bottomLeft: quad[3], crop: false)
+        let out = try image.perspectiveCorrected(
+            topLeft: quad[0], topRight: quad[1], bottomRight: quad[2], bottomLeft: quad[3], crop: false)
         XCTAssertTrue(out.extent.minX < 0 && out.extent.minY < 0)
-        let cropped = try image.perspectiveCorrected(topLeft: quad[0], topRight: quad[1], bottomRight: quad[2], bottomLeft: quad[3])
+        let cropped = try image.perspectiveCorrected(
+            topLeft: quad[0], topRight: quad[1], bottomRight: quad[2], bottomLeft: quad[3])
         let a = try RenderContext().makeBuffer(out, rect: cropped.extent), b = try RenderContext().makeBuffer(cropped)
         XCTAssertEqual(a, b)
     }

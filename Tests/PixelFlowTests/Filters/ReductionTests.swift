@@ -4,7 +4,8 @@ import XCTest
 /// Reductions against plain loops over the same pixels (stored values, premultiplied).
 final class ReductionTests: XCTestCase {
     let w = 37, h = 23
-    lazy var buffer = TestImages.random(width: w, height: h, format: .rgbaF32, seed: 31, colorEncoding: .sRGB, alphaMode: .premultiplied)
+    lazy var buffer = TestImages.random(
+        width: w, height: h, format: .rgbaF32, seed: 31, colorEncoding: .sRGB, alphaMode: .premultiplied)
     lazy var image = Image(buffer)
     let ctx = RenderContext(colorManagement: .none)
 
@@ -17,7 +18,9 @@ final class ReductionTests: XCTestCase {
     func pixel(_ x: Int, _ y: Int) -> SIMD4<Float> {
         x >= 0 && y >= 0 && x < w && y < h ? buffer[x, y] : .zero
     }
-    func assertClose(_ a: SIMD4<Float>, _ b: SIMD4<Double>, _ tol: Double = 1e-6, file: StaticString = #filePath, line: UInt = #line) {
+    func assertClose(
+        _ a: SIMD4<Float>, _ b: SIMD4<Double>, _ tol: Double = 1e-6, file: StaticString = #filePath, line: UInt = #line
+    ) {
         for c in 0..<4 { XCTAssertEqual(Double(a[c]), b[c], accuracy: tol, file: file, line: line) }
     }
 
@@ -26,7 +29,9 @@ final class ReductionTests: XCTestCase {
             let v = try reduce("CIAreaAverage", ["inputExtent": extent(Double(x0), Double(y0), Double(ww), Double(hh))])
             XCTAssertEqual(v.count, 1)
             var acc = SIMD4<Double>.zero
-            for y in y0..<(y0 + hh) { for x in x0..<(x0 + ww) { let p = pixel(x, y); acc += SIMD4(Double(p.x), Double(p.y), Double(p.z), Double(p.w)) } }
+            for y in y0..<(y0 + hh) {
+                for x in x0..<(x0 + ww) { let p = pixel(x, y); acc += SIMD4(Double(p.x), Double(p.y), Double(p.z), Double(p.w)) }
+            }
             assertClose(v[0], acc / Double(ww * hh))
         }
     }
@@ -48,46 +53,71 @@ final class ReductionTests: XCTestCase {
     func testAlphaExtremesTakeTheFirstPixelOnTies() throws {
         var b = try PixelBuffer(width: 6, height: 4, format: .rgbaF32, colorEncoding: .sRGB, alphaMode: .premultiplied)
         b[4, 1] = SIMD4(0.1, 0.2, 0.3, 0.9)
-        b[1, 3] = SIMD4(0.3, 0.2, 0.1, 0.9)   // same alpha, later in scan order
+        b[1, 3] = SIMD4(0.3, 0.2, 0.1, 0.9)  // same alpha, later in scan order
         b[2, 2] = SIMD4(0, 0, 0.01, 0.01)
         let img = Image(b)
-        let maxA = try ctx.values(of: try FilterRegistry.apply("CIAreaMaximumAlpha", ["inputImage": .image(img), "inputExtent": extent(0, 0, 6, 4)]))
+        let maxA = try ctx.values(
+            of: try FilterRegistry.apply("CIAreaMaximumAlpha", ["inputImage": .image(img), "inputExtent": extent(0, 0, 6, 4)]))
         XCTAssertEqual(maxA, [SIMD4(0.1, 0.2, 0.3, 0.9)])
-        let minA = try ctx.values(of: try FilterRegistry.apply("CIAreaMinimumAlpha", ["inputImage": .image(img), "inputExtent": extent(0, 0, 6, 4)]))
+        let minA = try ctx.values(
+            of: try FilterRegistry.apply("CIAreaMinimumAlpha", ["inputImage": .image(img), "inputExtent": extent(0, 0, 6, 4)]))
         XCTAssertEqual(minA, [.zero])  // (0, 0) is transparent and first
     }
 
     func testBoundsRed() throws {
         var b = try PixelBuffer(width: 10, height: 8, format: .rgbaF32, colorEncoding: .sRGB, alphaMode: .premultiplied)
         b[3, 2] = SIMD4(1, 0, 0, 1); b[6, 5] = SIMD4(0.5, 0, 0, 1)
-        let v = try ctx.values(of: try FilterRegistry.apply("CIAreaBoundsRed", ["inputImage": .image(Image(b)), "inputExtent": extent(0, 0, 10, 8)]))
+        let v = try ctx.values(
+            of: try FilterRegistry.apply("CIAreaBoundsRed", ["inputImage": .image(Image(b)), "inputExtent": extent(0, 0, 10, 8)]))
         assertClose(v[0], SIMD4(0.3, 2.0 / 8, 0.4, 4.0 / 8))
-        let none = try ctx.values(of: try FilterRegistry.apply("CIAreaBoundsRed", ["inputImage": .image(Image(try PixelBuffer(width: 3, height: 3, format: .rgba8))), "inputExtent": extent(0, 0, 3, 3)]))
+        let none = try ctx.values(
+            of: try FilterRegistry.apply(
+                "CIAreaBoundsRed",
+                [
+                    "inputImage": .image(Image(try PixelBuffer(width: 3, height: 3, format: .rgba8))),
+                    "inputExtent": extent(0, 0, 3, 3),
+                ]))
         XCTAssertEqual(none, [.zero])
     }
 
     func testHistograms() throws {
-        let v = try reduce("CIAreaHistogram", ["inputExtent": extent(0, 0, 37, 23), "inputCount": .number(10), "inputScale": .number(2)])
+        let v = try reduce(
+            "CIAreaHistogram", ["inputExtent": extent(0, 0, 37, 23), "inputCount": .number(10), "inputScale": .number(2)])
         XCTAssertEqual(v.count, 10)
         var counts = [SIMD4<Double>](repeating: .zero, count: 10)
-        for y in 0..<h { for x in 0..<w { let p = buffer[x, y]; for c in 0..<4 { counts[min(9, max(0, Int(p[c] * 10)))][c] += 1 } } }
+        for y in 0..<h {
+            for x in 0..<w { let p = buffer[x, y]; for c in 0..<4 { counts[min(9, max(0, Int(p[c] * 10)))][c] += 1 } }
+        }
         for i in 0..<10 { assertClose(v[i], counts[i] * 2 / Double(w * h)) }
         // Every channel's bins sum to the scale.
         XCTAssertEqual(Double(v.reduce(SIMD4<Float>.zero, +).x), 2, accuracy: 1e-5)
 
-        let logH = try reduce("CIAreaLogarithmicHistogram", ["inputExtent": extent(0, 0, 37, 23), "inputCount": .number(8),
-                                                             "inputMinimumStop": .number(-8), "inputMaximumStop": .number(0)])
+        let logH = try reduce(
+            "CIAreaLogarithmicHistogram",
+            [
+                "inputExtent": extent(0, 0, 37, 23), "inputCount": .number(8),
+                "inputMinimumStop": .number(-8), "inputMaximumStop": .number(0),
+            ])
         var lc = [SIMD4<Double>](repeating: .zero, count: 8)
-        for y in 0..<h { for x in 0..<w { let p = buffer[x, y]; for c in 0..<4 {
-            let f = p[c] > 0 ? (log2(Double(p[c])) + 8) / 8 : 0
-            lc[f > 0 ? min(7, Int(f * 8)) : 0][c] += 1 } } }
+        for y in 0..<h {
+            for x in 0..<w {
+                let p = buffer[x, y];
+                for c in 0..<4 {
+                    let f = p[c] > 0 ? (log2(Double(p[c])) + 8) / 8 : 0
+                    lc[f > 0 ? min(7, Int(f * 8)) : 0][c] += 1
+                }
+            }
+        }
         for i in 0..<8 { assertClose(logH[i], lc[i] / Double(w * h), 1e-5) }
 
         let aw = try reduce("CIAreaAlphaWeightedHistogram", ["inputExtent": extent(0, 0, 37, 23), "inputCount": .number(4)])
         var ac = [SIMD4<Double>](repeating: .zero, count: 4)
-        for y in 0..<h { for x in 0..<w {
-            let p = buffer[x, y]; let u = p.w > 0 ? SIMD4(p.x / p.w, p.y / p.w, p.z / p.w, p.w) : SIMD4<Float>.zero
-            for c in 0..<4 { ac[u[c] > 0 ? min(3, Int(u[c] * 4)) : 0][c] += Double(p.w) } } }
+        for y in 0..<h {
+            for x in 0..<w {
+                let p = buffer[x, y]; let u = p.w > 0 ? SIMD4(p.x / p.w, p.y / p.w, p.z / p.w, p.w) : SIMD4<Float>.zero
+                for c in 0..<4 { ac[u[c] > 0 ? min(3, Int(u[c] * 4)) : 0][c] += Double(p.w) }
+            }
+        }
         for i in 0..<4 { assertClose(aw[i], ac[i] / Double(w * h), 1e-5) }
     }
 
@@ -106,12 +136,13 @@ final class ReductionTests: XCTestCase {
     func testHistogramDisplayDrawsBars() throws {
         var hb = try PixelBuffer(width: 3, height: 1, format: .rgbaF32, colorEncoding: .sRGB, alphaMode: .premultiplied)
         hb[0, 0] = SIMD4(1, 0.5, 0, 1); hb[1, 0] = SIMD4(0, 0, 0.25, 1); hb[2, 0] = SIMD4(0.1, 0.1, 0.1, 1)
-        let chart = try FilterRegistry.apply("CIHistogramDisplayFilter", ["inputImage": .image(Image(hb)), "inputHeight": .number(8)])
+        let chart = try FilterRegistry.apply(
+            "CIHistogramDisplayFilter", ["inputImage": .image(Image(hb)), "inputHeight": .number(8)])
         XCTAssertEqual(chart.extent, Rect(x: 0, y: 0, width: 3, height: 8))
         let v = try ctx.values(of: chart)
-        XCTAssertEqual(v[0 * 3 + 0], SIMD4(1, 0, 0, 1))       // top row, column 0: only red reaches
-        XCTAssertEqual(v[7 * 3 + 0], SIMD4(1, 1, 0, 1))       // bottom row: red and green
-        XCTAssertEqual(v[7 * 3 + 1], SIMD4(0, 0, 1, 1))       // blue 0.25 -> 2 rows
+        XCTAssertEqual(v[0 * 3 + 0], SIMD4(1, 0, 0, 1))  // top row, column 0: only red reaches
+        XCTAssertEqual(v[7 * 3 + 0], SIMD4(1, 1, 0, 1))  // bottom row: red and green
+        XCTAssertEqual(v[7 * 3 + 1], SIMD4(0, 0, 1, 1))  // blue 0.25 -> 2 rows
         XCTAssertEqual(v[5 * 3 + 1], SIMD4(0, 0, 0, 1))
         XCTAssertThrowsError(try FilterRegistry.apply("CIHistogramDisplayFilter", ["inputImage": .image(Image(color: .red))]))
     }
@@ -135,10 +166,12 @@ final class ReductionTests: XCTestCase {
         for x in 0..<4 { b[x, 0] = SIMD4(0.8, 0.1, 0.1, 1); b[x, 1] = SIMD4(0.1, 0.1, 0.7 + Float(x) * 0.05, 1) }
         var p = try PixelBuffer(width: 3, height: 1, format: .rgbaF32, colorEncoding: .sRGB, alphaMode: .premultiplied)
         p[0, 0] = SIMD4(1, 0, 0, 1); p[1, 0] = SIMD4(0, 0, 1, 1); p[2, 0] = SIMD4(0, 1, 0, 1)
-        let v = try ctx.values(of: try FilterRegistry.apply("CIPaletteCentroid", ["inputImage": .image(Image(b)), "inputPaletteImage": .image(Image(p))]))
+        let v = try ctx.values(
+            of: try FilterRegistry.apply(
+                "CIPaletteCentroid", ["inputImage": .image(Image(b)), "inputPaletteImage": .image(Image(p))]))
         XCTAssertLessThan(abs(v[0] - SIMD4(0.8, 0.1, 0.1, 1)).max(), 1e-6)
         XCTAssertLessThan(abs(v[1] - SIMD4(0.1, 0.1, 0.775, 1)).max(), 1e-6)
-        XCTAssertEqual(v[2], SIMD4(0, 1, 0, 1))   // no pixel closest: kept
+        XCTAssertEqual(v[2], SIMD4(0, 1, 0, 1))  // no pixel closest: kept
     }
 
     func testOtsuSeparatesTwoModes() throws {

@@ -39,8 +39,9 @@ final class ReferenceFixtureTests: XCTestCase {
             default:
                 image = try input.lanczosScaled(scale: c.scale!)
             }
-            let out = try rawContext.makeBuffer(image, rect: Rect(x: 0, y: 0, width: c.width, height: c.height),
-                                                format: .rgbaF32, colorEncoding: .sRGB, alphaMode: .premultiplied)
+            let out = try rawContext.makeBuffer(
+                image, rect: Rect(x: 0, y: 0, width: c.width, height: c.height),
+                format: .rgbaF32, colorEncoding: .sRGB, alphaMode: .premultiplied)
             let expected = try buffer(c.width, c.height, c.pixels)
             // Tolerances: OpenCV and Pillow accumulate in float (Pillow's weights in double);
             // differences come from summation order only.

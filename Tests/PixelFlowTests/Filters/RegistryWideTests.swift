@@ -224,8 +224,11 @@ final class RegistryWideTests: XCTestCase {
     /// Filters whose engine output may differ from the reference evaluator by more than
     /// `ReferenceTolerance.forGraph` at their defaults, with the tolerance and the reason.
     static let referenceTolerances: [String: (Float, String)] = [
-        "CIConvertRGBtoLab": (1e-4, "a* and b* are 500 (fx - fy) and 200 (fy - fz) of cube roots near 1: the engine's "
-            + "fused chain rounds fx and fy differently by a few ulps, which the factor turns into 3e-5"),
+        "CIConvertRGBtoLab": (
+            1e-4,
+            "a* and b* are 500 (fx - fy) and 200 (fy - fz) of cube roots near 1: the engine's "
+                + "fused chain rounds fx and fy differently by a few ulps, which the factor turns into 3e-5"
+        )
     ]
 
     /// Filters that the engine computes differently from the node kinds' definitions on some
@@ -245,14 +248,16 @@ final class RegistryWideTests: XCTestCase {
         for colorManagement in [RenderContext.ColorManagement.linear, .none] {
             let context = RenderContext(threadCount: 2, tileWidth: 16, tileHeight: 16, colorManagement: colorManagement)
             for d in FilterRegistry.all {
-                let out = Self.referenceDifferences[d.name] == nil
+                let out =
+                    Self.referenceDifferences[d.name] == nil
                     ? try d.apply(images(d, main: primary, other: secondary))
                     : try d.apply(images(d, main: opaquePrimary, other: opaqueSecondary))
                 guard let rect = renderRect(out, window: window) else { continue }
                 let encoding: ColorEncoding = colorManagement == .linear ? .linear : .sRGB
-                try assertMatchesReference(out, rect: rect, context: context, colorEncoding: encoding,
-                                           tolerance: Self.referenceTolerances[d.name]?.0,
-                                           "\(d.name) at its defaults, color management \(colorManagement)")
+                try assertMatchesReference(
+                    out, rect: rect, context: context, colorEncoding: encoding,
+                    tolerance: Self.referenceTolerances[d.name]?.0,
+                    "\(d.name) at its defaults, color management \(colorManagement)")
                 checked += 1
             }
         }

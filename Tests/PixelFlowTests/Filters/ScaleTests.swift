@@ -14,7 +14,8 @@ final class ScaleTests: XCTestCase {
     func testBicubicMatchesPillow() throws {
         let url = URL(fileURLWithPath: packageRoot + "/Tests/PixelFlowTests/Fixtures/Scale/pillow_bicubic.json")
         let f = try JSONDecoder().decode(Fixture.self, from: Data(contentsOf: url))
-        var input = try PixelBuffer(width: f.width, height: f.height, format: .rgbaF32, colorEncoding: .sRGB, alphaMode: .straight)
+        var input = try PixelBuffer(
+            width: f.width, height: f.height, format: .rgbaF32, colorEncoding: .sRGB, alphaMode: .straight)
         for (i, p) in f.pixels.enumerated() {
             input[i % f.width, i / f.width] = SIMD4(Float(p[0]) / 255, Float(p[1]) / 255, Float(p[2]) / 255, 1)
         }
@@ -59,7 +60,9 @@ final class ScaleTests: XCTestCase {
         for y in 0..<7 { for x in 0..<10 { b[x, y] = SIMD4(0.25, 0.5, 0.75, 1) } }
         let up = try Image(b).bicubicScaled(scale: 3.3, aspectRatio: 1.4)
         let out = try renderRaw(up)
-        for y in 0..<out.height { for x in 0..<out.width { XCTAssertLessThan(abs(out[x, y] - SIMD4(0.25, 0.5, 0.75, 1)).max(), 1e-5) } }
+        for y in 0..<out.height {
+            for x in 0..<out.width { XCTAssertLessThan(abs(out[x, y] - SIMD4(0.25, 0.5, 0.75, 1)).max(), 1e-5) }
+        }
         try WarpTestSupport.assertScheduleIndependent(up, window: up.extent, "bicubic up")
         let down = try Image(WarpTestSupport.source()).maximumScaled(scale: 0.21, aspectRatio: 1.7)
         try WarpTestSupport.assertScheduleIndependent(down, window: down.extent, "maximum down")
@@ -74,30 +77,47 @@ final class ScaleTests: XCTestCase {
     func testKeystoneWithUprightGuidesIsTheIdentity() throws {
         let src = WarpTestSupport.source()
         for name in ["CIKeystoneCorrectionVertical", "CIKeystoneCorrectionHorizontal", "CIKeystoneCorrectionCombined"] {
-            let out = try FilterRegistry.apply(name, ["inputImage": .image(Image(src)), "inputTopLeft": .vector([5, 4]), "inputTopRight": .vector([50, 4]),
-                                                      "inputBottomRight": .vector([50, 40]), "inputBottomLeft": .vector([5, 40])])
+            let out = try FilterRegistry.apply(
+                name,
+                [
+                    "inputImage": .image(Image(src)), "inputTopLeft": .vector([5, 4]), "inputTopRight": .vector([50, 4]),
+                    "inputBottomRight": .vector([50, 40]), "inputBottomLeft": .vector([5, 40]),
+                ])
             XCTAssertLessThan(maxDifference(try renderRaw(out, rect: Rect(x: 0, y: 0, width: 64, height: 48)), src), 1e-5, name)
         }
         // Converging verticals become parallel: the guides' corners land on a rectangle.
-        let out = try FilterRegistry.apply("CIKeystoneCorrectionVertical", ["inputImage": .image(Image(src)), "inputTopLeft": .vector([15, 4]),
-                                                                             "inputTopRight": .vector([45, 4]), "inputBottomRight": .vector([55, 40]),
-                                                                             "inputBottomLeft": .vector([5, 40])])
+        let out = try FilterRegistry.apply(
+            "CIKeystoneCorrectionVertical",
+            [
+                "inputImage": .image(Image(src)), "inputTopLeft": .vector([15, 4]),
+                "inputTopRight": .vector([45, 4]), "inputBottomRight": .vector([55, 40]),
+                "inputBottomLeft": .vector([5, 40]),
+            ])
         XCTAssertGreaterThan(out.extent.width, 64)
     }
 
     func testNinePartKeepsCornersAndGrows() throws {
         let src = WarpTestSupport.source()
         for name in ["CINinePartStretched", "CINinePartTiled"] {
-            let out = try FilterRegistry.apply(name, ["inputImage": .image(Image(src)), "inputBreakpoint0": .vector([10, 8]),
-                                                      "inputBreakpoint1": .vector([50, 40]), "inputGrowAmount": .vector([20, 12])])
+            let out = try FilterRegistry.apply(
+                name,
+                [
+                    "inputImage": .image(Image(src)), "inputBreakpoint0": .vector([10, 8]),
+                    "inputBreakpoint1": .vector([50, 40]), "inputGrowAmount": .vector([20, 12]),
+                ])
             XCTAssertEqual(out.extent, Rect(x: 0, y: 0, width: 84, height: 60))
             let b = try renderRaw(out)
             XCTAssertEqual(b[3, 2], src[3, 2], name)
             XCTAssertEqual(b[83, 59], src[63, 47], name)
             XCTAssertEqual(b[80, 3], src[60, 3], name)
         }
-        let tiled = try renderRaw(try FilterRegistry.apply("CINinePartTiled", ["inputImage": .image(Image(src)), "inputBreakpoint0": .vector([10, 8]),
-                                                                              "inputBreakpoint1": .vector([50, 40]), "inputGrowAmount": .vector([40, 0])]))
+        let tiled = try renderRaw(
+            try FilterRegistry.apply(
+                "CINinePartTiled",
+                [
+                    "inputImage": .image(Image(src)), "inputBreakpoint0": .vector([10, 8]),
+                    "inputBreakpoint1": .vector([50, 40]), "inputGrowAmount": .vector([40, 0]),
+                ]))
         XCTAssertEqual(tiled[15, 5], src[15, 5])
         XCTAssertEqual(tiled[55, 5], src[15, 5])
     }

@@ -9,8 +9,9 @@ final class StylizeTestsA: XCTestCase {
     static let w = 29, h = 17
 
     func opaque(_ seed: UInt64) -> PixelBuffer {
-        TestImages.random(width: Self.w, height: Self.h, format: .rgbaF32, seed: seed, opaque: true,
-                          colorEncoding: .sRGB, alphaMode: .straight)
+        TestImages.random(
+            width: Self.w, height: Self.h, format: .rgbaF32, seed: seed, opaque: true,
+            colorEncoding: .sRGB, alphaMode: .straight)
     }
 
     var bounds: Rect { Rect(x: 0, y: 0, width: Self.w, height: Self.h) }
@@ -26,9 +27,14 @@ final class StylizeTestsA: XCTestCase {
         // The mask covers only the left part: outside it the background shows.
         let maskRect = Rect(x: 0, y: 0, width: 20, height: Self.h)
         for (name, weight) in cases {
-            let out = try renderRaw(try FilterRegistry.apply(name, ["inputImage": .image(Image(fg)), "inputBackgroundImage": .image(Image(bg)),
-                                                                    "inputMaskImage": .image(Image(mask).cropped(to: maskRect))]),
-                                    rect: bounds)
+            let out = try renderRaw(
+                try FilterRegistry.apply(
+                    name,
+                    [
+                        "inputImage": .image(Image(fg)), "inputBackgroundImage": .image(Image(bg)),
+                        "inputMaskImage": .image(Image(mask).cropped(to: maskRect)),
+                    ]),
+                rect: bounds)
             var worst: Float = 0
             for y in 0..<Self.h {
                 for x in 0..<Self.w {
@@ -43,7 +49,7 @@ final class StylizeTestsA: XCTestCase {
         let half = Image(color: Color(red: 1, green: 1, blue: 1, alpha: 0.5))
         let out = try renderRaw(try Image(fg).blended(with: Image.empty, alphaMask: half), rect: bounds)
         XCTAssertEqual(out[3, 4].w, 0.5, accuracy: 1e-6)
-        XCTAssertEqual(out[3, 4].x, fg[3, 4].x, accuracy: 1e-5)   // straight color unchanged
+        XCTAssertEqual(out[3, 4].x, fg[3, 4].x, accuracy: 1e-5)  // straight color unchanged
     }
 
     func testSampleNearestIsTheIdentity() throws {
@@ -62,8 +68,10 @@ final class StylizeTestsA: XCTestCase {
 
     /// Renders over `rect` and compares with `expected(pixel center)` exactly; returns the
     /// number of pixels compared.
-    func assertCells(_ image: Image, _ src: PixelBuffer, rect: Rect, _ name: String,
-                     _ expected: (Double, Double) -> (Double, Double)?) throws {
+    func assertCells(
+        _ image: Image, _ src: PixelBuffer, rect: Rect, _ name: String,
+        _ expected: (Double, Double) -> (Double, Double)?
+    ) throws {
         let out = try renderRaw(image, rect: rect)
         var bad = 0
         for y in 0..<out.height {
@@ -86,7 +94,8 @@ final class StylizeTestsA: XCTestCase {
             (c.0 + ((x - c.0) / s).rounded(.down) * s + s / 2, c.1 + ((y - c.1) / s).rounded(.down) * s + s / 2)
         }
         // Scale 1 on an integral center gives back the image.
-        XCTAssertEqual(maxDifference(try renderRaw(try Image(src).pixellated(center: Point(x: 0, y: 0), scale: 1), rect: bounds), src), 0)
+        XCTAssertEqual(
+            maxDifference(try renderRaw(try Image(src).pixellated(center: Point(x: 0, y: 0), scale: 1), rect: bounds), src), 0)
     }
 
     func testHexagonalPixellateTakesTheNearestLatticePoint() throws {
@@ -187,10 +196,17 @@ final class StylizeTestsA: XCTestCase {
         let src = opaque(9)
         let sigma = 1.5, i = 0.7
         let blur = blurred(src, sigma: sigma)
-        for (name, f) in [("CIBloom", { (p: Double, b: Double) in p + i * b - p * i * b }),
-                          ("CIGloom", { (p: Double, b: Double) in p * (1 - i + i * b) })] {
-            let out = try renderRaw(try FilterRegistry.apply(name, ["inputImage": .image(Image(src)), "inputRadius": .number(sigma),
-                                                                    "inputIntensity": .number(i)]), rect: bounds)
+        for (name, f) in [
+            ("CIBloom", { (p: Double, b: Double) in p + i * b - p * i * b }),
+            ("CIGloom", { (p: Double, b: Double) in p * (1 - i + i * b) }),
+        ] {
+            let out = try renderRaw(
+                try FilterRegistry.apply(
+                    name,
+                    [
+                        "inputImage": .image(Image(src)), "inputRadius": .number(sigma),
+                        "inputIntensity": .number(i),
+                    ]), rect: bounds)
             var worst = 0.0
             for y in 0..<Self.h {
                 for x in 0..<Self.w {
@@ -209,22 +225,29 @@ final class StylizeTestsA: XCTestCase {
     func testSpotColorReplacesColorsNearTheCenters() throws {
         let src = opaque(10)
         let a = src[4, 5], b = src[20, 9]
-        let centers = [Color(red: Double(a.x), green: Double(a.y), blue: Double(a.z)),
-                       Color(red: Double(b.x), green: Double(b.y), blue: Double(b.z)), Color(red: 0.5, green: 0.5, blue: 0.5)]
+        let centers = [
+            Color(red: Double(a.x), green: Double(a.y), blue: Double(a.z)),
+            Color(red: Double(b.x), green: Double(b.y), blue: Double(b.z)), Color(red: 0.5, green: 0.5, blue: 0.5),
+        ]
         let repl = [Color(red: 1, green: 0, blue: 0), Color(red: 0, green: 1, blue: 0), Color(red: 0, green: 0, blue: 1)]
         let close = [0.3, 0.25, 0.2], contrast = [0.5, 1, 0]
-        let out = try renderRaw(try Image(src).spotColored(centerColors: centers, replacementColors: repl,
-                                                           closeness: close, contrast: contrast), rect: bounds)
+        let out = try renderRaw(
+            try Image(src).spotColored(
+                centerColors: centers, replacementColors: repl,
+                closeness: close, contrast: contrast), rect: bounds)
         var worst: Float = 0, replaced = 0
         for y in 0..<Self.h {
             for x in 0..<Self.w {
                 let p = src[x, y]
                 var o = p
                 for k in 0..<3 {
-                    let c = centers[k].simd, d = ((p.x - c.x) * (p.x - c.x) + (p.y - c.y) * (p.y - c.y) + (p.z - c.z) * (p.z - c.z)).squareRoot()
+                    let c = centers[k].simd,
+                        d = ((p.x - c.x) * (p.x - c.x) + (p.y - c.y) * (p.y - c.y) + (p.z - c.z) * (p.z - c.z)).squareRoot()
                     let hi = Float(close[k]), lo = hi * Float(contrast[k])
                     let wgt: Float
-                    if lo >= hi { wgt = d < hi ? 1 : 0 } else {
+                    if lo >= hi {
+                        wgt = d < hi ? 1 : 0
+                    } else {
                         let t = min(max((d - lo) / (hi - lo), 0), 1)
                         wgt = 1 - t * t * (3 - 2 * t)
                     }

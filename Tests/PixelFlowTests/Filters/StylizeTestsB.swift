@@ -30,12 +30,14 @@ final class StylizeTestsB: XCTestCase {
     func check(_ image: Image, tolerance: Double, _ what: String, _ ref: (Int, Int) -> SIMD4<Double>?) throws {
         let out = try renderPremultiplied(image, bounds)
         var worst = 0.0
-        for y in 0..<h { for x in 0..<w {
-            guard let r = ref(x, y) else { continue }
-            let d = SIMD4<Double>(out[x, y]) - r
-            worst = max(worst, [d.x, d.y, d.z, d.w].map(Swift.abs).max()!)
-            if !(worst <= tolerance) { XCTFail("\(what) at (\(x), \(y)): \(out[x, y]) vs \(r)"); return }
-        } }
+        for y in 0..<h {
+            for x in 0..<w {
+                guard let r = ref(x, y) else { continue }
+                let d = SIMD4<Double>(out[x, y]) - r
+                worst = max(worst, [d.x, d.y, d.z, d.w].map(Swift.abs).max()!)
+                if !(worst <= tolerance) { XCTFail("\(what) at (\(x), \(y)): \(out[x, y]) vs \(r)"); return }
+            }
+        }
     }
 
     func sobel(_ f: (Int, Int) -> SIMD4<Double>, _ x: Int, _ y: Int) -> (SIMD4<Double>, SIMD4<Double>) {
@@ -77,13 +79,21 @@ final class StylizeTestsB: XCTestCase {
             let j = y + pad, i = x + pad
             return (j >= 0 && j < H && i >= 0 && i < W) ? a[j][i] : 0
         }
-        let hb = grid { x, y in var s: Float = 0; for k in 0..<taps.count { s += taps[k] * l(x - r + k, y) }; return s }
-        let bl = grid { x, y in var s: Float = 0; for k in 0..<taps.count { s += taps[k] * g(hb, x, y - r + k) }; return s }
+        let hb = grid { x, y in
+            var s: Float = 0; for k in 0..<taps.count { s += taps[k] * l(x - r + k, y) }; return s
+        }
+        let bl = grid { x, y in
+            var s: Float = 0; for k in 0..<taps.count { s += taps[k] * g(hb, x, y - r + k) }; return s
+        }
         var gxs = grid { _, _ in 0 }, gys = gxs
         let mag = grid { x, y in
             let f = { g(bl, $0, $1) }
-            let gx = ((f(x + 1, y - 1) - f(x - 1, y - 1)) + (f(x + 1, y) - f(x - 1, y)) * 2 + (f(x + 1, y + 1) - f(x - 1, y + 1))) * 0.125
-            let gy = ((f(x - 1, y + 1) - f(x - 1, y - 1)) + (f(x, y + 1) - f(x, y - 1)) * 2 + (f(x + 1, y + 1) - f(x + 1, y - 1))) * 0.125
+            let gx =
+                ((f(x + 1, y - 1) - f(x - 1, y - 1)) + (f(x + 1, y) - f(x - 1, y)) * 2 + (f(x + 1, y + 1) - f(x - 1, y + 1)))
+                * 0.125
+            let gy =
+                ((f(x - 1, y + 1) - f(x - 1, y - 1)) + (f(x, y + 1) - f(x, y - 1)) * 2 + (f(x + 1, y + 1) - f(x + 1, y - 1)))
+                * 0.125
             gxs[y + pad][x + pad] = gx; gys[y + pad][x + pad] = gy
             return (gx * gx + gy * gy).squareRoot()
         }
@@ -102,16 +112,21 @@ final class StylizeTestsB: XCTestCase {
                 return c
             }
         }
-        return cls.map { row in row.map { $0 == 2 ? 1 : 0 } }.dropFirst(pad).prefix(b.height).map { Array($0.dropFirst(pad).prefix(b.width)) }
+        return cls.map { row in row.map { $0 == 2 ? 1 : 0 } }.dropFirst(pad).prefix(b.height).map {
+            Array($0.dropFirst(pad).prefix(b.width))
+        }
     }
 
     func testCannyMatchesAWholeImageReference() throws {
-        let img = TestImages.random(width: w, height: h, format: .rgbaF32, seed: 9, opaque: true, colorEncoding: .sRGB,
-                                    alphaMode: .premultiplied)
+        let img = TestImages.random(
+            width: w, height: h, format: .rgbaF32, seed: 9, opaque: true, colorEncoding: .sRGB,
+            alphaMode: .premultiplied)
         for (sigma, passes) in [(1.6, 1), (1.0, 3), (0.0, 0)] {
             let ref = cannyReference(img, sigma: sigma, high: 0.05, low: 0.02, passes: passes)
-            try check(try Image(img).cannyEdges(gaussianSigma: sigma, hysteresisPasses: passes), tolerance: 0,
-                      "canny sigma \(sigma) passes \(passes)") { x, y in
+            try check(
+                try Image(img).cannyEdges(gaussianSigma: sigma, hysteresisPasses: passes), tolerance: 0,
+                "canny sigma \(sigma) passes \(passes)"
+            ) { x, y in
                 let v = Double(ref[y][x])
                 return SIMD4(v, v, v, 1)
             }
@@ -154,8 +169,10 @@ final class StylizeTestsB: XCTestCase {
         // Tolerance 2e-5: a few float operations and a division by alpha.
         for (radius, s, hl) in [(0.0, 0.6, 0.3), (0.0, -0.5, 1.0), (2.5, 0.8, 0.2), (4.0, 0.3, 0.7)] {
             let g = gaussian(radius) { self.at(self.src, $0, $1) }
-            try check(try Image(src).highlightShadowAdjusted(radius: radius, shadowAmount: s, highlightAmount: hl),
-                      tolerance: 2e-5, "highlight/shadow \(radius) \(s) \(hl)") { x, y in
+            try check(
+                try Image(src).highlightShadowAdjusted(radius: radius, shadowAmount: s, highlightAmount: hl),
+                tolerance: 2e-5, "highlight/shadow \(radius) \(s) \(hl)"
+            ) { x, y in
                 self.highlightShadowRef(self.at(self.src, x, y), radius == 0 ? self.at(self.src, x, y) : g(x, y), s, hl)
             }
         }
@@ -179,7 +196,8 @@ final class StylizeTestsB: XCTestCase {
             let m = (gx.x * gx.x + gy.x * gy.x).squareRoot() / 8
             let ink = 1 - min(1, max(0, (m - 0.04) * 8))
             let c = self.at(self.opaque, x, y)
-            let p = SIMD4((c.x * 5 + 0.5).rounded(.down) / 5, (c.y * 5 + 0.5).rounded(.down) / 5, (c.z * 5 + 0.5).rounded(.down) / 5, 1)
+            let p = SIMD4(
+                (c.x * 5 + 0.5).rounded(.down) / 5, (c.y * 5 + 0.5).rounded(.down) / 5, (c.z * 5 + 0.5).rounded(.down) / 5, 1)
             return SIMD4(p.x * ink, p.y * ink, p.z * ink, 1)
         }
     }
@@ -213,8 +231,10 @@ final class StylizeTestsB: XCTestCase {
     func testSpotLightMatchesTheLightingFormula() throws {
         // Tolerance 1e-5 relative to values up to the brightness.
         let pos = [20.0, 5, 30], target = [10.0, 12, 0], b = 2.5, conc = 0.7
-        try check(try Image(src).spotLight(position: pos, pointsAt: target, brightness: b, concentration: conc),
-                  tolerance: 3e-5, "spot light") { x, y in
+        try check(
+            try Image(src).spotLight(position: pos, pointsAt: target, brightness: b, concentration: conc),
+            tolerance: 3e-5, "spot light"
+        ) { x, y in
             let p = SIMD3(Double(x) + 0.5, Double(y) + 0.5, 0)
             var L = SIMD3(pos[0], pos[1], pos[2]) - p
             L /= (L * L).sum().squareRoot()

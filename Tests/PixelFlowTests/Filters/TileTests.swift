@@ -28,7 +28,8 @@ final class TileTests: XCTestCase {
     }
 
     func testTranslatedTileRepeatsWithItsPeriod() throws {
-        let out = try apply("CIFourfoldTranslatedTile", ["inputCenter": .vector([30, 22]), "inputWidth": .number(16), "inputAngle": .number(0)])
+        let out = try apply(
+            "CIFourfoldTranslatedTile", ["inputCenter": .vector([30, 22]), "inputWidth": .number(16), "inputAngle": .number(0)])
         let b = try render(out, Rect(x: 0, y: 0, width: 80, height: 60))
         for (x, y) in [(3, 4), (10, 20), (25, 7)] {
             XCTAssertLessThan(abs(b[x, y] - b[x + 16, y]).max(), 1e-6)
@@ -40,7 +41,8 @@ final class TileTests: XCTestCase {
     }
 
     func testReflectedTilesMirrorAtTheEdges() throws {
-        let out = try apply("CIFourfoldReflectedTile", ["inputCenter": .vector([32, 24]), "inputWidth": .number(20), "inputAngle": .number(0)])
+        let out = try apply(
+            "CIFourfoldReflectedTile", ["inputCenter": .vector([32, 24]), "inputWidth": .number(20), "inputAngle": .number(0)])
         let b = try render(out, Rect(x: 0, y: 0, width: 80, height: 60))
         // Mirror lines at x = 22 and x = 42: pixel 42 + k mirrors 41 - k.
         for k in 0..<5 { XCTAssertLessThan(abs(b[42 + k, 24] - b[41 - k, 24]).max(), 1e-6) }
@@ -49,7 +51,8 @@ final class TileTests: XCTestCase {
     }
 
     func testRotationalTilesAreSymmetric() throws {
-        let rotated = try apply("CIFourfoldRotatedTile", ["inputCenter": .vector([32, 24]), "inputWidth": .number(20), "inputAngle": .number(0)])
+        let rotated = try apply(
+            "CIFourfoldRotatedTile", ["inputCenter": .vector([32, 24]), "inputWidth": .number(20), "inputAngle": .number(0)])
         // 4-fold center at the tile corner (22, 14): rotating by 90 degrees about it maps the pattern to itself.
         let b = try render(rotated, Rect(x: 0, y: 0, width: 60, height: 60))
         let cx = 22.0, cy = 14.0
@@ -57,11 +60,14 @@ final class TileTests: XCTestCase {
             let p = (Int(cx + dx - 0.5), Int(cy + dy - 0.5)), q = (Int(cx - dy - 0.5), Int(cy + dx - 0.5))
             XCTAssertLessThan(abs(b[p.0, p.1] - b[q.0, q.1]).max(), 1e-5, "p4 at \(dx), \(dy)")
         }
-        let kaleido = try apply("CIKaleidoscope", ["inputCenter": .vector([32.5, 24.5]), "inputCount": .number(4), "inputAngle": .number(0)])
+        let kaleido = try apply(
+            "CIKaleidoscope", ["inputCenter": .vector([32.5, 24.5]), "inputCount": .number(4), "inputAngle": .number(0)])
         let k = try render(kaleido, Rect(x: 0, y: 0, width: 64, height: 48))
         // Mirror in the x axis through the center.
         for (x, y) in [(40, 20), (36, 14), (50, 22)] { XCTAssertLessThan(abs(k[x, y] - k[x, 48 - y]).max(), 1e-5) }
-        let twelve = try apply("CITwelvefoldReflectedTile", ["inputCenter": .vector([32.5, 24.5]), "inputWidth": .number(30), "inputAngle": .number(0)])
+        let twelve = try apply(
+            "CITwelvefoldReflectedTile",
+            ["inputCenter": .vector([32.5, 24.5]), "inputWidth": .number(30), "inputAngle": .number(0)])
         let t = try render(twelve, Rect(x: 0, y: 0, width: 64, height: 48))
         for (x, y) in [(40, 20), (36, 14), (38, 22)] { XCTAssertLessThan(abs(t[x, y] - t[x, 48 - y]).max(), 1e-5) }
     }
@@ -95,15 +101,22 @@ final class TileTests: XCTestCase {
         let b = try render(out, Rect(x: 0, y: 0, width: 128, height: 96))
         XCTAssertEqual(b[70, 50], buffer[6, 2])
         XCTAssertEqual(b[127, 95], buffer[63, 47])
-        XCTAssertThrowsError(try apply("CIAffineTile", ["inputTransform": .transform(AffineTransform(a: 1, b: 2, c: 2, d: 4, tx: 0, ty: 0))]))
-        XCTAssertThrowsError(try apply("CIAffineClamp", ["inputTransform": .transform(AffineTransform(a: 0, b: 0, c: 0, d: 0, tx: 0, ty: 0))]))
+        XCTAssertThrowsError(
+            try apply("CIAffineTile", ["inputTransform": .transform(AffineTransform(a: 1, b: 2, c: 2, d: 4, tx: 0, ty: 0))]))
+        XCTAssertThrowsError(
+            try apply("CIAffineClamp", ["inputTransform": .transform(AffineTransform(a: 0, b: 0, c: 0, d: 0, tx: 0, ty: 0))]))
     }
 
     func testBadTileParametersThrow() {
         XCTAssertThrowsError(try apply("CISixfoldRotatedTile", ["inputWidth": .number(0)]))
         XCTAssertThrowsError(try apply("CIOpTile", ["inputCenter": .vector([.nan, 1])]))
         XCTAssertThrowsError(try apply("CIClamp", ["inputExtent": .vector([0, 0, 0, 5])]))
-        XCTAssertThrowsError(try apply("CIPerspectiveTile", ["inputTopLeft": .vector([0, 0]), "inputTopRight": .vector([10, 0]),
-                                                           "inputBottomRight": .vector([20, 0]), "inputBottomLeft": .vector([0, 10])]))
+        XCTAssertThrowsError(
+            try apply(
+                "CIPerspectiveTile",
+                [
+                    "inputTopLeft": .vector([0, 0]), "inputTopRight": .vector([10, 0]),
+                    "inputBottomRight": .vector([20, 0]), "inputBottomLeft": .vector([0, 10]),
+                ]))
     }
 }

@@ -65,8 +65,10 @@ final class TransitionTests: XCTestCase {
     func testSwipeMatchesItsBandFormula() throws {
         let (angle, width, time, opacity) = (0.7, 9.0, 0.4, 0.5)
         let color = Color(red: 0.2, green: 0.9, blue: 0.4, alpha: 1)
-        let out = try render(try Image(a).swipeTransition(to: Image(b), time: time, extent: bounds, color: color,
-                                                           angle: angle, width: width, opacity: opacity))
+        let out = try render(
+            try Image(a).swipeTransition(
+                to: Image(b), time: time, extent: bounds, color: color,
+                angle: angle, width: width, opacity: opacity))
         let pa = try render(Image(a)), pb = try render(Image(b))
         let dx = cos(angle), dy = -sin(angle)
         let corners = [(0.0, 0.0), (29.0, 0.0), (0.0, 17.0), (29.0, 17.0)].map { $0.0 * dx + $0.1 * dy }
@@ -90,8 +92,10 @@ final class TransitionTests: XCTestCase {
 
     func testModMatchesItsHoleFormula() throws {
         let (cx, cy, angle, radius, compression, time) = (10.0, 7.0, 0.4, 4.0, 30.0, 0.5)
-        let out = try render(try Image(a).modTransition(to: Image(b), time: time, center: Point(x: cx, y: cy), angle: angle,
-                                                         radius: radius, compression: compression))
+        let out = try render(
+            try Image(a).modTransition(
+                to: Image(b), time: time, center: Point(x: cx, y: cy), angle: angle,
+                radius: radius, compression: compression))
         let pa = try render(Image(a)), pb = try render(Image(b))
         let hole = time * (radius * 2.0.squareRoot() + 1)
         for y in 0..<Self.h {
@@ -115,8 +119,10 @@ final class TransitionTests: XCTestCase {
         // on top, at source x = 2a + pi r - x for x > 2a + pi r - 29.
         let r = 4.0, axis = 12.5
         let shading = Image(color: .white)
-        let out = try render(try Image(a).pageCurlTransition(to: Image(b), backside: Image(c), shading: shading, time: 0.5,
-                                                              extent: bounds, angle: 0, radius: r))
+        let out = try render(
+            try Image(a).pageCurlTransition(
+                to: Image(b), backside: Image(c), shading: shading, time: 0.5,
+                extent: bounds, angle: 0, radius: r))
         let pa = try render(Image(a)), pb = try render(Image(b)), pc = try render(Image(c))
         for y in 0..<Self.h {
             for x in 0..<Self.w {
@@ -137,8 +143,10 @@ final class TransitionTests: XCTestCase {
     }
 
     func testAccordionFoldCompressesAndShades() throws {
-        let out = try render(try Image(a).accordionFoldTransition(to: Image(b), time: 0.5, bottomHeight: 0, numberOfFolds: 3,
-                                                                  foldShadowAmount: 0.1))
+        let out = try render(
+            try Image(a).accordionFoldTransition(
+                to: Image(b), time: 0.5, bottomHeight: 0, numberOfFolds: 3,
+                foldShadowAmount: 0.1))
         let pa = try render(Image(a)), pb = try render(Image(b))
         // Height 8.5 of 17: rows above 8.5 show the target; row 12 samples rows 7 and 8 halfway,
         // in panel 1 (odd), darkened by 0.1 * sin(acos(0.5)) / 2.
@@ -156,8 +164,10 @@ final class TransitionTests: XCTestCase {
         // no shadow far from the edge), the right the image.
         var mask = try PixelBuffer(width: Self.w, height: Self.h, format: .rgbaF32, colorEncoding: .sRGB, alphaMode: .straight)
         for y in 0..<Self.h { for x in 0..<Self.w { mask[x, y] = x < 14 ? SIMD4(0, 0, 0, 1) : SIMD4(1, 1, 1, 1) } }
-        let out = try render(try Image(a).disintegrateTransition(to: Image(b), mask: Image(mask), time: 0.5, shadowRadius: 2,
-                                                                 shadowDensity: 0.65, shadowOffset: Point(x: 0, y: 0)))
+        let out = try render(
+            try Image(a).disintegrateTransition(
+                to: Image(b), mask: Image(mask), time: 0.5, shadowRadius: 2,
+                shadowDensity: 0.65, shadowOffset: Point(x: 0, y: 0)))
         let pa = try render(Image(a)), pb = try render(Image(b))
         for y in 0..<Self.h {
             for x in 0..<3 { XCTAssertLessThanOrEqual(abs(out[x, y] - pb[x, y]).max(), 1e-6, "(\(x), \(y))") }

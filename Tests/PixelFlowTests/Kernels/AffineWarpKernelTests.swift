@@ -25,11 +25,25 @@ final class AffineWarpKernelTests: XCTestCase {
         // The source seen as a tile at (5, -3), so that tile coordinates differ from buffer ones.
         let rect = IntRect(x: 5, y: -3, width: 23, height: 17)
         let transforms: [(String, PixelFlow.AffineTransform)] = [
-            ("rotate 15", PixelFlow.AffineTransform(rotationAngle: 15 * .pi / 180).concatenating(PixelFlow.AffineTransform(translationX: 9, y: -4))),
-            ("rotate 90", PixelFlow.AffineTransform(rotationAngle: .pi / 2).concatenating(PixelFlow.AffineTransform(translationX: 20, y: 1))),
-            ("scale", PixelFlow.AffineTransform(scaleX: 0.43, y: 1.7).concatenating(PixelFlow.AffineTransform(translationX: 3.25, y: -2.5))),
+            (
+                "rotate 15",
+                PixelFlow.AffineTransform(rotationAngle: 15 * .pi / 180).concatenating(
+                    PixelFlow.AffineTransform(translationX: 9, y: -4))
+            ),
+            (
+                "rotate 90",
+                PixelFlow.AffineTransform(rotationAngle: .pi / 2).concatenating(PixelFlow.AffineTransform(translationX: 20, y: 1))
+            ),
+            (
+                "scale",
+                PixelFlow.AffineTransform(scaleX: 0.43, y: 1.7).concatenating(
+                    PixelFlow.AffineTransform(translationX: 3.25, y: -2.5))
+            ),
             ("shear", PixelFlow.AffineTransform(a: 1, b: 0.3, c: -0.45, d: 1.1, tx: 4, ty: -3)),
-            ("flip", PixelFlow.AffineTransform(scaleX: -1, y: -0.75).concatenating(PixelFlow.AffineTransform(translationX: 40, y: 6))),
+            (
+                "flip",
+                PixelFlow.AffineTransform(scaleX: -1, y: -0.75).concatenating(PixelFlow.AffineTransform(translationX: 40, y: 6))
+            ),
             ("far away", PixelFlow.AffineTransform(translationX: 1e12, y: -3e15)),
             ("not finite", PixelFlow.AffineTransform(a: .nan, b: 0, c: 0, d: 1, tx: 0, ty: 0)),
         ]
@@ -43,7 +57,8 @@ final class AffineWarpKernelTests: XCTestCase {
                         for y in [-6, -4, 0, 6, 13, 20] {
                             var out = [SIMD4<Float>](repeating: SIMD4(repeating: 7), count: count)
                             out.withUnsafeMutableBufferPointer {
-                                affineWarpRow(tile, inverse: inv, sampling: .bilinear, x0: x0, y: y, count: count, into: $0.baseAddress!)
+                                affineWarpRow(
+                                    tile, inverse: inv, sampling: .bilinear, x0: x0, y: y, count: count, into: $0.baseAddress!)
                             }
                             let expected = reference(tile, inverse: inv, x0: x0, y: y, count: count)
                             for i in 0..<count where out[i] != expected[i] {

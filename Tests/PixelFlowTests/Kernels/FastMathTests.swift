@@ -18,7 +18,7 @@ final class FastMathTests: XCTestCase {
                 worst = max(worst, rel)
             }
         }
-        XCTAssertLessThan(worst, 2e-6) // tolerance: 2e-6 relative while |p log2 x| <= 40
+        XCTAssertLessThan(worst, 2e-6)  // tolerance: 2e-6 relative while |p log2 x| <= 40
     }
 
     func testSpecialValues() {
@@ -27,7 +27,7 @@ final class FastMathTests: XCTestCase {
         XCTAssertEqual(v.y, 0)
         XCTAssertTrue(v.z.isNaN)
         XCTAssertEqual(v.w, 1, accuracy: 1e-7)
-        XCTAssertEqual(fastSignedPow(SIMD4(repeating: 1e-30), 2).x, 0)          // underflow flushes
+        XCTAssertEqual(fastSignedPow(SIMD4(repeating: 1e-30), 2).x, 0)  // underflow flushes
         XCTAssertEqual(fastSignedPow(SIMD4(repeating: 4), 0.5).x, 2, accuracy: 2e-7)
         XCTAssertEqual(fastExp2(SIMD4(repeating: 10)).x, 1024, accuracy: 1e-3)
         XCTAssertEqual(fastLog2(SIMD4(repeating: 8)).x, 3, accuracy: 1e-6)

@@ -12,8 +12,9 @@ final class KernelReferenceTests: XCTestCase {
     }
 
     func testColorMatrixRow() {
-        let m = ColorMatrix(rows: SIMD4(0.393, 0.769, 0.189, 0.1), SIMD4(0.349, 0.686, 0.168, 0),
-                            SIMD4(0.272, 0.534, 0.131, -0.2), SIMD4(0, 0.5, 0, 1), bias: SIMD4(0.05, 0.02, -0.03, 0.01))
+        let m = ColorMatrix(
+            rows: SIMD4(0.393, 0.769, 0.189, 0.1), SIMD4(0.349, 0.686, 0.168, 0),
+            SIMD4(0.272, 0.534, 0.131, -0.2), SIMD4(0, 0.5, 0, 1), bias: SIMD4(0.05, 0.02, -0.03, 0.01))
         var row = randomRow(301, seed: 1)
         let input = row
         row.withUnsafeMutableBufferPointer { colorMatrixRow($0.baseAddress!, count: $0.count, matrix: m) }
@@ -22,7 +23,7 @@ final class KernelReferenceTests: XCTestCase {
                 let r = m.row(c)
                 var s: Float = r[0] * v[0]
                 s += r[1] * v[1]; s += r[2] * v[2]; s += r[3] * v[3]; s += m.bias[c]
-                XCTAssertEqual(row[i][c], s, accuracy: 1e-6) // tolerance: 1e-6 (summation order)
+                XCTAssertEqual(row[i][c], s, accuracy: 1e-6)  // tolerance: 1e-6 (summation order)
             }
         }
     }
@@ -38,26 +39,30 @@ final class KernelReferenceTests: XCTestCase {
     }
 
     func testGammaRow() {
-      for power in [0.75, 0.5, 2.25, -1.5, 2.2, 0.4545] as [Float] {
-        var row = randomRow(100, seed: 3).map { $0 * 2 - 1 }
-        let input = row
-        row.withUnsafeMutableBufferPointer { gammaRow($0.baseAddress!, count: $0.count, power: power) }
-        for (i, v) in input.enumerated() {
-            for c in 0..<3 {
-                let x = Double(v[c])
-                let ref = x < 0 ? -pow(-x, Double(power)) : pow(x, Double(power))
-                XCTAssertEqual(Double(row[i][c]), ref, accuracy: 2e-6 * max(1, abs(ref))) // tolerance: 2e-6 relative (fastSignedPow)
+        for power in [0.75, 0.5, 2.25, -1.5, 2.2, 0.4545] as [Float] {
+            var row = randomRow(100, seed: 3).map { $0 * 2 - 1 }
+            let input = row
+            row.withUnsafeMutableBufferPointer { gammaRow($0.baseAddress!, count: $0.count, power: power) }
+            for (i, v) in input.enumerated() {
+                for c in 0..<3 {
+                    let x = Double(v[c])
+                    let ref = x < 0 ? -pow(-x, Double(power)) : pow(x, Double(power))
+                    // Tolerance: 2e-6 relative (fastSignedPow).
+                    XCTAssertEqual(Double(row[i][c]), ref, accuracy: 2e-6 * max(1, abs(ref)))
+                }
+                XCTAssertEqual(row[i].w, v.w)
             }
-            XCTAssertEqual(row[i].w, v.w)
         }
-      }
     }
 
     /// Quarter powers go through a reciprocal-square-root estimate and a Newton step: check
     /// relative accuracy across magnitudes (subnormals to 1e30), and zeros, infinities, NaN.
     func testGammaRowQuarterPowersAcrossMagnitudes() {
         // The first two are the subnormals nearest 1e-44 and 3e-39, by bit pattern (literals that small warn).
-        let magnitudes: [Float] = [Float(bitPattern: 7), Float(bitPattern: 0x0020_AAC8), 1.2e-38, 1e-30, 1e-12, 1e-5, 0.003, 0.25, 0.5, 0.9999, 1, 1.5, 7, 1e6, 1e30]
+        let magnitudes: [Float] = [
+            Float(bitPattern: 7), Float(bitPattern: 0x0020_AAC8), 1.2e-38, 1e-30, 1e-12, 1e-5, 0.003, 0.25, 0.5, 0.9999, 1, 1.5,
+            7, 1e6, 1e30,
+        ]
         for power in [0.25, 0.5, 0.75, 1.25, 2.75, -0.5, -1.75] as [Float] {
             var row = magnitudes.flatMap { [SIMD4<Float>($0, -$0, $0 * 0.7, 0.5)] }
             let input = row
@@ -66,8 +71,11 @@ final class KernelReferenceTests: XCTestCase {
                 for c in 0..<3 {
                     let x = Double(v[c])
                     let ref = x < 0 ? -pow(-x, Double(power)) : pow(x, Double(power))
-                    guard abs(ref) < Double(Float.greatestFiniteMagnitude), abs(ref) > Double(Float.leastNormalMagnitude) else { continue }
-                    XCTAssertEqual(Double(row[i][c]), ref, accuracy: 2e-6 * abs(ref), "x \(x) power \(power)") // tolerance: 2e-6 relative
+                    guard abs(ref) < Double(Float.greatestFiniteMagnitude), abs(ref) > Double(Float.leastNormalMagnitude) else {
+                        continue
+                    }
+                    // Tolerance: 2e-6 relative.
+                    XCTAssertEqual(Double(row[i][c]), ref, accuracy: 2e-6 * abs(ref), "x \(x) power \(power)")
                 }
                 XCTAssertEqual(row[i].w, v.w)
             }
@@ -89,7 +97,7 @@ final class KernelReferenceTests: XCTestCase {
         let n = 67
         let fg = randomRow(n, seed: 4).map { $0 * SIMD4($0.w, $0.w, $0.w, 1) }
         var bg = randomRow(n, seed: 5).map { $0 * SIMD4($0.w, $0.w, $0.w, 1) }
-        bg[3] = SIMD4(0.5, 0.25, 0, 0) // transparent background: atop keeps alpha 0
+        bg[3] = SIMD4(0.5, 0.25, 0, 0)  // transparent background: atop keeps alpha 0
         func reference(_ blend: BuiltinBlend, _ f: SIMD4<Float>, _ b: SIMD4<Float>) -> SIMD4<Float> {
             var r = SIMD4<Float>()
             for c in 0..<4 {
@@ -115,7 +123,8 @@ final class KernelReferenceTests: XCTestCase {
                         }
                         pf_store_fence()
                         for i in 0..<count {
-                            XCTAssertEqual(dst[i], reference(blend, fg[i], bg[i]), "\(blend) count \(count) offset \(offset) pixel \(i)")
+                            XCTAssertEqual(
+                                dst[i], reference(blend, fg[i], bg[i]), "\(blend) count \(count) offset \(offset) pixel \(i)")
                         }
                     }
                 }
@@ -123,7 +132,9 @@ final class KernelReferenceTests: XCTestCase {
             // In place over the background, as the tile path runs it.
             var inPlace = bg
             fg.withUnsafeBufferPointer { f in
-                inPlace.withUnsafeMutableBufferPointer { blend.kernel(name: "", extentRule: .union).apply(f.baseAddress!, $0.baseAddress!, n) }
+                inPlace.withUnsafeMutableBufferPointer {
+                    blend.kernel(name: "", extentRule: .union).apply(f.baseAddress!, $0.baseAddress!, n)
+                }
             }
             for i in 0..<n { XCTAssertEqual(inPlace[i], reference(blend, fg[i], bg[i]), "\(blend) in place, pixel \(i)") }
         }
@@ -139,18 +150,23 @@ final class KernelReferenceTests: XCTestCase {
                 var dst = [SIMD4<Float>](repeating: .zero, count: count)
                 src.withUnsafeBufferPointer { s in
                     taps.withUnsafeBufferPointer { t in
-                        dst.withUnsafeMutableBufferPointer { correlateRowHorizontal(s.baseAddress!, taps: t, count: count, into: $0.baseAddress!) }
+                        dst.withUnsafeMutableBufferPointer {
+                            correlateRowHorizontal(s.baseAddress!, taps: t, count: count, into: $0.baseAddress!)
+                        }
                     }
                 }
                 let rows = (0..<ntaps).map { randomRow(count, seed: UInt64(100 + $0 * 7 + count)) }
                 let ptrs = rows.map { r -> UnsafeMutablePointer<SIMD4<Float>> in
-                    let p = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: count); p.initialize(from: r, count: count); return p
+                    let p = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: count); p.initialize(from: r, count: count);
+                    return p
                 }
                 defer { ptrs.forEach { $0.deallocate() } }
                 var out = [SIMD4<Float>](repeating: .zero, count: count)
                 ptrs.map { UnsafePointer($0) }.withUnsafeBufferPointer { rp in
                     taps.withUnsafeBufferPointer { t in
-                        out.withUnsafeMutableBufferPointer { correlateRowsVertical(rp.baseAddress!, taps: t, count: count, into: $0.baseAddress!) }
+                        out.withUnsafeMutableBufferPointer {
+                            correlateRowsVertical(rp.baseAddress!, taps: t, count: count, into: $0.baseAddress!)
+                        }
                     }
                 }
                 for x in 0..<count {
@@ -174,13 +190,17 @@ final class KernelReferenceTests: XCTestCase {
                 for count in [1, 3, 4, 5, 8, 13, 67] {
                     let rows = (0..<(ntaps + outputs - 1)).map { randomRow(count, seed: UInt64(500 + $0 * 13 + count + outputs)) }
                     let ptrs = rows.map { r -> UnsafeMutablePointer<SIMD4<Float>> in
-                        let p = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: count); p.initialize(from: r, count: count); return p
+                        let p = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: count); p.initialize(from: r, count: count);
+                        return p
                     }
                     let outs = (0..<outputs).map { _ in UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: count) }
                     defer { ptrs.forEach { $0.deallocate() }; outs.forEach { $0.deallocate() } }
                     ptrs.map { UnsafePointer($0) }.withUnsafeBufferPointer { rp in
                         taps.withUnsafeBufferPointer { t in
-                            outs.withUnsafeBufferPointer { correlateRowsVertical(rp.baseAddress!, taps: t, count: count, into: $0.baseAddress!, outputs: outputs) }
+                            outs.withUnsafeBufferPointer {
+                                correlateRowsVertical(
+                                    rp.baseAddress!, taps: t, count: count, into: $0.baseAddress!, outputs: outputs)
+                            }
                         }
                     }
                     for j in 0..<outputs {
@@ -188,7 +208,9 @@ final class KernelReferenceTests: XCTestCase {
                             var v = SIMD4<Float>.zero
                             for k in 0..<ntaps { v = v + rows[j + k][x] * taps[k] }
                             for c in 0..<4 where outs[j][x][c].bitPattern != v[c].bitPattern {
-                                XCTFail("\(ntaps) taps, \(outputs) outputs, count \(count): row \(j) x \(x) channel \(c): \(outs[j][x][c]) != \(v[c])")
+                                XCTFail(
+                                    "\(ntaps) taps, \(outputs) outputs, count \(count): row \(j) x \(x) channel \(c): \(outs[j][x][c]) != \(v[c])"
+                                )
                                 return
                             }
                         }
@@ -218,12 +240,16 @@ final class KernelReferenceTests: XCTestCase {
             row.withUnsafeBufferPointer { s in
                 out.withUnsafeMutableBytes { d in
                     scratch.withUnsafeMutableBufferPointer { sc in
-                        storeRowRGBA(s.baseAddress!, count: count, format: .gray8, into: d.baseAddress!, encodeSRGB: false, scratch: sc.baseAddress!)
+                        storeRowRGBA(
+                            s.baseAddress!, count: count, format: .gray8, into: d.baseAddress!, encodeSRGB: false,
+                            scratch: sc.baseAddress!)
                     }
                 }
             }
             for i in 0..<count {
-                XCTAssertEqual(out[i], PixelBuffer._quantize8(SIMD4(repeating: PixelBuffer._luma(row[i])))[0], "pixel \(i) of \(count): \(row[i])")
+                XCTAssertEqual(
+                    out[i], PixelBuffer._quantize8(SIMD4(repeating: PixelBuffer._luma(row[i])))[0],
+                    "pixel \(i) of \(count): \(row[i])")
             }
         }
     }
@@ -234,13 +260,15 @@ final class KernelReferenceTests: XCTestCase {
         var dst = [SIMD4<Float>](repeating: .zero, count: 40)
         src.withUnsafeBufferPointer { s in
             taps.withUnsafeBufferPointer { t in
-                dst.withUnsafeMutableBufferPointer { correlateRowHorizontal(s.baseAddress!, taps: t, count: 40, into: $0.baseAddress!) }
+                dst.withUnsafeMutableBufferPointer {
+                    correlateRowHorizontal(s.baseAddress!, taps: t, count: 40, into: $0.baseAddress!)
+                }
             }
         }
         for x in 0..<40 {
             var acc = SIMD4<Float>.zero
             for k in 0..<5 { acc += src[x + k] * taps[k] }
-            XCTAssertEqual(dst[x], acc) // tolerance: 0
+            XCTAssertEqual(dst[x], acc)  // tolerance: 0
         }
         // Vertical over 5 rows of 13 pixels (exercises the 4-wide loop and the tail).
         let rows = (0..<5).map { randomRow(13, seed: 10 + UInt64($0)) }
@@ -252,13 +280,15 @@ final class KernelReferenceTests: XCTestCase {
         let cptrs = ptrs.map { UnsafePointer($0) }
         cptrs.withUnsafeBufferPointer { rp in
             taps.withUnsafeBufferPointer { t in
-                out.withUnsafeMutableBufferPointer { correlateRowsVertical(rp.baseAddress!, taps: t, count: 13, into: $0.baseAddress!) }
+                out.withUnsafeMutableBufferPointer {
+                    correlateRowsVertical(rp.baseAddress!, taps: t, count: 13, into: $0.baseAddress!)
+                }
             }
         }
         for x in 0..<13 {
             var acc = SIMD4<Float>.zero
             for k in 0..<5 { acc += rows[k][x] * taps[k] }
-            XCTAssertEqual(out[x], acc) // tolerance: 0
+            XCTAssertEqual(out[x], acc)  // tolerance: 0
         }
     }
 
@@ -268,15 +298,16 @@ final class KernelReferenceTests: XCTestCase {
         var dst = [SIMD4<Float>](repeating: .zero, count: 200)
         src.withUnsafeBufferPointer { s in
             dst.withUnsafeMutableBufferPointer {
-                boxRowRestarting(s.baseAddress!, srcStart: 60, outStart: 64, count: 200, radius: 3, block: 64,
-                                 scale: 1.0 / 7, into: $0.baseAddress!)
+                boxRowRestarting(
+                    s.baseAddress!, srcStart: 60, outStart: 64, count: 200, radius: 3, block: 64,
+                    scale: 1.0 / 7, into: $0.baseAddress!)
             }
         }
         for i in 0..<200 {
             let c = 64 + i
             var acc = SIMD4<Float>.zero
             for k in (c - 3)...(c + 3) { acc += src[k - 60] }
-            XCTAssertLessThan(abs(dst[i] - acc / 7).max(), 2e-6) // tolerance: 2e-6 (running sum drift)
+            XCTAssertLessThan(abs(dst[i] - acc / 7).max(), 2e-6)  // tolerance: 2e-6 (running sum drift)
         }
     }
 
@@ -341,7 +372,8 @@ final class PremultipliedMatrixTests: XCTestCase {
             expected = expected * SIMD4(expected.w, expected.w, expected.w, 1)
             XCTAssertLessThan(abs(pm.apply(c) - expected).max(), 2e-6)
         }
-        XCTAssertNil(ColorMatrix(rows: SIMD4(1, 0, 0, 0.5), SIMD4(0, 1, 0, 0), SIMD4(0, 0, 1, 0), SIMD4(0, 0, 0, 1)).premultipliedForm)
+        XCTAssertNil(
+            ColorMatrix(rows: SIMD4(1, 0, 0, 0.5), SIMD4(0, 1, 0, 0), SIMD4(0, 0, 1, 0), SIMD4(0, 0, 0, 1)).premultipliedForm)
         // End to end: a float source rendered straight into a float destination (streamed,
         // premultiplied form) agrees with the straight path.
         let src = TestImages.random(width: 45, height: 21, format: .rgbaF32, seed: 8)
@@ -349,7 +381,8 @@ final class PremultipliedMatrixTests: XCTestCase {
         let streamed = try RenderContext(threadCount: 2, tileWidth: 16, tileHeight: 8).makeBuffer(img, format: .rgbaF32)
         let straight = try RenderContext().makeBuffer(img, format: .rgbaF32, alphaMode: .straight).premultiplied()
         XCTAssertLessThan(maxDifference(streamed, straight), 2e-6)
-        XCTAssertNil(ColorMatrix(rows: SIMD4(1, 0, 0, 0), SIMD4(0, 1, 0, 0), SIMD4(0, 0, 1, 0), SIMD4(0, 0, 0, 0.5)).premultipliedForm)
+        XCTAssertNil(
+            ColorMatrix(rows: SIMD4(1, 0, 0, 0), SIMD4(0, 1, 0, 0), SIMD4(0, 0, 1, 0), SIMD4(0, 0, 0, 0.5)).premultipliedForm)
     }
 
     /// A lone alpha-preserving matrix on premultiplied floats runs as a one-step point program
@@ -376,7 +409,9 @@ final class PremultipliedMatrixTests: XCTestCase {
             }
             var part = try PixelBuffer(width: 19, height: 6, format: .rgbaF32)
             try ctx.render(img, rect: Rect(x: 13, y: 9, width: 19, height: 6), to: &part)
-            for y in 0..<6 { for x in 0..<19 { XCTAssertEqual(part[x, y], expected[(y + 9) * w + x + 13], "sub-rect \(x), \(y)") } }
+            for y in 0..<6 {
+                for x in 0..<19 { XCTAssertEqual(part[x, y], expected[(y + 9) * w + x + 13], "sub-rect \(x), \(y)") }
+            }
         }
         // Loaded into tiles first: the same kernel on the decoded pixels.
         var tagged = src
@@ -385,7 +420,8 @@ final class PremultipliedMatrixTests: XCTestCase {
         decoded.withUnsafeMutableBytes { raw in
             colorMatrixRow(raw.baseAddress!.assumingMemoryBound(to: SIMD4<Float>.self), count: w * h, matrix: pm)
         }
-        let out = try RenderContext(threadCount: 2, tileWidth: 16, tileHeight: 8).makeBuffer(Image(tagged).sepiaTone(intensity: 0.6), format: .rgbaF32)
+        let out = try RenderContext(threadCount: 2, tileWidth: 16, tileHeight: 8).makeBuffer(
+            Image(tagged).sepiaTone(intensity: 0.6), format: .rgbaF32)
         XCTAssertEqual(out, decoded)
     }
 }

@@ -17,14 +17,17 @@ final class PointProgramTests: XCTestCase {
         }
     }
 
-    let sepia = ColorMatrix(rows: SIMD4(0.393, 0.769, 0.189, 0), SIMD4(0.349, 0.686, 0.168, 0),
-                            SIMD4(0.272, 0.534, 0.131, 0), SIMD4(0, 0, 0, 1), bias: SIMD4(0.05, 0.02, -0.03, 0))
+    let sepia = ColorMatrix(
+        rows: SIMD4(0.393, 0.769, 0.189, 0), SIMD4(0.349, 0.686, 0.168, 0),
+        SIMD4(0.272, 0.534, 0.131, 0), SIMD4(0, 0, 0, 1), bias: SIMD4(0.05, 0.02, -0.03, 0))
     /// Alpha feeds the colors (alpha column) but is kept.
-    let alphaColumn = ColorMatrix(rows: SIMD4(0.9, 0.1, 0, 0.2), SIMD4(0, 1, 0.1, -0.1),
-                                  SIMD4(0.2, 0, 0.8, 0.05), SIMD4(0, 0, 0, 1), bias: SIMD4(0.01, 0, 0.02, 0))
+    let alphaColumn = ColorMatrix(
+        rows: SIMD4(0.9, 0.1, 0, 0.2), SIMD4(0, 1, 0.1, -0.1),
+        SIMD4(0.2, 0, 0.8, 0.05), SIMD4(0, 0, 0, 1), bias: SIMD4(0.01, 0, 0.02, 0))
     /// Changes alpha.
-    let general = ColorMatrix(rows: SIMD4(0.5, 0.2, 0.1, 0.1), SIMD4(0.1, 0.7, 0.1, 0),
-                              SIMD4(0, 0.3, 0.6, 0), SIMD4(0.1, 0.1, 0.1, 0.6), bias: SIMD4(0, 0.1, 0, 0.05))
+    let general = ColorMatrix(
+        rows: SIMD4(0.5, 0.2, 0.1, 0.1), SIMD4(0.1, 0.7, 0.1, 0),
+        SIMD4(0, 0.3, 0.6, 0), SIMD4(0.1, 0.1, 0.1, 0.6), bias: SIMD4(0, 0.1, 0, 0.05))
 
     func gamma(_ p: Float) -> Op {
         var k = ColorKernel(name: "gamma \(p)") { px, n in gammaRow(px, count: n, power: p) }
@@ -50,7 +53,9 @@ final class PointProgramTests: XCTestCase {
         return row
     }
 
-    func assertSame(_ a: [SIMD4<Float>], _ b: [SIMD4<Float>], _ message: String, file: StaticString = #filePath, line: UInt = #line) {
+    func assertSame(
+        _ a: [SIMD4<Float>], _ b: [SIMD4<Float>], _ message: String, file: StaticString = #filePath, line: UInt = #line
+    ) {
         XCTAssertEqual(a.count, b.count, file: file, line: line)
         func same(_ x: SIMD4<Float>, _ y: SIMD4<Float>) -> Bool {
             (0..<4).allSatisfy { x[$0] == y[$0] || (x[$0].isNaN && y[$0].isNaN) }
@@ -66,8 +71,14 @@ final class PointProgramTests: XCTestCase {
             ("sepia", [.colorMatrix(sepia)]),
             ("alpha column", [.colorMatrix(alphaColumn)]),
             ("general", [.colorMatrix(general)]),
-            ("chain5", [.colorMatrix(ColorMatrix.invert.concatenating(.colorControls(saturation: 1.2, brightness: 0.1, contrast: 1.1))),
-                        gamma(0.75), .colorMatrix(sepia.concatenating(.exposure(ev: 0.5)))]),
+            (
+                "chain5",
+                [
+                    .colorMatrix(
+                        ColorMatrix.invert.concatenating(.colorControls(saturation: 1.2, brightness: 0.1, contrast: 1.1))),
+                    gamma(0.75), .colorMatrix(sepia.concatenating(.exposure(ev: 0.5))),
+                ]
+            ),
             ("gammas", [gamma(0.25), gamma(1.5), gamma(-0.5), gamma(2), gamma(3.75), gamma(-2.25)]),
             // One gamma of power whole + rest / 4 (whole 0 or 1, rest 1 to 3, not inverted):
             // the pipelined loop of the AVX2 variant, with any matrices before and after it.
@@ -78,8 +89,13 @@ final class PointProgramTests: XCTestCase {
             // Powers above 1 overflow on the unpremultiplied tiny alphas; a matrix after an
             // infinite color computes alpha 0 * inf = NaN on the interleaved path, while the
             // program keeps a fixed alpha, so only the finite cases have a matrix after.
-            ("two matrices, gamma 1.25, two matrices", [.colorMatrix(sepia), .colorMatrix(alphaColumn), gamma(1.25),
-                                                        .colorMatrix(general), .colorMatrix(sepia)]),
+            (
+                "two matrices, gamma 1.25, two matrices",
+                [
+                    .colorMatrix(sepia), .colorMatrix(alphaColumn), gamma(1.25),
+                    .colorMatrix(general), .colorMatrix(sepia),
+                ]
+            ),
             ("sepia, gamma 1.5", [.colorMatrix(sepia), gamma(1.5)]),
             ("sepia, gamma 1.75", [.colorMatrix(sepia), gamma(1.75)]),
         ]
@@ -100,21 +116,26 @@ final class PointProgramTests: XCTestCase {
                                 let all = raw.bindMemory(to: SIMD4<Float>.self, capacity: count + 4)
                                 all.initialize(repeating: SIMD4(9, 9, 9, 9), count: count + 4)
                                 input.withUnsafeBufferPointer { s in
-                                    program.run(s.baseAddress!, all + offset, count: count, unpremultiplyInput: unpremultiply,
-                                                premultiplyOutput: premultiply, stream: stream)
+                                    program.run(
+                                        s.baseAddress!, all + offset, count: count, unpremultiplyInput: unpremultiply,
+                                        premultiplyOutput: premultiply, stream: stream)
                                 }
                                 pf_store_fence()
-                                let label = "\(name) n=\(count) unpremultiply=\(unpremultiply) premultiply=\(premultiply) stream=\(stream) offset=\(offset)"
+                                let label =
+                                    "\(name) n=\(count) unpremultiply=\(unpremultiply) premultiply=\(premultiply) stream=\(stream) offset=\(offset)"
                                 assertSame(Array(UnsafeBufferPointer(start: all + offset, count: count)), expected, label)
                                 for i in 0..<offset { XCTAssertEqual(all[i], SIMD4(9, 9, 9, 9), label + " before") }
-                                for i in offset + count..<count + 4 { XCTAssertEqual(all[i], SIMD4(9, 9, 9, 9), label + " after") }
+                                for i in offset + count..<count + 4 {
+                                    XCTAssertEqual(all[i], SIMD4(9, 9, 9, 9), label + " after")
+                                }
                             }
                         }
                         // In place.
                         var inPlace = input
                         inPlace.withUnsafeMutableBufferPointer { d in
-                            program.run(UnsafePointer(d.baseAddress!), d.baseAddress!, count: count, unpremultiplyInput: unpremultiply,
-                                        premultiplyOutput: premultiply, stream: false)
+                            program.run(
+                                UnsafePointer(d.baseAddress!), d.baseAddress!, count: count, unpremultiplyInput: unpremultiply,
+                                premultiplyOutput: premultiply, stream: false)
                         }
                         assertSame(inPlace, expected, "\(name) n=\(count) in place")
                     }
@@ -133,8 +154,10 @@ final class PointProgramTests: XCTestCase {
             [gamma(1.5), .colorMatrix(alphaColumn)],
             [.colorMatrix(sepia), gamma(1.25)],
         ]
-        let flagSets = [Int32(PF_PROGRAM_UNPREMULTIPLY_INPUT | PF_PROGRAM_PREMULTIPLY_OUTPUT), Int32(PF_PROGRAM_ZERO_TRANSPARENT),
-                        Int32(PF_PROGRAM_UNPREMULTIPLY_INPUT | PF_PROGRAM_ZERO_TRANSPARENT), Int32(PF_PROGRAM_PREMULTIPLY_OUTPUT), 0]
+        let flagSets = [
+            Int32(PF_PROGRAM_UNPREMULTIPLY_INPUT | PF_PROGRAM_PREMULTIPLY_OUTPUT), Int32(PF_PROGRAM_ZERO_TRANSPARENT),
+            Int32(PF_PROGRAM_UNPREMULTIPLY_INPUT | PF_PROGRAM_ZERO_TRANSPARENT), Int32(PF_PROGRAM_PREMULTIPLY_OUTPUT), 0,
+        ]
         for ops in programs {
             var steps: [pf_point_step] = []
             for op in ops {
@@ -148,20 +171,25 @@ final class PointProgramTests: XCTestCase {
                     input.withUnsafeBufferPointer { s in
                         steps.withUnsafeBufferPointer { st in
                             a.withUnsafeMutableBufferPointer { d in
-                                pf_point_program(s.baseAddress!, d.baseAddress!, count, st.baseAddress!, Int32(st.count), flags, 0)
+                                pf_point_program(
+                                    s.baseAddress!, d.baseAddress!, count, st.baseAddress!, Int32(st.count), flags, 0)
                             }
                             b.withUnsafeMutableBufferPointer { d in
-                                pf_point_program(s.baseAddress!, d.baseAddress!, count, st.baseAddress!, Int32(st.count), flags, 1)
+                                pf_point_program(
+                                    s.baseAddress!, d.baseAddress!, count, st.baseAddress!, Int32(st.count), flags, 1)
                             }
                             c.withUnsafeMutableBufferPointer { d in
-                                pf_point_program_run(s.baseAddress!, d.baseAddress!, count, st.baseAddress!, Int32(st.count), flags)
+                                pf_point_program_run(
+                                    s.baseAddress!, d.baseAddress!, count, st.baseAddress!, Int32(st.count), flags)
                             }
                         }
                     }
                     for i in 0..<count {
                         for (other, label) in [(b, "pipelined"), (c, "dispatched")] {
                             for ch in 0..<4 where a[i][ch].bitPattern != other[i][ch].bitPattern {
-                                XCTFail("\(ops.count) steps, flags \(flags), n=\(count), \(label): pixel \(i) channel \(ch): \(a[i]) vs \(other[i]) input \(input[i])")
+                                XCTFail(
+                                    "\(ops.count) steps, flags \(flags), n=\(count), \(label): pixel \(i) channel \(ch): \(a[i]) vs \(other[i]) input \(input[i])"
+                                )
                                 return
                             }
                         }
@@ -197,7 +225,13 @@ final class PointProgramTests: XCTestCase {
         for (i, v) in input.enumerated() {
             XCTAssertEqual(pm[i], SIMD4(v.x * v.w, v.y * v.w, v.z * v.w, v.w), "premultiply \(i)")
             let u: SIMD4<Float>
-            if v.w == 1 { u = v } else if v.w > 0 { let r = 1 / v.w; u = SIMD4(v.x * r, v.y * r, v.z * r, v.w) } else { u = .zero }
+            if v.w == 1 {
+                u = v
+            } else if v.w > 0 {
+                let r = 1 / v.w; u = SIMD4(v.x * r, v.y * r, v.z * r, v.w)
+            } else {
+                u = .zero
+            }
             XCTAssertEqual(un[i], u, "unpremultiply \(i)")
             XCTAssertEqual(zero[i], v.w > 0 ? v : .zero, "zero transparent \(i)")
         }
@@ -230,7 +264,9 @@ final class DispatchedRowKernelTests: XCTestCase {
             }
             for i in 0..<n {
                 let p = Array(bytes[(4 * i)..<(4 * i + 4)])
-                let want = SIMD4(SRGB.decodeTable[Int(p[0])], SRGB.decodeTable[Int(p[1])], SRGB.decodeTable[Int(p[2])], Float(p[3]) * (1 / 255))
+                let want = SIMD4(
+                    SRGB.decodeTable[Int(p[0])], SRGB.decodeTable[Int(p[1])], SRGB.decodeTable[Int(p[2])], Float(p[3]) * (1 / 255)
+                )
                 for c in 0..<4 {
                     XCTAssertEqual(run[i][c].bitPattern, want[c].bitPattern, "row of \(n), pixel \(i), channel \(c)")
                     XCTAssertEqual(inline[i][c].bitPattern, want[c].bitPattern, "row of \(n), pixel \(i), channel \(c) (inline)")
@@ -244,8 +280,10 @@ final class DispatchedRowKernelTests: XCTestCase {
     /// every decoded code, random values around [0, 1] and the special values, in rows whose
     /// lengths are not multiples of 8.
     func testSRGBRowStoreMatchesTheScalarEncoder() {
-        var values: [Float] = [.nan, .infinity, -.infinity, 0, -0.0, 1, Float(1).nextDown, Float(1).nextUp,
-                               .leastNonzeroMagnitude, -.leastNonzeroMagnitude, 0.5, 2, -1]
+        var values: [Float] = [
+            .nan, .infinity, -.infinity, 0, -0.0, 1, Float(1).nextDown, Float(1).nextUp,
+            .leastNonzeroMagnitude, -.leastNonzeroMagnitude, 0.5, 2, -1,
+        ]
         for k in 0..<255 {
             var t = SRGB.thresholds[k]
             for _ in 0..<3 { t = t.nextDown }
@@ -256,8 +294,9 @@ final class DispatchedRowKernelTests: XCTestCase {
         values += (0..<4000).map { _ in r.unit() * 1.4 - 0.2 }
         for n in [values.count, 13, 8, 7, 1] {
             let pixels = (0..<n).map { i in
-                SIMD4(values[i % values.count], values[(i * 7 + 3) % values.count], values[(i * 13 + 5) % values.count],
-                      values[(i * 31 + 1) % values.count])
+                SIMD4(
+                    values[i % values.count], values[(i * 7 + 3) % values.count], values[(i * 13 + 5) % values.count],
+                    values[(i * 31 + 1) % values.count])
             }
             var inline = [UInt8](repeating: 0, count: 4 * n), run = inline
             SRGB.thresholds.withUnsafeBufferPointer { t in
@@ -312,7 +351,8 @@ final class DispatchedRowKernelTests: XCTestCase {
                 pf_bilinear_half_rgba8_row_run(top, bottom, count, &h2)
             }
             for ch in 0..<4 {
-                XCTAssertEqual(h1.map { $0[ch].bitPattern }, h2.map { $0[ch].bitPattern }, "half bilinear n=\(count) channel \(ch)")
+                XCTAssertEqual(
+                    h1.map { $0[ch].bitPattern }, h2.map { $0[ch].bitPattern }, "half bilinear n=\(count) channel \(ch)")
             }
         }
         let w: [Float] = [-2, -1, 0, -1, 1, 1, 0, 1, 2.5]
@@ -324,7 +364,9 @@ final class DispatchedRowKernelTests: XCTestCase {
                     pf_correlate3x3_row(p, p + 1, p + 2, w, SIMD4(0.1, 0.3, -0.2, 0.05), rgbOnly, count, &c1)
                     pf_correlate3x3_row_run(p, p + 1, p + 2, w, SIMD4(0.1, 0.3, -0.2, 0.05), rgbOnly, count, &c2)
                     for ch in 0..<4 {
-                        XCTAssertEqual(c1.map { $0[ch].bitPattern }, c2.map { $0[ch].bitPattern }, "n=\(count) rgbOnly=\(rgbOnly) channel \(ch)")
+                        XCTAssertEqual(
+                            c1.map { $0[ch].bitPattern }, c2.map { $0[ch].bitPattern },
+                            "n=\(count) rgbOnly=\(rgbOnly) channel \(ch)")
                     }
                 }
             }

@@ -9,9 +9,11 @@ final class StencilFastPathTests: XCTestCase {
 
     /// Floats near every rounding boundary of the 8-bit quantizer, and special values.
     func quantizerProbes() -> [Float] {
-        var v: [Float] = [0, -0, 1, -1, 0.5, 2, 255, 1e30, -1e30, .infinity, -.infinity, .nan,
-                          -.nan, .leastNonzeroMagnitude, -.leastNonzeroMagnitude, .greatestFiniteMagnitude,
-                          Float(bitPattern: 0x7FC0_0001), Float(bitPattern: 0xFFC0_0000)]
+        var v: [Float] = [
+            0, -0, 1, -1, 0.5, 2, 255, 1e30, -1e30, .infinity, -.infinity, .nan,
+            -.nan, .leastNonzeroMagnitude, -.leastNonzeroMagnitude, .greatestFiniteMagnitude,
+            Float(bitPattern: 0x7FC0_0001), Float(bitPattern: 0xFFC0_0000),
+        ]
         for k in -1...257 {
             // v * 255 + 0.5 crosses k at v = (k - 0.5) / 255.
             var lo = (Float(k) - 0.5) / 255, hi = lo
@@ -32,16 +34,19 @@ final class StencilFastPathTests: XCTestCase {
                 var src = [SIMD4<Float>]()
                 for i in 0..<count {
                     let j = 4 * i + shift
-                    src.append(SIMD4(probes[j % probes.count], probes[(j + 1) % probes.count],
-                                     probes[(j + 2) % probes.count], probes[(j + 3) % probes.count]))
+                    src.append(
+                        SIMD4(
+                            probes[j % probes.count], probes[(j + 1) % probes.count],
+                            probes[(j + 2) % probes.count], probes[(j + 3) % probes.count]))
                 }
                 var out = [SIMD4<UInt8>](repeating: SIMD4(repeating: 7), count: count + 1)
                 var scratch = [SIMD4<Float>](repeating: .zero, count: count)
                 src.withUnsafeBufferPointer { s in
                     out.withUnsafeMutableBytes { d in
                         scratch.withUnsafeMutableBufferPointer { sc in
-                            storeRowRGBA(s.baseAddress!, count: count, format: .rgba8, into: d.baseAddress!,
-                                         encodeSRGB: false, scratch: sc.baseAddress!)
+                            storeRowRGBA(
+                                s.baseAddress!, count: count, format: .rgba8, into: d.baseAddress!,
+                                encodeSRGB: false, scratch: sc.baseAddress!)
                         }
                     }
                 }
@@ -61,7 +66,9 @@ final class StencilFastPathTests: XCTestCase {
         for count in [1, 2, 5, 256] {
             var out = [SIMD4<Float>](repeating: .zero, count: count)
             bytes.withUnsafeBytes { s in
-                out.withUnsafeMutableBufferPointer { loadRowRGBA(s.baseAddress!, format: .rgba8, count: count, into: $0.baseAddress!, decodeSRGB: false) }
+                out.withUnsafeMutableBufferPointer {
+                    loadRowRGBA(s.baseAddress!, format: .rgba8, count: count, into: $0.baseAddress!, decodeSRGB: false)
+                }
             }
             for i in 0..<count {
                 let v = bytes[i]
@@ -74,7 +81,9 @@ final class StencilFastPathTests: XCTestCase {
 
     func testCorrelate3x3MatchesScalarLoop() {
         var rng = SeededRandom(seed: 31)
-        func row(_ n: Int) -> [SIMD4<Float>] { (0..<n).map { _ in SIMD4(rng.unit(), rng.unit(), rng.unit(), rng.unit()) * 4 - 2 } }
+        func row(_ n: Int) -> [SIMD4<Float>] {
+            (0..<n).map { _ in SIMD4(rng.unit(), rng.unit(), rng.unit(), rng.unit()) * 4 - 2 }
+        }
         for count in [0, 1, 2, 3, 4, 5, 9, 16, 17] {
             let rows = (0..<3).map { _ in row(count + 2) }
             let weights: [Float] = (0..<9).map { _ in rng.unit() * 2 - 1 }
@@ -90,8 +99,9 @@ final class StencilFastPathTests: XCTestCase {
                 cptrs.withUnsafeBufferPointer { rp in
                     weights.withUnsafeBufferPointer { w in
                         out.withUnsafeMutableBufferPointer {
-                            correlate2D(rp.baseAddress!, kw: 3, kh: 3, weights: w, bias: bias, rgbOnly: rgbOnly,
-                                        count: count, into: $0.baseAddress!)
+                            correlate2D(
+                                rp.baseAddress!, kw: 3, kh: 3, weights: w, bias: bias, rgbOnly: rgbOnly,
+                                count: count, into: $0.baseAddress!)
                         }
                     }
                 }
@@ -119,12 +129,14 @@ final class StencilFastPathTests: XCTestCase {
         var out = [SIMD4<Float>](repeating: .zero, count: rect.width * rect.height)
         let inv = t.inverted()!
         w.withUnsafeMutableBytes { raw in
-            let tile = Tile(base: raw.baseAddress!.assumingMemoryBound(to: SIMD4<Float>.self), stride: working.bytesPerRow / 16,
-                            rect: IntRect(x: 0, y: 0, width: working.width, height: working.height))
+            let tile = Tile(
+                base: raw.baseAddress!.assumingMemoryBound(to: SIMD4<Float>.self), stride: working.bytesPerRow / 16,
+                rect: IntRect(x: 0, y: 0, width: working.width, height: working.height))
             out.withUnsafeMutableBufferPointer { o in
                 for y in 0..<rect.height {
-                    affineWarpRow(tile, inverse: inv, sampling: .bilinear, x0: rect.x, y: rect.y + y, count: rect.width,
-                                  into: o.baseAddress! + y * rect.width)
+                    affineWarpRow(
+                        tile, inverse: inv, sampling: .bilinear, x0: rect.x, y: rect.y + y, count: rect.width,
+                        into: o.baseAddress! + y * rect.width)
                 }
             }
         }
@@ -132,12 +144,24 @@ final class StencilFastPathTests: XCTestCase {
     }
 
     func transforms() -> [(String, PixelFlow.AffineTransform)] {
-        [("half", PixelFlow.AffineTransform(scaleX: 0.5, y: 0.5)),
-         ("double", PixelFlow.AffineTransform(scaleX: 2, y: 2)),
-         ("uneven", PixelFlow.AffineTransform(scaleX: 0.37, y: 1.6).concatenating(PixelFlow.AffineTransform(translationX: 3.25, y: -2.5))),
-         ("flip", PixelFlow.AffineTransform(scaleX: -1, y: 0.75).concatenating(PixelFlow.AffineTransform(translationX: 40, y: 0.3))),
-         ("shift", PixelFlow.AffineTransform(translationX: 0.3, y: -0.6)),
-         ("half, shifted", PixelFlow.AffineTransform(scaleX: 0.5, y: 0.5).concatenating(PixelFlow.AffineTransform(translationX: 1, y: 3)))]
+        [
+            ("half", PixelFlow.AffineTransform(scaleX: 0.5, y: 0.5)),
+            ("double", PixelFlow.AffineTransform(scaleX: 2, y: 2)),
+            (
+                "uneven",
+                PixelFlow.AffineTransform(scaleX: 0.37, y: 1.6).concatenating(
+                    PixelFlow.AffineTransform(translationX: 3.25, y: -2.5))
+            ),
+            (
+                "flip",
+                PixelFlow.AffineTransform(scaleX: -1, y: 0.75).concatenating(PixelFlow.AffineTransform(translationX: 40, y: 0.3))
+            ),
+            ("shift", PixelFlow.AffineTransform(translationX: 0.3, y: -0.6)),
+            (
+                "half, shifted",
+                PixelFlow.AffineTransform(scaleX: 0.5, y: 0.5).concatenating(PixelFlow.AffineTransform(translationX: 1, y: 3))
+            ),
+        ]
     }
 
     func testScaleWarpMatchesGenericPath() throws {
@@ -155,8 +179,9 @@ final class StencilFastPathTests: XCTestCase {
                 // behind a point operation (computed into a tile).
                 let inputs: [(String, Image)] = [("source", Image(b)), ("tile", try Image(b).colorInverted())]
                 for (iname, input) in inputs {
-                    let working = try base.makeBuffer(input, format: .rgbaF32, colorEncoding: cm == .linear ? .linear : .sRGB,
-                                                      alphaMode: .premultiplied)
+                    let working = try base.makeBuffer(
+                        input, format: .rgbaF32, colorEncoding: cm == .linear ? .linear : .sRGB,
+                        alphaMode: .premultiplied)
                     for (tname, t) in transforms() {
                         // A rect reaching past the warped image on every side (edges, transparent outside).
                         let extent = IntRect(covering: try input.transformed(by: t).extent)
@@ -164,14 +189,16 @@ final class StencilFastPathTests: XCTestCase {
                         // The generic rows; the engine clears what lies outside the warp's extent.
                         var expected = genericWarp(working, t, rect: rect)
                         for y in 0..<rect.height {
-                            for x in 0..<rect.width where !extent.contains(IntRect(x: rect.x + x, y: rect.y + y, width: 1, height: 1)) {
+                            for x in 0..<rect.width
+                            where !extent.contains(IntRect(x: rect.x + x, y: rect.y + y, width: 1, height: 1)) {
                                 expected[y * rect.width + x] = .zero
                             }
                         }
                         for (threads, tw, th) in [(1, 16, 16), (2, 64, 64), (3, 256, 64), (1, 7, 5)] {
                             let ctx = RenderContext(threadCount: threads, tileWidth: tw, tileHeight: th, colorManagement: cm)
-                            let out = try ctx.makeBuffer(try input.transformed(by: t), rect: rect.rect, format: .rgbaF32,
-                                                         colorEncoding: cm == .linear ? .linear : .sRGB, alphaMode: .premultiplied)
+                            let out = try ctx.makeBuffer(
+                                try input.transformed(by: t), rect: rect.rect, format: .rgbaF32,
+                                colorEncoding: cm == .linear ? .linear : .sRGB, alphaMode: .premultiplied)
                             var first: String?
                             for y in 0..<rect.height {
                                 for x in 0..<rect.width where first == nil && out[x, y] != expected[y * rect.width + x] {
@@ -189,8 +216,9 @@ final class StencilFastPathTests: XCTestCase {
     func testHalfScaleIsTheTwoByTwoMean() throws {
         let b = TestImages.random(width: 64, height: 48, format: .rgbaF32, seed: 9, alphaMode: .premultiplied)
         let out = try RenderContext(threadCount: 2, colorManagement: .none)
-            .makeBuffer(try Image(b).transformed(by: PixelFlow.AffineTransform(scaleX: 0.5, y: 0.5)), format: .rgbaF32,
-                        colorEncoding: .sRGB, alphaMode: .premultiplied)
+            .makeBuffer(
+                try Image(b).transformed(by: PixelFlow.AffineTransform(scaleX: 0.5, y: 0.5)), format: .rgbaF32,
+                colorEncoding: .sRGB, alphaMode: .premultiplied)
         XCTAssertEqual(out.width, 32)
         var m: Float = 0
         for y in 0..<24 {
@@ -215,7 +243,11 @@ final class StencilFastPathTests: XCTestCase {
             for y in 0..<27 {
                 for x in 0..<41 {
                     var acc = SIMD4<Float>.zero
-                    for j in 0..<3 { for i in 0..<3 { acc = acc + b[min(max(x + i - 1, 0), 40), min(max(y + j - 1, 0), 26)] * Float(w[j * 3 + i]) } }
+                    for j in 0..<3 {
+                        for i in 0..<3 {
+                            acc = acc + b[min(max(x + i - 1, 0), 40), min(max(y + j - 1, 0), 26)] * Float(w[j * 3 + i])
+                        }
+                    }
                     if first == nil, out[x, y] != acc { first = "(\(x), \(y)): \(out[x, y]) != \(acc)" }
                 }
             }
@@ -230,7 +262,8 @@ final class StencilFastPathTests: XCTestCase {
         let rect = Rect(x: -9, y: -6, width: 45, height: 31)
         for (tw, th) in [(16, 16), (5, 3), (64, 64)] {
             let out = try RenderContext(threadCount: 2, tileWidth: tw, tileHeight: th, colorManagement: .none)
-                .makeBuffer(Image(b).clampedToExtent(), rect: rect, format: .rgbaF32, colorEncoding: .sRGB, alphaMode: .premultiplied)
+                .makeBuffer(
+                    Image(b).clampedToExtent(), rect: rect, format: .rgbaF32, colorEncoding: .sRGB, alphaMode: .premultiplied)
             var same = true
             for y in 0..<31 {
                 for x in 0..<45 {

@@ -2,7 +2,8 @@ import XCTest
 @testable import PixelFlow
 
 final class CustomKernelTests: XCTestCase {
-    let buffer = TestImages.random(width: 33, height: 21, format: .rgbaF32, seed: 9, opaque: true, colorEncoding: .sRGB, alphaMode: .straight)
+    let buffer = TestImages.random(
+        width: 33, height: 21, format: .rgbaF32, seed: 9, opaque: true, colorEncoding: .sRGB, alphaMode: .straight)
 
     func testColorKernelsFuseWithBuiltIns() throws {
         let img = try Image(buffer).applyingColorKernel(named: "swap") { SIMD4($0.z, $0.y, $0.x, $0.w) }.exposureAdjusted(ev: 1)
@@ -11,13 +12,18 @@ final class CustomKernelTests: XCTestCase {
         XCTAssertLessThan(abs(out[5, 6] - SIMD4(v.z * 2, v.y * 2, v.x * 2, 1)).max(), 1e-6)
         let p = RenderPlan(root: img.node, rect: IntRect(x: 0, y: 0, width: 33, height: 21), options: .init())
         XCTAssertEqual(p.materializedNodes.count, 0)
-        let rows = Image(buffer).applyingColorRowKernel(named: "half") { px in for i in px.indices { px[i] *= SIMD4(0.5, 0.5, 0.5, 1) } }
+        let rows = Image(buffer).applyingColorRowKernel(named: "half") { px in
+            for i in px.indices { px[i] *= SIMD4(0.5, 0.5, 0.5, 1) }
+        }
         XCTAssertEqual(try renderRaw(rows)[1, 1], buffer[1, 1] * SIMD4(0.5, 0.5, 0.5, 1))
     }
 
     func testBlendKernel() throws {
-        let other = TestImages.random(width: 33, height: 21, format: .rgbaF32, seed: 10, opaque: true, colorEncoding: .sRGB, alphaMode: .straight)
-        let img = Image(buffer).blended(with: Image(other), named: "max") { f, b in SIMD4(max(f.x, b.x), max(f.y, b.y), max(f.z, b.z), 1) }
+        let other = TestImages.random(
+            width: 33, height: 21, format: .rgbaF32, seed: 10, opaque: true, colorEncoding: .sRGB, alphaMode: .straight)
+        let img = Image(buffer).blended(with: Image(other), named: "max") { f, b in
+            SIMD4(max(f.x, b.x), max(f.y, b.y), max(f.z, b.z), 1)
+        }
         let out = try renderRaw(img)
         // Every channel of every pixel: both inputs are opaque, so premultiplying is exact.
         XCTAssertEqual(out.width, buffer.width)
@@ -34,8 +40,10 @@ final class CustomKernelTests: XCTestCase {
     func testWarpKernelUsesItsRegionOfInterest() throws {
         // A horizontal flip about the image's center, with its exact region of interest.
         let w = Double(buffer.width)
-        let flipped = Image(buffer).warped(named: "flip", sampling: .nearest,
-                                           regionOfInterest: { r in Rect(x: w - r.maxX, y: r.y, width: r.width, height: r.height) }) { x, y in
+        let flipped = Image(buffer).warped(
+            named: "flip", sampling: .nearest,
+            regionOfInterest: { r in Rect(x: w - r.maxX, y: r.y, width: r.width, height: r.height) }
+        ) { x, y in
             Point(x: w - x, y: y)
         }
         let out = try renderRaw(flipped)

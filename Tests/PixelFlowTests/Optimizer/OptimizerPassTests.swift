@@ -10,9 +10,12 @@ final class OptimizerPassTests: XCTestCase {
     func kinds(_ n: Node) -> [String] { GraphWalk.postOrder(n).map(\.op.kindName) }
 
     /// Renders with and without optimization and compares (rgbaF32, stored values).
-    func assertSameRender(_ img: Image, tolerance: Float, rect: Rect? = nil, file: StaticString = #filePath, line: UInt = #line) throws {
+    func assertSameRender(_ img: Image, tolerance: Float, rect: Rect? = nil, file: StaticString = #filePath, line: UInt = #line)
+        throws
+    {
         let on = try RenderContext(colorManagement: .none).makeBuffer(img, rect: rect, format: .rgbaF32, colorEncoding: .sRGB)
-        let off = try RenderContext(colorManagement: .none, optimizes: false).makeBuffer(img, rect: rect, format: .rgbaF32, colorEncoding: .sRGB)
+        let off = try RenderContext(colorManagement: .none, optimizes: false).makeBuffer(
+            img, rect: rect, format: .rgbaF32, colorEncoding: .sRGB)
         XCTAssertLessThanOrEqual(maxDifference(on, off), tolerance, file: file, line: line)
     }
 
@@ -50,8 +53,9 @@ final class OptimizerPassTests: XCTestCase {
 
     func testFoldAffineWarps() throws {
         let c = Double(buffer.width) / 2, d = Double(buffer.height) / 2
-        let rotated = try image.transformed(by: AffineTransform(translationX: -c, y: -d).rotated(by: 0)
-            .concatenating(AffineTransform(rotationAngle: 0.4)).concatenating(AffineTransform(translationX: c, y: d)))
+        let rotated = try image.transformed(
+            by: AffineTransform(translationX: -c, y: -d).rotated(by: 0)
+                .concatenating(AffineTransform(rotationAngle: 0.4)).concatenating(AffineTransform(translationX: c, y: d)))
         let scaled = try rotated.transformed(by: AffineTransform(scaleX: 0.7, y: 0.7))
         let moved = try scaled.transformed(by: AffineTransform(translationX: 3.5, y: -2))
         let (out, changes) = FoldAffineWarps.run(moved.node)
@@ -75,7 +79,8 @@ final class OptimizerPassTests: XCTestCase {
         if case let .crop(r) = out.inputs[0].op { XCTAssertEqual(r, Rect(x: 10, y: 2, width: 22, height: 8)) } else { XCTFail() }
         try assertSameRender(img, tolerance: 1e-6)
         // Through a blend: both inputs get the crop.
-        let blended = Image(buffer).composited(over: try image.gammaAdjusted(power: 2)).cropped(to: Rect(x: 3, y: 4, width: 5, height: 6))
+        let blended = Image(buffer).composited(over: try image.gammaAdjusted(power: 2)).cropped(
+            to: Rect(x: 3, y: 4, width: 5, height: 6))
         let (b, _) = MergeCrops.run(blended.node)
         XCTAssertEqual(b.op.kindName, "blend")
         XCTAssertEqual(b.inputs.map { $0.op.kindName }, ["crop", "color"])
@@ -110,7 +115,8 @@ final class OptimizerPassTests: XCTestCase {
         // and exactly on the same graph without warps.
         try assertSameRender(g, tolerance: 0.2, rect: Rect(x: 0, y: 0, width: 41, height: 29))
         let noWarp = try image.colorInverted().exposureAdjusted(ev: -0.4).gaussianBlurred(radius: 5)
-            .convolved3x3(weights: [0, -1, 0, -1, 5, -1, 0, -1, 0]).mixed(with: try image.lanczosScaled(scale: 0.8).sepiaTone(), amount: 0.3)
+            .convolved3x3(weights: [0, -1, 0, -1, 5, -1, 0, -1, 0]).mixed(
+                with: try image.lanczosScaled(scale: 0.8).sepiaTone(), amount: 0.3)
         try assertSameRender(noWarp, tolerance: 2e-5, rect: Rect(x: 0, y: 0, width: 41, height: 29))
     }
 
@@ -129,10 +135,11 @@ final class OptimizerPassTests: XCTestCase {
         let (opt, _) = Optimizer.optimize(img.node)
         XCTAssertGreaterThan(GraphWalk.depth(opt), 1000)
         let plan = RenderPlan(root: img.node, rect: IntRect(x: 0, y: 0, width: 8, height: 6), options: .init())
-        XCTAssertGreaterThan(plan.materializedNodes.count, 10) // forced stage boundaries
+        XCTAssertGreaterThan(plan.materializedNodes.count, 10)  // forced stage boundaries
         let out = try RenderContext().makeBuffer(img.cropped(to: Rect(x: 0, y: 0, width: 8, height: 6)), format: .rgbaF32)
         XCTAssertFalse(out[3, 3].x.isNaN)
-        let unopt = try RenderContext(optimizes: false).makeBuffer(img.cropped(to: Rect(x: 0, y: 0, width: 8, height: 6)), format: .rgbaF32)
+        let unopt = try RenderContext(optimizes: false).makeBuffer(
+            img.cropped(to: Rect(x: 0, y: 0, width: 8, height: 6)), format: .rgbaF32)
         XCTAssertLessThan(maxDifference(out, unopt), 1e-3)
     }
 }

@@ -51,7 +51,8 @@ final class PlanTests: XCTestCase {
     }
 
     func testExplainThroughTheContext() throws {
-        let img = try Image(buffer).transformed(by: AffineTransform(scaleX: 2, y: 2)).transformed(by: AffineTransform(rotationAngle: 0.1))
+        let img = try Image(buffer).transformed(by: AffineTransform(scaleX: 2, y: 2)).transformed(
+            by: AffineTransform(rotationAngle: 0.1))
         let text = try RenderContext(threadCount: 2).explain(img)
         XCTAssertTrue(text.contains("fold affine warps: 1"), text)
         XCTAssertTrue(text.contains("2 thread(s)"), text)

@@ -21,11 +21,17 @@ final class TileShapeTests: XCTestCase {
             // 256 x 64 pixels a tile: 8 rows of 2000.
             ("pointwise", try Image(u8).colorInverted(), w, 8),
             // Stencils over a float source read in place: at least 16 rows, and 4 times the reach.
-            ("3x3 in place", try Image(f32).clampedToExtent().convolved3x3(weights: [0, -1, 0, -1, 5, -1, 0, -1, 0]).cropped(to: bounds), w, 16),
+            (
+                "3x3 in place",
+                try Image(f32).clampedToExtent().convolved3x3(weights: [0, -1, 0, -1, 5, -1, 0, -1, 0]).cropped(to: bounds), w, 16
+            ),
             // Reach 12 (radius 5 and a block of 8): 48 rows, at most 4 tiles' pixels.
             ("box in place", try Image(f32).clampedToExtent().boxBlurred(radius: 5).cropped(to: bounds), 4 * 256 * 64 / 48, 48),
             // A 3x3 stencil over a converted source: the halo rows are few.
-            ("3x3 converted", try Image(u8).clampedToExtent().convolved3x3(weights: [0, -1, 0, -1, 5, -1, 0, -1, 0]).cropped(to: bounds), w, 16),
+            (
+                "3x3 converted",
+                try Image(u8).clampedToExtent().convolved3x3(weights: [0, -1, 0, -1, 5, -1, 0, -1, 0]).cropped(to: bounds), w, 16
+            ),
             // A wider reach over a converted source would convert its halo rows for every strip.
             ("gaussian converted", try Image(u8).clampedToExtent().gaussianBlurred(radius: 2).cropped(to: bounds), 256, 64),
             ("half size in place", try Image(f32).transformed(by: AffineTransform(scaleX: 0.5, y: 0.5)), w / 2, 16),

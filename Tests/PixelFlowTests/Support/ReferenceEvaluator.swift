@@ -47,12 +47,15 @@ final class ReferenceEvaluator {
     /// Renders `rect` of `image` (default: its extent) into an rgbaF32 buffer with the given
     /// encoding and alpha mode (defaults: linear, premultiplied), as `RenderContext.makeBuffer`
     /// with `format: .rgbaF32` would.
-    static func render(_ image: Image, rect: Rect? = nil, colorManagement: RenderContext.ColorManagement = .linear,
-                       colorEncoding: ColorEncoding = .linear, alphaMode: AlphaMode = .premultiplied) throws -> PixelBuffer {
+    static func render(
+        _ image: Image, rect: Rect? = nil, colorManagement: RenderContext.ColorManagement = .linear,
+        colorEncoding: ColorEncoding = .linear, alphaMode: AlphaMode = .premultiplied
+    ) throws -> PixelBuffer {
         let r = IntRect(covering: rect ?? image.extent)
         let evaluator = ReferenceEvaluator(colorManagement: colorManagement)
         let pixels = evaluator.evaluate(image.node, over: r)
-        var out = try PixelBuffer(width: r.width, height: r.height, format: .rgbaF32, colorEncoding: colorEncoding, alphaMode: alphaMode)
+        var out = try PixelBuffer(
+            width: r.width, height: r.height, format: .rgbaF32, colorEncoding: colorEncoding, alphaMode: alphaMode)
         let encode = evaluator.linear && colorEncoding == .sRGB
         for y in r.y..<r.maxY {
             for x in r.x..<r.maxX {
@@ -82,8 +85,9 @@ final class ReferenceEvaluator {
             b.withUnsafeBytes { raw in
                 for y in r.y..<r.maxY {
                     for x in r.x..<r.maxX {
-                        let p = storedPixel(raw.baseAddress! + y * b.bytesPerRow + x * b.format.bytesPerPixel, b.format,
-                                            decode: linear && b.colorEncoding == .sRGB)
+                        let p = storedPixel(
+                            raw.baseAddress! + y * b.bytesPerRow + x * b.format.bytesPerPixel, b.format,
+                            decode: linear && b.colorEncoding == .sRGB)
                         out[x, y] = b.alphaMode == .straight && b.format.hasAlpha ? premultiplied(p) : p
                     }
                 }
@@ -96,7 +100,8 @@ final class ReferenceEvaluator {
             }
             for y in r.y..<r.maxY {
                 for x in r.x..<r.maxX {
-                    out[x, y] = premultiplied(storedPixel(window.row(y) + x * window.format.bytesPerPixel, window.format, decode: linear))
+                    out[x, y] = premultiplied(
+                        storedPixel(window.row(y) + x * window.format.bytesPerPixel, window.format, decode: linear))
                 }
             }
         case let .generator(g):
@@ -278,8 +283,10 @@ final class ReferenceEvaluator {
                 var tiles = [primary]
                 for j in 1..<inputs.count {
                     let region = k.inputRegion(j, for: r)
-                    tiles.append(region.isEmpty ? ReferenceImage(IntRect(x: r.x, y: r.y, width: 0, height: 0))
-                                                : copy(evaluate(inputs[j], over: region)))
+                    tiles.append(
+                        region.isEmpty
+                            ? ReferenceImage(IntRect(x: r.x, y: r.y, width: 0, height: 0))
+                            : copy(evaluate(inputs[j], over: region)))
                 }
                 withExtendedLifetime(tiles) { body(tiles.map(\.tile), out.tile.view(r), 1, arena) }
             } else {
@@ -436,7 +443,9 @@ enum ReferenceTolerance {
     static func forGraph(_ root: Node) -> Float {
         var t = arithmetic
         for n in GraphWalk.postOrder(root) {
-            if case let .stencil(.gaussian(sigma)) = n.op, case .boxes = GaussianPlan.mode(sigma: sigma) { t = Swift.max(t, boxCascade) }
+            if case let .stencil(.gaussian(sigma)) = n.op, case .boxes = GaussianPlan.mode(sigma: sigma) {
+                t = Swift.max(t, boxCascade)
+            }
         }
         return t
     }
@@ -463,16 +472,20 @@ func relativeDifference(_ a: PixelBuffer, _ reference: PixelBuffer) -> (value: F
 
 /// Asserts that the engine's rgbaF32 render of `image` over `rect` with `context` is within
 /// `tolerance` (default: `ReferenceTolerance.forGraph`) of the reference evaluator's.
-func assertMatchesReference(_ image: Image, rect: Rect? = nil, context: RenderContext = RenderContext(),
-                            colorEncoding: ColorEncoding = .linear, alphaMode: AlphaMode = .premultiplied,
-                            tolerance: Float? = nil, _ message: @autoclosure () -> String = "",
-                            file: StaticString = #filePath, line: UInt = #line) throws {
+func assertMatchesReference(
+    _ image: Image, rect: Rect? = nil, context: RenderContext = RenderContext(),
+    colorEncoding: ColorEncoding = .linear, alphaMode: AlphaMode = .premultiplied,
+    tolerance: Float? = nil, _ message: @autoclosure () -> String = "",
+    file: StaticString = #filePath, line: UInt = #line
+) throws {
     let engine = try context.makeBuffer(image, rect: rect, format: .rgbaF32, colorEncoding: colorEncoding, alphaMode: alphaMode)
-    let reference = try ReferenceEvaluator.render(image, rect: rect, colorManagement: context.options.colorManagement,
-                                                  colorEncoding: colorEncoding, alphaMode: alphaMode)
+    let reference = try ReferenceEvaluator.render(
+        image, rect: rect, colorManagement: context.options.colorManagement,
+        colorEncoding: colorEncoding, alphaMode: alphaMode)
     let limit = tolerance ?? ReferenceTolerance.forGraph(image.node)
     let d = relativeDifference(engine, reference)
-    XCTAssertLessThanOrEqual(d.value, limit,
-                             "\(message()): engine differs from the reference by \(d.value) at (\(d.x), \(d.y)): "
-                                 + "\(engine[d.x, d.y]) vs \(reference[d.x, d.y])", file: file, line: line)
+    XCTAssertLessThanOrEqual(
+        d.value, limit,
+        "\(message()): engine differs from the reference by \(d.value) at (\(d.x), \(d.y)): "
+            + "\(engine[d.x, d.y]) vs \(reference[d.x, d.y])", file: file, line: line)
 }

@@ -63,8 +63,9 @@ struct QRBinaryImage: Sendable {
 
     /// The same image with dark and light swapped: how light-on-dark codes are read.
     func inverted() -> QRBinaryImage {
-        QRBinaryImage(width: width, height: height, bits: bits.map { $0 ^ 1 }, luminance: luminance,
-                      thresholds: thresholds, isInverted: !isInverted)
+        QRBinaryImage(
+            width: width, height: height, bits: bits.map { $0 ^ 1 }, luminance: luminance,
+            thresholds: thresholds, isInverted: !isInverted)
     }
 }
 
@@ -94,8 +95,10 @@ enum QRBinarizer {
     /// The thresholded image of `lum`; blocks whose max - min is at most `minimumRange` count
     /// as flat, and each block's threshold is the mean black point of the (2r + 1)^2 blocks
     /// around it (`neighbourhood` r).
-    static func binarize(_ lum: QRLuminance, minimumRange: Int = minimumDynamicRange,
-                         neighbourhood r: Int = 2) -> QRBinaryImage {
+    static func binarize(
+        _ lum: QRLuminance, minimumRange: Int = minimumDynamicRange,
+        neighbourhood r: Int = 2
+    ) -> QRBinaryImage {
         let w = lum.width, h = lum.height
         var bits = [UInt8](repeating: 0, count: w * h)
         guard w > 0, h > 0 else { return QRBinaryImage(width: w, height: h, bits: bits) }
@@ -137,7 +140,8 @@ enum QRBinarizer {
                         } else {
                             average = lo / 2
                             if by > 0 && bx > 0 {
-                                let neighbours = (bp[(by - 1) * bw + bx] + 2 * bp[by * bw + bx - 1] + bp[(by - 1) * bw + bx - 1]) / 4
+                                let neighbours =
+                                    (bp[(by - 1) * bw + bx] + 2 * bp[by * bw + bx - 1] + bp[(by - 1) * bw + bx - 1]) / 4
                                 if lo < neighbours { average = neighbours }
                             }
                         }
@@ -173,8 +177,9 @@ enum QRBinarizer {
                         let threshold = Int(thresholds[by * bw + bx])
                         let x0 = bx * bs, x1 = Swift.min(x0 + bs, w)
                         if x1 - x0 == 8 {
-                            pf_threshold8(px.baseAddress! + y0 * w + x0, out.baseAddress! + y0 * w + x0, w,
-                                          Int32(y1 - y0), UInt8(truncatingIfNeeded: threshold))
+                            pf_threshold8(
+                                px.baseAddress! + y0 * w + x0, out.baseAddress! + y0 * w + x0, w,
+                                Int32(y1 - y0), UInt8(truncatingIfNeeded: threshold))
                         } else {
                             for y in y0..<y1 {
                                 let row = px.baseAddress! + y * w

@@ -51,7 +51,8 @@ extension QRCodeDetector {
                     let cosine = (s[0] * s[0] + s[1] * s[1] - s[2] * s[2]) / (2 * s[0] * s[1])
                     guard Swift.abs(cosine) < 0.64 else { continue }
                     guard (s[0] + s[1]) / 2 / mean + 7 <= 200 else { continue }
-                    let score = Swift.abs(cosine) + (s[1] / s[0] - 1) + (hi / lo - 1)
+                    let score =
+                        Swift.abs(cosine) + (s[1] / s[0] - 1) + (hi / lo - 1)
                         - 0.02 * Double(Swift.min(a.count, b.count, c.count, 10))
                     scored.append((score, (i, j, k)))
                 }
@@ -85,7 +86,13 @@ struct QRGridReader {
         // Top-left is opposite the longest side; the orientation sign tells the other two apart.
         let ab = a.distance(to: b), bc = b.distance(to: c), ca = c.distance(to: a)
         var (tl, p, q) = (a, b, c)
-        if bc >= ab && bc >= ca { (tl, p, q) = (a, b, c) } else if ca >= ab { (tl, p, q) = (b, c, a) } else { (tl, p, q) = (c, a, b) }
+        if bc >= ab && bc >= ca {
+            (tl, p, q) = (a, b, c)
+        } else if ca >= ab {
+            (tl, p, q) = (b, c, a)
+        } else {
+            (tl, p, q) = (c, a, b)
+        }
         let cross = (p.x - tl.x) * (q.y - tl.y) - (p.y - tl.y) * (q.x - tl.x)
         let (tr, bl) = cross > 0 ? (p, q) : (q, p)
 
@@ -102,8 +109,12 @@ struct QRGridReader {
         }
         let geometry = QRFinderGeometry(image: image).finderSquares(tl: tl, tr: tr, bl: bl)
         for n in sizes {
-            if let f = read(size: n, tl: tl, tr: tr, bl: bl, moduleSize: (msTop + msLeft) / 2, corners: geometry?.corners,
-                            squares: geometry?.squares) { return f }
+            if let f = read(
+                size: n, tl: tl, tr: tr, bl: bl, moduleSize: (msTop + msLeft) / 2, corners: geometry?.corners,
+                squares: geometry?.squares)
+            {
+                return f
+            }
         }
         return nil
     }
@@ -113,8 +124,10 @@ struct QRGridReader {
     /// perspective); grids from them are tried before the affine grid of the finder centres.
     /// `squares`, the finders' outer squares, give a grid fitted to all twelve of their
     /// corners, tried first (it holds under strong perspective, where extrapolated edges drift).
-    func read(size n: Int, tl: QRFinderPattern, tr: QRFinderPattern, bl: QRFinderPattern, moduleSize: Double,
-              corners: [Point]? = nil, squares: [[Point]]? = nil) -> QRCodeFeature? {
+    func read(
+        size n: Int, tl: QRFinderPattern, tr: QRFinderPattern, bl: QRFinderPattern, moduleSize: Double,
+        corners: [Point]? = nil, squares: [[Point]]? = nil
+    ) -> QRCodeFeature? {
         guard let version = QRVersion(size: n) else { return nil }
         let span = Double(n - 7)
         let u = Point(x: (tr.x - tl.x) / span, y: (tr.y - tl.y) / span)
@@ -123,17 +136,22 @@ struct QRGridReader {
         let source3 = [Point(x: 3.5, y: 3.5), Point(x: nn - 3.5, y: 3.5), Point(x: 3.5, y: nn - 3.5)]
         let image3 = [tl.point, tr.point, bl.point]
         let outline = corners.flatMap {
-            QRPerspectiveTransform(from: [Point(x: 0, y: 0), Point(x: nn, y: 0), Point(x: nn, y: nn), Point(x: 0, y: nn)], to: $0)
+            QRPerspectiveTransform(
+                from: [Point(x: 0, y: 0), Point(x: nn, y: 0), Point(x: nn, y: nn), Point(x: 0, y: nn)], to: $0)
         }
         // Cheap gate before the alignment search: on the grid from the outline or the affine
         // grid of the three finders, the timing patterns must mostly alternate and one format
         // copy must be near a codeword.
-        guard let affine = QRPerspectiveTransform(
-            from: [source3[0], source3[1], Point(x: nn - 3.5, y: nn - 3.5), source3[2]],
-            to: [image3[0], image3[1], Point(x: tr.x + bl.x - tl.x, y: tr.y + bl.y - tl.y), image3[2]]) else { return nil }
+        guard
+            let affine = QRPerspectiveTransform(
+                from: [source3[0], source3[1], Point(x: nn - 3.5, y: nn - 3.5), source3[2]],
+                to: [image3[0], image3[1], Point(x: tr.x + bl.x - tl.x, y: tr.y + bl.y - tl.y), image3[2]])
+        else { return nil }
         let fitted = squares.flatMap { QRFinderGeometry.fittedGrid(squares: $0, size: n) }
-        guard fitted.map({ plausibleGrid($0, size: n) }) == true || outline.map({ plausibleGrid($0, size: n) }) == true
-                || plausibleGrid(affine, size: n) else { return nil }
+        guard
+            fitted.map({ plausibleGrid($0, size: n) }) == true || outline.map({ plausibleGrid($0, size: n) }) == true
+                || plausibleGrid(affine, size: n)
+        else { return nil }
         // The fourth point of each grid to try, with the three finder centres.
         var fourth: [(Point, Point)] = []
         if version.number >= 2 {
@@ -147,7 +165,8 @@ struct QRGridReader {
             }
             for expected in guesses {
                 if let found = findAlignment(near: expected, u: u, v: v, moduleSize: moduleSize),
-                   !fourth.contains(where: { Swift.abs($0.1.x - found.x) + Swift.abs($0.1.y - found.y) < 0.5 }) {
+                    !fourth.contains(where: { Swift.abs($0.1.x - found.x) + Swift.abs($0.1.y - found.y) < 0.5 })
+                {
                     fourth.append((Point(x: nn - 6.5, y: nn - 6.5), found))
                 }
             }
@@ -172,7 +191,9 @@ struct QRGridReader {
             if let (src, dst) = alignments.first {
                 var source: [Point] = [], target: [Point] = squares.flatMap { $0 }
                 for (ox, oy) in [(0.0, 0.0), (nn - 7, 0.0), (0.0, nn - 7)] {
-                    source += [Point(x: ox, y: oy), Point(x: ox + 7, y: oy), Point(x: ox + 7, y: oy + 7), Point(x: ox, y: oy + 7)]
+                    source += [
+                        Point(x: ox, y: oy), Point(x: ox + 7, y: oy), Point(x: ox + 7, y: oy + 7), Point(x: ox, y: oy + 7),
+                    ]
                 }
                 for _ in 0..<4 {
                     source.append(src)
@@ -189,9 +210,11 @@ struct QRGridReader {
                     let p = t.apply(Double(x) + 0.5, Double(y) + 0.5)
                     return averaged ? image.isDarkAveraged(at: p.x, p.y, radius: radius) : image.isDark(at: p.x, p.y)
                 }
-                guard QRCodeDecoder.formatInformation(of: matrix) != nil
+                guard
+                    QRCodeDecoder.formatInformation(of: matrix) != nil
                         || QRCodeDecoder.formatInformation(of: matrix.transposed()) != nil,
-                      let decoded = try? QRCodeDecoder().decode(matrix) else { continue }
+                    let decoded = try? QRCodeDecoder().decode(matrix)
+                else { continue }
                 attempt = (matrix, decoded)
                 break
             }
@@ -199,8 +222,9 @@ struct QRGridReader {
             var corners = [t.apply(0, 0), t.apply(nn, 0), t.apply(nn, nn), t.apply(0, nn)]
             if decoded.isMirrored { corners.swapAt(1, 3) }
             guard corners.allSatisfy({ $0.x.isFinite && $0.y.isFinite }) else { continue }
-            return QRCodeFeature(topLeft: corners[0], topRight: corners[1], bottomRight: corners[2],
-                                 bottomLeft: corners[3], decoded: decoded)
+            return QRCodeFeature(
+                topLeft: corners[0], topRight: corners[1], bottomRight: corners[2],
+                bottomLeft: corners[3], decoded: decoded)
         }
         return nil
     }
@@ -274,8 +298,10 @@ struct QRGridReader {
 
     /// The version read from either version information block (versions 7 and up), located
     /// from the nearby finder pattern with local module vectors.
-    func versionFromInformation(tl: QRFinderPattern, tr: QRFinderPattern, bl: QRFinderPattern,
-                                msTop: Double, msLeft: Double) -> QRVersion? {
+    func versionFromInformation(
+        tl: QRFinderPattern, tr: QRFinderPattern, bl: QRFinderPattern,
+        msTop: Double, msLeft: Double
+    ) -> QRVersion? {
         let dTop = tl.distance(to: tr), dLeft = tl.distance(to: bl)
         guard dTop > 0, dLeft > 0 else { return nil }
         let u = Point(x: (tr.x - tl.x) / dTop * msTop, y: (tr.y - tl.y) / dTop * msTop)
@@ -298,8 +324,11 @@ struct QRGridReader {
         var offsets: [(Double, Double, Bool)] = []
         for j in -2...2 {
             for i in -2...2 {
-                offsets.append((Double(i) * u.x + Double(j) * v.x, Double(i) * u.y + Double(j) * v.y,
-                                Swift.max(Swift.abs(i), Swift.abs(j)) != 1))
+                offsets.append(
+                    (
+                        Double(i) * u.x + Double(j) * v.x, Double(i) * u.y + Double(j) * v.y,
+                        Swift.max(Swift.abs(i), Swift.abs(j)) != 1
+                    ))
             }
         }
         func score(_ x: Double, _ y: Double) -> Int {

@@ -62,8 +62,10 @@ public struct QRCodeDetector: Detector {
     ///   - progress: fractions of the work done, increasing, one step per search pass (up to
     ///     six: two polarities at full, half and double resolution; skipped passes count as
     ///     done), ending with exactly one call with 1 on success. Calls never overlap.
-    public func features(in buffer: PixelBuffer, cancellation: CancellationToken? = nil,
-                         progress: (@Sendable (Double) -> Void)? = nil) throws -> [QRCodeFeature] {
+    public func features(
+        in buffer: PixelBuffer, cancellation: CancellationToken? = nil,
+        progress: (@Sendable (Double) -> Void)? = nil
+    ) throws -> [QRCodeFeature] {
         try RenderControl.run(cancellation: cancellation, progress: progress, units: 6) { control in
             guard buffer.width >= 21, buffer.height >= 21 else { return [] }
             return features(in: QRLuminance(buffer), control: control)
@@ -78,7 +80,8 @@ public struct QRCodeDetector: Detector {
         // blurred or noisy large modules threshold and scan more cleanly (as zxing-cpp's
         // downscaled pass does).
         if (results.isEmpty || options.tryHarder) && options.accuracy == .high,
-           Swift.min(luminance.width, luminance.height) >= 2 * 29, control?.isCancelled != true {
+            Swift.min(luminance.width, luminance.height) >= 2 * 29, control?.isCancelled != true
+        {
             var more = searchBothPolarities(luminance.halved(), control: control).map { $0.scaled(by: 2) }
             more.removeAll { f in results.contains { $0.bounds.intersects(f.bounds) && $0.message == f.message } }
             results += more
@@ -88,7 +91,8 @@ public struct QRCodeDetector: Detector {
         // Still nothing: modules of about 2 pixels thinned by blur read better at twice the
         // resolution (images up to a megapixel, or any size when trying harder).
         if results.isEmpty && options.accuracy == .high && (luminance.width * luminance.height <= 1 << 20 || options.tryHarder),
-           control?.isCancelled != true {
+            control?.isCancelled != true
+        {
             results = searchBothPolarities(luminance.doubled(), control: control).map { $0.scaled(by: 0.5) }
         } else {
             control?.advanceUnlessCancelled(2)
@@ -113,8 +117,9 @@ public struct QRCodeDetector: Detector {
     /// Codes from the low-contrast binarization (`QRBinarizer.lowContrastRange` and
     /// `lowContrastNeighbourhood`), dark-on-light then light-on-dark.
     func searchLowContrast(_ luminance: QRLuminance, control: RenderControl?) -> [QRCodeFeature] {
-        let binary = QRBinarizer.binarize(luminance, minimumRange: QRBinarizer.lowContrastRange,
-                                          neighbourhood: QRBinarizer.lowContrastNeighbourhood)
+        let binary = QRBinarizer.binarize(
+            luminance, minimumRange: QRBinarizer.lowContrastRange,
+            neighbourhood: QRBinarizer.lowContrastNeighbourhood)
         let results = QRCodeDetector._search(binary, options: options, control: control)
         if !results.isEmpty || control?.isCancelled == true { return results }
         return QRCodeDetector._search(binary.inverted(), options: options, control: control)

@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The outer square of a finder pattern as four straight edges, and from three of them the
@@ -69,7 +69,8 @@ struct QRFinderGeometry {
             }
         }
         guard let top = fit(buckets[0]), let right = fit(buckets[1]),
-              let bottom = fit(buckets[2]), let left = fit(buckets[3]) else { return nil }
+            let bottom = fit(buckets[2]), let left = fit(buckets[3])
+        else { return nil }
         return Sides(top: top, right: right, bottom: bottom, left: left)
     }
 
@@ -96,8 +97,9 @@ struct QRFinderGeometry {
         var all: [Sides] = []
         for f in [tl, tr, bl] {
             guard let s = sides(center: f.point, moduleSize: f.moduleSize, ux: ux, uy: uy),
-                  let a = s.top.intersection(s.left), let b = s.top.intersection(s.right),
-                  let c = s.bottom.intersection(s.right), let d = s.bottom.intersection(s.left) else { return nil }
+                let a = s.top.intersection(s.left), let b = s.top.intersection(s.right),
+                let c = s.bottom.intersection(s.right), let d = s.bottom.intersection(s.left)
+            else { return nil }
             let q = [a, b, c, d]
             guard q.allSatisfy({ $0.x.isFinite && $0.y.isFinite }), QRFinderGeometry.isConvex(q) else { return nil }
             squares.append(q)

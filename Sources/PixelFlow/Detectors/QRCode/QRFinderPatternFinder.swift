@@ -39,8 +39,10 @@ enum QRFinderPatternFinder {
     /// Runs across the pattern through (x, y) along (dx, dy), outwards both ways from the
     /// centre run; the centre position along the line (in steps from (x, y), continuous) and
     /// the total length in steps, when the runs match 1:1:3:1:1.
-    static func crossCheck(_ img: QRBinaryImage, x: Int, y: Int, dx: Int, dy: Int, maxRun: Int,
-                           tolerance: Double) -> (center: Double, total: Int)? {
+    static func crossCheck(
+        _ img: QRBinaryImage, x: Int, y: Int, dx: Int, dy: Int, maxRun: Int,
+        tolerance: Double
+    ) -> (center: Double, total: Int)? {
         guard img.isDark(x, y) else { return nil }
         func inside(_ i: Int) -> Bool {
             let px = x + i * dx, py = y + i * dy
@@ -118,7 +120,8 @@ enum QRFinderPatternFinder {
                 while k + 2 < n {
                     let total = lengths[k - 2] + lengths[k - 1] + lengths[k] + lengths[k + 1] + lengths[k + 2]
                     if total >= minimumTotal,
-                       ratioMatches(lengths[k - 2], lengths[k - 1], lengths[k], lengths[k + 1], lengths[k + 2], tolerance: 0.5) {
+                        ratioMatches(lengths[k - 2], lengths[k - 1], lengths[k], lengths[k + 1], lengths[k + 2], tolerance: 0.5)
+                    {
                         let cx = Double(starts[k]) + Double(lengths[k]) / 2
                         if let p = confirm(img, cx: cx, cy: Double(y) + 0.5, total: total) {
                             merge(p, row: y, into: &active)
@@ -157,10 +160,14 @@ enum QRFinderPatternFinder {
         // Similar extent both ways (rotation stretches both alike).
         guard 5 * Swift.abs(v.total - total) < 3 * total else { return nil }
         let y = Double(iy) + v.center
-        guard let hz = crossCheck(img, x: ix, y: Int(y), dx: 1, dy: 0, maxRun: maxRun, tolerance: crossTolerance) else { return nil }
+        guard let hz = crossCheck(img, x: ix, y: Int(y), dx: 1, dy: 0, maxRun: maxRun, tolerance: crossTolerance) else {
+            return nil
+        }
         let x = Double(ix) + hz.center
-        guard let d = crossCheck(img, x: Int(x), y: Int(y), dx: 1, dy: 1, maxRun: maxRun, tolerance: 0.75)
-                ?? crossCheck(img, x: Int(x), y: Int(y), dx: 1, dy: -1, maxRun: maxRun, tolerance: 0.75) else { return nil }
+        guard
+            let d = crossCheck(img, x: Int(x), y: Int(y), dx: 1, dy: 1, maxRun: maxRun, tolerance: 0.75)
+                ?? crossCheck(img, x: Int(x), y: Int(y), dx: 1, dy: -1, maxRun: maxRun, tolerance: 0.75)
+        else { return nil }
         _ = d
         let moduleSize = Double(hz.total + v.total) / 14
         return QRFinderPattern(x: x, y: y, moduleSize: moduleSize, count: 1)
@@ -172,11 +179,15 @@ enum QRFinderPatternFinder {
             let q = list[i].pattern
             let reach = Swift.max(q.moduleSize, p.moduleSize) * 1.5
             if Swift.abs(q.x - p.x) <= reach, Swift.abs(q.y - p.y) <= reach,
-               Swift.abs(q.moduleSize - p.moduleSize) <= Swift.max(1, 0.5 * q.moduleSize) {
+                Swift.abs(q.moduleSize - p.moduleSize) <= Swift.max(1, 0.5 * q.moduleSize)
+            {
                 let n = Double(q.count), m = Double(p.count)
-                list[i] = (QRFinderPattern(x: (q.x * n + p.x * m) / (n + m), y: (q.y * n + p.y * m) / (n + m),
-                                           moduleSize: (q.moduleSize * n + p.moduleSize * m) / (n + m),
-                                           count: q.count + p.count), Swift.max(row, list[i].lastRow))
+                list[i] = (
+                    QRFinderPattern(
+                        x: (q.x * n + p.x * m) / (n + m), y: (q.y * n + p.y * m) / (n + m),
+                        moduleSize: (q.moduleSize * n + p.moduleSize * m) / (n + m),
+                        count: q.count + p.count), Swift.max(row, list[i].lastRow)
+                )
                 return
             }
         }

@@ -16,8 +16,10 @@ struct QRPerspectiveTransform: Sendable, Hashable {
     func hash(into h: inout Hasher) { h.combine(array) }
     var array: [Double] { [m.0, m.1, m.2, m.3, m.4, m.5, m.6, m.7, m.8] }
 
-    init(_ a: Double, _ b: Double, _ c: Double, _ d: Double, _ e: Double, _ f: Double,
-         _ g: Double, _ h: Double, _ i: Double) {
+    init(
+        _ a: Double, _ b: Double, _ c: Double, _ d: Double, _ e: Double, _ f: Double,
+        _ g: Double, _ h: Double, _ i: Double
+    ) {
         m = (a, b, c, d, e, f, g, h, i)
     }
 
@@ -34,8 +36,9 @@ struct QRPerspectiveTransform: Sendable, Hashable {
             let den = dx1 * dy2 - dx2 * dy1
             guard Swift.abs(den) > 1e-12 else { return nil }
             let g = (sx * dy2 - dx2 * sy) / den, h = (dx1 * sy - sx * dy1) / den
-            t = QRPerspectiveTransform(x1 - x0 + g * x1, x3 - x0 + h * x3, x0,
-                                       y1 - y0 + g * y1, y3 - y0 + h * y3, y0, g, h, 1)
+            t = QRPerspectiveTransform(
+                x1 - x0 + g * x1, x3 - x0 + h * x3, x0,
+                y1 - y0 + g * y1, y3 - y0 + h * y3, y0, g, h, 1)
         }
         // A quad with three collinear corners has no inverse.
         let (a, b, c, d, e, f, g, h, i) = t.m
@@ -49,8 +52,9 @@ struct QRPerspectiveTransform: Sendable, Hashable {
     /// order around their boundary); nil when either is degenerate.
     init?(from source: [Point], to destination: [Point]) {
         guard source.count == 4, destination.count == 4,
-              let s = QRPerspectiveTransform.squareToQuad(source),
-              let d = QRPerspectiveTransform.squareToQuad(destination) else { return nil }
+            let s = QRPerspectiveTransform.squareToQuad(source),
+            let d = QRPerspectiveTransform.squareToQuad(destination)
+        else { return nil }
         let r = d.concatenating(s.adjugate)
         guard r.isFinite else { return nil }
         self = r
@@ -61,9 +65,10 @@ struct QRPerspectiveTransform: Sendable, Hashable {
     /// The adjugate: the inverse up to scale, which a homography ignores.
     var adjugate: QRPerspectiveTransform {
         let (a, b, c, d, e, f, g, h, i) = m
-        return QRPerspectiveTransform(e * i - f * h, c * h - b * i, b * f - c * e,
-                                      f * g - d * i, a * i - c * g, c * d - a * f,
-                                      d * h - e * g, b * g - a * h, a * e - b * d)
+        return QRPerspectiveTransform(
+            e * i - f * h, c * h - b * i, b * f - c * e,
+            f * g - d * i, a * i - c * g, c * d - a * f,
+            d * h - e * g, b * g - a * h, a * e - b * d)
     }
 
     /// `self * t`: apply `t` first.

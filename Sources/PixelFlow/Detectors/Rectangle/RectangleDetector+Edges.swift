@@ -80,8 +80,9 @@ extension RectangleDetector {
                     if fmt == .rgba8 {
                         _downscaledLumaRGBA8Rows(src.base, stride: stride, factor: f, width: w, rows: rows, into: d.base)
                     } else {
-                        _downscaledLumaGenericRows(UnsafeRawPointer(src.base), format: fmt, stride: stride, srcWidth: srcWidth,
-                                                   factor: f, width: w, rows: rows, into: d.base)
+                        _downscaledLumaGenericRows(
+                            UnsafeRawPointer(src.base), format: fmt, stride: stride, srcWidth: srcWidth,
+                            factor: f, width: w, rows: rows, into: d.base)
                     }
                 }
             }
@@ -91,8 +92,10 @@ extension RectangleDetector {
 
     /// `_downscaledLuma` for rows `rows` of an rgba8 buffer: integer weights 54, 183, 19 (/256)
     /// summed over each block in 32 bits (exact), then scaled once.
-    static func _downscaledLumaRGBA8Rows(_ base: UnsafePointer<UInt8>, stride: Int, factor f: Int, width w: Int,
-                                        rows: Range<Int>, into dst: UnsafeMutablePointer<Float>) {
+    static func _downscaledLumaRGBA8Rows(
+        _ base: UnsafePointer<UInt8>, stride: Int, factor f: Int, width w: Int,
+        rows: Range<Int>, into dst: UnsafeMutablePointer<Float>
+    ) {
         let acc = UnsafeMutablePointer<UInt32>.allocate(capacity: w)
         defer { acc.deallocate() }
         let scale = 1 / (Float(f * f) * 256 * 255)
@@ -111,7 +114,8 @@ extension RectangleDetector {
                     for v in 0..<vectors {
                         let bytes = p.loadUnaligned(fromByteOffset: 16 &* v, as: SIMD16<UInt8>.self)
                         let old = sums.loadUnaligned(fromByteOffset: 32 &* v, as: SIMD16<UInt16>.self)
-                        sums.storeBytes(of: old &+ SIMD16<UInt16>(truncatingIfNeeded: bytes), toByteOffset: 32 &* v, as: SIMD16<UInt16>.self)
+                        sums.storeBytes(
+                            of: old &+ SIMD16<UInt16>(truncatingIfNeeded: bytes), toByteOffset: 32 &* v, as: SIMD16<UInt16>.self)
                     }
                     for i in (16 * vectors)..<n { s16[i] &+= UInt16(p.load(fromByteOffset: i, as: UInt8.self)) }
                 }
@@ -155,8 +159,10 @@ extension RectangleDetector {
     }
 
     /// `_downscaledLuma` for rows `rows` of a buffer of any format (converted row by row).
-    static func _downscaledLumaGenericRows(_ base: UnsafeRawPointer, format fmt: PixelFormat, stride: Int, srcWidth: Int,
-                                          factor f: Int, width w: Int, rows: Range<Int>, into dst: UnsafeMutablePointer<Float>) {
+    static func _downscaledLumaGenericRows(
+        _ base: UnsafeRawPointer, format fmt: PixelFormat, stride: Int, srcWidth: Int,
+        factor f: Int, width w: Int, rows: Range<Int>, into dst: UnsafeMutablePointer<Float>
+    ) {
         let row = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: srcWidth)
         defer { row.deallocate() }
         let acc = UnsafeMutablePointer<Float>.allocate(capacity: w)
@@ -263,8 +269,9 @@ extension RectangleDetector {
                             _forEachBand(rows: h, threads: threads) { rows, band in
                                 let hist = oh.base + band * bins
                                 for y in rows {
-                                    _sobelRow(s.base, width: w, height: h, y: y, gx: ox.base + y * w, gy: oy.base + y * w,
-                                              magnitude: om.base + y * w)
+                                    _sobelRow(
+                                        s.base, width: w, height: h, y: y, gx: ox.base + y * w, gy: oy.base + y * w,
+                                        magnitude: om.base + y * w)
                                     let m = om.base + y * w
                                     for x in 0..<w {
                                         hist[Int(Swift.min(m[x] * Float(bins), Float(bins - 1)))] &+= 1
@@ -296,8 +303,9 @@ extension RectangleDetector {
                             let dy = _SharedReadPlane(base: gyp.baseAddress!), c = _SharedPlane(base: cp.baseAddress!)
                             _forEachBand(rows: h, threads: threads) { rows, _ in
                                 for y in rows where y > 0 && y < h - 1 {
-                                    _suppressRow(m.base, gx: dx.base, gy: dy.base, width: w, y: y, low: low, high: high,
-                                                 into: c.base + y * w)
+                                    _suppressRow(
+                                        m.base, gx: dx.base, gy: dy.base, width: w, y: y, low: low, high: high,
+                                        into: c.base + y * w)
                                 }
                             }
                         }
@@ -344,14 +352,17 @@ extension RectangleDetector {
                 }
             }
         }
-        return _EdgeMap(width: w, height: h, gx: gx, gy: gy, magnitude: mag, edges: edges, edgeCount: edgeCount,
-                        rowEdgePrefix: prefix, low: low, high: high)
+        return _EdgeMap(
+            width: w, height: h, gx: gx, gy: gy, magnitude: mag, edges: edges, edgeCount: edgeCount,
+            rowEdgePrefix: prefix, low: low, high: high)
     }
 
     /// Sobel derivatives (scaled by 1/8) and their magnitude for row `y`, repeating edge pixels.
     @inline(__always)
-    static func _sobelRow(_ s: UnsafePointer<Float>, width w: Int, height h: Int, y: Int, gx: UnsafeMutablePointer<Float>,
-                          gy: UnsafeMutablePointer<Float>, magnitude m: UnsafeMutablePointer<Float>) {
+    static func _sobelRow(
+        _ s: UnsafePointer<Float>, width w: Int, height h: Int, y: Int, gx: UnsafeMutablePointer<Float>,
+        gy: UnsafeMutablePointer<Float>, magnitude m: UnsafeMutablePointer<Float>
+    ) {
         let r0 = s + Swift.max(y - 1, 0) * w, r1 = s + y * w, r2 = s + Swift.min(y + 1, h - 1) * w
         @inline(__always) func at(_ x: Int, _ xl: Int, _ xr: Int) {
             let dx = (r0[xr] - r0[xl]) + 2 * (r1[xr] - r1[xl]) + (r2[xr] - r2[xl])
@@ -374,8 +385,10 @@ extension RectangleDetector {
     /// the one after it, so a symmetric ridge keeps exactly one pixel); survivors are classified
     /// 2 (>= high) or 1 (>= low).
     @inline(__always)
-    static func _suppressRow(_ mp: UnsafePointer<Float>, gx: UnsafePointer<Float>, gy: UnsafePointer<Float>, width w: Int, y: Int,
-                             low: Float, high: Float, into c: UnsafeMutablePointer<UInt8>) {
+    static func _suppressRow(
+        _ mp: UnsafePointer<Float>, gx: UnsafePointer<Float>, gy: UnsafePointer<Float>, width w: Int, y: Int,
+        low: Float, high: Float, into c: UnsafeMutablePointer<UInt8>
+    ) {
         for x in 1..<(w - 1) {
             let i = y * w + x
             let m = mp[i]

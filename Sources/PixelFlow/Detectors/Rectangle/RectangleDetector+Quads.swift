@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 // The shape stage of the rectangle detector: edge pixels grouped into components, each
@@ -82,7 +82,7 @@ extension RectangleDetector {
             }
         }
         struct Stats { var area = 0, x0 = Int.max, x1 = Int.min, y0 = Int.max, y1 = Int.min, border = false }
-        var stats: [Stats] = [Stats()]   // index 0 unused
+        var stats: [Stats] = [Stats()]  // index 0 unused
         var stack: [Int] = []
         label.withUnsafeMutableBufferPointer { lp in
             for start in 0..<n where lp[start] == 0 {
@@ -263,7 +263,7 @@ extension RectangleDetector {
         let dxs = [-1, -1, 0, 1, 1, 1, 0, -1], dys = [0, -1, -1, -1, 0, 1, 1, 1]
         var out: [Point] = []
         var cx = start % w, cy = start / w
-        var back = 0   // the search starts from the west neighbor, outside the blob
+        var back = 0  // the search starts from the west neighbor, outside the blob
         let limit = 4 * mask.count
         var firstMove: (Int, Int)? = nil
         for _ in 0..<limit {
@@ -329,14 +329,16 @@ extension RectangleDetector {
                             var q: [Point] = []
                             for c in 0..<4 {
                                 guard let p = ls[(c + 3) % 4].intersection(ls[c]),
-                                      p.x > -margin, p.y > -margin,
-                                      p.x < Double(e.width) + margin, p.y < Double(e.height) + margin else { break }
+                                    p.x > -margin, p.y > -margin,
+                                    p.x < Double(e.width) + margin, p.y < Double(e.height) + margin
+                                else { break }
                                 q.append(p)
                             }
                             guard q.count == 4 else { continue }
                             if _Flatten.signedArea2(q) < 0 { q.reverse() }
                             guard Self._isConvex(q), let snapped = Self._snapped(q, edges: e),
-                                  let c = _score(snapped, edges: e, minimumSide: minimumSide, imageArea: imageArea) else { continue }
+                                let c = _score(snapped, edges: e, minimumSide: minimumSide, imageArea: imageArea)
+                            else { continue }
                             out.append(c)
                         }
                     }
@@ -357,7 +359,8 @@ extension RectangleDetector {
         let w = e.width, h = e.height
         var top = q[0].y, bottom = q[0].y
         for p in q.dropFirst() { top = Swift.min(top, p.y); bottom = Swift.max(bottom, p.y) }
-        let y0 = Swift.max(0, Int(Swift.max(top, -1).rounded(.up))), y1 = Swift.min(h - 1, Int(Swift.min(bottom, Double(h)).rounded(.down)))
+        let y0 = Swift.max(0, Int(Swift.max(top, -1).rounded(.up))),
+            y1 = Swift.min(h - 1, Int(Swift.min(bottom, Double(h)).rounded(.down)))
         guard y0 <= y1 else { return 0 }
         var count = 0, total = 0
         e.rowEdgePrefix.withUnsafeBufferPointer { pp in
@@ -436,7 +439,9 @@ extension RectangleDetector {
                 }
             }
             guard pts.count >= Swift.max(4, samples / 3), var line = FittedLine(fitting: pts) else { return nil }
-            let near = pts.filter { abs(($0.x - line.point.x) * line.direction.y - ($0.y - line.point.y) * line.direction.x) <= 1.5 }
+            let near = pts.filter {
+                abs(($0.x - line.point.x) * line.direction.y - ($0.y - line.point.y) * line.direction.x) <= 1.5
+            }
             if near.count >= 4, let l2 = FittedLine(fitting: near) { line = l2 }
             lines.append(line)
         }

@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 // Sub-pixel refinement of a detected quad on the full-resolution image: across each side,
@@ -65,7 +65,7 @@ struct _LumaSampler {
     /// Bilinear stored and linear luma at a continuous position (pixel centers at
     /// half-integers), edge pixels repeated; 0 far outside the image or for NaN.
     @inline(__always) func at(_ x: Double, _ y: Double) -> SIMD2<Float> {
-        guard Swift.abs(x) < 1e9, Swift.abs(y) < 1e9 else { return .zero }   // also false for NaN
+        guard Swift.abs(x) < 1e9, Swift.abs(y) < 1e9 else { return .zero }  // also false for NaN
         let fx = x - 0.5, fy = y - 0.5
         // floor without a libm call (no rounding instruction on baseline x86-64).
         var ix = Int(fx), iy = Int(fy)
@@ -96,8 +96,9 @@ extension RectangleDetector {
         let decodes = b.colorEncoding == .sRGB
         var lines: [FittedLine?] = []
         b.withUnsafeBytes { raw in
-            let sampler = _LumaSampler(base: raw.baseAddress!, width: b.width, height: b.height, bytesPerRow: b.bytesPerRow,
-                                       format: b.format, decodesSRGB: decodes)
+            let sampler = _LumaSampler(
+                base: raw.baseAddress!, width: b.width, height: b.height, bytesPerRow: b.bytesPerRow,
+                format: b.format, decodesSRGB: decodes)
             for s in 0..<4 {
                 lines.append(_refinedSide(q[s], q[(s + 1) % 4], sampler: sampler, searchRadius: searchRadius))
             }

@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Finds the most prominent quadrilaterals in an image (documents, cards, screens, signs),
@@ -85,8 +85,10 @@ public struct RectangleDetector: Detector {
         /// Options with the given settings; the defaults keep the single most prominent quad with
         /// sides of at least 0.2 of the image's shorter side, at high accuracy, with no aspect-ratio
         /// hint, on one thread per active processor.
-        public init(accuracy: Accuracy = .high, minimumSize: Double = 0.2, maximumFeatureCount: Int = 1,
-                    aspectRatio: Double? = nil, aspectRatioTolerance: Double = 0.5, threadCount: Int? = nil) {
+        public init(
+            accuracy: Accuracy = .high, minimumSize: Double = 0.2, maximumFeatureCount: Int = 1,
+            aspectRatio: Double? = nil, aspectRatioTolerance: Double = 0.5, threadCount: Int? = nil
+        ) {
             self.accuracy = accuracy
             self.minimumSize = minimumSize
             self.maximumFeatureCount = maximumFeatureCount
@@ -101,8 +103,10 @@ public struct RectangleDetector: Detector {
         /// `DetectorOptions()` looks for quads of any size and reports all it finds, where
         /// `Options()` keeps only the most prominent one with sides of at least 0.2 of the
         /// image's shorter side.
-        public init(_ shared: DetectorOptions, aspectRatio: Double? = nil, aspectRatioTolerance: Double = 0.5,
-                    threadCount: Int? = nil) {
+        public init(
+            _ shared: DetectorOptions, aspectRatio: Double? = nil, aspectRatioTolerance: Double = 0.5,
+            threadCount: Int? = nil
+        ) {
             self.init(aspectRatio: aspectRatio, aspectRatioTolerance: aspectRatioTolerance, threadCount: threadCount)
             detectorOptions = shared
         }
@@ -113,8 +117,9 @@ public struct RectangleDetector: Detector {
         /// changes nothing.
         public var detectorOptions: DetectorOptions {
             get {
-                DetectorOptions(accuracy: accuracy, minimumFeatureSize: minimumSize,
-                                maximumFeatureCount: maximumFeatureCount == .max ? nil : maximumFeatureCount)
+                DetectorOptions(
+                    accuracy: accuracy, minimumFeatureSize: minimumSize,
+                    maximumFeatureCount: maximumFeatureCount == .max ? nil : maximumFeatureCount)
             }
             set {
                 accuracy = newValue.accuracy
@@ -140,10 +145,13 @@ public struct RectangleDetector: Detector {
     /// written before this one existed, `init(options: Options)` is chosen (the attribute
     /// below), so such code keeps its meaning; naming `DetectorOptions` picks this one.
     @_disfavoredOverload
-    public init(options: DetectorOptions, aspectRatio: Double? = nil, aspectRatioTolerance: Double = 0.5,
-                threadCount: Int? = nil) {
-        self.options = Options(options, aspectRatio: aspectRatio, aspectRatioTolerance: aspectRatioTolerance,
-                               threadCount: threadCount)
+    public init(
+        options: DetectorOptions, aspectRatio: Double? = nil, aspectRatioTolerance: Double = 0.5,
+        threadCount: Int? = nil
+    ) {
+        self.options = Options(
+            options, aspectRatio: aspectRatio, aspectRatioTolerance: aspectRatioTolerance,
+            threadCount: threadCount)
     }
 
     /// `options.detectorOptions`: the settings every detector shares.
@@ -169,8 +177,10 @@ public struct RectangleDetector: Detector {
     ///   - progress: fractions of the work done, increasing, one step per pass (downscale,
     ///     smoothing, edges, components, regions, scoring, refinement), ending with exactly
     ///     one call with 1 on success. Calls never overlap but may come from any thread.
-    public func features(in buffer: PixelBuffer, cancellation: CancellationToken? = nil,
-                         progress: (@Sendable (Double) -> Void)? = nil) throws -> [RectangleFeature] {
+    public func features(
+        in buffer: PixelBuffer, cancellation: CancellationToken? = nil,
+        progress: (@Sendable (Double) -> Void)? = nil
+    ) throws -> [RectangleFeature] {
         try RenderControl.run(cancellation: cancellation, progress: progress, units: 7) { control in
             _features(in: buffer, control: control)
         }
@@ -251,9 +261,11 @@ public struct RectangleDetector: Detector {
     ///   rendering throws.
     ///
     /// `cancellation` covers the render and the detection; `progress` reports the detection's.
-    public func features(in image: Image, context: RenderContext = RenderContext(),
-                         cancellation: CancellationToken? = nil,
-                         progress: (@Sendable (Double) -> Void)? = nil) throws -> [RectangleFeature] {
+    public func features(
+        in image: Image, context: RenderContext = RenderContext(),
+        cancellation: CancellationToken? = nil,
+        progress: (@Sendable (Double) -> Void)? = nil
+    ) throws -> [RectangleFeature] {
         let e = image.extent
         guard !e.isInfinite, !e.isEmpty else {
             throw PixelFlowError.invalidExtent("rectangle detection needs a finite, non-empty extent; crop the image first")
