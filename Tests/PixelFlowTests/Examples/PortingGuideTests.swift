@@ -1,3 +1,6 @@
+// swift-format-ignore-file
+// The `// snippet:` blocks below are shown character for character in the README and the Docs
+// (the tests check it), laid out for reading there; swift-format would re-flow them.
 import Foundation
 import XCTest
 import PixelFlow

@@ -1,3 +1,6 @@
+// swift-format-ignore-file
+// The `// snippet:` blocks below are shown character for character in the README and the Docs
+// (the tests check it), laid out for reading there; swift-format would re-flow them.
 import Foundation
 import XCTest
 import PixelFlow
@@ -49,17 +52,16 @@ final class ReadmeSnippetTests: TemporaryDirectoryTestCase {
         try scene().write(toFile: directory.appendingPathComponent("photo.jpg").path, quality: 95)
         try inTemporaryDirectory {
             // snippet: block
-            let photo = try Image(contentsOfFile: "photo.jpg")  // nothing decoded into floats yet
-            let result =
-                try photo
+            let photo = try Image(contentsOfFile: "photo.jpg")          // nothing decoded into floats yet
+            let result = try photo
                 .exposureAdjusted(ev: 0.5)
                 .colorControls(saturation: 1.2, contrast: 1.1)
                 .sepiaTone(intensity: 0.6)
                 .clampedToExtent().gaussianBlurred(radius: 3).cropped(to: photo.extent)
                 .lanczosScaled(scale: 0.5)
-            let context = RenderContext()  // all cores, linear working space
-            try context.write(result, toFile: "out.png")  // atomic: temp file, then rename
-            let pixels = try context.makeBuffer(result, format: .rgbaF32)  // or render into a PixelBuffer
+            let context = RenderContext()                                 // all cores, linear working space
+            try context.write(result, toFile: "out.png")                  // atomic: temp file, then rename
+            let pixels = try context.makeBuffer(result, format: .rgbaF32) // or render into a PixelBuffer
             // end snippet
             XCTAssertEqual(try PixelBuffer(contentsOfFile: "out.png").width, 160)
             XCTAssertEqual(pixels.height, 120)
@@ -67,13 +69,13 @@ final class ReadmeSnippetTests: TemporaryDirectoryTestCase {
 
             let jpegs = try {
                 // snippet: block
-                try context.write(result, toFile: "out.jpg", quality: 85)  // JPEG, quality 85
-                try context.write(result, toFile: "upload.bin", format: .jpeg, quality: 85)  // format not from the name
+                try context.write(result, toFile: "out.jpg", quality: 85)                  // JPEG, quality 85
+                try context.write(result, toFile: "upload.bin", format: .jpeg, quality: 85) // format not from the name
                 var jpeg = EncodeOptions()
                 jpeg.progressive = true
-                jpeg.chromaSubsampling = .yuv444  // sharper colored edges
+                jpeg.chromaSubsampling = .yuv444                                            // sharper colored edges
                 let bytes = try context.encoded(result, as: .jpeg, quality: 85, encodeOptions: jpeg)  // in memory
-                try pixels.write(toFile: "pixels.jpg", quality: 85)  // a PixelBuffer
+                try pixels.write(toFile: "pixels.jpg", quality: 85)                         // a PixelBuffer
                 // end snippet
                 return bytes
             }()
@@ -94,7 +96,7 @@ final class ReadmeSnippetTests: TemporaryDirectoryTestCase {
         // snippet: block
         let sepia = try FilterRegistry.apply("CISepiaTone", ["inputImage": .image(photo), "inputIntensity": .number(0.8)])
         let effects = FilterRegistry.filterNames(inCategories: [.colorEffect])
-        let maximum = FilterRegistry.descriptor(named: "GaussianBlur")?.input("inputRadius")?.sliderMaximum  // 100
+        let maximum = FilterRegistry.descriptor(named: "GaussianBlur")?.input("inputRadius")?.sliderMaximum   // 100
         let ported = try photo.applyingFilter("CISepiaTone", parameters: ["inputIntensity": 0.8])  // Core Image's shape
         // end snippet
         let context = RenderContext()
@@ -104,16 +106,14 @@ final class ReadmeSnippetTests: TemporaryDirectoryTestCase {
     }
 
     func testFilesWithProfilesAndMetadata() throws {
-        try FileManager.default.copyItem(
-            atPath: fixture("HEIF/meta.heic"),
-            toPath: directory.appendingPathComponent("IMG_0042.heic").path)
+        try FileManager.default.copyItem(atPath: fixture("HEIF/meta.heic"),
+                                         toPath: directory.appendingPathComponent("IMG_0042.heic").path)
         try inTemporaryDirectory {
             // snippet: block
-            let file = try ImageFile(contentsOfFile: "IMG_0042.heic")  // format, size, frames, metadata
+            let file = try ImageFile(contentsOfFile: "IMG_0042.heic")      // format, size, frames, metadata
             var options = RenderContext.Options()
-            options.outputColorSpace = .displayP3  // or .sRGB (default), ColorSpace(iccProfile:)
-            try RenderContext(options: options).write(
-                try Image(contentsOfFile: "IMG_0042.heic"), toFile: "out.webp",
+            options.outputColorSpace = .displayP3                           // or .sRGB (default), ColorSpace(iccProfile:)
+            try RenderContext(options: options).write(try Image(contentsOfFile: "IMG_0042.heic"), toFile: "out.webp",
                 quality: 85, encodeOptions: EncodeOptions(metadata: file.metadata, keptMetadata: .all))
             // end snippet
             let written = try ImageFile(contentsOfFile: "out.webp")
@@ -124,22 +124,21 @@ final class ReadmeSnippetTests: TemporaryDirectoryTestCase {
 
     func testDetectors() throws {
         try scene().write(toFile: directory.appendingPathComponent("scan.png").path)
-        try FileManager.default.copyItem(
-            atPath: fixture("Faces/astronaut.png"),
-            toPath: directory.appendingPathComponent("portrait.png").path)
+        try FileManager.default.copyItem(atPath: fixture("Faces/astronaut.png"),
+                                         toPath: directory.appendingPathComponent("portrait.png").path)
         try inTemporaryDirectory {
             // snippet: block
-            let scan = try PixelBuffer(contentsOfFile: "scan.png")  // or context.makeBuffer(image)
-            for code in try QRCodeDetector().features(in: scan) {  // Docs/QRCode.md
-                print(code.message ?? "(not text)", code.corners)  // top-left, top-right, bottom-right, bottom-left
+            let scan = try PixelBuffer(contentsOfFile: "scan.png")          // or context.makeBuffer(image)
+            for code in try QRCodeDetector().features(in: scan) {            // Docs/QRCode.md
+                print(code.message ?? "(not text)", code.corners)            // top-left, top-right, bottom-right, bottom-left
             }
-            if let card = RectangleDetector().features(in: scan).first {  // the most prominent quad: Docs/RectangleDetection.md
-                print(card.corners, card.confidence)  // confidence: edge support of the sides, 0...1
-                let flat = try Image(scan).perspectiveCorrected(card)  // CIPerspectiveCorrection
+            if let card = RectangleDetector().features(in: scan).first {     // the most prominent quad: Docs/RectangleDetection.md
+                print(card.corners, card.confidence)                         // confidence: edge support of the sides, 0...1
+                let flat = try Image(scan).perspectiveCorrected(card)        // CIPerspectiveCorrection
                 try RenderContext().write(flat, toFile: "card.png")
             }
             let portrait = try PixelBuffer(contentsOfFile: "portrait.png")
-            for face in try FaceDetector().features(in: portrait) {  // Docs/Detectors.md; needs opencv-data
+            for face in try FaceDetector().features(in: portrait) {          // Docs/Detectors.md; needs opencv-data
                 print(face.bounds, face.leftEyePosition ?? "no eye", face.hasSmile)
             }
             // end snippet
@@ -200,8 +199,7 @@ final class ReadmeSnippetTests: TemporaryDirectoryTestCase {
     /// (compiled by PortingGuideTests), character for character.
     func testDocCArticlesShowCompiledSnippets() throws {
         let catalog = packageRoot + "/Sources/PixelFlow/PixelFlow.docc"
-        let compiled =
-            try Self.readmeBlocks()
+        let compiled = try Self.readmeBlocks()
             + Self.swiftBlocks(inFile: packageRoot + "/Docs/PortingFromCoreImage.md")
         let articles = try FileManager.default.contentsOfDirectory(atPath: catalog).filter { $0.hasSuffix(".md") }
         XCTAssertGreaterThanOrEqual(articles.count, 8, "the landing page, getting started and six areas")
@@ -209,9 +207,8 @@ final class ReadmeSnippetTests: TemporaryDirectoryTestCase {
         for article in articles.sorted() {
             for block in try Self.swiftBlocks(inFile: catalog + "/" + article) {
                 shown += 1
-                XCTAssertTrue(
-                    compiled.contains(block),
-                    "\(article) shows Swift that neither the README nor the porting guide has:\n\(block)")
+                XCTAssertTrue(compiled.contains(block),
+                              "\(article) shows Swift that neither the README nor the porting guide has:\n\(block)")
             }
         }
         XCTAssertGreaterThanOrEqual(shown, 6)
@@ -221,9 +218,8 @@ final class ReadmeSnippetTests: TemporaryDirectoryTestCase {
     /// the library product, its platforms (none), and the version `from:` takes.
     func testPackageSnippetMatchesTheManifest() throws {
         let manifest = try String(contentsOfFile: packageRoot + "/Package.swift", encoding: .utf8)
-        let snippet = try XCTUnwrap(
-            Self.readmeBlocks().first { $0.hasPrefix("// swift-tools-version:") },
-            "the README shows a Package.swift")
+        let snippet = try XCTUnwrap(Self.readmeBlocks().first { $0.hasPrefix("// swift-tools-version:") },
+                                    "the README shows a Package.swift")
         let toolsLine = { (text: String) in text.split(separator: "\n").first.map(String.init) ?? "" }
         XCTAssertEqual(toolsLine(snippet), toolsLine(manifest), "the README's tools version is the package's")
         XCTAssertTrue(manifest.contains(".library(name: \"PixelFlow\", targets:"), "the product is PixelFlow")
@@ -236,9 +232,8 @@ final class ReadmeSnippetTests: TemporaryDirectoryTestCase {
         XCTAssertTrue(urlLine.contains("from: \"\(PixelFlow.version)\""), String(urlLine))
         XCTAssertTrue(snippet.contains("PLACEHOLDER"), "the placeholder URL is marked")
         if let platforms = manifest.split(separator: "\n").first(where: { $0.contains("platforms:") }) {
-            XCTAssertTrue(
-                snippet.contains(platforms.trimmingCharacters(in: .whitespaces)),
-                "the manifest declares \(platforms); the README's Package.swift must too")
+            XCTAssertTrue(snippet.contains(platforms.trimmingCharacters(in: .whitespaces)),
+                          "the manifest declares \(platforms); the README's Package.swift must too")
         } else {
             XCTAssertFalse(snippet.contains("platforms:"))
             XCTAssertTrue(try String(contentsOfFile: Self.readmePath, encoding: .utf8).contains("declares no `platforms`"))
