@@ -82,12 +82,14 @@ struct FilterProgram {
         return Image(buffer)
     }
 
-    /// The render limit of the fuzz targets: 1 megapixel for any region of a 40 x 40 render.
+    /// The render limit of the fuzz targets: 256 K pixels for any region of a 40 x 40 render.
     /// The default (100 megapixels, 1.6 GB of working pixels) is checked the same way, but
-    /// reaching it would trip libFuzzer's allocation limit, and a few megapixels of
-    /// distance transform take over the 10-second timeout under the sanitizers, without
-    /// either being a bug.
-    static let renderBudget = 1 << 20
+    /// reaching it would trip libFuzzer's allocation limit, and under the address sanitizer
+    /// on a busy machine a chain of megapixel regions takes over the 10-second timeout
+    /// without being a bug (a 60-minute campaign found two: three pinch distortions under
+    /// area minimums, and a k-means over a kaleidoscope of tiles, 10 s and 2.7 s at 1
+    /// megapixel; see `Fuzz/corpus/filter-graph/regression-slow-*`).
+    static let renderBudget = 1 << 18
 
     /// Renders `image` on the 40 x 40 rect at (-8, -8) with one thread, `renderBudget`, and a
     /// tile size, working space and optimizer setting from `settings`.

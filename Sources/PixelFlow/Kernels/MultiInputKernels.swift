@@ -15,10 +15,13 @@
 @inline(__always) func _clampUnit(_ v: Float) -> Float { v > 0 ? (v < 1 ? v : 1) : 0 }
 
 /// Bilinear sample of `src` at the image position `(px, py)` (pixel centers at half
-/// integers), transparent outside `src`, as the warps sample.
+/// integers), transparent outside `src`, as the warps sample. A position that is not a
+/// number, infinite or beyond 2^30 (a gradient of infinite heights, say) is outside: it
+/// gives transparent black.
 @inline(__always)
 func bilinearSampleAtPosition(_ src: Tile, _ px: Double, _ py: Double) -> SIMD4<Float> {
     let fx = px - 0.5, fy = py - 0.5
+    guard abs(fx) < 0x1p30, abs(fy) < 0x1p30 else { return .zero }
     let flx = fx.rounded(.down), fly = fy.rounded(.down)
     return bilinearSample(src, Int(flx), Int(fly), Float(fx - flx), Float(fy - fly))
 }

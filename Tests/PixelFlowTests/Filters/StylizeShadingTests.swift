@@ -138,6 +138,20 @@ final class StylizeShadingTests: XCTestCase {
         XCTAssertLessThanOrEqual(abs(got[2, 2] - SIMD4(0.5, 0.5, 0.5, 1)).max(), 1e-6)
     }
 
+    /// Found by the filter-graph fuzzer: infinite heights on both sides of a pixel make its
+    /// gradient NaN, and sampling the shading image at a NaN position trapped converting it to
+    /// an Int. Such a position is outside the shading image: the pixel is transparent.
+    func testNaNGradientGivesTransparentNotATrap() throws {
+        var heights = try PixelBuffer(width: 5, height: 3, format: .rgbaF32, alphaMode: .premultiplied)
+        for y in 0..<3 { for x in 0..<5 { heights[x, y] = SIMD4(0.5, 0.5, 0.5, 1) } }
+        heights[1, 1] = SIMD4(.infinity, .infinity, .infinity, 1)
+        heights[3, 1] = SIMD4(.infinity, .infinity, .infinity, 1)
+        let shading = WarpTestSupport.source(width: 9, height: 9, seed: 7)
+        let got = try renderPremultiplied(try Image(heights).shadedMaterial(shading: Image(shading), scale: 3))
+        XCTAssertEqual(got[2, 1], .zero)
+        XCTAssertNotEqual(got[0, 0], .zero)
+    }
+
     func testShadingImageMustBeFinite() {
         XCTAssertThrowsError(try image.shadedMaterial(shading: Image(color: .white))) { error in
             guard case let PixelFlowError.invalidParameter(_, key, _) = error else { return XCTFail("\(error)") }
