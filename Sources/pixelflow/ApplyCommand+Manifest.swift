@@ -141,18 +141,19 @@ struct BatchShard: Equatable {
     var description: String { "\(index)/\(count)" }
 }
 
-/// `path` made absolute (against the current folder) and lexically normal: no `.`
+/// The current folder, or nil when it cannot be read.
+func currentFolder() -> String? {
+    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    guard getcwd(&buffer, buffer.count) != nil else { return nil }
+    return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+}
+
+/// `path` made absolute (against `folder`, the current folder) and lexically normal: no `.`
 /// components, no repeated slashes, `a/../` removed. Two outputs with the same normal path
 /// are the same file (symbolic links aside).
-func normalizedPath(_ path: String) -> String {
+func normalizedPath(_ path: String, in folder: String?) -> String {
     var full = path
-    if !path.hasPrefix("/") {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        if getcwd(&buffer, buffer.count) != nil {
-            let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
-            full = String(decoding: bytes, as: UTF8.self) + "/" + path
-        }
-    }
+    if !path.hasPrefix("/"), let folder { full = folder + "/" + path }
     var parts: [Substring] = []
     for part in full.split(separator: "/") {
         if part == "." { continue }
@@ -189,6 +190,7 @@ extension ApplyJob {
         of manifest: BatchManifest, name: String, folder: String, format: ImageFileFormat?
     ) throws -> [BatchItem] {
         var claimed: [String: BatchManifest.Entry] = [:]  // normalized output -> first line writing it
+        let here = currentFolder()
         var items: [BatchItem] = []
         items.reserveCapacity(manifest.entries.count)
         for entry in manifest.entries {
@@ -212,7 +214,7 @@ extension ApplyJob {
                     input: entry.input, destination: joinPath(folder, file), format: fmt, line: entry.line,
                     position: items.count)
             }
-            let key = normalizedPath(item.destination)
+            let key = normalizedPath(item.destination, in: here)
             if let first = claimed[key] {
                 throw CLIError.usage(
                     "\(name):\(entry.line): the output '\(item.destination)' is also the output of line \(first.line) ('\(first.input)'); every item needs its own output"
