@@ -9,6 +9,7 @@ import PixelFlow
 ///                        [--keep-profile] [--keep-metadata] [--strip] [--page N] [--explain]
 ///                        [--keep-extent] [--force]
 /// pixelflow apply IN1 IN2 ... OUTDIR [--filter ...]... [--jobs N]
+/// pixelflow apply --manifest FILE [OUTDIR] [--shard I/N] [--resume] [--json] [--summary-json F] ...
 /// ```
 ///
 /// The command line is checked completely (options, filter names, keys, values) before any
@@ -22,13 +23,15 @@ enum ApplyCommand: Subcommand {
         .value("--format"), .flag("--explain"), .value("--jobs", "-j"), .flag("--overwrite"), .flag("--help", "-h"),
         .flag("--lossless"), .value("--effort"), .value("--compression"), .flag("--keep-profile"),
         .flag("--keep-metadata"), .flag("--strip"), .value("--page", "--frame"), .flag("--force"),
-        .flag("--keep-extent"),
+        .flag("--keep-extent"), .value("--manifest"), .value("--shard"), .flag("--resume"), .flag("--json"),
+        .value("--summary-json"),
     ]
 
     static var help: String {
         """
         Usage: pixelflow apply IN OUT [options]
                pixelflow apply IN1 IN2 ... OUTDIR [options]
+               pixelflow apply --manifest FILE [OUTDIR] [--shard I/N] [--resume] [options]
 
         Applies the filters given with --filter, in order, to IN and writes the result to OUT.
         IN and OUT may be `-` for standard input and output. Outputs are written atomically (a
@@ -41,6 +44,15 @@ enum ApplyCommand: Subcommand {
         named on standard error with the reason and skipped, its output is not touched, the
         others are still written, and the exit status is 1. A summary ends the run:
         processed, failed, time.
+
+        Manifest: --manifest FILE (`-` for standard input) lists the batch, one item a line:
+        an input path (written into OUTDIR as above), or input<TAB>output (written to output,
+        in the format its extension names). Blank lines and lines starting with `#` are
+        ignored. A bad line or two items with the same output is a usage error naming the
+        line, before anything runs. For runs spread over many machines (Kubernetes, Slurm,
+        GNU parallel: Docs/BatchJobs.md), --shard I/N takes every N-th item from the I-th
+        (I from 0), --resume skips items whose output exists, and --summary-json writes what
+        happened to each item.
 
         An input file is never overwritten (in either mode) unless --overwrite is given, and a
         read-only output file is never replaced unless --force is given. A missing output
@@ -92,6 +104,23 @@ enum ApplyCommand: Subcommand {
                             included), the optimized render plan (stages, fused nodes,
                             folded matrices and transforms, buffers) and each render's
                             size to standard error.
+              --manifest FILE
+                            Batch mode: the items, one a line (see "Manifest"); `-` reads the
+                            list from standard input. OUTDIR is then optional: needed only for
+                            lines without an output.
+              --shard I/N   Batch mode: run only items I, I+N, I+2N, ... (from 0) of the
+                            manifest or of the inputs; the N shards together run each item
+                            once. I is Kubernetes' $JOB_COMPLETION_INDEX, or Slurm's
+                            $SLURM_ARRAY_TASK_ID with --array=0-(N-1).
+              --resume      Batch mode: skip items whose output file exists (outputs are
+                            renamed into place only when complete, so an existing one is
+                            whole), and remove the temporary files a killed run left beside
+                            this run's outputs.
+              --json        Batch mode: print a summary as JSON on standard output: total,
+                            in_shard, done, skipped, failed, and each item's status and error.
+              --summary-json FILE
+                            Batch mode: write that summary to FILE (atomically; `-` is
+                            standard output).
           -h, --help        Show this help.
 
         Values (quote the whole --filter argument in the shell):
@@ -124,11 +153,14 @@ enum ApplyCommand: Subcommand {
           pixelflow apply in.png out.png --filter 'SourceOverCompositing inputBackgroundImage=bg.png'
           pixelflow apply in.png out.png --filter 'AffineTransform inputTransform=[0.5 0 0 0.5 0 0]'
           pixelflow apply a.png b.jpg c.bmp thumbs/ --filter 'LanczosScaleTransform inputScale=0.25'
+          find photos -name '*.jpg' | pixelflow apply --manifest - sepia/ --filter SepiaTone
+          pixelflow apply --manifest list.txt out/ --shard 0/3 --resume --summary-json s0.json -f SepiaTone
           pixelflow apply in.png out.png --explain --filter SepiaTone --filter 'ExposureAdjust EV=1'
           curl -s https://example.com/x.png | pixelflow apply - - --format jpeg --filter ColorInvert > x.jpg
 
-        Exit status: 0 on success, 1 when a file could not be read, decoded, rendered or
-        written, 2 for a usage error (unknown option, filter or key; a bad or out-of-range value).
+        Exit status: 0 on success (skipped items included), 1 when a file could not be read,
+        decoded, rendered or written, 2 for a usage error (unknown option, filter or key; a bad
+        or out-of-range value; a bad manifest line).
         """
     }
 
@@ -147,10 +179,27 @@ enum ApplyCommand: Subcommand {
 /// One `apply` invocation, checked: the chain, the inputs and outputs, and the render settings.
 struct ApplyJob {
     var steps: [FilterStep]
+    /// The inputs on the command line (none with `--manifest`).
     var inputs: [String]
-    /// The output file, or the output directory in batch mode.
+    /// The output file, or the output directory in batch mode (empty when a manifest names
+    /// every output).
     var output: String
     var isBatch: Bool
+    /// Batch mode: every item of the batch (the manifest's or the command line's), in order,
+    /// before `--shard` picks its part.
+    var items: [BatchItem]
+    /// `--manifest`: the manifest's name in messages (`<stdin>` for `-`); nil without one.
+    var manifestName: String?
+    /// `--shard`: the part of `items` this process runs; nil runs them all.
+    var shard: BatchShard?
+    /// `--resume`: skip the items whose output file exists.
+    var resume: Bool
+    /// `--json`: print the batch's summary as JSON on standard output.
+    var printsJSON: Bool
+    /// `--summary-json FILE`: write the batch's summary as JSON to FILE.
+    var summaryFile: String?
+    /// `--threads`, when given.
+    var threads: Int?
     var format: ImageFileFormat?
     /// Page, encoder and metadata choices.
     var settings: OutputSettings
@@ -170,14 +219,29 @@ struct ApplyJob {
     /// - Throws: `CLIError.usage` for anything wrong with it.
     init(_ args: Arguments) throws {
         let paths = args.positionals
-        guard paths.count >= 2 else {
-            throw CLIError.usage(
-                "apply needs an input and an output, as in `pixelflow apply in.png out.png --filter 'SepiaTone'`; run `pixelflow apply --help`"
-            )
+        let manifestPath = try args.value("--manifest")
+        if manifestPath != nil {
+            guard paths.count <= 1 else {
+                throw CLIError.usage(
+                    "with --manifest, give only the output folder on the command line (got \(paths.count) paths); list the inputs in the manifest"
+                )
+            }
+            output = paths.first ?? ""
+            inputs = []
+            isBatch = true
+            if output == "-" {
+                throw CLIError.usage("`-` cannot be the output folder of a manifest; give a folder, or an output on each line")
+            }
+        } else {
+            guard paths.count >= 2 else {
+                throw CLIError.usage(
+                    "apply needs an input and an output, as in `pixelflow apply in.png out.png --filter 'SepiaTone'`, or --manifest FILE; run `pixelflow apply --help`"
+                )
+            }
+            output = paths[paths.count - 1]
+            inputs = Array(paths.dropLast())
+            isBatch = paths.count > 2 || output.hasSuffix("/") || (output != "-" && Terminal.isDirectory(output))
         }
-        output = paths[paths.count - 1]
-        inputs = Array(paths.dropLast())
-        isBatch = paths.count > 2 || output.hasSuffix("/") || (output != "-" && Terminal.isDirectory(output))
         if isBatch {
             if inputs.contains("-") || output == "-" {
                 throw CLIError.usage(
@@ -185,15 +249,28 @@ struct ApplyJob {
                 )
             }
         }
-        let threads = try args.integer("--threads", in: 1...4096)
+        shard = try args.value("--shard").map(BatchShard.init(parsing:))
+        resume = args.flag("--resume")
+        printsJSON = args.flag("--json")
+        summaryFile = try args.value("--summary-json")
+        if !isBatch, shard != nil || resume || printsJSON || summaryFile != nil {
+            let given = ["--shard", "--resume", "--json", "--summary-json"].filter {
+                args.flag($0) || !args.values($0).isEmpty
+            }
+            throw CLIError.usage(
+                "\(given.joined(separator: ", ")) \(given.count == 1 ? "works" : "work") in batch mode only: --manifest FILE, or several inputs and an output folder"
+            )
+        }
+        if let summaryFile, summaryFile.isEmpty || summaryFile.hasSuffix("/") || Terminal.isDirectory(summaryFile) {
+            throw CLIError.usage("--summary-json needs a file name (or `-` for standard output), got '\(summaryFile)'")
+        }
+        threads = try args.integer("--threads", in: 1...4096)
         overwrite = args.flag("--overwrite")
         force = args.flag("--force")
         keepExtent = args.flag("--keep-extent")
         let cores = RenderContext.activeProcessorCount
         let requestedJobs = try args.integer("--jobs", in: 1...1024)
         explain = args.flag("--explain")
-        // --explain prints each file's plan: one file at a time keeps them readable.
-        jobs = isBatch && !explain ? max(1, min(requestedJobs ?? cores, inputs.count)) : 1
         var format: ImageFileFormat?
         if let f = try args.value("--format") {
             guard let parsed = ImageFileFormat(rawValue: f.lowercased()) ?? ImageFileFormat(pathExtension: f) else {
@@ -205,9 +282,26 @@ struct ApplyJob {
         self.format = format
         steps = try args.values("--filter").map(FilterStep.init(parsing:))
         for step in steps { try step.validate() }
+        // The command line is checked; the manifest is read last.
+        var items: [BatchItem] = []
+        let folder = output
+        if let manifestPath {
+            let name = manifestPath == "-" ? "<stdin>" : manifestPath
+            manifestName = name
+            items = try ApplyJob.items(of: BatchManifest.read(manifestPath), name: name, folder: folder, format: format)
+        } else if isBatch {
+            items = inputs.enumerated().map { position, input in
+                let (name, fmt) = ApplyJob.batchOutput(for: input, format: format)
+                return BatchItem(input: input, destination: joinPath(folder, name), format: fmt, line: nil, position: position)
+            }
+        }
+        self.items = items
+        // --explain prints each file's plan: one file at a time keeps them readable.
+        let inShard = shard.map { s in items.indices.filter(s.contains).count } ?? items.count
+        jobs = isBatch && !explain ? max(1, min(requestedJobs ?? cores, inShard)) : 1
         let outputFormats: Set<ImageFileFormat>
         if isBatch {
-            outputFormats = Set(inputs.map { ApplyJob.batchOutput(for: $0, format: format).1 })
+            outputFormats = Set(items.map(\.format))
         } else if let format {
             outputFormats = [format]
         } else if output == "-" {
@@ -238,7 +332,8 @@ struct ApplyJob {
     func run() throws -> Int32 {
         if explain { printChain() }
         // Every file read, which no output may replace.
-        let inputFiles = Set((inputs + steps.flatMap { $0.imagePaths.values }).compactMap(Terminal.fileIdentity))
+        let read = isBatch ? items.map(\.input) : inputs
+        let inputFiles = Set((read + steps.flatMap { $0.imagePaths.values }).compactMap(Terminal.fileIdentity))
         guard isBatch else {
             let fmt = format ?? (output == "-" ? .png : ImageFileFormat(pathExtension: pathExtension(output) ?? "") ?? .png)
             if !overwrite, output != "-", let id = Terminal.fileIdentity(output), inputFiles.contains(id) {
@@ -251,12 +346,13 @@ struct ApplyJob {
             try process(inputs[0], to: output, format: fmt)
             return ExitCode.success
         }
-        guard Terminal.isDirectory(output) else {
+        guard output.isEmpty || Terminal.isDirectory(output) else {
             var dir = Substring(output)
             while dir.count > 1, dir.hasSuffix("/") { dir = dir.dropLast() }
             throw CLIError.runtime("the output directory '\(dir)' does not exist; create it first (mkdir -p '\(dir)')")
         }
-        return runBatch(tasks: planBatch(protecting: inputFiles))
+        if let summaryFile, summaryFile != "-" { try Terminal.checkOutputFolder(of: summaryFile) }
+        return try runBatch(tasks: planBatch(protecting: inputFiles))
     }
 
     /// The output file name and format for `input` in batch mode.

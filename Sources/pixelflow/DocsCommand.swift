@@ -58,30 +58,14 @@ enum DocsCommand: Subcommand {
         return ExitCode.success
     }
 
-    /// Writes `bytes` to a temporary file beside `path` and renames it over `path`, so a
-    /// reader never sees half a file and a failure leaves the old one.
+    /// Replaces the file `--output` names with `bytes`, atomically (`Terminal.replaceFile`).
     ///
-    /// - Throws: `CLIError.runtime` naming the file and the system's reason.
+    /// - Throws: `CLIError.usage` when `path` is not a file name; `CLIError.runtime` naming
+    ///   the file and the system's reason when the write fails.
     static func replaceFile(_ path: String, with bytes: [UInt8]) throws {
-        func fail(_ what: String) -> CLIError {
-            .runtime("cannot \(what) \(path): \(String(cString: strerror(errno)))")
-        }
         if path.isEmpty || path.hasSuffix("/") || Terminal.isDirectory(path) {
             throw CLIError.usage("--output needs a file name, got '\(path)'")
         }
-        let slash = path.lastIndex(of: "/")
-        let folder = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
-        let base = slash.map { String(path[path.index(after: $0)...]) } ?? path
-        var template = Array("\(folder == "/" ? "" : folder)/.\(base).XXXXXX".utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { throw fail("write") }
-        let temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        var ok = fchmod(fd, 0o644) == 0 && Terminal.writeAll(fd: fd, bytes) && fsync(fd) == 0
-        ok = close(fd) == 0 && ok
-        guard ok, rename(temporary, path) == 0 else {
-            let error = fail("write")
-            unlink(temporary)
-            throw error
-        }
+        try Terminal.replaceFile(path, with: bytes)
     }
 }

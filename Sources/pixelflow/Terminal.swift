@@ -126,6 +126,28 @@ enum Terminal {
         throw CLIError.runtime("the output directory '\(dir)' does not exist; create it first (mkdir -p '\(dir)')")
     }
 
+    /// Writes `bytes` to a temporary file `.NAME.XXXXXX` beside `path` and renames it over
+    /// `path`, so a reader never sees half a file and a failure leaves the old one.
+    ///
+    /// - Throws: `CLIError.runtime` naming the file and the system's reason.
+    static func replaceFile(_ path: String, with bytes: [UInt8]) throws {
+        func fail(_ what: String) -> CLIError {
+            .runtime("cannot \(what) \(path): \(String(cString: strerror(errno)))")
+        }
+        let (folder, base) = splitPath(path)
+        var template = Array("\(folder == "/" ? "" : folder)/.\(base).XXXXXX".utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else { throw fail("write") }
+        let temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        var ok = fchmod(fd, 0o644) == 0 && writeAll(fd: fd, bytes) && fsync(fd) == 0
+        ok = close(fd) == 0 && ok
+        guard ok, rename(temporary, path) == 0 else {
+            let error = fail("write")
+            unlink(temporary)
+            throw error
+        }
+    }
+
     /// The device and inode of `path`, identifying a file whatever path names it; nil when
     /// it does not exist.
     static func fileIdentity(_ path: String) -> FileIdentity? {

@@ -55,6 +55,7 @@ enum PixelFlowTool {
               pixelflow apply in.png out.jpg --filter 'ExposureAdjust inputEV=0.5' --filter 'GaussianBlur inputRadius=2'
               cat in.png | pixelflow apply - - --format jpeg --filter 'ColorInvert' > out.jpg
               pixelflow apply *.jpg thumbs/ --filter 'LanczosScaleTransform inputScale=0.25'
+              pixelflow apply --manifest list.txt out/ --shard 0/3 --resume --filter SepiaTone
               pixelflow apply photo.heic photo.webp --keep-profile --keep-metadata --quality 80
               pixelflow thumbnail photo.jpg thumb.jpg --width 320
               pixelflow info photo.jpg scan.tif --json
