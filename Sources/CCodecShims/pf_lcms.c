@@ -75,6 +75,18 @@ static int save_profile(cmsHPROFILE profile, const char *description, uint8_t **
         set_message(message, "lcms2 could not serialize the profile");
         return PF_ERROR;
     }
+    // lcms2 stamps the header's creation date (bytes 24-35: year, month, day, hour, minute,
+    // second, big-endian 16-bit) with the current time, so two writes of one image a second
+    // apart would differ. A generated profile is a pure function of its parameters: give it a
+    // fixed date, 2026-01-01 00:00:00. No profile ID (bytes 84-99) is computed, so nothing
+    // else depends on those bytes.
+    if (needed >= 36) {
+        static const uint16_t fixed_date[6] = {2026, 1, 1, 0, 0, 0};
+        for (int i = 0; i < 6; i++) {
+            bytes[24 + 2 * i] = (uint8_t)(fixed_date[i] >> 8);
+            bytes[25 + 2 * i] = (uint8_t)(fixed_date[i] & 0xff);
+        }
+    }
     *output = bytes;
     *output_size = needed;
     return PF_OK;

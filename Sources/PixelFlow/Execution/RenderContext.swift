@@ -132,8 +132,11 @@ public struct RenderContext: Sendable {
                 colorManagement: colorManagement, optimizes: optimizes))
     }
 
-    /// Number of processors available to this process.
-    public static var activeProcessorCount: Int { Swift.max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
+    /// Number of processors available to this process: the online processors, fewer when
+    /// the process's CPU affinity (`taskset`, a Slurm allocation) or its control group's CPU
+    /// quota (a Kubernetes or Docker CPU limit, rounded up) allows fewer. The default thread
+    /// count of a context.
+    public static var activeProcessorCount: Int { ProcessorCount.available }
 
     /// Rows per strip of a streaming render whose output rows are `rowBytes` long:
     /// `stripHeight`, fewer when that would hold more than `maximumStripBytes` (at least 8,

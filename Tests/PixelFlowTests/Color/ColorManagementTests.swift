@@ -57,6 +57,21 @@ final class ColorManagementTests: XCTestCase {
         for i in 0..<3 { for j in 0..<3 { XCTAssertEqual(m[3 * i + j], expected[i][j], accuracy: 1e-9) } }
     }
 
+    /// A generated profile is a pure function of its parameters: lcms2 would stamp the header
+    /// with the current time, so two writes of one image a second apart differed in the
+    /// embedded profile's bytes. The date is fixed (2026-01-01 00:00:00) and no profile ID
+    /// depends on it.
+    func testGeneratedProfilesHaveAFixedDate() throws {
+        let gray = try ColorSpace(grayName: "Gray 2.2", transferFunction: .gamma(2.2))
+        let p3 = try ColorSpace(
+            name: "P3 copy", chromaticities: ColorSpace.displayP3Chromaticities, transferFunction: .sRGB)
+        for profile in [ColorSpace.displayP3.iccProfile, p3.iccProfile, gray.iccProfile] {
+            let date = (0..<6).map { Int(profile[24 + 2 * $0]) << 8 | Int(profile[25 + 2 * $0]) }
+            XCTAssertEqual(date, [2026, 1, 1, 0, 0, 0])
+            XCTAssertEqual(Array(profile[84..<100]), [UInt8](repeating: 0, count: 16), "no profile ID")
+        }
+    }
+
     func testBuiltInSpacesAndNames() throws {
         XCTAssertTrue(ColorSpace.sRGB.isSRGB)
         XCTAssertFalse(ColorSpace.displayP3.isSRGB)
