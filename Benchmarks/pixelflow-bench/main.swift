@@ -9,6 +9,7 @@
 //   swift run -c release pixelflow-bench --task sepia --input big.jpg --output out.jpg   # scripts/bench_huge.py
 //   swift run -c release pixelflow-bench --task qr --input FOLDER        # see scripts/bench_qr.py
 //   swift run -c release pixelflow-bench --task rectangles --threads 1,2   # ms per 1920x1080 frame
+//   swift run -c release pixelflow-bench --task byte-orders --threads 1 --runs 15   # bgra8/argb8 vs rgba8
 //   swift run -c release pixelflow-bench --filter-hashes out.json      # scripts/compare_filter_hashes.py
 //
 // Sections: `peer` (the operations of ../shared/peers/bench_peers.py, same definitions, each
@@ -124,6 +125,7 @@ func parseOptions() -> Options {
                        pixelflow-bench --task sepia|downscale|thumbnail --input IN --output OUT [--threads N]
                        pixelflow-bench --task qr --input FOLDER [--output FILE.json] [--runs N]
                        pixelflow-bench --task rectangles [--size WxH] [--threads 1,2] [--runs N] [--output FILE.json]
+                       pixelflow-bench --task byte-orders [--size WxH] [--threads N] [--runs N]
                        pixelflow-bench --soak SECONDS [--tasks N] [--threads N] [--size WxH] [--json FILE]
                        pixelflow-bench --filter-hashes FILE.json [--label NAME]
 
@@ -438,12 +440,22 @@ if let task = options.task {
         } catch { fail("\(error)") }
         exit(0)
     }
+    if task == "byte-orders" {
+        let (w, h) = options.sizeGiven ? (options.width, options.height) : (1920, 1080)
+        do { try runByteOrderTask(width: w, height: h, threads: options.threads.max() ?? 1, rounds: max(options.runs, 3)) } catch
+        {
+            fail("\(error)")
+        }
+        exit(0)
+    }
     if ["sepia", "downscale", "thumbnail"].contains(task) {
         guard let i = options.taskInput, let o = options.taskOutput else { fail("--task \(task) needs --input and --output") }
         do { try runHugeTask(task, input: i, output: o, threads: options.threads.max() ?? 1) } catch { fail("\(error)") }
         exit(0)
     }
-    guard task == "vips" else { fail("unknown task \(task); use vips, sepia, downscale, thumbnail, qr or rectangles") }
+    guard task == "vips" else {
+        fail("unknown task \(task); use vips, sepia, downscale, thumbnail, qr, rectangles or byte-orders")
+    }
     guard let i = options.taskInput, let o = options.taskOutput else { fail("--task vips needs --input and --output") }
     do { try runVipsTask(input: i, output: o, threads: options.threads.max() ?? 1) } catch { fail("\(error)") }
     exit(0)

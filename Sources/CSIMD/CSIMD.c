@@ -109,7 +109,6 @@ void pf_point_program_run(const pf_float4 *src, pf_float4 *dst, long count,
         if (pf_csimd_uses_avx2()) PF_AVX2_CALL(name, args); else name##_baseline args; \
     }
 
-PF_DISPATCHED(pf_load_rgba8_row, (const unsigned char *src, pf_float4 *dst, long count), (src, dst, count))
 PF_DISPATCHED(pf_store_gray8_row, (const pf_float4 *src, unsigned char *dst, long count), (src, dst, count))
 PF_DISPATCHED(pf_correlate_v_block, (const float *const *rows, const float *taps, int ntaps, long nfloats,
               float *const *dsts, int nout), (rows, taps, ntaps, nfloats, dsts, nout))
@@ -119,23 +118,59 @@ PF_DISPATCHED(pf_affine_bilinear_row, (const pf_float4 *src, long stride, long r
 PF_DISPATCHED(pf_blend_row, (int op, const pf_float4 *fg, const pf_float4 *bg, pf_float4 *dst, long count, float amount, int stream),
               (op, fg, bg, dst, count, amount, stream))
 
-/* pf_store_rgba8_srgb_row: the baseline build is the scalar loop; the AVX2 one splits 8
+/* Calls `call`, which names ORDER, with ORDER a constant equal to `order` (PF_ORDER_RGBA for
+ * any value other than BGRA and ARGB): each byte order gets its own copy of the inlined
+ * kernel, with the order's choices folded away. */
+#define PF_WITH_ORDER(order, call) do { \
+        switch (order) { \
+        case PF_ORDER_BGRA: { enum { ORDER = PF_ORDER_BGRA }; call; break; } \
+        case PF_ORDER_ARGB: { enum { ORDER = PF_ORDER_ARGB }; call; break; } \
+        default: { enum { ORDER = PF_ORDER_RGBA }; call; break; } \
+        } \
+    } while (0)
+#if defined(__x86_64__) && defined(__clang__)
+#include <immintrin.h>
+/* A kernel body for the AVX2 variants, inlined into them with a constant order. */
+#define PF_AVX2_INLINE static inline __attribute__((always_inline, target("avx2")))
+#endif
+
+/* The 4 x 8-bit loads and stores (pf_load_4x8_row and the others of CSIMDRowKernels.h), for
+ * every byte order; the rgba8 entry points are the same functions with PF_ORDER_RGBA. */
+
+/* pf_load_4x8_row: the AVX2 variant is the same loop compiled for AVX2. */
+static void load_4x8_row_baseline(const unsigned char *src, pf_float4 *dst, long count, int order) {
+    PF_WITH_ORDER(order, pf_load_4x8_row(src, dst, count, ORDER));
+}
+#if defined(__x86_64__) && defined(__clang__)
+__attribute__((target("avx2")))
+static void load_4x8_row_avx2(const unsigned char *src, pf_float4 *dst, long count, int order) {
+    PF_WITH_ORDER(order, pf_load_4x8_row(src, dst, count, ORDER));
+}
+#endif
+void pf_load_4x8_row_run(const unsigned char *src, pf_float4 *dst, long count, int order) {
+    PF_AVX2_FIRST(load_4x8_row_avx2(src, dst, count, order));
+    load_4x8_row_baseline(src, dst, count, order);
+}
+void pf_load_rgba8_row_run(const unsigned char *src, pf_float4 *dst, long count) {
+    pf_load_4x8_row_run(src, dst, count, PF_ORDER_RGBA);
+}
+
+/* pf_store_4x8_srgb_row: the baseline build is the scalar loop; the AVX2 one splits 8
  * pixels into channel vectors and gathers each lane's bucket code and the threshold of that
  * code as one 64-bit pair (lanes 0, 1, 4, 5 in one gather and 2, 3, 6, 7 in the other, so
  * that one in-lane shuffle puts the eight thresholds, and another the eight codes, in lane
- * order), with the same comparisons and conversions as pf_srgb_encode8 and pf_quantize8.
+ * order), with the same comparisons and conversions as pf_srgb_encode8 and pf_quantize8,
+ * and packs each pixel's four codes into a 32-bit word at the order's byte positions.
  * Half the gathered elements of a code gather followed by a threshold gather, and no gather
  * waits on another. */
-static void store_rgba8_srgb_row_baseline(const pf_float4 *src, unsigned char *dst, long count,
-                                          const float *thresholds, const unsigned char *buckets) {
-    pf_store_rgba8_srgb_row(src, dst, count, thresholds, buckets);
+static void store_4x8_srgb_row_baseline(const pf_float4 *src, unsigned char *dst, long count,
+                                        const float *thresholds, const unsigned char *buckets, int order) {
+    PF_WITH_ORDER(order, pf_store_4x8_srgb_row(src, dst, count, thresholds, buckets, ORDER));
 }
 #if defined(__x86_64__) && defined(__clang__)
-#include <immintrin.h>
-__attribute__((target("avx2")))
-static void store_rgba8_srgb_row_avx2(const pf_float4 *src, unsigned char *dst, long count,
-                                      const float *thresholds, const unsigned char *buckets,
-                                      const unsigned long long *pairs) {
+PF_AVX2_INLINE void store_4x8_srgb_row_avx2_body(const pf_float4 *src, unsigned char *dst, long count,
+                                                 const float *thresholds, const unsigned char *buckets,
+                                                 const unsigned long long *pairs, int order) {
 #pragma clang fp contract(off)
     const pf_float8 zero = 0.0f, one = 1.0f, scale = 4096.0f, q255 = 255.0f, half = 0.5f;
     long i = 0;
@@ -165,26 +200,45 @@ static void store_rgba8_srgb_row_avx2(const pf_float4 *src, unsigned char *dst, 
         a = (pf_float8)(((pf_int8)a & ~big) | ((pf_int8)q255 & big));
         code[3] = __builtin_convertvector(a, pf_int8);
         typedef unsigned pf_uint8v __attribute__((ext_vector_type(8)));
-        pf_uint8v packed = (pf_uint8v)code[0] | ((pf_uint8v)code[1] << 8) | ((pf_uint8v)code[2] << 16) |
-                           ((pf_uint8v)code[3] << 24);   /* unsigned: 255 << 24 is defined */
+        /* unsigned: 255 << 24 is defined */
+        pf_uint8v packed = ((pf_uint8v)code[0] << (8 * pf_order_byte(order, 0))) |
+                           ((pf_uint8v)code[1] << (8 * pf_order_byte(order, 1))) |
+                           ((pf_uint8v)code[2] << (8 * pf_order_byte(order, 2))) |
+                           ((pf_uint8v)code[3] << (8 * pf_order_byte(order, 3)));
         __builtin_memcpy(dst + 4 * i, &packed, 32);
     }
-    pf_store_rgba8_srgb_row(src + i, dst + 4 * i, count - i, thresholds, buckets);
+    pf_store_4x8_srgb_row(src + i, dst + 4 * i, count - i, thresholds, buckets, order);
+}
+__attribute__((target("avx2")))
+static void store_4x8_srgb_row_avx2(const pf_float4 *src, unsigned char *dst, long count,
+                                    const float *thresholds, const unsigned char *buckets,
+                                    const unsigned long long *pairs, int order) {
+    PF_WITH_ORDER(order, store_4x8_srgb_row_avx2_body(src, dst, count, thresholds, buckets, pairs, ORDER));
 }
 #endif
 
+void pf_store_4x8_srgb_row_run(const pf_float4 *src, unsigned char *dst, long count,
+                               const float *thresholds, const unsigned char *buckets,
+                               const unsigned long long *pairs, int order) {
+    PF_AVX2_FIRST(store_4x8_srgb_row_avx2(src, dst, count, thresholds, buckets, pairs, order));
+    store_4x8_srgb_row_baseline(src, dst, count, thresholds, buckets, order);
+}
 void pf_store_rgba8_srgb_row_run(const pf_float4 *src, unsigned char *dst, long count,
                                  const float *thresholds, const unsigned char *buckets,
                                  const unsigned long long *pairs) {
-    PF_AVX2_FIRST(store_rgba8_srgb_row_avx2(src, dst, count, thresholds, buckets, pairs));
-    store_rgba8_srgb_row_baseline(src, dst, count, thresholds, buckets);
+    pf_store_4x8_srgb_row_run(src, dst, count, thresholds, buckets, pairs, PF_ORDER_RGBA);
 }
 
-/* pf_load_rgba8_srgb_row: the AVX2 variant reads 8 pixels as 32-bit words, gathers the three
- * colors from the table, converts alpha with the same multiply, and interleaves. */
+/* pf_load_4x8_srgb_row: the AVX2 variant reads 8 pixels as 32-bit words, gathers the three
+ * colors from the table (each channel's byte taken from its position in the order), converts
+ * alpha with the same multiply, and interleaves. */
+static void load_4x8_srgb_row_baseline(const unsigned char *src, pf_float4 *dst, long count, const float *table,
+                                       int order) {
+    PF_WITH_ORDER(order, pf_load_4x8_srgb_row(src, dst, count, table, ORDER));
+}
 #if defined(__x86_64__) && defined(__clang__)
-__attribute__((target("avx2")))
-static void load_rgba8_srgb_row_avx2(const unsigned char *src, pf_float4 *dst, long count, const float *table) {
+PF_AVX2_INLINE void load_4x8_srgb_row_avx2_body(const unsigned char *src, pf_float4 *dst, long count,
+                                                const float *table, int order) {
 #pragma clang fp contract(off)
     typedef unsigned pf_uint8v __attribute__((ext_vector_type(8)));
     const pf_float8 scale = 1.0f / 255.0f;
@@ -194,28 +248,39 @@ static void load_rgba8_srgb_row_avx2(const unsigned char *src, pf_float4 *dst, l
         __builtin_memcpy(&w, src + 4 * i, 32);
         pf_float8 v[4], o[4];
         for (int c = 0; c < 3; c++) {
-            pf_uint8v idx = (w >> (8 * c)) & 0xFF;
+            pf_uint8v idx = (w >> (8 * pf_order_byte(order, c))) & 0xFF;
             v[c] = (pf_float8)_mm256_i32gather_ps(table, (__m256i)idx, 4);
         }
-        v[3] = __builtin_convertvector((pf_int8)(w >> 24), pf_float8) * scale;
+        v[3] = __builtin_convertvector((pf_int8)((w >> (8 * pf_order_byte(order, 3))) & 0xFF), pf_float8) * scale;
         PF_MERGE8(v, o);
         PF_STORE8(dst + i, o, 0);
     }
-    pf_load_rgba8_srgb_row(src + 4 * i, dst + i, count - i, table);
+    pf_load_4x8_srgb_row(src + 4 * i, dst + i, count - i, table, order);
+}
+__attribute__((target("avx2")))
+static void load_4x8_srgb_row_avx2(const unsigned char *src, pf_float4 *dst, long count, const float *table,
+                                   int order) {
+    PF_WITH_ORDER(order, load_4x8_srgb_row_avx2_body(src, dst, count, table, ORDER));
 }
 #endif
 
+void pf_load_4x8_srgb_row_run(const unsigned char *src, pf_float4 *dst, long count, const float *table, int order) {
+    PF_AVX2_FIRST(load_4x8_srgb_row_avx2(src, dst, count, table, order));
+    load_4x8_srgb_row_baseline(src, dst, count, table, order);
+}
 void pf_load_rgba8_srgb_row_run(const unsigned char *src, pf_float4 *dst, long count, const float *table) {
-    PF_AVX2_FIRST(load_rgba8_srgb_row_avx2(src, dst, count, table));
-    pf_load_rgba8_srgb_row(src, dst, count, table);
+    pf_load_4x8_srgb_row_run(src, dst, count, table, PF_ORDER_RGBA);
 }
 
-/* pf_store_rgba8_row: the AVX2 variant quantizes the row as a flat array of floats, 32 at a
- * time (8 pixels) with pf_quantize8's steps on 8 lanes, and packs them to 32 bytes in order
- * (every channel goes through the same operations, so the bytes are the same). */
+/* pf_store_4x8_row: the AVX2 variant quantizes the row as a flat array of floats, 32 at a
+ * time (8 pixels) with pf_quantize8's steps on 8 lanes, packs them to 32 bytes in order
+ * (every channel goes through the same operations, so the bytes are the same), and puts the
+ * bytes of each pixel in the order's positions with one byte shuffle (vpshufb). */
+static void store_4x8_row_baseline(const pf_float4 *src, unsigned char *dst, long count, int order) {
+    PF_WITH_ORDER(order, pf_store_4x8_row(src, dst, count, ORDER));
+}
 #if defined(__x86_64__) && defined(__clang__)
-__attribute__((target("avx2")))
-static void store_rgba8_row_avx2(const pf_float4 *src, unsigned char *dst, long count) {
+PF_AVX2_INLINE void store_4x8_row_avx2_body(const pf_float4 *src, unsigned char *dst, long count, int order) {
 #pragma clang fp contract(off)
     typedef unsigned char pf_u8x32 __attribute__((ext_vector_type(32)));
     typedef int pf_int32v __attribute__((ext_vector_type(32)));
@@ -238,15 +303,30 @@ static void store_rgba8_row_avx2(const pf_float4 *src, unsigned char *dst, long 
                                                 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
                                                 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31);
         pf_u8x32 b = __builtin_convertvector(all, pf_u8x32);
+        /* Byte k of a pixel in the order is its RGBA byte of that channel. */
+        if (order == PF_ORDER_BGRA) {
+            b = __builtin_shufflevector(b, b, 2, 1, 0, 3, 6, 5, 4, 7, 10, 9, 8, 11, 14, 13, 12, 15,
+                                        18, 17, 16, 19, 22, 21, 20, 23, 26, 25, 24, 27, 30, 29, 28, 31);
+        } else if (order == PF_ORDER_ARGB) {
+            b = __builtin_shufflevector(b, b, 3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14,
+                                        19, 16, 17, 18, 23, 20, 21, 22, 27, 24, 25, 26, 31, 28, 29, 30);
+        }
         __builtin_memcpy(dst + 4 * i, &b, 32);
     }
-    pf_store_rgba8_row(src + i, dst + 4 * i, count - i);
+    pf_store_4x8_row(src + i, dst + 4 * i, count - i, order);
+}
+__attribute__((target("avx2")))
+static void store_4x8_row_avx2(const pf_float4 *src, unsigned char *dst, long count, int order) {
+    PF_WITH_ORDER(order, store_4x8_row_avx2_body(src, dst, count, ORDER));
 }
 #endif
 
+void pf_store_4x8_row_run(const pf_float4 *src, unsigned char *dst, long count, int order) {
+    PF_AVX2_FIRST(store_4x8_row_avx2(src, dst, count, order));
+    store_4x8_row_baseline(src, dst, count, order);
+}
 void pf_store_rgba8_row_run(const pf_float4 *src, unsigned char *dst, long count) {
-    PF_AVX2_FIRST(store_rgba8_row_avx2(src, dst, count));
-    pf_store_rgba8_row(src, dst, count);
+    pf_store_4x8_row_run(src, dst, count, PF_ORDER_RGBA);
 }
 
 /* pf_correlate3x3_row: the AVX2 variant works on the rows as flat arrays of floats, two pixels

@@ -10,6 +10,15 @@
  * time (same results: no contraction, the same operations). */
 void pf_load_rgba8_row_run(const unsigned char *src, pf_float4 *dst, long count);
 void pf_store_rgba8_row_run(const pf_float4 *src, unsigned char *dst, long count);
+/* The 4 x 8-bit row kernels for any byte order `order` (PF_ORDER_RGBA, _BGRA or _ARGB, see
+ * CSIMDRowKernels.h); each order runs its own compiled copy, with the same results as the
+ * inline kernels. The rgba8 entry points are these with PF_ORDER_RGBA. */
+void pf_load_4x8_row_run(const unsigned char *src, pf_float4 *dst, long count, int order);
+void pf_store_4x8_row_run(const pf_float4 *src, unsigned char *dst, long count, int order);
+void pf_load_4x8_srgb_row_run(const unsigned char *src, pf_float4 *dst, long count, const float *table, int order);
+void pf_store_4x8_srgb_row_run(const pf_float4 *src, unsigned char *dst, long count,
+                               const float *thresholds, const unsigned char *buckets,
+                               const unsigned long long *pairs, int order);
 void pf_store_gray8_row_run(const pf_float4 *src, unsigned char *dst, long count);
 /* pf_bilinear_half_rgba8_row, 4 output pixels at a time with AVX2 where the processor has it
  * (same results). */

@@ -9,15 +9,45 @@
 
 typedef unsigned char pf_u8x4 __attribute__((ext_vector_type(4)));
 
-/* 8-bit RGBA to float: dst[i] = src[i] * (1/255) per channel (the same float constant and
- * the same single rounding as PixelFlow's Swift loader). */
-PF_INLINE void pf_load_rgba8_row(const unsigned char *src, pf_float4 *dst, long count) {
+/* Byte orders of the 4 x 8-bit formats (PixelFormat.rgba8, .bgra8, .argb8): which memory byte
+ * of a pixel holds R, G, B and A. Kernels that take an `order` are called with a constant, so
+ * every choice below folds away after inlining; for RGBA they are exactly the code before
+ * there were other orders. */
+enum { PF_ORDER_RGBA = 0, PF_ORDER_BGRA = 1, PF_ORDER_ARGB = 2 };
+/* The memory byte (0-3) of channel c (0 R, 1 G, 2 B, 3 A) in `order`: RGBA c; BGRA 2, 1, 0, 3;
+ * ARGB 1, 2, 3, 0. */
+PF_INLINE int pf_order_byte(int order, int c) {
+    if (order == PF_ORDER_BGRA) return c == 3 ? 3 : 2 - c;
+    if (order == PF_ORDER_ARGB) return (c + 1) & 3;
+    return c;
+}
+/* Four values in memory order to R, G, B, A lanes (one shuffle; none for RGBA). */
+PF_INLINE pf_float4 pf_order_to_rgba(pf_float4 v, int order) {
+    if (order == PF_ORDER_BGRA) return v.zyxw;
+    if (order == PF_ORDER_ARGB) return v.yzwx;
+    return v;
+}
+/* R, G, B, A lanes to memory order: the inverse of pf_order_to_rgba. */
+PF_INLINE pf_float4 pf_rgba_to_order(pf_float4 v, int order) {
+    if (order == PF_ORDER_BGRA) return v.zyxw;
+    if (order == PF_ORDER_ARGB) return v.wxyz;
+    return v;
+}
+
+/* 8-bit pixels in `order` to float RGBA: dst[i] = src[i] * (1/255) per channel (the same float
+ * constant and the same single rounding as PixelFlow's Swift loader), lanes put in R, G, B, A
+ * order by one shuffle. */
+PF_INLINE void pf_load_4x8_row(const unsigned char *src, pf_float4 *dst, long count, int order) {
     const float k = 1.0f / 255.0f;
     for (long i = 0; i < count; i++) {
         pf_u8x4 v;
         __builtin_memcpy(&v, src + 4 * i, 4);
-        dst[i] = __builtin_convertvector(v, pf_float4) * k;
+        dst[i] = pf_order_to_rgba(__builtin_convertvector(v, pf_float4) * k, order);
     }
+}
+/* pf_load_4x8_row for RGBA bytes. */
+PF_INLINE void pf_load_rgba8_row(const unsigned char *src, pf_float4 *dst, long count) {
+    pf_load_4x8_row(src, dst, count, PF_ORDER_RGBA);
 }
 
 /* One pixel of pf_store_rgba8_row. */
@@ -31,22 +61,29 @@ PF_INLINE pf_u8x4 pf_quantize8(pf_float4 v) {
     return __builtin_convertvector(__builtin_convertvector(s, pf_int4), pf_u8x4);
 }
 
-/* Float RGBA to 8 bits: clamp(floor(v * 255 + 0.5), 0, 255) per channel (round half up,
- * two roundings: the product, then the sum), NaN stores 0. Exactly PixelBuffer._quantize8. */
-PF_INLINE void pf_store_rgba8_row(const pf_float4 *src, unsigned char *dst, long count) {
+/* Float RGBA to 8 bits in `order`: clamp(floor(v * 255 + 0.5), 0, 255) per channel (round
+ * half up, two roundings: the product, then the sum), NaN stores 0. Exactly
+ * PixelBuffer._quantize8, with the lanes put in memory order by one shuffle first. */
+PF_INLINE void pf_store_4x8_row(const pf_float4 *src, unsigned char *dst, long count, int order) {
     long i = 0;
     for (; i + 4 <= count; i += 4) {
-        pf_u8x4 q0 = pf_quantize8(src[i]), q1 = pf_quantize8(src[i + 1]);
-        pf_u8x4 q2 = pf_quantize8(src[i + 2]), q3 = pf_quantize8(src[i + 3]);
+        pf_u8x4 q0 = pf_quantize8(pf_rgba_to_order(src[i], order));
+        pf_u8x4 q1 = pf_quantize8(pf_rgba_to_order(src[i + 1], order));
+        pf_u8x4 q2 = pf_quantize8(pf_rgba_to_order(src[i + 2], order));
+        pf_u8x4 q3 = pf_quantize8(pf_rgba_to_order(src[i + 3], order));
         __builtin_memcpy(dst + 4 * i, &q0, 4);
         __builtin_memcpy(dst + 4 * i + 4, &q1, 4);
         __builtin_memcpy(dst + 4 * i + 8, &q2, 4);
         __builtin_memcpy(dst + 4 * i + 12, &q3, 4);
     }
     for (; i < count; i++) {
-        pf_u8x4 q = pf_quantize8(src[i]);
+        pf_u8x4 q = pf_quantize8(pf_rgba_to_order(src[i], order));
         __builtin_memcpy(dst + 4 * i, &q, 4);
     }
+}
+/* pf_store_4x8_row to RGBA bytes. */
+PF_INLINE void pf_store_rgba8_row(const pf_float4 *src, unsigned char *dst, long count) {
+    pf_store_4x8_row(src, dst, count, PF_ORDER_RGBA);
 }
 
 /* 3x3 correlation of one row: dst[x] = sum over j, i (row-major) of w[3j+i] * row_j[x+i],
@@ -199,13 +236,20 @@ PF_INLINE int pf_rgba8_all_opaque(const unsigned char *p, long count) {
     return a == 255;
 }
 
-/* 8-bit sRGB RGBA to float: colors through the 256-entry decode table, alpha as a * (1/255)
- * (exactly loadRowRGBA's 8-bit sRGB path). */
-PF_INLINE void pf_load_rgba8_srgb_row(const unsigned char *src, pf_float4 *dst, long count, const float *table) {
+/* 8-bit sRGB pixels in `order` to float RGBA: colors through the 256-entry decode table, alpha
+ * as a * (1/255) (exactly loadRowRGBA's 8-bit sRGB path). */
+PF_INLINE void pf_load_4x8_srgb_row(const unsigned char *src, pf_float4 *dst, long count, const float *table,
+                                    int order) {
+    const int rb = pf_order_byte(order, 0), gb = pf_order_byte(order, 1);
+    const int bb = pf_order_byte(order, 2), ab = pf_order_byte(order, 3);
     for (long i = 0; i < count; i++) {
         const unsigned char *p = src + 4 * i;
-        dst[i] = (pf_float4){table[p[0]], table[p[1]], table[p[2]], (float)p[3] * (1.0f / 255.0f)};
+        dst[i] = (pf_float4){table[p[rb]], table[p[gb]], table[p[bb]], (float)p[ab] * (1.0f / 255.0f)};
     }
+}
+/* pf_load_4x8_srgb_row for RGBA bytes. */
+PF_INLINE void pf_load_rgba8_srgb_row(const unsigned char *src, pf_float4 *dst, long count, const float *table) {
+    pf_load_4x8_srgb_row(src, dst, count, table, PF_ORDER_RGBA);
 }
 
 /* A linear value to its 8-bit sRGB code, exactly SRGB._encode8: NaN and values <= 0 give 0,
@@ -219,18 +263,25 @@ PF_INLINE unsigned pf_srgb_encode8(float v, const float *thresholds, const unsig
     return (unsigned)(k + (x >= thresholds[k]));
 }
 
-/* Float RGBA in linear light to 8-bit sRGB: colors through pf_srgb_encode8, alpha through
- * pf_quantize8 (exactly storeRowRGBA's 8-bit sRGB path). */
-PF_INLINE void pf_store_rgba8_srgb_row(const pf_float4 *src, unsigned char *dst, long count,
-                                       const float *thresholds, const unsigned char *buckets) {
+/* Float RGBA in linear light to 8-bit sRGB in `order`: colors through pf_srgb_encode8, alpha
+ * through pf_quantize8 (exactly storeRowRGBA's 8-bit sRGB path). */
+PF_INLINE void pf_store_4x8_srgb_row(const pf_float4 *src, unsigned char *dst, long count,
+                                     const float *thresholds, const unsigned char *buckets, int order) {
+    const int rb = pf_order_byte(order, 0), gb = pf_order_byte(order, 1);
+    const int bb = pf_order_byte(order, 2), ab = pf_order_byte(order, 3);
     for (long i = 0; i < count; i++) {
         pf_float4 v = src[i];
         pf_u8x4 q = pf_quantize8(v);
-        dst[4 * i] = (unsigned char)pf_srgb_encode8(v.x, thresholds, buckets);
-        dst[4 * i + 1] = (unsigned char)pf_srgb_encode8(v.y, thresholds, buckets);
-        dst[4 * i + 2] = (unsigned char)pf_srgb_encode8(v.z, thresholds, buckets);
-        dst[4 * i + 3] = q.w;
+        dst[4 * i + rb] = (unsigned char)pf_srgb_encode8(v.x, thresholds, buckets);
+        dst[4 * i + gb] = (unsigned char)pf_srgb_encode8(v.y, thresholds, buckets);
+        dst[4 * i + bb] = (unsigned char)pf_srgb_encode8(v.z, thresholds, buckets);
+        dst[4 * i + ab] = q.w;
     }
+}
+/* pf_store_4x8_srgb_row to RGBA bytes. */
+PF_INLINE void pf_store_rgba8_srgb_row(const pf_float4 *src, unsigned char *dst, long count,
+                                       const float *thresholds, const unsigned char *buckets) {
+    pf_store_4x8_srgb_row(src, dst, count, thresholds, buckets, PF_ORDER_RGBA);
 }
 
 #endif

@@ -49,11 +49,12 @@ enum _Codec {
     }
 
     /// `buffer` as one of the integer layouts the encoders write (`rgba8`, `rgba16`, `gray8`),
-    /// sRGB-encoded with straight alpha: float buffers become `rgba8` (`grayF32` becomes
-    /// `gray8`); linear or premultiplied integer buffers are converted in their own format.
+    /// sRGB-encoded with straight alpha: float buffers and the other byte orders (`bgra8`,
+    /// `argb8`) become `rgba8` (`grayF32` becomes `gray8`); linear or premultiplied integer
+    /// buffers are converted in their own format.
     static func encodable(_ buffer: PixelBuffer) -> PixelBuffer {
         switch buffer.format {
-        case .rgbaF32:
+        case .rgbaF32, .bgra8, .argb8:
             return buffer.converted(to: .rgba8, colorEncoding: .sRGB, alphaMode: .straight)
         case .grayF32:
             return buffer.converted(to: .gray8, colorEncoding: .sRGB, alphaMode: .straight)

@@ -268,8 +268,8 @@ enum _GIFCodec {
                     out[base + 4 * x] = p[x]; out[base + 4 * x + 1] = p[x]; out[base + 4 * x + 2] = p[x]
                     out[base + 4 * x + 3] = 255
                 }
-            case .rgbaF32, .grayF32:
-                preconditionFailure("encodable returns integer formats")
+            case .rgbaF32, .grayF32, .bgra8, .argb8:
+                preconditionFailure("encodable returns rgba8, rgba16 or gray8")
             }
         }
         return out

@@ -274,7 +274,7 @@ enum _HEIFCodec {
         case .gray8: input = Int32(PF_HEIF_INPUT_GRAY8)
         case .rgba8: input = Int32(opaque ? PF_HEIF_INPUT_RGBA8_AS_RGB : PF_HEIF_INPUT_RGBA8)
         case .rgba16: input = Int32(opaque ? PF_HEIF_INPUT_RGBA16_AS_RGB : PF_HEIF_INPUT_RGBA16)
-        case .rgbaF32, .grayF32: preconditionFailure("encodable returns integer formats")
+        case .rgbaF32, .grayF32, .bgra8, .argb8: preconditionFailure("encodable returns rgba8, rgba16 or gray8")
         }
         var message = [CChar](repeating: 0, count: Int(PF_MESSAGE_CAPACITY))
         var output: UnsafeMutablePointer<UInt8>?

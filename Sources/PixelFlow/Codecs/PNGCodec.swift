@@ -290,7 +290,7 @@ enum _PNGCodec {
         case .gray8: return Int32(PF_PNG_INPUT_GRAY8)
         case .rgba8: return Int32(opaque ? PF_PNG_INPUT_RGBA8_AS_RGB : PF_PNG_INPUT_RGBA8)
         case .rgba16: return Int32(opaque ? PF_PNG_INPUT_RGBA16_AS_RGB : PF_PNG_INPUT_RGBA16)
-        case .rgbaF32, .grayF32: preconditionFailure("PNG rows are integer formats")
+        case .rgbaF32, .grayF32, .bgra8, .argb8: preconditionFailure("PNG rows are rgba8, rgba16 or gray8")
         }
     }
 

@@ -56,9 +56,10 @@ extension PixelBuffer {
     ///
     /// `rgba8`, `gray8` and `rgba16` are written as they are where the format allows: PNG
     /// keeps 16 bits and drops an alpha channel that is 255 (65535) everywhere; PNM writes
-    /// P5, P6 or P7; JPEG and BMP take 8 bits, JPEG drops alpha. Float buffers are first
-    /// converted to `rgba8` (`grayF32` to `gray8`); linear or premultiplied buffers to sRGB
-    /// with straight alpha.
+    /// P5, P6 or P7; JPEG and BMP take 8 bits, JPEG drops alpha. Float buffers and the other
+    /// byte orders (`bgra8`, `argb8`) are first converted to `rgba8` (`grayF32` to `gray8`),
+    /// so every writer takes every format; linear or premultiplied buffers are converted to
+    /// sRGB with straight alpha.
     ///
     /// - Parameters:
     ///   - format: the file format.

@@ -102,7 +102,7 @@ enum _TIFFCodec {
         case .gray8: input = Int32(PF_TIFF_INPUT_GRAY8)
         case .rgba8: input = Int32(opaque ? PF_TIFF_INPUT_RGBA8_AS_RGB : PF_TIFF_INPUT_RGBA8)
         case .rgba16: input = Int32(opaque ? PF_TIFF_INPUT_RGBA16_AS_RGB : PF_TIFF_INPUT_RGBA16)
-        case .rgbaF32, .grayF32: preconditionFailure("encodable returns integer formats")
+        case .rgbaF32, .grayF32, .bgra8, .argb8: preconditionFailure("encodable returns rgba8, rgba16 or gray8")
         }
         let compression = try compressionCode(options, format: buffer.format)
         var message = [CChar](repeating: 0, count: Int(PF_MESSAGE_CAPACITY))

@@ -261,10 +261,11 @@ extension PixelBuffer {
     mutating func fillOpaqueAlpha() {
         let w = width
         switch format {
-        case .rgba8:
+        case .rgba8, .bgra8, .argb8:
+            let a = format == .argb8 ? 0 : 3
             withUnsafeMutableRows { _, row in
                 let p = row.assumingMemoryBound(to: UInt8.self)
-                for x in 0..<w { p[4 * x + 3] = 255 }
+                for x in 0..<w { p[4 * x + a] = 255 }
             }
         case .rgba16:
             withUnsafeMutableRows { _, row in

@@ -95,7 +95,7 @@ extension RenderContext {
             })
     }
 
-    /// Renders `rect` of `image` into `buffer` (an encoded 8 or 16-bit RGBA destination) in
+    /// Renders `rect` of `image` into `buffer` (an encoded 4 x 8-bit or 16-bit RGBA destination) in
     /// an output space known only by its ICC profile: the render gives linear sRGB floats
     /// with straight alpha, which lcms2 converts into the profile's encoded values.
     ///
@@ -110,10 +110,12 @@ extension RenderContext {
         var plain = self
         plain.options.outputColorSpace = .sRGB
         try plain.render(image, rect: rect, into: &linear, control: control)
-        guard buffer.format == .rgba8 || buffer.format == .rgba16 else {
+        guard buffer.format.isPacked32 || buffer.format == .rgba16 else {
             throw PixelFlowError.invalidParameter(
                 filter: "RenderContext", key: "outputColorSpace",
-                reason: "'\(options.outputColorSpace.name)' is known only by its ICC profile: render it into rgba8 or rgba16")
+                reason:
+                    "'\(options.outputColorSpace.name)' is known only by its ICC profile: render it into rgba8, bgra8, argb8 or rgba16"
+            )
         }
         // Float to float, in place: lcms2 keeps matrix/TRC transforms unbounded only between
         // float layouts (to 8 bits it clips its input to sRGB's gamut first).
@@ -122,6 +124,7 @@ extension RenderContext {
             to: options.outputColorSpace, PF_LCMS_RGBA_FLOAT, name: "render")
         transform.runInPlace(&linear)
         let w = rect.width, is16 = buffer.format == .rgba16
+        let layout = buffer.format.packedLayout ?? .rgba8
         let scale: Float = is16 ? 65535 : 255
         let stride = linear.bytesPerRow, outStride = buffer.bytesPerRow
         linear.withUnsafeBytes { src in
@@ -137,7 +140,8 @@ extension RenderContext {
                         if is16 {
                             row.assumingMemoryBound(to: SIMD4<UInt16>.self)[x] = SIMD4<UInt16>(v)
                         } else {
-                            row.assumingMemoryBound(to: SIMD4<UInt8>.self)[x] = SIMD4<UInt8>(v)
+                            // The bytes in the format's order (R, G, B, A for rgba8).
+                            row.storeBytes(of: layout.pack(SIMD4<UInt8>(v)).littleEndian, toByteOffset: 4 * x, as: UInt32.self)
                         }
                     }
                 }

@@ -134,6 +134,12 @@ public struct PixelBuffer: Sendable {
             case .rgba8:
                 let v = p.loadUnaligned(as: SIMD4<UInt8>.self)
                 return floats(v) / 255
+            case .bgra8:
+                let v = p.loadUnaligned(as: SIMD4<UInt8>.self)
+                return floats(SIMD4(v.z, v.y, v.x, v.w)) / 255
+            case .argb8:
+                let v = p.loadUnaligned(as: SIMD4<UInt8>.self)
+                return floats(SIMD4(v.y, v.z, v.w, v.x)) / 255
             case .rgba16:
                 let v = p.loadUnaligned(as: SIMD4<UInt16>.self)
                 return floats(v) / 65535
@@ -154,6 +160,12 @@ public struct PixelBuffer: Sendable {
             switch format {
             case .rgba8:
                 p.storeBytes(of: PixelBuffer._quantize8(newValue), as: SIMD4<UInt8>.self)
+            case .bgra8:
+                let q = PixelBuffer._quantize8(newValue)
+                p.storeBytes(of: SIMD4(q.z, q.y, q.x, q.w), as: SIMD4<UInt8>.self)
+            case .argb8:
+                let q = PixelBuffer._quantize8(newValue)
+                p.storeBytes(of: SIMD4(q.w, q.x, q.y, q.z), as: SIMD4<UInt8>.self)
             case .rgba16:
                 p.storeBytes(of: PixelBuffer._quantize16(newValue), as: SIMD4<UInt16>.self)
             case .rgbaF32:

@@ -10,11 +10,22 @@ public enum PixelFormat: String, Sendable, CaseIterable, CustomStringConvertible
     case gray8
     /// 1 x Float32 per pixel (luminance).
     case grayF32
+    /// 4 x UInt8 per pixel in the byte order B, G, R, A: Core Video's
+    /// `kCVPixelFormatType_32BGRA` and Core Image's `kCIFormatBGRA8`, what a `CGBitmapContext`
+    /// with `kCGBitmapByteOrder32Little` and alpha first holds. Read as a little-endian `UInt32`
+    /// (the native order on x86-64 and arm64) a pixel is `0xAARRGGBB`: blue in bits 0-7,
+    /// green 8-15, red 16-23, alpha 24-31. sRGB-encoded by default, like `rgba8`.
+    case bgra8
+    /// 4 x UInt8 per pixel in the byte order A, R, G, B: Core Video's
+    /// `kCVPixelFormatType_32ARGB` and Core Image's `kCIFormatARGB8` (big-endian ARGB). Read as
+    /// a little-endian `UInt32` a pixel is `0xBBGGRRAA`: alpha in bits 0-7, red 8-15, green
+    /// 16-23, blue 24-31 (a big-endian load gives `0xAARRGGBB`). sRGB-encoded by default.
+    case argb8
 
     /// Bytes one pixel occupies.
     public var bytesPerPixel: Int {
         switch self {
-        case .rgba8: return 4
+        case .rgba8, .bgra8, .argb8: return 4
         case .rgba16: return 8
         case .rgbaF32: return 16
         case .gray8: return 1
@@ -25,8 +36,23 @@ public enum PixelFormat: String, Sendable, CaseIterable, CustomStringConvertible
     /// Number of channels stored per pixel.
     public var channelCount: Int {
         switch self {
-        case .rgba8, .rgba16, .rgbaF32: return 4
+        case .rgba8, .bgra8, .argb8, .rgba16, .rgbaF32: return 4
         case .gray8, .grayF32: return 1
+        }
+    }
+
+    /// The 4 x 8-bit formats (`rgba8`, `bgra8`, `argb8`): one byte per channel, four bytes a
+    /// pixel, in different orders. `PixelBuffer`'s packed accessors take these.
+    public var isPacked32: Bool { packedLayout != nil }
+
+    /// Where each channel sits in a pixel read as one little-endian `UInt32`, for the
+    /// 4 x 8-bit formats; nil for the others. See ``PackedPixelLayout``.
+    public var packedLayout: PackedPixelLayout? {
+        switch self {
+        case .rgba8: return .rgba8
+        case .bgra8: return .bgra8
+        case .argb8: return .argb8
+        case .rgba16, .rgbaF32, .gray8, .grayF32: return nil
         }
     }
 

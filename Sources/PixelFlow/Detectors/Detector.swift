@@ -1,8 +1,9 @@
 /// Something that finds features of one kind in images: `QRCodeDetector`, `FaceDetector`,
 /// `RectangleDetector` (Core Image's `CIDetector` types). Every detector reports in image
 /// coordinates, origin at the top-left, y down, in pixels (pixel (i, j) covers
-/// [i, i + 1) x [j, j + 1)); `Point.coreImageCoordinates(imageHeight:)` converts to Core
-/// Image's bottom-left origin.
+/// [i, i + 1) x [j, j + 1)); `features(in:coordinates:)` with `.coreImage` reports with Core
+/// Image's bottom-left origin instead, and `Point.coreImageCoordinates(imageHeight:)`
+/// converts one point.
 ///
 /// ```swift
 /// let detector = QRCodeDetector(options: DetectorOptions(accuracy: .high))

@@ -246,7 +246,7 @@ public struct RenderContext: Sendable {
     }
 
     func render(_ image: Image, rect: IntRect, into buffer: inout PixelBuffer, control: RenderControl? = nil) throws {
-        if _outputNeedsProfileTransform && (buffer.format == .rgba8 || buffer.format == .rgba16) && buffer.colorEncoding == .sRGB
+        if _outputNeedsProfileTransform && (buffer.format.isPacked32 || buffer.format == .rgba16) && buffer.colorEncoding == .sRGB
         {
             try _renderThroughOutputProfile(image, rect: rect, into: &buffer, control: control)
             return

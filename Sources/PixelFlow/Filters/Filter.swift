@@ -23,6 +23,13 @@ public final class Filter: CustomStringConvertible {
     public let descriptor: FilterDescriptor
     /// The values set so far, by key, already validated (and converted to the input's class).
     private var values: [String: FilterValue] = [:]
+    /// The convention the position and rectangle inputs are written in (default `.topLeft`);
+    /// under `.coreImage`, `outputImage()` reads them, and the defaults, as Core Image's
+    /// (see `FilterDescriptor.apply(_:coordinates:imageHeight:)`). Values are stored as set.
+    public var coordinates: CoordinateConvention = .topLeft
+    /// The height of the image the positions refer to under `.coreImage`; nil takes the
+    /// `inputImage`'s extent `maxY`. Generators (no `inputImage`) need it.
+    public var imageHeight: Double?
 
     /// The filter called `name`, Core Image's name (`CISepiaTone`) or the same without its
     /// `CI` prefix (`SepiaTone`), with its inputs set to their defaults; nil for a name the
@@ -123,7 +130,7 @@ public final class Filter: CustomStringConvertible {
     ///   filter cannot build, such as a zero scale); other `PixelFlowError`s the filter's
     ///   builder throws (an infinite extent where a finite one is needed).
     public func outputImage(_: Void = ()) throws -> Image {
-        try descriptor.apply(values.mapValues { Optional($0) })
+        try descriptor.apply(values.mapValues { Optional($0) }, coordinates: coordinates, imageHeight: imageHeight)
     }
 
     /// The filter's output, or nil when it cannot be built (a missing image or a rejected
@@ -134,6 +141,8 @@ public final class Filter: CustomStringConvertible {
     public func copy() -> Filter {
         let f = Filter(descriptor: descriptor)
         f.values = values
+        f.coordinates = coordinates
+        f.imageHeight = imageHeight
         return f
     }
 

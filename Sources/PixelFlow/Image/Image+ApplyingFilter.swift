@@ -21,22 +21,35 @@ extension Image {
     /// let blend = try image.applyingFilter("SourceOverCompositing", parameters: ["backgroundImage": background])
     /// ```
     ///
-    /// Positions and rects are in PixelFlow's coordinates (origin at the top-left, y down);
-    /// Core Image's have their origin at the bottom-left.
+    /// Positions and rects are in PixelFlow's coordinates (origin at the top-left, y down)
+    /// unless `coordinates` is `.coreImage`: then they are Core Image's (origin at the
+    /// bottom-left, y up) for an image as high as this one's extent `maxY`, defaults included
+    /// (see `FilterDescriptor.apply(_:coordinates:imageHeight:)`):
+    ///
+    /// ```swift
+    /// // Core Image: image.applyingFilter("CIVignetteEffect", parameters: [kCIInputCenterKey: CIVector(x: 100, y: 60)])
+    /// let v = try image.applyingFilter("CIVignetteEffect", parameters: ["inputCenter": [100, 60]], coordinates: .coreImage)
+    /// ```
     ///
     /// - Parameters:
     ///   - name: the filter's name, with or without `CI`.
     ///   - parameters: input values by key, with or without `input`; not `inputImage`, which
     ///     is `self`.
+    ///   - coordinates: the convention of the position and rectangle inputs (default
+    ///     `.topLeft`).
     /// - Returns: the filter's output, a recipe like every `Image`.
     /// - Throws: the errors of `FilterRegistry.apply(_:_:)`: `PixelFlowError.unknownFilter`
     ///   for a name the registry does not know; `.invalidParameter` naming the key for a key
     ///   the filter does not have, a value of the wrong class, a NaN or infinite number or one
     ///   outside the input's minimum and maximum. Also `.invalidParameter` for a filter with no
     ///   `inputImage` (a generator: build it with `FilterRegistry.apply` or `Filter(named:)`),
-    ///   for `inputImage` among the parameters, and for one input given under two spellings.
+    ///   for `inputImage` among the parameters, and for one input given under two spellings;
+    ///   under `.coreImage`, for an image whose extent is infinite when the filter has
+    ///   position or rectangle inputs.
     /// - Complexity: O(parameters); nothing is rendered.
-    public func applyingFilter(_ name: String, parameters: [String: any FilterValueConvertible] = [:]) throws -> Image {
+    public func applyingFilter(
+        _ name: String, parameters: [String: any FilterValueConvertible] = [:], coordinates: CoordinateConvention = .topLeft
+    ) throws -> Image {
         guard let descriptor = FilterRegistry.descriptor(named: name) else { throw PixelFlowError.unknownFilter(name) }
         func fail(_ key: String, _ reason: String) -> PixelFlowError {
             .invalidParameter(filter: descriptor.name, key: key, reason: reason)
@@ -62,6 +75,6 @@ extension Image {
             spelling[resolved] = key
             values[resolved] = value.filterValue
         }
-        return try descriptor.apply(values)
+        return try descriptor.apply(values, coordinates: coordinates)
     }
 }

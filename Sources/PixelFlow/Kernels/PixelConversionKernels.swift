@@ -12,17 +12,19 @@ func loadRowRGBA(
     into dst: UnsafeMutablePointer<SIMD4<Float>>, decodeSRGB: Bool
 ) {
     switch format {
-    case .rgba8:
+    case .rgba8, .bgra8, .argb8:
         let bytes = src.assumingMemoryBound(to: UInt8.self)
+        let order = format._byteOrder
         if decodeSRGB {
             // `SIMD4(t[r], t[g], t[b], Float(a) * (1 / 255))` per pixel, in C (gathering 8
             // pixels at a time with AVX2; tested equal bit for bit).
             SRGB.decodeTable.withUnsafeBufferPointer { t in
-                pf_load_rgba8_srgb_row_run(bytes, dst, count, t.baseAddress)
+                pf_load_4x8_srgb_row_run(bytes, dst, count, t.baseAddress, order)
             }
         } else {
-            // `floats(pixel) * (1 / 255)` per pixel, vectorized (CSIMD.h; tested equal for all 256 values).
-            pf_load_rgba8_row_run(bytes, dst, count)
+            // `floats(pixel) * (1 / 255)` per pixel, lanes put in RGBA order, vectorized
+            // (CSIMDRowKernels.h; tested equal for all 256 values in every order).
+            pf_load_4x8_row_run(bytes, dst, count, order)
         }
     case .rgba16:
         let s = src.assumingMemoryBound(to: SIMD4<UInt16>.self)
@@ -72,21 +74,23 @@ func storeRowRGBA(
     scratch: UnsafeMutablePointer<SIMD4<Float>>
 ) {
     switch format {
-    case .rgba8:
+    case .rgba8, .bgra8, .argb8:
         let d = dst.assumingMemoryBound(to: UInt8.self)
+        let order = format._byteOrder
         if encodeSRGB {
             // `SRGB._encode8` per color channel and `PixelBuffer._quantize8` for alpha, in C
             // (gathering 8 pixels at a time with AVX2; tested equal byte for byte).
             SRGB.thresholds.withUnsafeBufferPointer { t in
                 SRGB.bucketStart.withUnsafeBufferPointer { b in
                     SRGB.bucketPairs.withUnsafeBufferPointer { p in
-                        pf_store_rgba8_srgb_row_run(src, d, count, t.baseAddress, b.baseAddress, p.baseAddress)
+                        pf_store_4x8_srgb_row_run(src, d, count, t.baseAddress, b.baseAddress, p.baseAddress, order)
                     }
                 }
             }
         } else {
-            // `PixelBuffer._quantize8` per pixel, vectorized (CSIMD.h; tested equal bit for bit).
-            pf_store_rgba8_row_run(src, d, count)
+            // `PixelBuffer._quantize8` per pixel, bytes put in the format's order, vectorized
+            // (CSIMDRowKernels.h; tested equal bit for bit).
+            pf_store_4x8_row_run(src, d, count, order)
         }
     case .rgba16:
         var s = src
@@ -129,4 +133,16 @@ func unpremultiplyRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
 /// followed by an unpremultiply does to them, without touching the others.
 func zeroTransparentRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
     pf_zero_unless_positive_alpha(p, count)
+}
+
+extension PixelFormat {
+    /// The CSIMD byte order (`PF_ORDER_RGBA`, `_BGRA`, `_ARGB`) of a 4 x 8-bit format; RGBA
+    /// for the others, which do not use it.
+    var _byteOrder: Int32 {
+        switch self {
+        case .bgra8: return Int32(PF_ORDER_BGRA)
+        case .argb8: return Int32(PF_ORDER_ARGB)
+        default: return Int32(PF_ORDER_RGBA)
+        }
+    }
 }

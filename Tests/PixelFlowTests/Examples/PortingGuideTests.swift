@@ -100,7 +100,9 @@ final class PortingGuideTests: TemporaryDirectoryTestCase {
         try context.write(output, toFile: outPath)
         let jpeg = try context.encoded(output, as: .jpeg, quality: 90)
         let part = try context.makeBuffer(output, rect: Rect(x: 0, y: 0, width: 64, height: 64))
+        let bgraPixels = try context.makeBuffer(output, format: .bgra8)
         // end snippet
+        XCTAssertEqual(bgraPixels.converted(to: .rgba8), pixels)
         XCTAssertEqual([pixels.width, pixels.height], [320, 240])
         XCTAssertEqual(try PixelBuffer(contentsOfFile: outPath), pixels)
         XCTAssertEqual(try PixelBuffer(encoded: jpeg).width, 320)
@@ -145,7 +147,10 @@ final class PortingGuideTests: TemporaryDirectoryTestCase {
         let bounds = codes.first?.bounds
         let quads = rectangleDetector.features(in: photo)
         let flat = try Image(photo).perspectiveCorrected(quads[0])
+        let ciBounds = try qrDetector.features(in: codeImage, coordinates: .coreImage).first?.bounds
         // end snippet
+        let codeHeight = codeImage.extent.height
+        XCTAssertEqual(ciBounds.map { $0.y + $0.height }, bounds.map { codeHeight - $0.y })
         XCTAssertEqual(text, "https://example.org/pixelflow")
         XCTAssertNotNil(bounds)
         XCTAssertEqual(quads.count, 1)
@@ -188,15 +193,63 @@ final class PortingGuideTests: TemporaryDirectoryTestCase {
         XCTAssertEqual(position.y, height - 30)
     }
 
+    func testCoreImageCoordinates() throws {
+        let (_, pixels) = try writePhoto()
+        let image = Image(pixels), photo = image
+        // snippet: table
+        let ported = try image.applyingFilter("CIVignetteEffect", parameters: ["inputCenter": [100, 60], "inputRadius": 80], coordinates: .coreImage)
+        let glow = try FilterRegistry.apply("CIRadialGradient", ["inputCenter": .vector([100, 60])], coordinates: .coreImage, imageHeight: 240)
+        let ciCropped = try image.cropped(to: Rect(x: 10, y: 20, width: 100, height: 50), coordinates: .coreImage)
+        let ciExtent = ciCropped.extent(coordinates: .coreImage, imageHeight: image.extent.height)
+        // end snippet
+        let context = RenderContext()
+        XCTAssertEqual(
+            try context.makeBuffer(ported),
+            try context.makeBuffer(image.applyingFilter("CIVignetteEffect", parameters: ["inputCenter": [100, 180], "inputRadius": 80])))
+        let frame = Rect(x: 0, y: 0, width: 320, height: 240)
+        XCTAssertEqual(
+            try context.makeBuffer(glow, rect: frame),
+            try context.makeBuffer(FilterRegistry.apply("CIRadialGradient", ["inputCenter": .vector([100, 180])]), rect: frame))
+        XCTAssertEqual(ciCropped.extent, Rect(x: 10, y: 170, width: 100, height: 50))
+        XCTAssertEqual(ciExtent, Rect(x: 10, y: 20, width: 100, height: 50))
+        let filter = Filter(named: "CIVignetteEffect")!
+        try filter.setValue(image, forKey: kCIInputImageKey)
+        // snippet: table
+        filter.coordinates = .coreImage
+        // end snippet
+        try filter.setValue([100, 60], forKey: "inputCenter")
+        try filter.setValue(80, forKey: "inputRadius")
+        XCTAssertEqual(try context.makeBuffer(try filter.outputImage()), try context.makeBuffer(ported))
+        guard (try? FaceDetector()) != nil else {
+            throw XCTSkip("no face cascade installed (scripts/setup.sh installs opencv-data)")
+        }
+        // snippet: block
+        // Core Image's numbers, unchanged: the option says whose coordinates they are.
+        let vignetted = try photo.applyingFilter(
+            "CIVignetteEffect", parameters: ["inputCenter": [100, 60], "inputRadius": 80], coordinates: .coreImage)
+        let corner = try photo.cropped(to: Rect(x: 10, y: 20, width: 100, height: 50), coordinates: .coreImage)
+        let ciFaces = try FaceDetector().features(in: pixels, coordinates: .coreImage)  // bounds, eyes, mouth
+        let ciQuads = try RectangleDetector().features(in: pixels, coordinates: .coreImage)  // corners
+        // end snippet
+        XCTAssertEqual(try context.makeBuffer(vignetted), try context.makeBuffer(ported))
+        XCTAssertEqual(corner.extent, ciCropped.extent)
+        XCTAssertTrue(ciFaces.isEmpty, "a card has no face")
+        let quads = RectangleDetector().features(in: pixels)
+        XCTAssertEqual(ciQuads.map(\.topLeft), quads.map { Point(x: $0.topLeft.x, y: 240 - $0.topLeft.y) })
+    }
+
     func testDrawingAndPixels() throws {
         let (path, pixels) = try writePhoto()
         let image = try Image(contentsOfFile: path)
+        let bgra = pixels.converted(to: .bgra8)
         // snippet: table
         var canvas = Canvas(buffer: pixels)
         canvas.strokeRect(Rect(x: 20, y: 20, width: 80, height: 40), width: 2, color: .red)
         canvas.fillEllipse(in: Rect(x: 120, y: 20, width: 40, height: 40), color: .green)
         let drawn = canvas.buffer
         let value = pixels[3, 4]
+        let color = bgra[packed: 3, 4]
+        let red = PackedPixelLayout.bgra8.red(color)
         let bubble = try image.resizableImage(
             capInsets: EdgeInsets(top: 14, left: 20, bottom: 14, right: 20),
             targetSize: Size(width: 300, height: 80), resizingMode: .stretch)
@@ -204,6 +257,8 @@ final class PortingGuideTests: TemporaryDirectoryTestCase {
         // end snippet
         XCTAssertNotEqual(drawn, pixels)
         XCTAssertEqual(value.w, 1)
+        XCTAssertEqual(Float(red) / 255, value.x)
+        XCTAssertEqual(color >> 24, 255, "alpha in the high byte")
         XCTAssertEqual(bubble.extent, Rect(x: 0, y: 0, width: 300, height: 80))
         XCTAssertEqual(thumb.extent, Rect(x: 0, y: 0, width: 200, height: 200))
     }

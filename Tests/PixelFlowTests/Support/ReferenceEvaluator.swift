@@ -381,6 +381,10 @@ func storedPixel(_ p: UnsafeRawPointer, _ format: PixelFormat, decode: Bool) -> 
     switch format {
     case .rgba8:
         return SIMD4(byte(0), byte(1), byte(2), Float(p.load(fromByteOffset: 3, as: UInt8.self)) / 255)
+    case .bgra8:  // bytes B, G, R, A
+        return SIMD4(byte(2), byte(1), byte(0), Float(p.load(fromByteOffset: 3, as: UInt8.self)) / 255)
+    case .argb8:  // bytes A, R, G, B
+        return SIMD4(byte(1), byte(2), byte(3), Float(p.load(fromByteOffset: 0, as: UInt8.self)) / 255)
     case .rgba16:
         let v = (0..<4).map { Float(p.loadUnaligned(fromByteOffset: 2 * $0, as: UInt16.self)) / 65535 }
         return SIMD4(channel(v[0]), channel(v[1]), channel(v[2]), v[3])

@@ -52,6 +52,12 @@ enum _CascadeKernels {
                 case .rgba8:
                     let s = row.assumingMemoryBound(to: UInt8.self)
                     for x in 0..<w { d[x] = grayFromRGB(s[4 * x], s[4 * x + 1], s[4 * x + 2]) }
+                case .bgra8, .argb8:
+                    let s = row.assumingMemoryBound(to: UInt32.self), layout = buffer.format.packedLayout!
+                    for x in 0..<w {
+                        let p = UInt32(littleEndian: s[x])
+                        d[x] = grayFromRGB(layout.red(p), layout.green(p), layout.blue(p))
+                    }
                 case .rgba16:
                     let s = row.assumingMemoryBound(to: UInt16.self)
                     for x in 0..<w {

@@ -1,7 +1,8 @@
 /// An 8-bit luminance plane: what the QR code detector thresholds.
 ///
 /// Made from any `PixelBuffer` format: gray8 is copied row by row; rgba8 uses integer Rec. 709
-/// weights on the encoded values (54, 183, 19 / 256); other formats go through the float
+/// weights on the encoded values (54, 183, 19 / 256), and bgra8 and argb8 are reordered to
+/// rgba8 first (the same plane); other formats go through the float
 /// pixel accessor. Transparent pixels are taken over white (a code drawn with a transparent
 /// background reads as dark on light). Linear-light float buffers are gamma-compressed with
 /// a square root so the threshold sits near perceptual mid-grey.
@@ -20,6 +21,10 @@ struct QRLuminance: Sendable {
     }
 
     init(_ buffer: PixelBuffer) {
+        if buffer.format == .bgra8 || buffer.format == .argb8 {
+            self = QRLuminance(buffer.converted(to: .rgba8))
+            return
+        }
         width = buffer.width
         height = buffer.height
         let w = width

@@ -42,6 +42,15 @@ struct _LumaSampler {
                 return SIMD2(stored, linear)
             }
             v = SIMD4(Float(q[0]), Float(q[1]), Float(q[2]), 0) * (1 / 255)
+        case .bgra8, .argb8:
+            // The same as rgba8, on the channels' bytes.
+            let c = format.packedLayout!.components(UInt32(littleEndian: p.load(as: UInt32.self)))
+            if decodesSRGB {
+                let stored = (0.2126 * Float(c.x) + 0.7152 * Float(c.y) + 0.0722 * Float(c.z)) * (1 / 255)
+                let linear = 0.2126 * table[Int(c.x)] + 0.7152 * table[Int(c.y)] + 0.0722 * table[Int(c.z)]
+                return SIMD2(stored, linear)
+            }
+            v = SIMD4(Float(c.x), Float(c.y), Float(c.z), 0) * (1 / 255)
         case .rgba16:
             let s = p.loadUnaligned(as: SIMD4<UInt16>.self)
             v = SIMD4(Float(s.x), Float(s.y), Float(s.z), 0) * (1 / 65535)
