@@ -90,7 +90,7 @@ struct BytePlan {
         }
         var n = root
         while case .crop = n.op { restrict(n); n = n.inputs[0] }
-        guard case let .stencil(.custom(kernel)) = n.op, let stencil = kernel.bytes, n.inputs.count == 1 else {
+        guard let stencil = n.op.kind.byteForm, n.inputs.count == 1 else {
             return .failure(Refusal("the output is not a morphology or median stencil with an 8-bit kernel"))
         }
         restrict(n)
@@ -110,7 +110,7 @@ struct BytePlan {
                 ys.append(.clamp(lower: e.y, upper: e.maxY - 1))
                 m = m.inputs[0]
             case let .source(b) where b.format == .rgba8 || b.format == .gray8:
-                return .success(BytePlan(stencil: stencil, name: kernel.name, source: b, valid: valid, xSteps: xs, ySteps: ys))
+                return .success(BytePlan(stencil: stencil, name: n.op.label, source: b, valid: valid, xSteps: xs, ySteps: ys))
             default:
                 return .failure(
                     Refusal("the stencil's input is not an rgba8 or gray8 source under crops and clamps (found \(m.op.kindName))")

@@ -10,12 +10,9 @@ extension Evaluator {
         var rect = IntRect(covering: node.extent)
         while true {
             if isStage(n) { return (n, rect) }
-            switch n.op {
-            case .source: return (n, rect.intersection(IntRect(covering: n.extent)))
-            case let .warp(.clamp(e)): rect = rect.intersection(e)
-            case .crop: rect = rect.intersection(IntRect(covering: n.extent))
-            default: return nil
-            }
+            if case .source = n.op { return (n, rect.intersection(IntRect(covering: n.extent))) }
+            guard let window = n.op.kind.identityWindow(n) else { return nil }
+            rect = rect.intersection(window)
             n = n.inputs[0]
         }
     }
@@ -73,7 +70,7 @@ extension Evaluator {
     /// gain: the whole region is readable in place, or none of the output is. Each output
     /// pixel is computed with the same operations in any part, as in any tile.
     func edgeSplit(_ s: Stencil, input: Node, _ rect: IntRect) -> [IntRect]? {
-        let roi = Evaluator.stencilROI(s, for: rect)
+        let roi = s.inputRegion(0, for: rect)
         guard let inner = inPlaceRect(input), !inner.contains(roi) else { return nil }
         let left = rect.x - roi.x, top = rect.y - roi.y
         let right = roi.maxX - rect.maxX, bottom = roi.maxY - rect.maxY
@@ -82,7 +79,7 @@ extension Evaluator {
         guard x1 > x0, y1 > y0 else { return nil }
         let core = IntRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
         // Margins that depend on the rect's position would make the core's region differ.
-        guard inner.contains(Evaluator.stencilROI(s, for: core)) else { return nil }
+        guard inner.contains(s.inputRegion(0, for: core)) else { return nil }
         let strips = [
             IntRect(x: rect.x, y: rect.y, width: rect.width, height: y0 - rect.y),
             IntRect(x: rect.x, y: y1, width: rect.width, height: rect.maxY - y1),

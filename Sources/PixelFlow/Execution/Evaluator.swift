@@ -401,43 +401,13 @@ final class Evaluator: @unchecked Sendable {
 
     // MARK: Warps
 
-    /// The input rect a warp needs to produce `rect`.
-    static func warpROI(_ w: Warp, for rect: IntRect, input: Node) -> IntRect {
-        switch w {
-        case let .affine(t, sampling):
-            guard let inv = t.inverted() else { return .empty }
-            let r = inv.apply(to: rect.rect)
-            let margin: Double = sampling == .nearest ? 0.5 : 1
-            return IntRect(covering: r.insetBy(dx: -margin, dy: -margin))
-                .intersection(IntRect(covering: input.extent))
-        case let .lanczos(o, span):
-            let e = IntRect(covering: input.extent)
-            let xs = LanczosWeights.sourceSpan(
-                outputRange: rect.x - o.x..<rect.maxX - o.x, inputSize: e.width,
-                outputSize: o.width, span: span?.width)
-            let ys = LanczosWeights.sourceSpan(
-                outputRange: rect.y - o.y..<rect.maxY - o.y, inputSize: e.height,
-                outputSize: o.height, span: span?.height)
-            return IntRect(x: e.x + xs.lowerBound, y: e.y + ys.lowerBound, width: xs.count, height: ys.count)
-        case let .custom(k):
-            let margin: Double = k.sampling == .nearest ? 0.5 : 1
-            let r = k.regionOfInterest(rect.rect)
-            if r.isEmpty { return .empty }
-            return IntRect(covering: r.insetBy(dx: -margin, dy: -margin)).intersection(IntRect(covering: input.extent))
-        case let .clamp(e):
-            let x0 = Swift.min(Swift.max(rect.x, e.x), e.maxX - 1), x1 = Swift.min(Swift.max(rect.maxX, e.x + 1), e.maxX)
-            let y0 = Swift.min(Swift.max(rect.y, e.y), e.maxY - 1), y1 = Swift.min(Swift.max(rect.maxY, e.y + 1), e.maxY)
-            return IntRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
-        }
-    }
-
     private func evaluateWarp(_ w: Warp, _ input: Node, into out: Tile, arena: Arena) {
         if case let .clamp(e) = w, e.contains(out.rect) {
             // The identity inside the extent: no copy.
             evaluate(input, into: out, arena: arena)
             return
         }
-        let roi = Evaluator.warpROI(w, for: out.rect, input: input)
+        let roi = w.region(for: out.rect, input: input)
         if roi.isEmpty { out.clear(); return }
         if case let .affine(t, .bilinear) = w, let inv = t.inverted(), Evaluator.isSeparableScale(inv) {
             evaluateScaleWarp(inv, input, roi: roi, into: out, arena: arena)
@@ -510,39 +480,18 @@ final class Evaluator: @unchecked Sendable {
 
     // MARK: Stencils
 
-    static func stencilROI(_ s: Stencil, for rect: IntRect) -> IntRect {
-        if case let .gaussian(sigma) = s { return GaussianPlan.inputRect(sigma: sigma, for: rect) }
-        let h = s.halo
-        return rect.outset(h.x, h.y)
-    }
-
-    /// The rect of input `k` of a stencil that its outputs in `rect` read.
-    static func stencilInputROI(_ s: Stencil, input k: Int, for rect: IntRect) -> IntRect {
-        if k > 0, case let .custom(kernel) = s { return kernel.inputRegion(k, for: rect) }
-        return stencilROI(s, for: rect)
-    }
-
     private func evaluateStencil(_ s: Stencil, _ inputs: [Node], into out: Tile, arena: Arena) {
         // Edge tiles of a clamped source: the inner part reads in place, strips copy.
-        if Evaluator.readsInputInPlace(s), let parts = edgeSplit(s, input: inputs[0], out.rect) {
+        if s.traits.readsInputInPlace, let parts = edgeSplit(s, input: inputs[0], out.rect) {
             for r in parts { evaluateStencilPart(s, inputs, into: out.view(r), arena: arena) }
             return
         }
         evaluateStencilPart(s, inputs, into: out, arena: arena)
     }
 
-    /// True when the stencil only reads input 0's region, so that it may read it where it is
-    /// stored (a source buffer, a buffer computed in advance).
-    static func readsInputInPlace(_ s: Stencil) -> Bool {
-        switch s {
-        case .convolution, .gaussian: return true
-        case let .custom(k): return k.readsInputInPlace && k.applyToInputs == nil
-        }
-    }
-
     private func evaluateStencilPart(_ s: Stencil, _ inputs: [Node], into out: Tile, arena: Arena) {
-        let roi = Evaluator.stencilROI(s, for: out.rect)
-        if Evaluator.readsInputInPlace(s) {
+        let roi = s.inputRegion(0, for: out.rect)
+        if s.traits.readsInputInPlace {
             // These only read their input: they may read it where it is already stored.
             withPixelsInPlace(inputs[0], roi) { inPlace in
                 let src: Tile
@@ -562,7 +511,26 @@ final class Evaluator: @unchecked Sendable {
     }
 
     private func applyStencil(_ s: Stencil, _ inputs: [Node], _ src: Tile, into out: Tile, arena: Arena) {
-        if case let .custom(k) = s, let body = k.applyToInputs {
+        switch s.traits.form {
+        case let .correlation2D(kw, kh, weights, bias, rgbOnly):
+            let rows = arena.allocate(kh, of: UnsafePointer<SIMD4<Float>>.self)
+            weights.withUnsafeBufferPointer { wts in
+                for y in out.rect.y..<out.rect.maxY {
+                    for j in 0..<kh { rows[j] = UnsafePointer(src.row(y - kh / 2 + j)) }
+                    correlate2D(
+                        rows, kw: kw, kh: kh, weights: wts, bias: bias, rgbOnly: rgbOnly,
+                        count: out.rect.width, into: out.row(y))
+                }
+            }
+        case let .separableTaps(sigma), let .wholeRegionPasses(sigma, _):
+            // Whole-region passes are stages; their tiles copy the stage buffer and never reach
+            // here, except with a region too small to be one (the same exact taps then).
+            separableCorrelate(src, taps: GaussianPlan.exactTaps(sigma: sigma), into: out, arena: arena)
+        case let .closure(k):
+            guard inputs.count > 1 else {
+                k.run([src], out, 1, arena)
+                return
+            }
             var tiles = [src]
             for j in 1..<inputs.count {
                 let r = k.inputRegion(j, for: out.rect)
@@ -575,25 +543,7 @@ final class Evaluator: @unchecked Sendable {
                 if !r.isEmpty { evaluate(inputs[j], into: t, arena: arena) }
                 tiles.append(t)
             }
-            body(tiles, out, 1, arena)
-            return
-        }
-        switch s {
-        case let .convolution(kw, kh, weights, bias, rgbOnly):
-            let rows = arena.allocate(kh, of: UnsafePointer<SIMD4<Float>>.self)
-            weights.withUnsafeBufferPointer { wts in
-                for y in out.rect.y..<out.rect.maxY {
-                    for j in 0..<kh { rows[j] = UnsafePointer(src.row(y - kh / 2 + j)) }
-                    correlate2D(
-                        rows, kw: kw, kh: kh, weights: wts, bias: bias, rgbOnly: rgbOnly,
-                        count: out.rect.width, into: out.row(y))
-                }
-            }
-        case let .gaussian(sigma):
-            let taps = GaussianPlan.exactTaps(sigma: sigma)
-            separableCorrelate(src, taps: taps, into: out, arena: arena)
-        case let .custom(k):
-            k.apply(src, out, 1, arena)
+            k.run(tiles, out, 1, arena)
         }
     }
 

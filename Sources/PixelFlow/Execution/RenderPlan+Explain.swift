@@ -31,7 +31,8 @@ extension RenderPlan {
             let bytes = r.area * 16
             total += bytes
             lines.append(
-                "stage \(i + 1): buffer \(r.width)x\(r.height) rgbaF32 (\(mib(bytes))), \(reasons[ObjectIdentifier(n)] ?? "")")
+                "stage \(i + 1): buffer \(r.width)x\(r.height) rgbaF32 (\(mib(bytes))), \(reasons[ObjectIdentifier(n)]?.description ?? "")"
+            )
             describe(n, into: &lines, indent: "  ", stages: stageNumber, isStageRoot: true)
         }
         lines.append("stage \(materializedNodes.count + 1): output tiles")
@@ -126,13 +127,7 @@ extension RenderPlan {
             }
             var text = ind + "\(n.op.kindName) \(n.op.label)"
             if let r = region(of: n) { text += "  [\(r.width)x\(r.height)]" }
-            if case let .stencil(.gaussian(sigma)) = n.op {
-                switch GaussianPlan.mode(sigma: sigma) {
-                case .tileLocal: text += " exact taps in tiles"
-                case .exact: text += " exact taps, whole-region passes"
-                case let .boxes(r): text += " \(r.count) box passes, radii \(r)"
-                }
-            }
+            if case let .stencil(s) = n.op, let note = s.formNote { text += " " + note }
             let isColor: Bool
             switch n.op {
             case .color, .colorMatrix: isColor = true

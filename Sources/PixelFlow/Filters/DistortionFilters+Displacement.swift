@@ -81,7 +81,7 @@ extension FilterDescriptor {
         let reach = _displacementReach(scale), whole = reach > 32, s = Float(scale)
         let k = StencilKernel.reading(
             [{ _ in te }], name: "glass \(te) at \(origin.x),\(origin.y) s\(scale)", haloX: reach, haloY: reach,
-            wholeRegion: whole, cost: 12, materializesExtraInputs: true
+            wholeRegion: whole, cost: 12, readWhole: true
         ) { inputs, out, threads, _ in
             if whole {
                 BoxPlan.runPieces(out, size: 64, threads: threads) { piece, _ in

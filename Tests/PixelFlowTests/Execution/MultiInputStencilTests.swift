@@ -61,7 +61,7 @@ final class MultiInputStencilTests: XCTestCase {
         let whole = IntRect(x: 0, y: 0, width: 30, height: 20)
         let k = StencilKernel.reading(
             [{ _ in whole }], name: "plus mean", haloX: 0, haloY: 0,
-            materializesExtraInputs: true
+            readWhole: true
         ) { inputs, out, _, _ in
             var mean = SIMD4<Float>.zero
             for y in whole.y..<whole.maxY { for x in whole.x..<whole.maxX { mean += inputs[1].pointer(x: x, y: y).pointee } }

@@ -122,9 +122,9 @@ final class StencilEdgeTests: XCTestCase {
         ] {
             let parts = try XCTUnwrap(evaluator.edgeSplit(stencil, input: source.node, rect), "\(rect)")
             let inner = IntRect(x: 0, y: 0, width: 40, height: 30)
-            XCTAssertTrue(inner.contains(Evaluator.stencilROI(stencil, for: parts[0])), "core of \(rect)")
+            XCTAssertTrue(inner.contains(stencil.inputRegion(0, for: parts[0])), "core of \(rect)")
             for p in parts.dropFirst() {
-                XCTAssertFalse(inner.contains(Evaluator.stencilROI(stencil, for: p)), "strip \(p) of \(rect)")
+                XCTAssertFalse(inner.contains(stencil.inputRegion(0, for: p)), "strip \(p) of \(rect)")
             }
             var covered = [Int](repeating: 0, count: rect.area)
             for p in parts {

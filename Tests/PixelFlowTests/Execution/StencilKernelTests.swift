@@ -6,7 +6,8 @@ import XCTest
 final class StencilKernelTests: XCTestCase {
     /// A 3x3 maximum (dilation), written once, used both ways.
     func dilate(whole: Bool) -> StencilKernel {
-        StencilKernel(name: "dilate3 \(whole)", haloX: 1, haloY: 1, wholeRegion: whole) { input, output, _, _ in
+        StencilKernel(name: "dilate3 \(whole)", haloX: 1, haloY: 1, capabilities: whole ? [.wholeRegion] : []) {
+            input, output, _, _ in
             for y in output.rect.y..<output.rect.maxY {
                 for x in output.rect.x..<output.rect.maxX {
                     var m = SIMD4<Float>(repeating: -.infinity)
