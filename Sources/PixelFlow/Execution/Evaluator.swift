@@ -1,9 +1,10 @@
 import CSIMD
 
-/// Computes any rect of a graph into a tile, recursively pulling the regions of interest of
-/// the inputs. Chains of color nodes run fused: each row chunk goes through every kernel
-/// while it is in the L1 cache. Large stencils read buffers that `RenderPlan` materialized
-/// before the tiles started.
+/// Interprets a `Pipeline`: computes any rect of a node into a tile, pulling the regions of
+/// interest of its inputs as the node's `Step` says (in place, converted rows, computed into
+/// arena scratch, a stage's buffer). Every decision was taken by lowering: the tile loop
+/// walks no graph and allocates nothing but arena memory. Chains of color nodes run fused:
+/// each row chunk goes through every kernel while it is in the L1 cache.
 ///
 /// `@unchecked Sendable`: after `init` the evaluator is read-only (its materialized buffers
 /// are written before any tile runs and only read afterwards).
@@ -21,7 +22,17 @@ final class Evaluator: @unchecked Sendable {
     /// that reads the source runs; a streaming render moves the windows between strips.
     var windows: [ObjectIdentifier: RowWindow] = [:]
 
-    init(linear: Bool) { self.linear = linear }
+    /// The pipeline's steps, by node identity.
+    let steps: [ObjectIdentifier: Step]
+
+    init(linear: Bool, pipeline: Pipeline) {
+        self.linear = linear
+        steps = pipeline.steps
+    }
+
+    /// The step of `node` (lowering makes one for every node of the graph).
+    @inline(__always)
+    func step(_ node: Node) -> Step { steps[ObjectIdentifier(node)]! }
 
     /// Fills `out` with `node`'s pixels over `out.rect`, premultiplied.
     func evaluate(_ node: Node, into out: Tile, arena: Arena) {
@@ -72,8 +83,12 @@ final class Evaluator: @unchecked Sendable {
         case .color, .colorMatrix:
             evaluateColorChain(node, into: out, arena: arena)
         case let .blend(k):
-            if let blend = k.builtin, blendInPlace(blend, node, into: out) { return }
-            if let bg = rowSource(node.inputs[1], covering: out.rect), let fg = rowSource(node.inputs[0], covering: out.rect) {
+            let step = step(node)
+            if let blend = k.builtin, blendInPlace(blend, step, into: out) { return }
+            if let bg = step.plainSources[1], let fg = step.plainSources[0],
+                IntRect(covering: node.inputs[1].extent).contains(out.rect),
+                IntRect(covering: node.inputs[0].extent).contains(out.rect)
+            {
                 blendRows(k, background: bg, foreground: fg, streams: node === streamedRoot, into: out, arena: arena)
                 return
             }
@@ -84,9 +99,9 @@ final class Evaluator: @unchecked Sendable {
         case .crop:
             evaluate(node.inputs[0], into: out, arena: arena)
         case let .warp(w):
-            evaluateWarp(w, node.inputs[0], into: out, arena: arena)
+            evaluateWarp(w, node, into: out, arena: arena)
         case let .stencil(s):
-            evaluateStencil(s, node.inputs, into: out, arena: arena)
+            evaluateStencil(s, step(node), into: out, arena: arena)
         case .reduction:
             // The planner always computes reductions in advance; nothing reaches here.
             assertionFailure("reduction evaluated per tile")
@@ -170,15 +185,6 @@ final class Evaluator: @unchecked Sendable {
 
     // MARK: Blends
 
-    /// The buffer of a source node that covers `rect` and is read as it is stored, if `node`
-    /// is one.
-    private func rowSource(_ node: Node, covering rect: IntRect) -> PixelBuffer? {
-        guard case let .source(b) = node.op, materialized[ObjectIdentifier(node)] == nil,
-            IntRect(covering: node.extent).contains(rect)
-        else { return nil }
-        return b
-    }
-
     /// A blend of two sources, chunk by chunk: both chunks are loaded into the L1 cache,
     /// combined, and (for the root of a render into its destination) stored non-temporally,
     /// so the blend reads each input and writes its output once. The same loads and kernel
@@ -199,11 +205,11 @@ final class Evaluator: @unchecked Sendable {
     /// (`withPixelsInPlace`: premultiplied float sources, buffers computed in advance): the
     /// kernel reads their rows and writes the output row, with no copies, non-temporally at
     /// the root of a render. False, having done nothing, when an input must be computed.
-    private func blendInPlace(_ blend: BuiltinBlend, _ node: Node, into out: Tile) -> Bool {
-        let streams = node === streamedRoot
-        return withPixelsInPlace(node.inputs[1], out.rect) { bg in
+    private func blendInPlace(_ blend: BuiltinBlend, _ step: Step, into out: Tile) -> Bool {
+        let streams = step.node === streamedRoot
+        return withPixelsInPlace(step.stored[1], out.rect) { bg in
             guard let bg else { return false }
-            return withPixelsInPlace(node.inputs[0], out.rect) { fg in
+            return withPixelsInPlace(step.stored[0], out.rect) { fg in
                 guard let fg else { return false }
                 for y in out.rect.y..<out.rect.maxY {
                     blend.apply(fg.row(y), bg.row(y), into: out.row(y), count: out.rect.width, streams: streams)
@@ -241,45 +247,30 @@ final class Evaluator: @unchecked Sendable {
     // MARK: Color chains
 
     private func evaluateColorChain(_ node: Node, into out: Tile, arena: Arena, premultiplyResult: Bool = true) {
-        // Collect the chain top-down, stopping at a non-color node or a materialized one.
-        var ops: [Op] = []
-        var n = node
-        chain: while true {
-            switch n.op {
-            case .color, .colorMatrix:
-                ops.append(n.op)
-                n = n.inputs[0]
-                if materialized[ObjectIdentifier(n)] != nil { break chain }
-            default:
-                break chain
-            }
-        }
-        ops.reverse()
+        let chain = step(node).chain!
+        let ops = chain.ops, n = chain.input
         // A chain over a source reads the source chunk by chunk, so each chunk goes from
         // memory through every kernel while it is in the L1 cache; a straight-alpha source
         // skips the premultiply/unpremultiply round trip.
         var fusedSource: FusedSource?
-        if materialized[ObjectIdentifier(n)] == nil, IntRect(covering: n.extent).contains(out.rect) {
-            if case let .source(b) = n.op {
-                fusedSource = .buffer(b)
-            } else if case .streamedSource = n.op, let w = windows[ObjectIdentifier(n)] {
-                fusedSource = .window(w)
+        if let ref = chain.fusedSource, IntRect(covering: n.extent).contains(out.rect) {
+            switch ref {
+            case let .buffer(b): fusedSource = .buffer(b)
+            case let .window(id): if let w = windows[id] { fusedSource = .window(w) }
             }
         }
         if fusedSource == nil { evaluate(n, into: out, arena: arena) }
         let sourceIsStraight = fusedSource?.isStraight ?? false
         // Colors a straight source stores under alpha 0 are zeroed first when the chain could
         // make them show (most chains keep alpha 0 at 0, and premultiplying then hides them).
-        let zeroesHidden = sourceIsStraight && fusedSource?.mayHideColor == true && Self.mayRaiseZeroAlpha(ops)
+        let zeroesHidden = sourceIsStraight && fusedSource?.mayHideColor == true && chain.mayRaiseZeroAlpha
         // A single alpha-preserving matrix with no alpha column runs on premultiplied values
         // directly: (M u + b) * a = M c + b * a, so the bias becomes the alpha column and the
         // unpremultiply (a divide) and premultiply disappear.
         // It runs as a one-step point program (channel by channel, 32-byte loads and stores);
         // float sources already in the working representation are read in place and, at the
         // root, streamed into a destination nobody reads during the render.
-        if premultiplyResult, !sourceIsStraight, ops.count == 1, case let .colorMatrix(m) = ops[0],
-            let pm = m.premultipliedForm, let program = PointProgram([.colorMatrix(pm)])
-        {
+        if premultiplyResult, !sourceIsStraight, let program = chain.premultipliedProgram {
             runPointProgram(
                 program, fusedSource: fusedSource, sourceIsStraight: false, streams: node === streamedRoot,
                 into: out, arena: arena, premultiplyResult: true, asIs: true)
@@ -287,7 +278,7 @@ final class Evaluator: @unchecked Sendable {
         }
         // Chains of matrices and point steps run as a planar program, straight from a float
         // source when there is one.
-        if let program = PointProgram(ops) {
+        if let program = chain.program {
             runPointProgram(
                 program, fusedSource: fusedSource, sourceIsStraight: sourceIsStraight, zeroesHidden: zeroesHidden,
                 streams: node === streamedRoot, into: out, arena: arena, premultiplyResult: premultiplyResult)
@@ -353,9 +344,11 @@ final class Evaluator: @unchecked Sendable {
         // A float source whose values are used as stored is read in place; others are loaded
         // into the destination row (or a scratch chunk when storing non-temporally).
         // Straight pixels whose hidden colors must be zeroed are loaded, not read in place.
-        var direct: PixelBuffer?
+        let direct: PixelBuffer?
         if case let .buffer(b) = fusedSource, b.format == .rgbaF32, !(linear && b.colorEncoding == .sRGB), !zeroesHidden {
             direct = b
+        } else {
+            direct = nil
         }
         let scratch: UnsafeMutablePointer<SIMD4<Float>>? =
             streams && fusedSource != nil && direct == nil
@@ -401,7 +394,8 @@ final class Evaluator: @unchecked Sendable {
 
     // MARK: Warps
 
-    private func evaluateWarp(_ w: Warp, _ input: Node, into out: Tile, arena: Arena) {
+    private func evaluateWarp(_ w: Warp, _ node: Node, into out: Tile, arena: Arena) {
+        let input = node.inputs[0]
         if case let .clamp(e) = w, e.contains(out.rect) {
             // The identity inside the extent: no copy.
             evaluate(input, into: out, arena: arena)
@@ -414,9 +408,11 @@ final class Evaluator: @unchecked Sendable {
             return
         }
         if case let .lanczos(o, span) = w {
+            let step = step(node)
+            let stored = step.stored[0], lanczos = step.lanczos
             // Lanczos reads its region row by row (a horizontal pass, then a vertical one), so
             // a stored input is read where it is, like a scale's.
-            withPixelsInPlace(input, roi) { inPlace in
+            withPixelsInPlace(stored, roi) { inPlace in
                 let src: Tile
                 if let inPlace {
                     src = inPlace
@@ -425,13 +421,17 @@ final class Evaluator: @unchecked Sendable {
                     evaluate(input, into: src, arena: arena)
                 }
                 let e = IntRect(covering: input.extent)
-                let wx = LanczosWeights(
-                    outputRange: out.rect.x - o.x..<out.rect.maxX - o.x, inputSize: e.width,
-                    outputSize: o.width, span: span?.width)
-                let wy = LanczosWeights(
-                    outputRange: out.rect.y - o.y..<out.rect.maxY - o.y, inputSize: e.height,
-                    outputSize: o.height, span: span?.height)
-                lanczosResample(src, wx: wx, wy: wy, inputOrigin: (e.x, e.y), into: out, arena: arena)
+                let xs = out.rect.x - o.x..<out.rect.maxX - o.x, ys = out.rect.y - o.y..<out.rect.maxY - o.y
+                if let t = lanczos, t.x.covers(xs), t.y.covers(ys) {
+                    lanczosResample(
+                        src, wx: t.x, wy: t.y, outputOrigin: (o.x, o.y), inputOrigin: (e.x, e.y), into: out, arena: arena)
+                    return
+                }
+                // Outside the region lowering prepared (not reached by renders): taps made here.
+                let wx = LanczosTable(outputRange: xs, inputSize: e.width, outputSize: o.width, span: span?.width)
+                let wy = LanczosTable(outputRange: ys, inputSize: e.height, outputSize: o.height, span: span?.height)
+                lanczosResample(
+                    src, wx: wx, wy: wy, outputOrigin: (o.x, o.y), inputOrigin: (e.x, e.y), into: out, arena: arena)
             }
             return
         }
@@ -480,38 +480,43 @@ final class Evaluator: @unchecked Sendable {
 
     // MARK: Stencils
 
-    private func evaluateStencil(_ s: Stencil, _ inputs: [Node], into out: Tile, arena: Arena) {
+    private func evaluateStencil(_ s: Stencil, _ step: Step, into out: Tile, arena: Arena) {
         // Edge tiles of a clamped source: the inner part reads in place, strips copy.
-        if s.traits.readsInputInPlace, let parts = edgeSplit(s, input: inputs[0], out.rect) {
-            for r in parts { evaluateStencilPart(s, inputs, into: out.view(r), arena: arena) }
-            return
+        if let inner = step.edgeSplit {
+            let parts = arena.allocate(5, of: IntRect.self)
+            let count = Evaluator.edgeSplit(s, inner: inner, out.rect, into: parts)
+            if count > 0 {
+                for i in 0..<count { evaluateStencilPart(s, step, into: out.view(parts[i]), arena: arena) }
+                return
+            }
         }
-        evaluateStencilPart(s, inputs, into: out, arena: arena)
+        evaluateStencilPart(s, step, into: out, arena: arena)
     }
 
-    private func evaluateStencilPart(_ s: Stencil, _ inputs: [Node], into out: Tile, arena: Arena) {
+    private func evaluateStencilPart(_ s: Stencil, _ step: Step, into out: Tile, arena: Arena) {
+        let input = step.node.inputs[0]
         let roi = s.inputRegion(0, for: out.rect)
-        if s.traits.readsInputInPlace {
+        if case .inPlace = step.inputs[0] {
             // These only read their input: they may read it where it is already stored.
-            withPixelsInPlace(inputs[0], roi) { inPlace in
+            withPixelsInPlace(step.stored[0], roi) { inPlace in
                 let src: Tile
                 if let inPlace {
                     src = inPlace
                 } else {
                     src = arena.tile(roi)
-                    evaluate(inputs[0], into: src, arena: arena)
+                    evaluate(input, into: src, arena: arena)
                 }
-                applyStencil(s, inputs, src, into: out, arena: arena)
+                applyStencil(s, step, src, into: out, arena: arena)
             }
             return
         }
         let src = arena.tile(roi)
-        evaluate(inputs[0], into: src, arena: arena)
-        applyStencil(s, inputs, src, into: out, arena: arena)
+        evaluate(input, into: src, arena: arena)
+        applyStencil(s, step, src, into: out, arena: arena)
     }
 
-    private func applyStencil(_ s: Stencil, _ inputs: [Node], _ src: Tile, into out: Tile, arena: Arena) {
-        switch s.traits.form {
+    private func applyStencil(_ s: Stencil, _ step: Step, _ src: Tile, into out: Tile, arena: Arena) {
+        switch step.stencilForm! {
         case let .correlation2D(kw, kh, weights, bias, rgbOnly):
             let rows = arena.allocate(kh, of: UnsafePointer<SIMD4<Float>>.self)
             weights.withUnsafeBufferPointer { wts in
@@ -525,25 +530,28 @@ final class Evaluator: @unchecked Sendable {
         case let .separableTaps(sigma), let .wholeRegionPasses(sigma, _):
             // Whole-region passes are stages; their tiles copy the stage buffer and never reach
             // here, except with a region too small to be one (the same exact taps then).
-            separableCorrelate(src, taps: GaussianPlan.exactTaps(sigma: sigma), into: out, arena: arena)
+            _ = sigma
+            separableCorrelate(src, taps: step.taps, into: out, arena: arena)
         case let .closure(k):
+            let inputs = step.node.inputs
             guard inputs.count > 1 else {
-                k.run([src], out, 1, arena)
+                k.run(src, out, 1, arena)
                 return
             }
-            var tiles = [src]
+            let tiles = arena.allocate(inputs.count, of: Tile.self)
+            tiles.initialize(to: src)
             for j in 1..<inputs.count {
-                let r = k.inputRegion(j, for: out.rect)
+                let r = step.extraRegions[j - 1](out.rect)
                 // An input computed in advance is read in place (it is only read during tiles).
                 if !r.isEmpty, let m = materialized[ObjectIdentifier(inputs[j])], m.tile.rect.contains(r) {
-                    tiles.append(m.tile.view(r))
+                    (tiles + j).initialize(to: m.tile.view(r))
                     continue
                 }
                 let t = arena.tile(r.isEmpty ? IntRect(x: out.rect.x, y: out.rect.y, width: 0, height: 0) : r)
                 if !r.isEmpty { evaluate(inputs[j], into: t, arena: arena) }
-                tiles.append(t)
+                (tiles + j).initialize(to: t)
             }
-            k.run(tiles, out, 1, arena)
+            k.run(StencilInputs(base: tiles, count: inputs.count), out, 1, arena)
         }
     }
 

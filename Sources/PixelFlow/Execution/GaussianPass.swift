@@ -15,16 +15,22 @@ enum GaussianPass {
     /// The blur of `input` over `region`; written into `destination` (which must cover
     /// `region` exactly) instead of a new buffer when given.
     static func run(
-        sigma: Double, input: Node, region: IntRect, evaluator: Evaluator,
+        sigma: Double, step: Step, region: IntRect, evaluator: Evaluator,
         options: RenderContext.Options, into destination: Tile? = nil
     ) -> Materialized {
+        let input = step.node.inputs[0]
         let inRect = GaussianPlan.inputRect(sigma: sigma, for: region)
         let valid = input.extent.isInfinite ? inRect : inRect.intersection(IntRect(covering: input.extent))
         // An input whose pixels are already stored (a source or a buffer computed in advance,
         // behind crops and clamps) is read row by row: in place when it holds working values,
         // else each row converted into scratch, as are a row's clamped or transparent ends.
         // Other inputs are computed into a buffer first.
-        let stored = evaluator.isStoredBehindCropsAndClamps(input)
+        let stored: Bool
+        switch step.inputs[0] {
+        case .inPlace, .convertedRows, .stageBuffer: stored = true
+        case .computed, .unused: stored = false
+        }
+        let pixels = step.stored[0]
         let a =
             valid.isEmpty || stored ? nil : RenderPlan.renderToBuffer(input, rect: valid, evaluator: evaluator, options: options)
         let b = Materialized(rect: IntRect(x: region.x, y: inRect.y, width: region.width, height: inRect.height))
@@ -49,7 +55,7 @@ enum GaussianPass {
             guard stored else { body(paddedRow(y, temp)); return }
             guard !valid.isEmpty, y >= valid.y, y < valid.maxY else { body(nil); return }
             let row = IntRect(x: inRect.x, y: y, width: inRect.width, height: 1)
-            evaluator.withPixelsInPlace(input, row) { inPlace in
+            evaluator.withPixelsInPlace(pixels, row) { inPlace in
                 if let inPlace { body(inPlace.base); return }
                 evaluator.evaluate(input, into: Tile(base: temp, stride: inRect.width, rect: row), arena: arena)
                 body(temp)
@@ -57,7 +63,7 @@ enum GaussianPass {
         }
         switch GaussianPlan.mode(sigma: sigma) {
         case .tileLocal, .exact:
-            let taps = GaussianPlan.exactTaps(sigma: sigma)
+            let taps = step.taps
             let r = taps.count / 2
             let rowBlocks = (inRect.height + rowBlock - 1) / rowBlock
             Scheduler.run(count: rowBlocks, threads: threads) { i, arena in

@@ -31,8 +31,8 @@ extension RenderContext {
     ) throws {
         let control = RenderControl.current
         if control?.isCancelled == true { throw PixelFlowError.cancelled }
-        let evaluator = Evaluator(linear: options.colorManagement == .linear)
         let plan = RenderPlan(root: _colorManagedRoot(image.node, encodedDestination: true), rect: rect, options: options)
+        let evaluator = Evaluator(linear: options.colorManagement == .linear, pipeline: plan.lower())
         try plan.checkRegionSizes()
         // Open the output first: a bad quality or size fails before anything is decoded.
         let file = try _AtomicFile(path: path)

@@ -183,14 +183,19 @@ final class RenderPlan {
         switch s.traits.form {
         case let .wholeRegionPasses(sigma, _):
             return GaussianPass.run(
-                sigma: sigma, input: n.inputs[0], region: region, evaluator: evaluator, options: options, into: destination)
+                sigma: sigma, step: evaluator.step(n), region: region, evaluator: evaluator, options: options,
+                into: destination)
         case let .closure(k) where k.isWholeRegion:
             let inputs = n.inputs.indices.map { j in
                 RenderPlan.renderToBuffer(
                     n.inputs[j], rect: k.inputRegion(j, for: region), evaluator: evaluator, options: options)
             }
             let m = Materialized(rect: region)
-            withExtendedLifetime(inputs) { k.run(inputs.map(\.tile), m.tile, options.threadCount, Arena()) }
+            withExtendedLifetime(inputs) {
+                inputs.map(\.tile).withUnsafeBufferPointer {
+                    k.run(StencilInputs(base: $0.baseAddress!, count: $0.count), m.tile, options.threadCount, Arena())
+                }
+            }
             return m
         default:
             return RenderPlan.renderToBuffer(n, rect: region, evaluator: evaluator, options: options)
@@ -246,6 +251,7 @@ final class RenderPlan {
 
     /// The memory access of the output tiles' nodes (see `Access`).
     var access: Access {
+        GraphWalk.count()
         let stages = Set(materializedNodes.map(ObjectIdentifier.init))
         // Output tiles of a render whose root is a stage copy its buffer.
         if stages.contains(ObjectIdentifier(root)) { return .pointwise }

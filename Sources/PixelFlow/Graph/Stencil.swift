@@ -18,9 +18,6 @@ enum Stencil: Sendable, CustomStringConvertible {
         case let .custom(k): return k.name + (k.isWholeRegion ? " (whole region)" : "")
         }
     }
-
-    /// How far the stencil reaches on each side, in pixels.
-    var halo: (x: Int, y: Int) { traits.halo }
 }
 
 /// Something a custom stencil kernel can do beyond computing a tile of its output from a tile
@@ -36,15 +33,40 @@ enum StencilCapability: Sendable {
     /// must restart any running state at fixed absolute positions (see `boxRowRestarting`) or
     /// use exact arithmetic, so that the result does not depend on the region.
     case wholeRegion
-    /// A further input (node inputs 1, 2, ... in order): `region` maps an output rect to the
-    /// rect of that input the kernel reads. With `readWhole`, every tile reads all of it (a
-    /// repeated texture, a shading sphere): lowering computes it once, as a stage, and tiles
-    /// read that stage in place.
-    case extraInput(region: @Sendable (IntRect) -> IntRect, readWhole: Bool)
+    /// A further input (node inputs 1, 2, ... in order; see `ExtraInput`).
+    case extraInput(ExtraInput)
     /// The same computation as an exact 8-bit kernel (morphology, median): a render then may
     /// take the byte path (`BytePlan`). Must match the float kernel on every pixel whose values
     /// decode from bytes.
     case byteForm(ByteStencil)
+}
+
+/// A further input of a stencil kernel: `region` maps an output rect to the rect of that input
+/// the kernel reads. With `readWhole`, every tile reads all of it (a repeated texture, a
+/// shading sphere): lowering computes it once, as a stage, and tiles read that stage in place.
+struct ExtraInput: Sendable {
+    /// The rect of the input that outputs in a rect read. Rules other than `custom` are data,
+    /// so the tile loop computes them without calling a closure.
+    enum Region: Sendable {
+        /// The output rect grown by `x` and `y` pixels on each side (0: where the output is).
+        case output(grownBy: (x: Int, y: Int) = (0, 0))
+        /// The same rect whatever the output (the whole of a texture).
+        case fixed(IntRect)
+        /// Any function of the output rect.
+        case custom(@Sendable (IntRect) -> IntRect)
+
+        /// The rect for outputs in `rect`.
+        func callAsFunction(_ rect: IntRect) -> IntRect {
+            switch self {
+            case let .output(g): return rect.outset(g.x, g.y)
+            case let .fixed(r): return r
+            case let .custom(f): return f(rect)
+            }
+        }
+    }
+
+    let region: Region
+    let readWhole: Bool
 }
 
 /// A neighbourhood operation written as a function of input tiles.
@@ -58,7 +80,7 @@ struct StencilKernel: Sendable {
     /// A body over the primary input only, or over every input.
     enum Body: Sendable {
         case oneInput(@Sendable (_ input: Tile, _ output: Tile, _ threads: Int, _ arena: Arena) -> Void)
-        case inputs(@Sendable (_ inputs: [Tile], _ output: Tile, _ threads: Int, _ arena: Arena) -> Void)
+        case inputs(@Sendable (_ inputs: StencilInputs, _ output: Tile, _ threads: Int, _ arena: Arena) -> Void)
     }
 
     var name: String
@@ -87,17 +109,17 @@ struct StencilKernel: Sendable {
     }
 
     /// A stencil over several images: input 0 is read over the output grown by the halo, input
-    /// `k` over `extraInputRegions[k - 1](output rect)`. The same schedule rules hold: every
+    /// `k` over `extraInputRegions[k - 1]` of the output rect. The same schedule rules hold: every
     /// output pixel must be computed the same way whatever tile or region it falls in.
     /// `readWhole`: every tile reads the further inputs whole (see `StencilCapability`).
     static func reading(
-        _ extraInputRegions: [@Sendable (IntRect) -> IntRect], name: String, haloX: Int, haloY: Int,
+        _ extraInputRegions: [ExtraInput.Region], name: String, haloX: Int, haloY: Int,
         wholeRegion: Bool = false, cost: Int = 4, readWhole: Bool = false,
-        _ body: @escaping @Sendable (_ inputs: [Tile], _ output: Tile, _ threads: Int, _ arena: Arena) -> Void
+        _ body: @escaping @Sendable (_ inputs: StencilInputs, _ output: Tile, _ threads: Int, _ arena: Arena) -> Void
     ) -> StencilKernel {
         var k = StencilKernel(
             name: name, haloX: haloX, haloY: haloY, cost: cost,
-            capabilities: extraInputRegions.map { .extraInput(region: $0, readWhole: readWhole) }
+            capabilities: extraInputRegions.map { .extraInput(ExtraInput(region: $0, readWhole: readWhole)) }
                 + (wholeRegion ? [.wholeRegion] : [])
         ) { _, output, _, _ in output.clear() }
         k.body = .inputs(body)
@@ -105,30 +127,48 @@ struct StencilKernel: Sendable {
     }
 
     /// Runs the kernel: `inputs[0]` covers the output grown by the halo, `inputs[k]` the
-    /// region of further input `k`.
-    func run(_ inputs: [Tile], _ output: Tile, _ threads: Int, _ arena: Arena) {
+    /// region of further input `k`. The tiles may live in an arena (no array per tile).
+    func run(_ inputs: StencilInputs, _ output: Tile, _ threads: Int, _ arena: Arena) {
         switch body {
         case let .oneInput(f): f(inputs[0], output, threads, arena)
         case let .inputs(f): f(inputs, output, threads, arena)
         }
     }
 
+    /// Runs a kernel on its primary input alone.
+    func run(_ input: Tile, _ output: Tile, _ threads: Int, _ arena: Arena) {
+        switch body {
+        case let .oneInput(f): f(input, output, threads, arena)
+        case let .inputs(f):
+            withUnsafePointer(to: input) { f(StencilInputs(base: $0, count: 1), output, threads, arena) }
+        }
+    }
+
     /// The regions of the further inputs, in order.
-    var extraInputRegions: [@Sendable (IntRect) -> IntRect] {
-        capabilities.compactMap { if case let .extraInput(r, _) = $0 { return r } else { return nil } }
+    var extraInputRegions: [ExtraInput.Region] {
+        capabilities.compactMap { if case let .extraInput(e) = $0 { return e.region } else { return nil } }
+    }
+    /// How many further inputs the kernel reads (no allocation: asked per tile).
+    var extraInputCount: Int {
+        var n = 0
+        for c in capabilities { if case .extraInput = c { n += 1 } }
+        return n
     }
     /// Whether every tile reads the further inputs whole.
     var readsExtraInputsWhole: Bool {
-        capabilities.contains { if case .extraInput(_, true) = $0 { return true } else { return false } }
+        for c in capabilities { if case let .extraInput(e) = c, e.readWhole { return true } }
+        return false
     }
     /// Whether the kernel is a stage computed over its whole region.
     var isWholeRegion: Bool {
-        capabilities.contains { if case .wholeRegion = $0 { return true } else { return false } }
+        for c in capabilities { if case .wholeRegion = c { return true } }
+        return false
     }
     /// Whether the input tile may be a view of stored pixels.
     var readsInputInPlace: Bool {
-        capabilities.contains { if case .readsInputInPlace = $0 { return true } else { return false } }
-            && extraInputRegions.isEmpty
+        guard extraInputCount == 0 else { return false }
+        for c in capabilities { if case .readsInputInPlace = c { return true } }
+        return false
     }
     /// The exact 8-bit form, if any.
     var byteForm: ByteStencil? {
@@ -136,8 +176,37 @@ struct StencilKernel: Sendable {
         return nil
     }
 
+    /// The rect of further input `k` (1, 2, ...) that outputs in `rect` read.
+    private func extraInputRegion(_ k: Int, for rect: IntRect) -> IntRect {
+        var j = 0
+        for c in capabilities {
+            guard case let .extraInput(e) = c else { continue }
+            j += 1
+            if j == k { return e.region(rect) }
+        }
+        return .empty
+    }
+
     /// The rect of input `k` (0: the primary) that outputs in `rect` read.
     func inputRegion(_ k: Int, for rect: IntRect) -> IntRect {
-        k == 0 ? rect.outset(haloX, haloY) : extraInputRegions[k - 1](rect)
+        k == 0 ? rect.outset(haloX, haloY) : extraInputRegion(k, for: rect)
     }
+}
+
+/// The input tiles of a stencil kernel, in input order, as a read-only list that may live in
+/// an arena (no array per tile).
+///
+/// `@unchecked Sendable`: the list and the tiles are only read while the kernel runs; a kernel
+/// that splits its output into pieces on several threads shares them read-only, and the memory
+/// outlives the call.
+struct StencilInputs: @unchecked Sendable {
+    let base: UnsafePointer<Tile>
+    let count: Int
+
+    init(base: UnsafePointer<Tile>, count: Int) {
+        self.base = base
+        self.count = count
+    }
+
+    subscript(i: Int) -> Tile { base[i] }
 }

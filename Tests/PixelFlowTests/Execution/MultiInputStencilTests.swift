@@ -12,7 +12,8 @@ final class MultiInputStencilTests: XCTestCase {
     /// shifted region.
     func shiftedSum(wholeRegion: Bool) -> Image {
         let k = StencilKernel.reading(
-            [{ IntRect(x: $0.x + 5, y: $0.y - 3, width: $0.width, height: $0.height) }], name: "shifted sum \(wholeRegion)",
+            [.custom { IntRect(x: $0.x + 5, y: $0.y - 3, width: $0.width, height: $0.height) }],
+            name: "shifted sum \(wholeRegion)",
             haloX: 1, haloY: 1,
             wholeRegion: wholeRegion
         ) { inputs, out, _, _ in
@@ -60,7 +61,7 @@ final class MultiInputStencilTests: XCTestCase {
         // Every output pixel adds the mean of the whole second image (constant region).
         let whole = IntRect(x: 0, y: 0, width: 30, height: 20)
         let k = StencilKernel.reading(
-            [{ _ in whole }], name: "plus mean", haloX: 0, haloY: 0,
+            [.fixed(whole)], name: "plus mean", haloX: 0, haloY: 0,
             readWhole: true
         ) { inputs, out, _, _ in
             var mean = SIMD4<Float>.zero

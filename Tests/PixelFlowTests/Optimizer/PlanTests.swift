@@ -19,7 +19,7 @@ final class PlanTests: XCTestCase {
         XCTAssertTrue(text.contains("fold color matrices: 2"), text)
         XCTAssertTrue(text.contains("optimizer: 6 node(s) -> 4"), text)
         XCTAssertTrue(text.contains("stage 1: output tiles"), text)
-        XCTAssertTrue(text.contains("materialized buffers: 0"), text)
+        XCTAssertTrue(text.contains("stage buffers: 0"), text)
         // Optimization off: one full pass per node.
         let off = plan(chain, optimizes: false)
         XCTAssertEqual(off.materializedNodes.count, 4)  // every node but the source and the output

@@ -287,7 +287,11 @@ final class ReferenceEvaluator {
                         ? ReferenceImage(IntRect(x: r.x, y: r.y, width: 0, height: 0))
                         : copy(evaluate(inputs[j], over: region)))
             }
-            withExtendedLifetime(tiles) { k.run(tiles.map(\.tile), out.tile.view(r), 1, arena) }
+            withExtendedLifetime(tiles) {
+                tiles.map(\.tile).withUnsafeBufferPointer {
+                    k.run(StencilInputs(base: $0.baseAddress!, count: $0.count), out.tile.view(r), 1, arena)
+                }
+            }
         }
     }
 

@@ -35,27 +35,37 @@ extension Stencil: NodeKind {
         switch self {
         case let .convolution(w, h, weights, bias, rgb):
             return StencilTraits(
-                halo: (w / 2, h / 2), cost: Swift.max(1, w * h / 3), readsInputInPlace: true, wholeRegion: nil,
+                halo: halo, cost: Swift.max(1, w * h / 3), readsInputInPlace: true, wholeRegion: nil,
                 writesIntoDestination: false, extraInputCount: 0, byteForm: nil,
                 form: .correlation2D(width: w, height: h, weights: weights, bias: bias, rgbOnly: rgb))
         case let .gaussian(sigma):
             let mode = GaussianPlan.mode(sigma: sigma)
-            let r = GaussianPlan.kernelRadius(sigma: sigma)
             let tiles = mode == .tileLocal
             return StencilTraits(
-                halo: (r, r), cost: Swift.max(1, GaussianPlan.exactRadius(sigma: sigma)), readsInputInPlace: true,
+                halo: halo, cost: Swift.max(1, GaussianPlan.exactRadius(sigma: sigma)), readsInputInPlace: true,
                 wholeRegion: tiles ? nil : "whole-region blur passes", writesIntoDestination: !tiles,
                 extraInputCount: 0, byteForm: nil,
                 form: tiles ? .separableTaps(sigma: sigma) : .wholeRegionPasses(sigma: sigma, mode: mode))
         case let .custom(k):
             return StencilTraits(
-                halo: (k.haloX, k.haloY), cost: Swift.max(1, k.cost), readsInputInPlace: k.readsInputInPlace,
+                halo: halo, cost: Swift.max(1, k.cost), readsInputInPlace: k.readsInputInPlace,
                 wholeRegion: k.isWholeRegion ? "whole-region kernel" : nil, writesIntoDestination: false,
-                extraInputCount: k.extraInputRegions.count, byteForm: k.byteForm, form: .closure(k))
+                extraInputCount: k.extraInputCount, byteForm: k.byteForm, form: .closure(k))
         }
     }
 
     var kindName: String { "stencil" }
+
+    /// How far the stencil reaches on each side, in pixels (asked per tile: no allocation).
+    var halo: (x: Int, y: Int) {
+        switch self {
+        case let .convolution(w, h, _, _, _): return (w / 2, h / 2)
+        case let .gaussian(sigma):
+            let r = GaussianPlan.kernelRadius(sigma: sigma)
+            return (r, r)
+        case let .custom(k): return (k.haloX, k.haloY)
+        }
+    }
     var label: String { description }
 
     func inputRegion(_ k: Int, of node: Node, for rect: IntRect) -> IntRect { inputRegion(k, for: rect) }

@@ -10,7 +10,7 @@ extension Warp: NodeKind {
         switch self {
         case let .affine(t, sampling):
             guard let inv = t.inverted() else { return .empty }
-            let r = inv.apply(to: rect.rect)
+            let r = Warp.boundingBox(of: rect.rect, under: inv)
             let margin: Double = sampling == .nearest ? 0.5 : 1
             return IntRect(covering: r.insetBy(dx: -margin, dy: -margin))
                 .intersection(IntRect(covering: input.extent))
@@ -33,6 +33,29 @@ extension Warp: NodeKind {
             let y0 = Swift.min(Swift.max(rect.y, e.y), e.maxY - 1), y1 = Swift.min(Swift.max(rect.maxY, e.y + 1), e.maxY)
             return IntRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
         }
+    }
+
+    /// `t.apply(to: r)` (the bounding box of the transformed corners) without allocating: it
+    /// runs per tile. The same comparisons in the same order, so the same rect.
+    static func boundingBox(of r: Rect, under t: AffineTransform) -> Rect {
+        if r.isInfinite || r.isEmpty { return r }
+        let p0 = t.apply(to: Point(x: r.minX, y: r.minY)), p1 = t.apply(to: Point(x: r.maxX, y: r.minY))
+        let p2 = t.apply(to: Point(x: r.minX, y: r.maxY)), p3 = t.apply(to: Point(x: r.maxX, y: r.maxY))
+        // As Array's min() and max(): a later value replaces only when strictly beyond.
+        var x0 = p0.x, x1 = p0.x, y0 = p0.y, y1 = p0.y
+        if p1.x < x0 { x0 = p1.x }
+        if p2.x < x0 { x0 = p2.x }
+        if p3.x < x0 { x0 = p3.x }
+        if x1 < p1.x { x1 = p1.x }
+        if x1 < p2.x { x1 = p2.x }
+        if x1 < p3.x { x1 = p3.x }
+        if p1.y < y0 { y0 = p1.y }
+        if p2.y < y0 { y0 = p2.y }
+        if p3.y < y0 { y0 = p3.y }
+        if y1 < p1.y { y1 = p1.y }
+        if y1 < p2.y { y1 = p2.y }
+        if y1 < p3.y { y1 = p3.y }
+        return Rect(minX: x0, minY: y0, maxX: x1, maxY: y1)
     }
 
     /// The inverse transform when the warp is a bilinear scale without rotation, which reads
