@@ -37,14 +37,14 @@ extension Evaluator {
                 return body(Tile(base: px + rect.y * stride + rect.x, stride: stride, rect: rect))
             }
         }
-        guard let m = materialized[ObjectIdentifier(pixels.node)], m.tile.rect.contains(rect) else { return body(nil) }
+        guard let m = stageBuffers[ObjectIdentifier(pixels.node)], m.tile.rect.contains(rect) else { return body(nil) }
         return body(m.tile.view(rect))
     }
 
     /// For a stencil output `rect` whose input region is only partly readable in place (an
     /// edge tile of a clamped or cropped source): `rect` cut into the part whose input region
-    /// lies inside the pixels readable in place, first, and the strips around it (at most
-    /// four), so that only the strips copy their input region. Nil when there is nothing to
+    /// lies inside the pixels readable in place, first, and the margins around it (at most
+    /// four), so that only the margins copy their input region. Nil when there is nothing to
     /// gain: the whole region is readable in place, or none of the output is. Each output
     /// pixel is computed with the same operations in any part, as in any tile.
     /// `inner` is the rect readable in place (the pipeline's edge-split rule, `Step.edgeSplit`);
@@ -63,7 +63,7 @@ extension Evaluator {
         // Margins that depend on the rect's position would make the core's region differ.
         guard inner.contains(s.inputRegion(0, for: core)) else { return 0 }
         parts[0] = core
-        // The strips around the core (no closure: this runs per tile).
+        // The margins around the core (no closure: this runs per tile).
         var count = 1
         let above = IntRect(x: rect.x, y: rect.y, width: rect.width, height: y0 - rect.y)
         if !above.isEmpty { parts[count] = above; count += 1 }

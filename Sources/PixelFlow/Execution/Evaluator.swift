@@ -6,20 +6,20 @@ import CSIMD
 /// walks no graph and allocates nothing but arena memory. Chains of color nodes run fused:
 /// each row chunk goes through every kernel while it is in the L1 cache.
 ///
-/// `@unchecked Sendable`: after `init` the evaluator is read-only (its materialized buffers
+/// `@unchecked Sendable`: after `init` the evaluator is read-only (its stage buffers
 /// are written before any tile runs and only read afterwards).
 final class Evaluator: @unchecked Sendable {
     /// Whether the working space is linear light (color management on).
     let linear: Bool
     /// Outputs computed in advance, by node identity.
-    var materialized: [ObjectIdentifier: Materialized] = [:]
+    var stageBuffers: [ObjectIdentifier: StageBuffer] = [:]
     /// Pixels processed per step of a fused chain.
     static let chunk = 256
     /// The node whose tiles are written straight into the destination buffer, if any: its
     /// output is not read again during the render, so it may be stored non-temporally.
-    var streamedRoot: Node?
+    var nonTemporalRoot: Node?
     /// The rows of each streamed source of the render, by node identity. Bound before any tile
-    /// that reads the source runs; a streaming render moves the windows between strips.
+    /// that reads the source runs; a strip write moves the windows between strips.
     var windows: [ObjectIdentifier: RowWindow] = [:]
 
     /// The pipeline's steps, by node identity.
@@ -48,7 +48,7 @@ final class Evaluator: @unchecked Sendable {
         if valid.isEmpty { out.clear(); return straight }
         if valid != out.rect { out.clear(outside: valid) }
         let inner = valid != out.rect ? out.view(valid) : out
-        if straight, materialized[ObjectIdentifier(node)] == nil {
+        if straight, stageBuffers[ObjectIdentifier(node)] == nil {
             switch node.op {
             case .color, .colorMatrix:
                 evaluateColorChain(node, into: inner, arena: arena, premultiplyResult: false)
@@ -62,7 +62,7 @@ final class Evaluator: @unchecked Sendable {
 
     /// Like `evaluate`, for a rect inside the node's extent.
     private func evaluateValid(_ node: Node, into out: Tile, arena: Arena) {
-        if let m = materialized[ObjectIdentifier(node)] {
+        if let m = stageBuffers[ObjectIdentifier(node)] {
             m.copy(into: out)
             return
         }
@@ -89,7 +89,7 @@ final class Evaluator: @unchecked Sendable {
                 IntRect(covering: node.inputs[1].extent).contains(out.rect),
                 IntRect(covering: node.inputs[0].extent).contains(out.rect)
             {
-                blendRows(k, background: bg, foreground: fg, streams: node === streamedRoot, into: out, arena: arena)
+                blendRows(k, background: bg, foreground: fg, nonTemporal: node === nonTemporalRoot, into: out, arena: arena)
                 return
             }
             evaluate(node.inputs[1], into: out, arena: arena)
@@ -190,11 +190,11 @@ final class Evaluator: @unchecked Sendable {
     /// so the blend reads each input and writes its output once. The same loads and kernel
     /// as the tile-by-tile path, so the same pixels.
     private func blendRows(
-        _ k: BlendKernel, background: PixelBuffer, foreground: PixelBuffer, streams: Bool,
+        _ k: BlendKernel, background: PixelBuffer, foreground: PixelBuffer, nonTemporal: Bool,
         into out: Tile, arena: Arena
     ) {
         let fg = arena.allocate(Evaluator.chunk, of: SIMD4<Float>.self)
-        forEachChunk(of: out, streams: streams, arena: arena) { d, x, y, c in
+        forEachChunk(of: out, nonTemporal: nonTemporal, arena: arena) { d, x, y, c in
             loadSourceRow(background, x: out.rect.x + x, y: y, count: c, into: d, premultiply: true)
             loadSourceRow(foreground, x: out.rect.x + x, y: y, count: c, into: fg, premultiply: true)
             k.apply(UnsafePointer(fg), d, c)
@@ -206,31 +206,31 @@ final class Evaluator: @unchecked Sendable {
     /// kernel reads their rows and writes the output row, with no copies, non-temporally at
     /// the root of a render. False, having done nothing, when an input must be computed.
     private func blendInPlace(_ blend: BuiltinBlend, _ step: Step, into out: Tile) -> Bool {
-        let streams = step.node === streamedRoot
+        let nonTemporal = step.node === nonTemporalRoot
         return withPixelsInPlace(step.stored[1], out.rect) { bg in
             guard let bg else { return false }
             return withPixelsInPlace(step.stored[0], out.rect) { fg in
                 guard let fg else { return false }
                 for y in out.rect.y..<out.rect.maxY {
-                    blend.apply(fg.row(y), bg.row(y), into: out.row(y), count: out.rect.width, streams: streams)
+                    blend.apply(fg.row(y), bg.row(y), into: out.row(y), count: out.rect.width, nonTemporal: nonTemporal)
                 }
-                if streams { pf_store_fence() }
+                if nonTemporal { pf_store_fence() }
                 return true
             }
         }
     }
 
     /// Calls `body(chunk, x, y, count)` over `out` row by row, in chunks of at most
-    /// `Evaluator.chunk` pixels starting at tile column `x`. With `streams`, `chunk` is a
+    /// `Evaluator.chunk` pixels starting at tile column `x`. With `nonTemporal`, `chunk` is a
     /// scratch chunk that stays in L1 and is then stored into the row non-temporally (fenced at
     /// the end), so the destination's cache lines are never fetched; else it is the row itself.
     @inline(__always)
     private func forEachChunk(
-        of out: Tile, streams: Bool, arena: Arena,
+        of out: Tile, nonTemporal: Bool, arena: Arena,
         _ body: (_ chunk: UnsafeMutablePointer<SIMD4<Float>>, _ x: Int, _ y: Int, _ count: Int) -> Void
     ) {
         let w = out.rect.width
-        let scratch: UnsafeMutablePointer<SIMD4<Float>>? = streams ? arena.allocate(Evaluator.chunk) : nil
+        let scratch: UnsafeMutablePointer<SIMD4<Float>>? = nonTemporal ? arena.allocate(Evaluator.chunk) : nil
         for y in out.rect.y..<out.rect.maxY {
             let row = out.row(y)
             var x = 0
@@ -241,7 +241,7 @@ final class Evaluator: @unchecked Sendable {
                 x += c
             }
         }
-        if streams { pf_store_fence() }
+        if nonTemporal { pf_store_fence() }
     }
 
     // MARK: Color chains
@@ -269,10 +269,10 @@ final class Evaluator: @unchecked Sendable {
         // unpremultiply (a divide) and premultiply disappear.
         // It runs as a one-step point program (channel by channel, 32-byte loads and stores);
         // float sources already in the working representation are read in place and, at the
-        // root, streamed into a destination nobody reads during the render.
+        // root, stored non-temporally into a destination nobody reads during the render.
         if premultiplyResult, !sourceIsStraight, let program = chain.premultipliedProgram {
             runPointProgram(
-                program, fusedSource: fusedSource, sourceIsStraight: false, streams: node === streamedRoot,
+                program, fusedSource: fusedSource, sourceIsStraight: false, nonTemporal: node === nonTemporalRoot,
                 into: out, arena: arena, premultiplyResult: true, asIs: true)
             return
         }
@@ -281,13 +281,13 @@ final class Evaluator: @unchecked Sendable {
         if let program = chain.program {
             runPointProgram(
                 program, fusedSource: fusedSource, sourceIsStraight: sourceIsStraight, zeroesHidden: zeroesHidden,
-                streams: node === streamedRoot, into: out, arena: arena, premultiplyResult: premultiplyResult)
+                nonTemporal: node === nonTemporalRoot, into: out, arena: arena, premultiplyResult: premultiplyResult)
             return
         }
         // The root of a render into its destination: each chunk is computed in a scratch
         // chunk that stays in L1 and then stored non-temporally, so the destination's cache
         // lines are never fetched (a fused chain then moves as many bytes as a copy).
-        forEachChunk(of: out, streams: node === streamedRoot && fusedSource != nil, arena: arena) { p, x, y, c in
+        forEachChunk(of: out, nonTemporal: node === nonTemporalRoot && fusedSource != nil, arena: arena) { p, x, y, c in
             if let s = fusedSource {
                 loadFusedRow(s, x: out.rect.x + x, y: y, count: c, into: p, premultiply: false)
                 if !sourceIsStraight {
@@ -337,7 +337,7 @@ final class Evaluator: @unchecked Sendable {
     /// premultiplied form), so nothing is unpremultiplied before or finished after.
     private func runPointProgram(
         _ program: PointProgram, fusedSource: FusedSource?, sourceIsStraight: Bool,
-        zeroesHidden: Bool = false, streams: Bool,
+        zeroesHidden: Bool = false, nonTemporal: Bool,
         into out: Tile, arena: Arena, premultiplyResult: Bool, asIs: Bool = false
     ) {
         let w = out.rect.width
@@ -351,10 +351,10 @@ final class Evaluator: @unchecked Sendable {
             direct = nil
         }
         let scratch: UnsafeMutablePointer<SIMD4<Float>>? =
-            streams && fusedSource != nil && direct == nil
+            nonTemporal && fusedSource != nil && direct == nil
             ? arena.allocate(PointProgram.maxCount) : nil
         let unpremultiply = !(fusedSource != nil && sourceIsStraight)
-        let stream = streams && fusedSource != nil
+        let storesNonTemporally = nonTemporal && fusedSource != nil
         // Loaded input goes chunk by chunk, each chunk through the program while it is in the
         // L1 cache; input read in place goes a row per call (fewer pipeline fills and drains).
         let span = direct != nil || fusedSource == nil ? w : PointProgram.maxCount
@@ -378,18 +378,18 @@ final class Evaluator: @unchecked Sendable {
                         src = UnsafePointer(row + x)
                     }
                     if asIs {
-                        program.runAsIs(src, row + x, count: c, stream: stream)
+                        program.runAsIs(src, row + x, count: c, nonTemporal: storesNonTemporally)
                     } else {
                         program.run(
                             src, row + x, count: c, unpremultiplyInput: unpremultiply,
-                            premultiplyOutput: premultiplyResult, stream: stream)
+                            premultiplyOutput: premultiplyResult, nonTemporal: storesNonTemporally)
                     }
                     x += c
                 }
             }
         }
         if let b = direct { b.withUnsafeBytes { body($0) } } else { body(nil) }
-        if stream { pf_store_fence() }
+        if storesNonTemporally { pf_store_fence() }
     }
 
     // MARK: Warps
@@ -435,14 +435,14 @@ final class Evaluator: @unchecked Sendable {
             }
             return
         }
-        // A materialized input is sampled in place: warps only read their source, and a warp
+        // A stage input is sampled in place: warps only read their source, and a warp
         // whose region of interest is large whatever the tile (a kaleidoscope reads its whole
         // triangle) would otherwise copy that region once per tile.
         // A source is copied into the region first even when stored as premultiplied floats:
         // a rotation reads its rows along a slant, which ran 1.3x slower from the buffer in
         // memory than from the copy in the cache (rotate15_f32, 1920x1080).
         let src: Tile
-        if let m = materialized[ObjectIdentifier(input)], m.tile.rect.contains(roi) {
+        if let m = stageBuffers[ObjectIdentifier(input)], m.tile.rect.contains(roi) {
             src = m.tile.view(roi)
         } else {
             src = arena.tile(roi)
@@ -543,7 +543,7 @@ final class Evaluator: @unchecked Sendable {
             for j in 1..<inputs.count {
                 let r = step.extraRegions[j - 1](out.rect)
                 // An input computed in advance is read in place (it is only read during tiles).
-                if !r.isEmpty, let m = materialized[ObjectIdentifier(inputs[j])], m.tile.rect.contains(r) {
+                if !r.isEmpty, let m = stageBuffers[ObjectIdentifier(inputs[j])], m.tile.rect.contains(r) {
                     (tiles + j).initialize(to: m.tile.view(r))
                     continue
                 }
@@ -576,7 +576,7 @@ final class Evaluator: @unchecked Sendable {
 }
 
 /// A node's output computed in advance over `rect`.
-final class Materialized: @unchecked Sendable {
+final class StageBuffer: @unchecked Sendable {
     let tile: Tile
     let storage: UnsafeMutablePointer<SIMD4<Float>>
     /// False when `storage` belongs to someone else (a destination buffer written directly).
@@ -596,7 +596,7 @@ final class Materialized: @unchecked Sendable {
     }
     deinit { if owns { storage.deallocate() } }
 
-    /// Copies `out.rect` (transparent where it lies outside the materialized rect).
+    /// Copies `out.rect` (transparent where it lies outside the stage buffer's rect).
     func copy(into out: Tile) {
         let inner = out.rect.intersection(tile.rect)
         if inner != out.rect { out.clear(outside: inner) }

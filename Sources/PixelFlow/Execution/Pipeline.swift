@@ -37,9 +37,9 @@ struct Pipeline {
     enum Placement: Equatable {
         /// Tiles of a grid (`width` x `height`, `count` of them).
         case tiles(width: Int, height: Int, count: Int)
-        /// Full-width strips (`height` rows each), for stages whose rows read input rows from
+        /// Full-width bands (`height` rows each), for stages whose rows read input rows from
         /// left to right.
-        case strips(width: Int, height: Int, count: Int)
+        case bands(width: Int, height: Int, count: Int)
         /// Passes or a kernel over the whole region at once (whole-region kernels, reductions).
         case wholeRegion
         /// Whole-region passes written straight into the destination: no output tiles run.
@@ -146,7 +146,7 @@ final class Step: @unchecked Sendable {
     /// two sources reads row by row where a tile lies inside both.
     let plainSources: [PixelBuffer?]
     /// The edge-split rule of a stencil reading input 0 in place: tiles whose region of
-    /// interest leaves this rect are cut into a core read in place and strips that copy.
+    /// interest leaves this rect are cut into a core read in place and margins that copy.
     let edgeSplit: IntRect?
     /// For color nodes: the chain that starts here.
     let chain: ColorChain?
@@ -192,7 +192,7 @@ extension RenderPlan {
     func lower(into destination: PixelBuffer? = nil) -> Pipeline {
         let linear = options.colorManagement == .linear
         let stageNumber = Dictionary(
-            uniqueKeysWithValues: materializedNodes.enumerated().map { (ObjectIdentifier($1), $0 + 1) })
+            uniqueKeysWithValues: stageNodes.enumerated().map { (ObjectIdentifier($1), $0 + 1) })
         let isStage = { (n: Node) in stageNumber[ObjectIdentifier(n)] != nil }
         var steps: [ObjectIdentifier: Step] = [:]
         for n in order {
@@ -201,7 +201,7 @@ extension RenderPlan {
         let bytePath = destination.map { BytePlan.make(root: root, rect: rect, options: options, buffer: $0) }
         let intoDestination = destination.flatMap { stageWritingOutput(into: $0) }
         var stages: [Pipeline.Stage] = []
-        for (i, n) in materializedNodes.enumerated() {
+        for (i, n) in stageNodes.enumerated() {
             let region = self.region(of: n) ?? .empty
             let whole: Bool
             switch n.op.kind.stageRequirement {
@@ -225,7 +225,7 @@ extension RenderPlan {
             let grid = outputGrid()
             let placement: Pipeline.Placement =
                 grid.tileWidth != options.tileWidth
-                ? .strips(width: grid.tileWidth, height: grid.tileHeight, count: grid.count)
+                ? .bands(width: grid.tileWidth, height: grid.tileHeight, count: grid.count)
                 : .tiles(grid)
             let isRootStage = isStage(root)
             let (nodes, reads) =
@@ -234,7 +234,7 @@ extension RenderPlan {
                 : stageContents(root, isStage: isStage, stageNumber: stageNumber, whole: false)
             stages.append(
                 Pipeline.Stage(
-                    number: materializedNodes.count + 1, node: root, region: rect, reason: nil, placement: placement,
+                    number: stageNodes.count + 1, node: root, region: rect, reason: nil, placement: placement,
                     nodes: nodes, reads: reads))
         }
         return Pipeline(rect: rect, stages: stages, steps: steps, bytePath: bytePath)
@@ -285,8 +285,9 @@ extension RenderPlan {
                 inputs.append(.inPlace(stage: pixels.buffer == nil ? stageNumber[ObjectIdentifier(pixels.node)] : nil))
             } else if let s = stageNumber[ObjectIdentifier(input)] {
                 inputs.append(.stageBuffer(stage: s))
-            } else if Evaluator.storage(below: input, isStage: isStage) != nil {
-                // A source (or a stage) behind crops and clamps: rows read and converted.
+            } else if RenderPlan.isStored(behind: input, isStage: isStage) {
+                // A source, a streamed source or a stage behind crops and clamps: rows read and
+                // converted.
                 inputs.append(.convertedRows)
             } else {
                 inputs.append(.computed)
@@ -313,6 +314,18 @@ extension RenderPlan {
             node: n, form: kernelForm(n, chain: chain), inputs: inputs, stored: stored, plainSources: plain,
             edgeSplit: edgeSplit, chain: chain, stage: stageNumber[ObjectIdentifier(n)], taps: taps,
             stencilForm: stencilForm, lanczos: lanczosTables(n), extraRegions: extraRegions)
+    }
+
+    /// Whether `node` is, through crops and clamps, a node whose pixels are stored (a source, a
+    /// streamed source) or a stage: reading it costs a row read or conversion, no computing.
+    static func isStored(behind node: Node, isStage: (Node) -> Bool) -> Bool {
+        GraphWalk.count()
+        var n = node
+        while true {
+            if isStage(n) || n.op.kind.isStored { return true }
+            guard n.op.kind.identityWindow(n) != nil else { return false }
+            n = n.inputs[0]
+        }
     }
 
     /// The Lanczos taps of every output of `n`'s region, when `n` is a Lanczos warp.

@@ -25,7 +25,7 @@ extension RenderContext {
     /// streamed sources fully first; so does one whose strips read rows far apart (a
     /// rotation by 90 degrees needs a whole column per strip), since the window then grows
     /// to the image's height.
-    func writeStreaming(
+    func writeInStrips(
         _ image: Image, rect: IntRect, path: String,
         makeEncoder: (_ fileDescriptor: Int32) throws -> any _RowEncoder
     ) throws {
@@ -40,7 +40,7 @@ extension RenderContext {
         let rowFormat = encoder.format
         let schedule = StripSchedule(plan: plan, stripHeight: stripHeight(rowBytes: rect.width * rowFormat.bytesPerPixel))
         control?.setTotal(
-            plan.materializedNodes.reduce(schedule.tileCount(options)) {
+            plan.stageNodes.reduce(schedule.tileCount(options)) {
                 $0 + (plan.region(of: $1).map(plan.workUnits) ?? 0)
             })
         let windows = try schedule.sources.map { try RowWindow(source: $0.source, capacity: $0.capacity) }
@@ -50,7 +50,7 @@ extension RenderContext {
             for (w, rows) in zip(windows, bands) { try w.decode(upTo: rows[Swift.min(k, rows.count - 1)]) }
         }
         try decode(strip: 0)
-        try plan.materialize(with: evaluator)
+        try plan.computeStages(with: evaluator)
 
         let target = TileTarget(format: rowFormat, colorEncoding: .sRGB, alphaMode: .straight, linear: evaluator.linear)
         let strips = schedule.strips
@@ -154,7 +154,7 @@ struct StripSchedule {
         }
         guard !streamed.isEmpty else { sources = []; return }
         // A stage computed in advance reads its whole region at once, before any strip.
-        if !plan.materializedNodes.isEmpty {
+        if !plan.stageNodes.isEmpty {
             sources = streamed.map { Source(node: $0.0, source: $0.1, capacity: $0.1.height, rowsBefore: [$0.1.height]) }
             return
         }

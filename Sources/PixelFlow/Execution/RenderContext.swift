@@ -276,14 +276,14 @@ public struct RenderContext: Sendable {
             let bpr = buffer.bytesPerRow
             try buffer.withUnsafeMutableBytes { raw in
                 let px = raw.baseAddress!.assumingMemoryBound(to: SIMD4<Float>.self)
-                try plan.materialize(with: evaluator, output: (stage, Tile(base: px, stride: bpr / 16, rect: rect)))
+                try plan.computeStages(with: evaluator, output: (stage, Tile(base: px, stride: bpr / 16, rect: rect)))
             }
             control?.advance(plan.outputGrid().count)
             return
         }
-        try plan.materialize(with: evaluator)
+        try plan.computeStages(with: evaluator)
         let target = TileTarget(buffer: buffer, linear: evaluator.linear)
-        if target.direct { evaluator.streamedRoot = plan.root }
+        if target.direct { evaluator.nonTemporalRoot = plan.root }
         let bpr = buffer.bytesPerRow
         buffer.withUnsafeMutableBytes { raw in
             renderTiles(

@@ -11,15 +11,15 @@ extension RenderPlan {
         let pipeline = lower(into: destination)
         var lines: [String] = []
         let grid = outputGrid()
-        let strips =
+        let bands =
             grid.tileWidth == options.tileWidth
             ? ""
             : isPointwise
-                ? " (full-width strips: every node is pointwise)"
-                : " (full-width strips: rows read from left to right)"
+                ? " (full-width bands: every node is pointwise)"
+                : " (full-width bands: rows read from left to right)"
         lines.append(
             "render \(rect.width)x\(rect.height) at (\(rect.x), \(rect.y)); \(grid.count) tiles of "
-                + "\(grid.tileWidth)x\(grid.tileHeight)\(strips); \(options.threadCount) thread(s); working space "
+                + "\(grid.tileWidth)x\(grid.tileHeight)\(bands); \(options.threadCount) thread(s); working space "
                 + (options.colorManagement == .linear ? "linear" : "none") + "; optimization "
                 + (options.optimizes ? "on" : "off"))
         let before = GraphWalk.postOrder(original).count, after = order.count
@@ -96,7 +96,7 @@ extension RenderPlan {
     static func describe(_ p: Pipeline.Placement) -> String {
         switch p {
         case let .tiles(w, h, n): return "\(n) tiles of \(w)x\(h)"
-        case let .strips(w, h, n): return "\(n) full-width strips of \(w)x\(h)"
+        case let .bands(w, h, n): return "\(n) full-width bands of \(w)x\(h)"
         case .wholeRegion: return "whole region at once"
         case .intoDestination: return "whole region, written straight into the destination"
         }
@@ -170,7 +170,7 @@ extension RenderPlan {
                 text += "; input" + (step.inputs.count == 1 ? " " : "s ") + step.inputs.map(Self.describe).joined(separator: ", ")
             }
             if let inner = step?.edgeSplit {
-                text += "; edge split: tiles reaching outside \(inner) read a core in place, copy strips"
+                text += "; edge split: tiles reaching outside \(inner) read a core in place, copy margins"
             }
             lines.append(text)
             for input in n.inputs.reversed() { stack.append((input, ind + "  ", false, isColor)) }
@@ -181,7 +181,7 @@ extension RenderPlan {
 extension RenderContext {
     /// The plan a render of `rect` of `image` (default: its extent) would run: the optimized
     /// graph, its stages, fused nodes, folded matrices and transforms, and the buffers that
-    /// would be materialized with their sizes. Computes no pixels.
+    /// would be computed with their sizes. Computes no pixels.
     public func explain(_ image: Image, rect: Rect? = nil) throws -> String {
         try validate()
         let r = try renderRect(image, rect)

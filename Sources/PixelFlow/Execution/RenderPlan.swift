@@ -14,8 +14,8 @@ final class RenderPlan {
     /// The rect each node must produce, the union over all its consumers.
     let regions: [ObjectIdentifier: IntRect]
     /// Nodes computed as whole-region passes before the output tiles run, inputs first.
-    let materializedNodes: [Node]
-    /// Why each materialized node is a stage boundary.
+    let stageNodes: [Node]
+    /// Why each stage node is a stage.
     let reasons: [ObjectIdentifier: StageReason]
 
     /// Recursion depth after which a stage boundary is forced, so that evaluating a tile never
@@ -40,7 +40,7 @@ final class RenderPlan {
         self.order = order
         let regions = RenderPlan.regions(order: order, root: root, rect: rect)
         self.regions = regions
-        (materializedNodes, reasons) = RenderPlan.chooseStages(
+        (stageNodes, reasons) = RenderPlan.chooseStages(
             order: order, root: root, regions: regions,
             optimizes: options.optimizes)
     }
@@ -156,24 +156,24 @@ final class RenderPlan {
         }
     }
 
-    /// Computes every materialized node, inputs first, into `evaluator.materialized`.
+    /// Computes every stage, inputs first, into `evaluator.stageBuffers`.
     /// Computes the stages in order. `output`, from `stageWritingOutput()`, is written
     /// straight into the destination's pixels.
-    func materialize(with evaluator: Evaluator, output: (node: Node, tile: Tile)? = nil) throws {
+    func computeStages(with evaluator: Evaluator, output: (node: Node, tile: Tile)? = nil) throws {
         let control = RenderControl.current
-        for n in materializedNodes {
+        for n in stageNodes {
             if control?.isCancelled == true { throw PixelFlowError.cancelled }
             guard let region = region(of: n) else { continue }
             let m = computeStage(n, region: region, evaluator: evaluator, into: output?.node === n ? output?.tile : nil)
             if control?.isCancelled == true { throw PixelFlowError.cancelled }
-            evaluator.materialized[ObjectIdentifier(n)] = m
+            evaluator.stageBuffers[ObjectIdentifier(n)] = m
             control?.advance(workUnits(of: region))
         }
     }
 
     /// Computes stage `n` over `region` by its kind: a reduction over its inputs' regions,
     /// whole-region passes or kernels over their inputs, anything else tile by tile.
-    private func computeStage(_ n: Node, region: IntRect, evaluator: Evaluator, into destination: Tile?) -> Materialized {
+    private func computeStage(_ n: Node, region: IntRect, evaluator: Evaluator, into destination: Tile?) -> StageBuffer {
         if case let .reduction(r) = n.op {
             return RenderPlan.reduce(r, inputs: n.inputs, evaluator: evaluator, options: options)
         }
@@ -190,7 +190,7 @@ final class RenderPlan {
                 RenderPlan.renderToBuffer(
                     n.inputs[j], rect: k.inputRegion(j, for: region), evaluator: evaluator, options: options)
             }
-            let m = Materialized(rect: region)
+            let m = StageBuffer(rect: region)
             withExtendedLifetime(inputs) {
                 inputs.map(\.tile).withUnsafeBufferPointer {
                     k.run(StencilInputs(base: $0.baseAddress!, count: $0.count), m.tile, options.threadCount, Arena())
@@ -210,7 +210,7 @@ final class RenderPlan {
         var n = root
         if case .crop = n.op, IntRect(covering: n.extent).contains(rect) { n = n.inputs[0] }
         guard case let .stencil(s) = n.op, s.traits.writesIntoDestination,
-            materializedNodes.contains(where: { $0 === n }), region(of: n) == rect
+            stageNodes.contains(where: { $0 === n }), region(of: n) == rect
         else { return nil }
         return n
     }
@@ -233,11 +233,11 @@ final class RenderPlan {
 
     /// Progress units of the whole render: every stage's plus the output tiles.
     var totalWorkUnits: Int {
-        materializedNodes.reduce(outputGrid().count) { $0 + (region(of: $1).map(workUnits) ?? 0) }
+        stageNodes.reduce(outputGrid().count) { $0 + (region(of: $1).map(workUnits) ?? 0) }
     }
 
     /// How the output tiles read memory, from the nodes they compute (down to sources and
-    /// materialized buffers).
+    /// stage buffers).
     enum Access {
         /// Every node works pixel by pixel (sources, generators, color and blend kernels,
         /// crops): any tiling gives the same pixels and each output row reads input rows.
@@ -252,7 +252,7 @@ final class RenderPlan {
     /// The memory access of the output tiles' nodes (see `Access`).
     var access: Access {
         GraphWalk.count()
-        let stages = Set(materializedNodes.map(ObjectIdentifier.init))
+        let stages = Set(stageNodes.map(ObjectIdentifier.init))
         // Output tiles of a render whose root is a stage copy its buffer.
         if stages.contains(ObjectIdentifier(root)) { return .pointwise }
         var stack = [root]
@@ -265,7 +265,7 @@ final class RenderPlan {
             case .pointwise:
                 break
             case let .rows(haloY, needsStoredInput):
-                guard haloY <= RenderPlan.stripHaloLimit else { return .other }
+                guard haloY <= RenderPlan.bandHaloLimit else { return .other }
                 if needsStoredInput, !readsInPlace(n.inputs[0], stages: stages) { return .other }
                 halo = Swift.max(halo, haloY)
             case .unordered:
@@ -277,7 +277,7 @@ final class RenderPlan {
     }
 
     /// True when the output tiles read `node`'s pixels where they are stored (see
-    /// `Evaluator.withPixelsInPlace`): a materialized stage or a float source in the working
+    /// `Evaluator.withPixelsInPlace`): a stage or a float source in the working
     /// representation, behind crops and clamps.
     private func readsInPlace(_ node: Node, stages: Set<ObjectIdentifier>) -> Bool {
         guard let (stored, _) = Evaluator.storage(below: node, isStage: { stages.contains(ObjectIdentifier($0)) }) else {
@@ -296,16 +296,16 @@ final class RenderPlan {
         return false
     }
 
-    /// The tallest stencil reach for which output tiles become full-width strips.
-    static let stripHaloLimit = 16
-    /// The most pixels of a strip of a plan with stencils or scales, in tiles.
-    static let stripAreaFactor = 4
-    /// The fewest rows of a strip of a plan with stencils or scales.
-    static let stripMinimumRows = 16
+    /// The tallest stencil reach for which output tiles become full-width bands.
+    static let bandHaloLimit = 16
+    /// The most pixels of a band of a plan with stencils or scales, in tiles.
+    static let bandAreaFactor = 4
+    /// The fewest rows of a band of a plan with stencils or scales.
+    static let bandMinimumRows = 16
 
     /// The output tiles. A plan whose output rows read their input rows from left to right
-    /// (`Access`) is cut into full-width strips of about the same number of pixels as a
-    /// tile (at least `stripMinimumRows` rows when it has stencils or scales): each worker
+    /// (`Access`) is cut into full-width bands of about the same number of pixels as a
+    /// tile (at least `bandMinimumRows` rows when it has stencils or scales): each worker
     /// then reads and writes long runs of memory, which the hardware prefetchers follow (a
     /// 256-pixel-wide tile reads 64 short runs a row apart, and each run starts on a new
     /// page, where the prefetchers stop). Other plans use the context's tile size: a rotation
@@ -318,10 +318,10 @@ final class RenderPlan {
                 return TileGrid(rect: rect, tileWidth: rect.width, tileHeight: rows)
             case let .rows(haloY):
                 // At least four times the reach, so that halo rows stay a small part of a
-                // strip; at most `stripAreaFactor` tiles' pixels, so that a stage's scratch
-                // tiles still fit in the caches (a narrower strip then, still long runs).
-                let height = Swift.max(rows, RenderPlan.stripMinimumRows, 4 * haloY)
-                let cap = RenderPlan.stripAreaFactor * options.tileWidth * options.tileHeight
+                // band; at most `bandAreaFactor` tiles' pixels, so that a stage's scratch
+                // tiles still fit in the caches (a narrower band then, still long runs).
+                let height = Swift.max(rows, RenderPlan.bandMinimumRows, 4 * haloY)
+                let cap = RenderPlan.bandAreaFactor * options.tileWidth * options.tileHeight
                 let width = Swift.min(rect.width, Swift.max(options.tileWidth, cap / height))
                 return TileGrid(rect: rect, tileWidth: width, tileHeight: height)
             case .other:
@@ -332,11 +332,11 @@ final class RenderPlan {
     }
 
     /// Renders the inputs' regions and runs a reduction over them.
-    static func reduce(_ r: Reduction, inputs: [Node], evaluator: Evaluator, options: RenderContext.Options) -> Materialized {
+    static func reduce(_ r: Reduction, inputs: [Node], evaluator: Evaluator, options: RenderContext.Options) -> StageBuffer {
         let buffers = zip(inputs, r.regions).map { node, region in
             renderToBuffer(node, rect: region, evaluator: evaluator, options: options)
         }
-        let out = Materialized(rect: r.outputRect)
+        let out = StageBuffer(rect: r.outputRect)
         out.tile.base.initialize(repeating: .zero, count: r.outputWidth * r.outputHeight)
         withExtendedLifetime(buffers) {
             r.compute(buffers.map(\.tile), options.threadCount, out.tile.base)
@@ -345,9 +345,8 @@ final class RenderPlan {
     }
 
     /// Renders `node` over `rect` into a new buffer, tile by tile on all workers.
-    static func renderToBuffer(_ node: Node, rect: IntRect, evaluator: Evaluator, options: RenderContext.Options) -> Materialized
-    {
-        let m = Materialized(rect: rect)
+    static func renderToBuffer(_ node: Node, rect: IntRect, evaluator: Evaluator, options: RenderContext.Options) -> StageBuffer {
+        let m = StageBuffer(rect: rect)
         let tiles = TileGrid(rect: rect, tileWidth: options.tileWidth, tileHeight: options.tileHeight)
         let target = m
         Scheduler.run(count: tiles.count, threads: options.threadCount) { i, arena in

@@ -15,7 +15,7 @@ protocol NodeKind {
     /// Whether the kernel only reads input `k`, so that it may read the pixels where they are
     /// stored (a source buffer, a stage buffer) instead of a copy.
     func readsInPlace(input k: Int) -> Bool
-    /// How output rows read input rows, for lowering's choice of tiles or full-width strips.
+    /// How output rows read input rows, for lowering's choice of tiles or full-width bands.
     var rowOrder: RowOrder { get }
     /// Rough cost per output pixel, in point operations.
     var cost: Int { get }
@@ -51,7 +51,7 @@ enum RowOrder: Equatable {
     case pointwise
     /// Each output row reads the input rows within `haloY` of it, from left to right; with
     /// `needsStoredInput`, only efficiently when the input is read in place (a copied input
-    /// would repeat its halo rows' work in every strip).
+    /// would repeat its halo rows' work in every band).
     case rows(haloY: Int, needsStoredInput: Bool)
     /// Anything else (rotations, general warps, wide or multi-input stencils, reductions).
     case unordered

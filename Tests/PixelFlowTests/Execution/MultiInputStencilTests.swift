@@ -76,7 +76,7 @@ final class MultiInputStencilTests: XCTestCase {
         let second = try Image(b).exposureAdjusted(ev: 0.5)
         let image = Image(a).applyingStencil(k, reading: [second], extent: Image(a).extent)
         let plan = RenderPlan(root: image.node, rect: whole, options: RenderContext(colorManagement: .none).options)
-        XCTAssertTrue(plan.materializedNodes.contains { $0 === image.node.inputs[1] }, "the second input is computed once")
+        XCTAssertTrue(plan.stageNodes.contains { $0 === image.node.inputs[1] }, "the second input is computed once")
         let secondPixels = try RenderContext(colorManagement: .none).makeBuffer(second, rect: second.extent, format: .rgbaF32)
         var mean = SIMD4<Float>.zero
         for y in 0..<20 { for x in 0..<30 { mean += secondPixels[x, y] } }

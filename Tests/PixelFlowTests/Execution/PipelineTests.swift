@@ -36,9 +36,9 @@ final class PipelineTests: XCTestCase {
             .gammaAdjusted(power: 0.75).sepiaTone(intensity: 1).exposureAdjusted(ev: 0.5)
         let p = lower(image)
         XCTAssertEqual(p.stages.count, 1)
-        if case .strips = p.output.placement {
+        if case .bands = p.output.placement {
         } else {
-            XCTFail("pointwise plans run in full-width strips: \(p.output.placement)")
+            XCTFail("pointwise plans run in full-width bands: \(p.output.placement)")
         }
         let top = try XCTUnwrap(p.step(p.output.node))
         guard case let .pointProgram(steps, premultiplied) = top.form else {

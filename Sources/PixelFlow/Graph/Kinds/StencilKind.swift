@@ -87,7 +87,7 @@ extension Stencil: NodeKind {
         let t = traits
         if t.wholeRegion != nil || t.extraInputCount > 0 { return .unordered }
         // Taller reaches only when the input is read in place: a copied region would repeat
-        // the halo rows of every strip.
+        // the halo rows of every band.
         if t.halo.y <= 2 { return .rows(haloY: t.halo.y, needsStoredInput: false) }
         return t.readsInputInPlace ? .rows(haloY: t.halo.y, needsStoredInput: true) : .unordered
     }
