@@ -3,7 +3,7 @@ extension Evaluator {
     /// a stage for which `isStage` is true), and the rect over which those stored pixels are
     /// `node`'s own: the crops' and clamps' extents and the storage's, intersected. Nil when
     /// something else (a filter to compute) comes first. The one walk behind
-    /// `withPixelsInPlace`, `inPlaceRect`, `isStoredBehindCropsAndClamps` and the planner's
+    /// lowering's in-place reads (`StoredPixels`), the whole-region Gaussian's row reads and the
     /// choice of tile shape.
     static func storage(below node: Node, isStage: (Node) -> Bool) -> (node: Node, rect: IntRect)? {
         GraphWalk.count()

@@ -11,7 +11,7 @@ import CSIMD
 final class Evaluator: @unchecked Sendable {
     /// Whether the working space is linear light (color management on).
     let linear: Bool
-    /// Outputs computed in advance, by node identity.
+    /// The stage buffers computed so far, by node identity.
     var stageBuffers: [ObjectIdentifier: StageBuffer] = [:]
     /// Pixels processed per step of a fused chain.
     static let chunk = 256
@@ -202,7 +202,7 @@ final class Evaluator: @unchecked Sendable {
     }
 
     /// A built-in blend whose two inputs already hold the tile's pixels where they are
-    /// (`withPixelsInPlace`: premultiplied float sources, buffers computed in advance): the
+    /// (`withPixelsInPlace`: premultiplied float sources, stage buffers): the
     /// kernel reads their rows and writes the output row, with no copies, non-temporally at
     /// the root of a render. False, having done nothing, when an input must be computed.
     private func blendInPlace(_ blend: BuiltinBlend, _ step: Step, into out: Tile) -> Bool {
@@ -542,7 +542,7 @@ final class Evaluator: @unchecked Sendable {
             tiles.initialize(to: src)
             for j in 1..<inputs.count {
                 let r = step.extraRegions[j - 1](out.rect)
-                // An input computed in advance is read in place (it is only read during tiles).
+                // An input that is a stage is read in place (it is only read during tiles).
                 if !r.isEmpty, let m = stageBuffers[ObjectIdentifier(inputs[j])], m.tile.rect.contains(r) {
                     (tiles + j).initialize(to: m.tile.view(r))
                     continue
@@ -575,7 +575,7 @@ final class Evaluator: @unchecked Sendable {
     }
 }
 
-/// A node's output computed in advance over `rect`.
+/// A stage buffer: a node's output computed over `rect` before the stages that read it.
 final class StageBuffer: @unchecked Sendable {
     let tile: Tile
     let storage: UnsafeMutablePointer<SIMD4<Float>>

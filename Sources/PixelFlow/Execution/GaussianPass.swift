@@ -21,7 +21,7 @@ enum GaussianPass {
         let input = step.node.inputs[0]
         let inRect = GaussianPlan.inputRect(sigma: sigma, for: region)
         let valid = input.extent.isInfinite ? inRect : inRect.intersection(IntRect(covering: input.extent))
-        // An input whose pixels are already stored (a source or a buffer computed in advance,
+        // An input whose pixels are already stored (a source or a stage buffer,
         // behind crops and clamps) is read row by row: in place when it holds working values,
         // else each row converted into scratch, as are a row's clamped or transparent ends.
         // Other inputs are computed into a buffer first.

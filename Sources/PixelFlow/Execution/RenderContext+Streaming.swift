@@ -21,7 +21,7 @@ extension RenderContext {
     /// The file's bytes equal those of rendering the whole rect and encoding it
     /// (`makeBuffer` then `PixelBuffer.write(toFile:format:quality:options:)`).
     ///
-    /// A graph with a stage computed in advance (a large blur, a reduction) decodes its
+    /// A graph with a stage (a large blur, a reduction) decodes its
     /// streamed sources fully first; so does one whose strips read rows far apart (a
     /// rotation by 90 degrees needs a whole column per strip), since the window then grows
     /// to the image's height.
@@ -153,7 +153,7 @@ struct StripSchedule {
             return (n, s)
         }
         guard !streamed.isEmpty else { sources = []; return }
-        // A stage computed in advance reads its whole region at once, before any strip.
+        // A stage reads its whole region at once, before any strip.
         if !plan.stageNodes.isEmpty {
             sources = streamed.map { Source(node: $0.0, source: $0.1, capacity: $0.1.height, rowsBefore: [$0.1.height]) }
             return

@@ -1,5 +1,5 @@
 /// What one render will do: the optimized graph, the region each node must produce, and
-/// the nodes computed in advance into buffers (stage boundaries).
+/// the stages (nodes computed into buffers of their own). `lower(into:)` makes its Pipeline.
 final class RenderPlan {
     /// The graph as the image built it.
     let original: Node
