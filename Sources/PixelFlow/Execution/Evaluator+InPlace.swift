@@ -44,11 +44,11 @@ extension Evaluator {
     /// For a stencil output `rect` whose input region is only partly readable in place (an
     /// edge tile of a clamped or cropped source): `rect` cut into the part whose input region
     /// lies inside the pixels readable in place, first, and the margins around it (at most
-    /// four), so that only the margins copy their input region. Nil when there is nothing to
-    /// gain: the whole region is readable in place, or none of the output is. Each output
-    /// pixel is computed with the same operations in any part, as in any tile.
-    /// `inner` is the rect readable in place (the pipeline's edge-split rule, `Step.edgeSplit`);
-    /// the parts go to `parts` (room for 5), and their count is returned (0: do not split).
+    /// four), so that only the margins copy their input region. `inner` is the rect readable
+    /// in place (the pipeline's edge-split rule, `Step.edgeSplit`); the parts go to `parts`
+    /// (room for 5, in the arena: this runs per tile) and their count is returned, 0 when there
+    /// is nothing to gain (the whole region is readable in place, or none of the output is).
+    /// Each output pixel is computed with the same operations in any part, as in any tile.
     static func edgeSplit(
         _ s: Stencil, inner: IntRect, _ rect: IntRect, into parts: UnsafeMutablePointer<IntRect>
     ) -> Int {

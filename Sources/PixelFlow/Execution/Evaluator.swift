@@ -527,10 +527,9 @@ final class Evaluator: @unchecked Sendable {
                         count: out.rect.width, into: out.row(y))
                 }
             }
-        case let .separableTaps(sigma), let .wholeRegionPasses(sigma, _):
+        case .separableTaps, .wholeRegionPasses:
             // Whole-region passes are stages; their tiles copy the stage buffer and never reach
             // here, except with a region too small to be one (the same exact taps then).
-            _ = sigma
             separableCorrelate(src, taps: step.taps, into: out, arena: arena)
         case let .closure(k):
             let inputs = step.node.inputs
