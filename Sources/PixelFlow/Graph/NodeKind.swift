@@ -32,6 +32,9 @@ protocol NodeKind {
     /// For nodes that equal their input 0 over a rect (crops inside their extent, clamps
     /// inside the clamped rect): that rect, through which stored pixels may be read in place.
     func identityWindow(_ node: Node) -> IntRect?
+    /// For a node with an identity window: true when outside it the node repeats the window's
+    /// edge pixels (clamps), false when it is transparent there (crops).
+    var repeatsEdgesOutsideWindow: Bool { get }
     /// Whether the node's pixels are stored (sources): no neighbourhood to compute.
     var isStored: Bool { get }
 }
@@ -42,6 +45,7 @@ extension NodeKind {
     func isIdentity(_ node: Node) -> Bool { false }
     var stageRequirement: StageReason? { nil }
     func identityWindow(_ node: Node) -> IntRect? { nil }
+    var repeatsEdgesOutsideWindow: Bool { false }
     var isStored: Bool { false }
 }
 

@@ -99,6 +99,12 @@ extension Warp: NodeKind {
         }
     }
 
+    /// Outside the clamped rect a clamp repeats its edge pixels.
+    var repeatsEdgesOutsideWindow: Bool {
+        if case .clamp = self { return true }
+        return false
+    }
+
     /// Inside the clamped rect a clamp is its input.
     func identityWindow(_ node: Node) -> IntRect? {
         if case let .clamp(e) = self { return e }
