@@ -48,8 +48,8 @@ final class Arena {
 /// `stride` pixels apart, starting at `base`.
 ///
 /// `@unchecked Sendable`: a tile is a view of memory owned elsewhere (an arena, a
-/// `Materialized` buffer or a destination `PixelBuffer`). When one tile is seen by several
-/// workers, they either only read it (materialized inputs) or write disjoint rows or
+/// `StageBuffer` buffer or a destination `PixelBuffer`). When one tile is seen by several
+/// workers, they either only read it (stage buffers) or write disjoint rows or
 /// sub-rects of it (a render's destination), and the memory outlives the parallel section.
 struct Tile: @unchecked Sendable {
     var base: UnsafeMutablePointer<SIMD4<Float>>

@@ -88,9 +88,11 @@ struct BytePlan {
             let e = IntRect(covering: n.extent)
             valid = valid.map { $0.intersection(e) } ?? e
         }
+        // Read from the node kinds' descriptions: crops are identity windows that are
+        // transparent outside, clamps windows that repeat their edges.
         var n = root
-        while case .crop = n.op { restrict(n); n = n.inputs[0] }
-        guard case let .stencil(.custom(kernel)) = n.op, let stencil = kernel.bytes, n.inputs.count == 1 else {
+        while n.op.kind.identityWindow(n) != nil, !n.op.kind.repeatsEdgesOutsideWindow { restrict(n); n = n.inputs[0] }
+        guard let stencil = n.op.kind.byteForm, n.inputs.count == 1 else {
             return .failure(Refusal("the output is not a morphology or median stencil with an 8-bit kernel"))
         }
         restrict(n)
@@ -102,20 +104,22 @@ struct BytePlan {
                 xs.append(.restrict(lower: e.x, upper: e.maxX))
                 ys.append(.restrict(lower: e.y, upper: e.maxY))
             }
-            switch m.op {
-            case .crop:
+            let kind = m.op.kind
+            if let window = kind.identityWindow(m), !(kind.repeatsEdgesOutsideWindow && window.isEmpty) {
+                if kind.repeatsEdgesOutsideWindow {
+                    xs.append(.clamp(lower: window.x, upper: window.maxX - 1))
+                    ys.append(.clamp(lower: window.y, upper: window.maxY - 1))
+                }
                 m = m.inputs[0]
-            case let .warp(.clamp(e)) where !e.isEmpty:
-                xs.append(.clamp(lower: e.x, upper: e.maxX - 1))
-                ys.append(.clamp(lower: e.y, upper: e.maxY - 1))
-                m = m.inputs[0]
-            case let .source(b) where b.format == .rgba8 || b.format == .gray8:
-                return .success(BytePlan(stencil: stencil, name: kernel.name, source: b, valid: valid, xSteps: xs, ySteps: ys))
-            default:
-                return .failure(
-                    Refusal("the stencil's input is not an rgba8 or gray8 source under crops and clamps (found \(m.op.kindName))")
-                )
+                continue
             }
+            if let source = kind as? SourceKind, source.buffer.format == .rgba8 || source.buffer.format == .gray8 {
+                return .success(
+                    BytePlan(
+                        stencil: stencil, name: n.op.label, source: source.buffer, valid: valid, xSteps: xs, ySteps: ys))
+            }
+            return .failure(
+                Refusal("the stencil's input is not an rgba8 or gray8 source under crops and clamps (found \(m.op.kindName))"))
         }
     }
 

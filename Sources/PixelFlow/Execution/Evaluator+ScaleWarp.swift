@@ -75,7 +75,7 @@ extension Evaluator {
             }
         }
 
-        if let m = materialized[ObjectIdentifier(input)], m.tile.rect.contains(r) {
+        if let m = stageBuffers[ObjectIdentifier(input)], m.tile.rect.contains(r) {
             let src = m.tile.view(r)
             clearUndefinedRows()
             for oy in rows.defined {

@@ -1,27 +1,38 @@
 import CSIMD
 
-/// Computes any rect of a graph into a tile, recursively pulling the regions of interest of
-/// the inputs. Chains of color nodes run fused: each row chunk goes through every kernel
-/// while it is in the L1 cache. Large stencils read buffers that `RenderPlan` materialized
-/// before the tiles started.
+/// Interprets a `Pipeline`: computes any rect of a node into a tile, pulling the regions of
+/// interest of its inputs as the node's `Step` says (in place, converted rows, computed into
+/// arena scratch, a stage's buffer). Every decision was taken by lowering: the tile loop
+/// walks no graph and allocates nothing but arena memory. Chains of color nodes run fused:
+/// each row chunk goes through every kernel while it is in the L1 cache.
 ///
-/// `@unchecked Sendable`: after `init` the evaluator is read-only (its materialized buffers
+/// `@unchecked Sendable`: after `init` the evaluator is read-only (its stage buffers
 /// are written before any tile runs and only read afterwards).
 final class Evaluator: @unchecked Sendable {
     /// Whether the working space is linear light (color management on).
     let linear: Bool
-    /// Outputs computed in advance, by node identity.
-    var materialized: [ObjectIdentifier: Materialized] = [:]
+    /// The stage buffers computed so far, by node identity.
+    var stageBuffers: [ObjectIdentifier: StageBuffer] = [:]
     /// Pixels processed per step of a fused chain.
     static let chunk = 256
     /// The node whose tiles are written straight into the destination buffer, if any: its
     /// output is not read again during the render, so it may be stored non-temporally.
-    var streamedRoot: Node?
+    var nonTemporalRoot: Node?
     /// The rows of each streamed source of the render, by node identity. Bound before any tile
-    /// that reads the source runs; a streaming render moves the windows between strips.
+    /// that reads the source runs; a strip write moves the windows between strips.
     var windows: [ObjectIdentifier: RowWindow] = [:]
 
-    init(linear: Bool) { self.linear = linear }
+    /// The pipeline's steps, by node identity.
+    let steps: [ObjectIdentifier: Step]
+
+    init(linear: Bool, pipeline: Pipeline) {
+        self.linear = linear
+        steps = pipeline.steps
+    }
+
+    /// The step of `node` (lowering makes one for every node of the graph).
+    @inline(__always)
+    func step(_ node: Node) -> Step { steps[ObjectIdentifier(node)]! }
 
     /// Fills `out` with `node`'s pixels over `out.rect`, premultiplied.
     func evaluate(_ node: Node, into out: Tile, arena: Arena) {
@@ -37,7 +48,7 @@ final class Evaluator: @unchecked Sendable {
         if valid.isEmpty { out.clear(); return straight }
         if valid != out.rect { out.clear(outside: valid) }
         let inner = valid != out.rect ? out.view(valid) : out
-        if straight, materialized[ObjectIdentifier(node)] == nil {
+        if straight, stageBuffers[ObjectIdentifier(node)] == nil {
             switch node.op {
             case .color, .colorMatrix:
                 evaluateColorChain(node, into: inner, arena: arena, premultiplyResult: false)
@@ -51,7 +62,7 @@ final class Evaluator: @unchecked Sendable {
 
     /// Like `evaluate`, for a rect inside the node's extent.
     private func evaluateValid(_ node: Node, into out: Tile, arena: Arena) {
-        if let m = materialized[ObjectIdentifier(node)] {
+        if let m = stageBuffers[ObjectIdentifier(node)] {
             m.copy(into: out)
             return
         }
@@ -72,9 +83,13 @@ final class Evaluator: @unchecked Sendable {
         case .color, .colorMatrix:
             evaluateColorChain(node, into: out, arena: arena)
         case let .blend(k):
-            if let blend = k.builtin, blendInPlace(blend, node, into: out) { return }
-            if let bg = rowSource(node.inputs[1], covering: out.rect), let fg = rowSource(node.inputs[0], covering: out.rect) {
-                blendRows(k, background: bg, foreground: fg, streams: node === streamedRoot, into: out, arena: arena)
+            let step = step(node)
+            if let blend = k.builtin, blendInPlace(blend, step, into: out) { return }
+            if let bg = step.plainSources[1], let fg = step.plainSources[0],
+                IntRect(covering: node.inputs[1].extent).contains(out.rect),
+                IntRect(covering: node.inputs[0].extent).contains(out.rect)
+            {
+                blendRows(k, background: bg, foreground: fg, nonTemporal: node === nonTemporalRoot, into: out, arena: arena)
                 return
             }
             evaluate(node.inputs[1], into: out, arena: arena)
@@ -84,9 +99,9 @@ final class Evaluator: @unchecked Sendable {
         case .crop:
             evaluate(node.inputs[0], into: out, arena: arena)
         case let .warp(w):
-            evaluateWarp(w, node.inputs[0], into: out, arena: arena)
+            evaluateWarp(w, node, into: out, arena: arena)
         case let .stencil(s):
-            evaluateStencil(s, node.inputs, into: out, arena: arena)
+            evaluateStencil(s, step(node), into: out, arena: arena)
         case .reduction:
             // The planner always computes reductions in advance; nothing reaches here.
             assertionFailure("reduction evaluated per tile")
@@ -170,25 +185,16 @@ final class Evaluator: @unchecked Sendable {
 
     // MARK: Blends
 
-    /// The buffer of a source node that covers `rect` and is read as it is stored, if `node`
-    /// is one.
-    private func rowSource(_ node: Node, covering rect: IntRect) -> PixelBuffer? {
-        guard case let .source(b) = node.op, materialized[ObjectIdentifier(node)] == nil,
-            IntRect(covering: node.extent).contains(rect)
-        else { return nil }
-        return b
-    }
-
     /// A blend of two sources, chunk by chunk: both chunks are loaded into the L1 cache,
     /// combined, and (for the root of a render into its destination) stored non-temporally,
     /// so the blend reads each input and writes its output once. The same loads and kernel
     /// as the tile-by-tile path, so the same pixels.
     private func blendRows(
-        _ k: BlendKernel, background: PixelBuffer, foreground: PixelBuffer, streams: Bool,
+        _ k: BlendKernel, background: PixelBuffer, foreground: PixelBuffer, nonTemporal: Bool,
         into out: Tile, arena: Arena
     ) {
         let fg = arena.allocate(Evaluator.chunk, of: SIMD4<Float>.self)
-        forEachChunk(of: out, streams: streams, arena: arena) { d, x, y, c in
+        forEachChunk(of: out, nonTemporal: nonTemporal, arena: arena) { d, x, y, c in
             loadSourceRow(background, x: out.rect.x + x, y: y, count: c, into: d, premultiply: true)
             loadSourceRow(foreground, x: out.rect.x + x, y: y, count: c, into: fg, premultiply: true)
             k.apply(UnsafePointer(fg), d, c)
@@ -196,35 +202,35 @@ final class Evaluator: @unchecked Sendable {
     }
 
     /// A built-in blend whose two inputs already hold the tile's pixels where they are
-    /// (`withPixelsInPlace`: premultiplied float sources, buffers computed in advance): the
+    /// (`withPixelsInPlace`: premultiplied float sources, stage buffers): the
     /// kernel reads their rows and writes the output row, with no copies, non-temporally at
     /// the root of a render. False, having done nothing, when an input must be computed.
-    private func blendInPlace(_ blend: BuiltinBlend, _ node: Node, into out: Tile) -> Bool {
-        let streams = node === streamedRoot
-        return withPixelsInPlace(node.inputs[1], out.rect) { bg in
+    private func blendInPlace(_ blend: BuiltinBlend, _ step: Step, into out: Tile) -> Bool {
+        let nonTemporal = step.node === nonTemporalRoot
+        return withPixelsInPlace(step.stored[1], out.rect) { bg in
             guard let bg else { return false }
-            return withPixelsInPlace(node.inputs[0], out.rect) { fg in
+            return withPixelsInPlace(step.stored[0], out.rect) { fg in
                 guard let fg else { return false }
                 for y in out.rect.y..<out.rect.maxY {
-                    blend.apply(fg.row(y), bg.row(y), into: out.row(y), count: out.rect.width, streams: streams)
+                    blend.apply(fg.row(y), bg.row(y), into: out.row(y), count: out.rect.width, nonTemporal: nonTemporal)
                 }
-                if streams { pf_store_fence() }
+                if nonTemporal { pf_store_fence() }
                 return true
             }
         }
     }
 
     /// Calls `body(chunk, x, y, count)` over `out` row by row, in chunks of at most
-    /// `Evaluator.chunk` pixels starting at tile column `x`. With `streams`, `chunk` is a
+    /// `Evaluator.chunk` pixels starting at tile column `x`. With `nonTemporal`, `chunk` is a
     /// scratch chunk that stays in L1 and is then stored into the row non-temporally (fenced at
     /// the end), so the destination's cache lines are never fetched; else it is the row itself.
     @inline(__always)
     private func forEachChunk(
-        of out: Tile, streams: Bool, arena: Arena,
+        of out: Tile, nonTemporal: Bool, arena: Arena,
         _ body: (_ chunk: UnsafeMutablePointer<SIMD4<Float>>, _ x: Int, _ y: Int, _ count: Int) -> Void
     ) {
         let w = out.rect.width
-        let scratch: UnsafeMutablePointer<SIMD4<Float>>? = streams ? arena.allocate(Evaluator.chunk) : nil
+        let scratch: UnsafeMutablePointer<SIMD4<Float>>? = nonTemporal ? arena.allocate(Evaluator.chunk) : nil
         for y in out.rect.y..<out.rect.maxY {
             let row = out.row(y)
             var x = 0
@@ -235,68 +241,53 @@ final class Evaluator: @unchecked Sendable {
                 x += c
             }
         }
-        if streams { pf_store_fence() }
+        if nonTemporal { pf_store_fence() }
     }
 
     // MARK: Color chains
 
     private func evaluateColorChain(_ node: Node, into out: Tile, arena: Arena, premultiplyResult: Bool = true) {
-        // Collect the chain top-down, stopping at a non-color node or a materialized one.
-        var ops: [Op] = []
-        var n = node
-        chain: while true {
-            switch n.op {
-            case .color, .colorMatrix:
-                ops.append(n.op)
-                n = n.inputs[0]
-                if materialized[ObjectIdentifier(n)] != nil { break chain }
-            default:
-                break chain
-            }
-        }
-        ops.reverse()
+        let chain = step(node).chain!
+        let ops = chain.ops, n = chain.input
         // A chain over a source reads the source chunk by chunk, so each chunk goes from
         // memory through every kernel while it is in the L1 cache; a straight-alpha source
         // skips the premultiply/unpremultiply round trip.
         var fusedSource: FusedSource?
-        if materialized[ObjectIdentifier(n)] == nil, IntRect(covering: n.extent).contains(out.rect) {
-            if case let .source(b) = n.op {
-                fusedSource = .buffer(b)
-            } else if case .streamedSource = n.op, let w = windows[ObjectIdentifier(n)] {
-                fusedSource = .window(w)
+        if let ref = chain.fusedSource, IntRect(covering: n.extent).contains(out.rect) {
+            switch ref {
+            case let .buffer(b): fusedSource = .buffer(b)
+            case let .window(id): if let w = windows[id] { fusedSource = .window(w) }
             }
         }
         if fusedSource == nil { evaluate(n, into: out, arena: arena) }
         let sourceIsStraight = fusedSource?.isStraight ?? false
         // Colors a straight source stores under alpha 0 are zeroed first when the chain could
         // make them show (most chains keep alpha 0 at 0, and premultiplying then hides them).
-        let zeroesHidden = sourceIsStraight && fusedSource?.mayHideColor == true && Self.mayRaiseZeroAlpha(ops)
+        let zeroesHidden = sourceIsStraight && fusedSource?.mayHideColor == true && chain.mayRaiseZeroAlpha
         // A single alpha-preserving matrix with no alpha column runs on premultiplied values
         // directly: (M u + b) * a = M c + b * a, so the bias becomes the alpha column and the
         // unpremultiply (a divide) and premultiply disappear.
         // It runs as a one-step point program (channel by channel, 32-byte loads and stores);
         // float sources already in the working representation are read in place and, at the
-        // root, streamed into a destination nobody reads during the render.
-        if premultiplyResult, !sourceIsStraight, ops.count == 1, case let .colorMatrix(m) = ops[0],
-            let pm = m.premultipliedForm, let program = PointProgram([.colorMatrix(pm)])
-        {
+        // root, stored non-temporally into a destination nobody reads during the render.
+        if premultiplyResult, !sourceIsStraight, let program = chain.premultipliedProgram {
             runPointProgram(
-                program, fusedSource: fusedSource, sourceIsStraight: false, streams: node === streamedRoot,
+                program, fusedSource: fusedSource, sourceIsStraight: false, nonTemporal: node === nonTemporalRoot,
                 into: out, arena: arena, premultiplyResult: true, asIs: true)
             return
         }
         // Chains of matrices and point steps run as a planar program, straight from a float
         // source when there is one.
-        if let program = PointProgram(ops) {
+        if let program = chain.program {
             runPointProgram(
                 program, fusedSource: fusedSource, sourceIsStraight: sourceIsStraight, zeroesHidden: zeroesHidden,
-                streams: node === streamedRoot, into: out, arena: arena, premultiplyResult: premultiplyResult)
+                nonTemporal: node === nonTemporalRoot, into: out, arena: arena, premultiplyResult: premultiplyResult)
             return
         }
         // The root of a render into its destination: each chunk is computed in a scratch
         // chunk that stays in L1 and then stored non-temporally, so the destination's cache
         // lines are never fetched (a fused chain then moves as many bytes as a copy).
-        forEachChunk(of: out, streams: node === streamedRoot && fusedSource != nil, arena: arena) { p, x, y, c in
+        forEachChunk(of: out, nonTemporal: node === nonTemporalRoot && fusedSource != nil, arena: arena) { p, x, y, c in
             if let s = fusedSource {
                 loadFusedRow(s, x: out.rect.x + x, y: y, count: c, into: p, premultiply: false)
                 if !sourceIsStraight {
@@ -346,22 +337,24 @@ final class Evaluator: @unchecked Sendable {
     /// premultiplied form), so nothing is unpremultiplied before or finished after.
     private func runPointProgram(
         _ program: PointProgram, fusedSource: FusedSource?, sourceIsStraight: Bool,
-        zeroesHidden: Bool = false, streams: Bool,
+        zeroesHidden: Bool = false, nonTemporal: Bool,
         into out: Tile, arena: Arena, premultiplyResult: Bool, asIs: Bool = false
     ) {
         let w = out.rect.width
         // A float source whose values are used as stored is read in place; others are loaded
         // into the destination row (or a scratch chunk when storing non-temporally).
         // Straight pixels whose hidden colors must be zeroed are loaded, not read in place.
-        var direct: PixelBuffer?
+        let direct: PixelBuffer?
         if case let .buffer(b) = fusedSource, b.format == .rgbaF32, !(linear && b.colorEncoding == .sRGB), !zeroesHidden {
             direct = b
+        } else {
+            direct = nil
         }
         let scratch: UnsafeMutablePointer<SIMD4<Float>>? =
-            streams && fusedSource != nil && direct == nil
+            nonTemporal && fusedSource != nil && direct == nil
             ? arena.allocate(PointProgram.maxCount) : nil
         let unpremultiply = !(fusedSource != nil && sourceIsStraight)
-        let stream = streams && fusedSource != nil
+        let storesNonTemporally = nonTemporal && fusedSource != nil
         // Loaded input goes chunk by chunk, each chunk through the program while it is in the
         // L1 cache; input read in place goes a row per call (fewer pipeline fills and drains).
         let span = direct != nil || fusedSource == nil ? w : PointProgram.maxCount
@@ -385,68 +378,41 @@ final class Evaluator: @unchecked Sendable {
                         src = UnsafePointer(row + x)
                     }
                     if asIs {
-                        program.runAsIs(src, row + x, count: c, stream: stream)
+                        program.runAsIs(src, row + x, count: c, nonTemporal: storesNonTemporally)
                     } else {
                         program.run(
                             src, row + x, count: c, unpremultiplyInput: unpremultiply,
-                            premultiplyOutput: premultiplyResult, stream: stream)
+                            premultiplyOutput: premultiplyResult, nonTemporal: storesNonTemporally)
                     }
                     x += c
                 }
             }
         }
         if let b = direct { b.withUnsafeBytes { body($0) } } else { body(nil) }
-        if stream { pf_store_fence() }
+        if storesNonTemporally { pf_store_fence() }
     }
 
     // MARK: Warps
 
-    /// The input rect a warp needs to produce `rect`.
-    static func warpROI(_ w: Warp, for rect: IntRect, input: Node) -> IntRect {
-        switch w {
-        case let .affine(t, sampling):
-            guard let inv = t.inverted() else { return .empty }
-            let r = inv.apply(to: rect.rect)
-            let margin: Double = sampling == .nearest ? 0.5 : 1
-            return IntRect(covering: r.insetBy(dx: -margin, dy: -margin))
-                .intersection(IntRect(covering: input.extent))
-        case let .lanczos(o, span):
-            let e = IntRect(covering: input.extent)
-            let xs = LanczosWeights.sourceSpan(
-                outputRange: rect.x - o.x..<rect.maxX - o.x, inputSize: e.width,
-                outputSize: o.width, span: span?.width)
-            let ys = LanczosWeights.sourceSpan(
-                outputRange: rect.y - o.y..<rect.maxY - o.y, inputSize: e.height,
-                outputSize: o.height, span: span?.height)
-            return IntRect(x: e.x + xs.lowerBound, y: e.y + ys.lowerBound, width: xs.count, height: ys.count)
-        case let .custom(k):
-            let margin: Double = k.sampling == .nearest ? 0.5 : 1
-            let r = k.regionOfInterest(rect.rect)
-            if r.isEmpty { return .empty }
-            return IntRect(covering: r.insetBy(dx: -margin, dy: -margin)).intersection(IntRect(covering: input.extent))
-        case let .clamp(e):
-            let x0 = Swift.min(Swift.max(rect.x, e.x), e.maxX - 1), x1 = Swift.min(Swift.max(rect.maxX, e.x + 1), e.maxX)
-            let y0 = Swift.min(Swift.max(rect.y, e.y), e.maxY - 1), y1 = Swift.min(Swift.max(rect.maxY, e.y + 1), e.maxY)
-            return IntRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
-        }
-    }
-
-    private func evaluateWarp(_ w: Warp, _ input: Node, into out: Tile, arena: Arena) {
+    private func evaluateWarp(_ w: Warp, _ node: Node, into out: Tile, arena: Arena) {
+        let input = node.inputs[0]
         if case let .clamp(e) = w, e.contains(out.rect) {
             // The identity inside the extent: no copy.
             evaluate(input, into: out, arena: arena)
             return
         }
-        let roi = Evaluator.warpROI(w, for: out.rect, input: input)
+        let roi = w.region(for: out.rect, input: input)
         if roi.isEmpty { out.clear(); return }
         if case let .affine(t, .bilinear) = w, let inv = t.inverted(), Evaluator.isSeparableScale(inv) {
             evaluateScaleWarp(inv, input, roi: roi, into: out, arena: arena)
             return
         }
         if case let .lanczos(o, span) = w {
+            let step = step(node)
+            let stored = step.stored[0], lanczos = step.lanczos
             // Lanczos reads its region row by row (a horizontal pass, then a vertical one), so
             // a stored input is read where it is, like a scale's.
-            withPixelsInPlace(input, roi) { inPlace in
+            withPixelsInPlace(stored, roi) { inPlace in
                 let src: Tile
                 if let inPlace {
                     src = inPlace
@@ -455,24 +421,28 @@ final class Evaluator: @unchecked Sendable {
                     evaluate(input, into: src, arena: arena)
                 }
                 let e = IntRect(covering: input.extent)
-                let wx = LanczosWeights(
-                    outputRange: out.rect.x - o.x..<out.rect.maxX - o.x, inputSize: e.width,
-                    outputSize: o.width, span: span?.width)
-                let wy = LanczosWeights(
-                    outputRange: out.rect.y - o.y..<out.rect.maxY - o.y, inputSize: e.height,
-                    outputSize: o.height, span: span?.height)
-                lanczosResample(src, wx: wx, wy: wy, inputOrigin: (e.x, e.y), into: out, arena: arena)
+                let xs = out.rect.x - o.x..<out.rect.maxX - o.x, ys = out.rect.y - o.y..<out.rect.maxY - o.y
+                if let t = lanczos, t.x.covers(xs), t.y.covers(ys) {
+                    lanczosResample(
+                        src, wx: t.x, wy: t.y, outputOrigin: (o.x, o.y), inputOrigin: (e.x, e.y), into: out, arena: arena)
+                    return
+                }
+                // Outside the region lowering prepared (not reached by renders): taps made here.
+                let wx = LanczosTable(outputRange: xs, inputSize: e.width, outputSize: o.width, span: span?.width)
+                let wy = LanczosTable(outputRange: ys, inputSize: e.height, outputSize: o.height, span: span?.height)
+                lanczosResample(
+                    src, wx: wx, wy: wy, outputOrigin: (o.x, o.y), inputOrigin: (e.x, e.y), into: out, arena: arena)
             }
             return
         }
-        // A materialized input is sampled in place: warps only read their source, and a warp
+        // A stage input is sampled in place: warps only read their source, and a warp
         // whose region of interest is large whatever the tile (a kaleidoscope reads its whole
         // triangle) would otherwise copy that region once per tile.
         // A source is copied into the region first even when stored as premultiplied floats:
         // a rotation reads its rows along a slant, which ran 1.3x slower from the buffer in
         // memory than from the copy in the cache (rotate15_f32, 1920x1080).
         let src: Tile
-        if let m = materialized[ObjectIdentifier(input)], m.tile.rect.contains(roi) {
+        if let m = stageBuffers[ObjectIdentifier(input)], m.tile.rect.contains(roi) {
             src = m.tile.view(roi)
         } else {
             src = arena.tile(roi)
@@ -510,76 +480,44 @@ final class Evaluator: @unchecked Sendable {
 
     // MARK: Stencils
 
-    static func stencilROI(_ s: Stencil, for rect: IntRect) -> IntRect {
-        if case let .gaussian(sigma) = s { return GaussianPlan.inputRect(sigma: sigma, for: rect) }
-        let h = s.halo
-        return rect.outset(h.x, h.y)
-    }
-
-    /// The rect of input `k` of a stencil that its outputs in `rect` read.
-    static func stencilInputROI(_ s: Stencil, input k: Int, for rect: IntRect) -> IntRect {
-        if k > 0, case let .custom(kernel) = s { return kernel.inputRegion(k, for: rect) }
-        return stencilROI(s, for: rect)
-    }
-
-    private func evaluateStencil(_ s: Stencil, _ inputs: [Node], into out: Tile, arena: Arena) {
+    private func evaluateStencil(_ s: Stencil, _ step: Step, into out: Tile, arena: Arena) {
         // Edge tiles of a clamped source: the inner part reads in place, strips copy.
-        if Evaluator.readsInputInPlace(s), let parts = edgeSplit(s, input: inputs[0], out.rect) {
-            for r in parts { evaluateStencilPart(s, inputs, into: out.view(r), arena: arena) }
-            return
+        if let inner = step.edgeSplit {
+            let parts = arena.allocate(5, of: IntRect.self)
+            let count = Evaluator.edgeSplit(s, inner: inner, out.rect, into: parts)
+            if count > 0 {
+                for i in 0..<count { evaluateStencilPart(s, step, into: out.view(parts[i]), arena: arena) }
+                return
+            }
         }
-        evaluateStencilPart(s, inputs, into: out, arena: arena)
+        evaluateStencilPart(s, step, into: out, arena: arena)
     }
 
-    /// True when the stencil only reads input 0's region, so that it may read it where it is
-    /// stored (a source buffer, a buffer computed in advance).
-    static func readsInputInPlace(_ s: Stencil) -> Bool {
-        switch s {
-        case .convolution, .gaussian: return true
-        case let .custom(k): return k.readsInputInPlace && k.applyToInputs == nil
-        }
-    }
-
-    private func evaluateStencilPart(_ s: Stencil, _ inputs: [Node], into out: Tile, arena: Arena) {
-        let roi = Evaluator.stencilROI(s, for: out.rect)
-        if Evaluator.readsInputInPlace(s) {
+    private func evaluateStencilPart(_ s: Stencil, _ step: Step, into out: Tile, arena: Arena) {
+        let input = step.node.inputs[0]
+        let roi = s.inputRegion(0, for: out.rect)
+        if case .inPlace = step.inputs[0] {
             // These only read their input: they may read it where it is already stored.
-            withPixelsInPlace(inputs[0], roi) { inPlace in
+            withPixelsInPlace(step.stored[0], roi) { inPlace in
                 let src: Tile
                 if let inPlace {
                     src = inPlace
                 } else {
                     src = arena.tile(roi)
-                    evaluate(inputs[0], into: src, arena: arena)
+                    evaluate(input, into: src, arena: arena)
                 }
-                applyStencil(s, inputs, src, into: out, arena: arena)
+                applyStencil(s, step, src, into: out, arena: arena)
             }
             return
         }
         let src = arena.tile(roi)
-        evaluate(inputs[0], into: src, arena: arena)
-        applyStencil(s, inputs, src, into: out, arena: arena)
+        evaluate(input, into: src, arena: arena)
+        applyStencil(s, step, src, into: out, arena: arena)
     }
 
-    private func applyStencil(_ s: Stencil, _ inputs: [Node], _ src: Tile, into out: Tile, arena: Arena) {
-        if case let .custom(k) = s, let body = k.applyToInputs {
-            var tiles = [src]
-            for j in 1..<inputs.count {
-                let r = k.inputRegion(j, for: out.rect)
-                // An input computed in advance is read in place (it is only read during tiles).
-                if !r.isEmpty, let m = materialized[ObjectIdentifier(inputs[j])], m.tile.rect.contains(r) {
-                    tiles.append(m.tile.view(r))
-                    continue
-                }
-                let t = arena.tile(r.isEmpty ? IntRect(x: out.rect.x, y: out.rect.y, width: 0, height: 0) : r)
-                if !r.isEmpty { evaluate(inputs[j], into: t, arena: arena) }
-                tiles.append(t)
-            }
-            body(tiles, out, 1, arena)
-            return
-        }
-        switch s {
-        case let .convolution(kw, kh, weights, bias, rgbOnly):
+    private func applyStencil(_ s: Stencil, _ step: Step, _ src: Tile, into out: Tile, arena: Arena) {
+        switch step.stencilForm! {
+        case let .correlation2D(kw, kh, weights, bias, rgbOnly):
             let rows = arena.allocate(kh, of: UnsafePointer<SIMD4<Float>>.self)
             weights.withUnsafeBufferPointer { wts in
                 for y in out.rect.y..<out.rect.maxY {
@@ -589,11 +527,30 @@ final class Evaluator: @unchecked Sendable {
                         count: out.rect.width, into: out.row(y))
                 }
             }
-        case let .gaussian(sigma):
-            let taps = GaussianPlan.exactTaps(sigma: sigma)
-            separableCorrelate(src, taps: taps, into: out, arena: arena)
-        case let .custom(k):
-            k.apply(src, out, 1, arena)
+        case .separableTaps, .wholeRegionPasses:
+            // Whole-region passes are stages; their tiles copy the stage buffer and never reach
+            // here, except with a region too small to be one (the same exact taps then).
+            separableCorrelate(src, taps: step.taps, into: out, arena: arena)
+        case let .closure(k):
+            let inputs = step.node.inputs
+            guard inputs.count > 1 else {
+                k.run(src, out, 1, arena)
+                return
+            }
+            let tiles = arena.allocate(inputs.count, of: Tile.self)
+            tiles.initialize(to: src)
+            for j in 1..<inputs.count {
+                let r = step.extraRegions[j - 1](out.rect)
+                // An input that is a stage is read in place (it is only read during tiles).
+                if !r.isEmpty, let m = stageBuffers[ObjectIdentifier(inputs[j])], m.tile.rect.contains(r) {
+                    (tiles + j).initialize(to: m.tile.view(r))
+                    continue
+                }
+                let t = arena.tile(r.isEmpty ? IntRect(x: out.rect.x, y: out.rect.y, width: 0, height: 0) : r)
+                if !r.isEmpty { evaluate(inputs[j], into: t, arena: arena) }
+                (tiles + j).initialize(to: t)
+            }
+            k.run(StencilInputs(base: tiles, count: inputs.count), out, 1, arena)
         }
     }
 
@@ -617,8 +574,8 @@ final class Evaluator: @unchecked Sendable {
     }
 }
 
-/// A node's output computed in advance over `rect`.
-final class Materialized: @unchecked Sendable {
+/// A stage buffer: a node's output computed over `rect` before the stages that read it.
+final class StageBuffer: @unchecked Sendable {
     let tile: Tile
     let storage: UnsafeMutablePointer<SIMD4<Float>>
     /// False when `storage` belongs to someone else (a destination buffer written directly).
@@ -638,7 +595,7 @@ final class Materialized: @unchecked Sendable {
     }
     deinit { if owns { storage.deallocate() } }
 
-    /// Copies `out.rect` (transparent where it lies outside the materialized rect).
+    /// Copies `out.rect` (transparent where it lies outside the stage buffer's rect).
     func copy(into out: Tile) {
         let inner = out.rect.intersection(tile.rect)
         if inner != out.rect { out.clear(outside: inner) }

@@ -1,37 +1,42 @@
-/// Whole-region Gaussian blur passes over a materialized input: exact separable taps, or a
+/// Whole-region Gaussian blur passes over their input (a stage of its own): exact separable taps, or a
 /// cascade of box filters for large sigma (see `GaussianPlan`).
 ///
-/// Work is split by whole rows (horizontal pass) and whole column strips (vertical pass),
-/// and every row or strip is computed from the start of the region, so the result does not
+/// Work is split by whole rows (horizontal pass) and whole column blocks (vertical pass),
+/// and every row or column block is computed from the start of the region, so the result does not
 /// depend on thread count or tile size.
 ///
-/// Only the part of the input inside its extent is materialized; the rest is known to be
+/// Only the part of the input inside its extent is computed into a buffer; the rest is known to be
 /// transparent and is supplied as zeros row by row, so a huge radius on a small image costs
 /// memory in proportion to the image and the output, not to the blur's reach squared.
 enum GaussianPass {
-    static let stripWidth = 64
+    static let columnBlock = 64
     static let rowBlock = 16
 
     /// The blur of `input` over `region`; written into `destination` (which must cover
     /// `region` exactly) instead of a new buffer when given.
     static func run(
-        sigma: Double, input: Node, region: IntRect, evaluator: Evaluator,
+        sigma: Double, step: Step, region: IntRect, evaluator: Evaluator,
         options: RenderContext.Options, into destination: Tile? = nil
-    ) -> Materialized {
+    ) -> StageBuffer {
+        let input = step.node.inputs[0]
         let inRect = GaussianPlan.inputRect(sigma: sigma, for: region)
         let valid = input.extent.isInfinite ? inRect : inRect.intersection(IntRect(covering: input.extent))
-        // An input whose pixels are already stored (a source or a buffer computed in advance,
+        // An input whose pixels are already stored (a source or a stage buffer,
         // behind crops and clamps) is read row by row: in place when it holds working values,
         // else each row converted into scratch, as are a row's clamped or transparent ends.
         // Other inputs are computed into a buffer first.
-        let stored = evaluator.isStoredBehindCropsAndClamps(input)
+        // Sources and stages behind crops and clamps (not streamed sources, whose rows a render
+        // into a buffer has decoded whole: those are rendered into a buffer first).
+        let stored =
+            Evaluator.storage(below: input) { evaluator.step($0).stage != nil } != nil
+        let pixels = step.stored[0]
         let a =
             valid.isEmpty || stored ? nil : RenderPlan.renderToBuffer(input, rect: valid, evaluator: evaluator, options: options)
-        let b = Materialized(rect: IntRect(x: region.x, y: inRect.y, width: region.width, height: inRect.height))
+        let b = StageBuffer(rect: IntRect(x: region.x, y: inRect.y, width: region.width, height: inRect.height))
         precondition(destination == nil || destination!.rect == region, "destination must cover the region exactly")
-        let out = destination.map(Materialized.init(wrapping:)) ?? Materialized(rect: region)
+        let out = destination.map(StageBuffer.init(wrapping:)) ?? StageBuffer(rect: region)
         let threads = options.threadCount
-        /// Row `y` of the input over `inRect`'s columns, with zeros outside the materialized part;
+        /// Row `y` of the input over `inRect`'s columns, with zeros outside the computed part;
         /// nil when the whole row is transparent.
         @Sendable func paddedRow(_ y: Int, _ temp: UnsafeMutablePointer<SIMD4<Float>>) -> UnsafeMutablePointer<SIMD4<Float>>? {
             guard let a, y >= valid.y, y < valid.maxY else { return nil }
@@ -49,7 +54,7 @@ enum GaussianPass {
             guard stored else { body(paddedRow(y, temp)); return }
             guard !valid.isEmpty, y >= valid.y, y < valid.maxY else { body(nil); return }
             let row = IntRect(x: inRect.x, y: y, width: inRect.width, height: 1)
-            evaluator.withPixelsInPlace(input, row) { inPlace in
+            evaluator.withPixelsInPlace(pixels, row) { inPlace in
                 if let inPlace { body(inPlace.base); return }
                 evaluator.evaluate(input, into: Tile(base: temp, stride: inRect.width, rect: row), arena: arena)
                 body(temp)
@@ -57,7 +62,7 @@ enum GaussianPass {
         }
         switch GaussianPlan.mode(sigma: sigma) {
         case .tileLocal, .exact:
-            let taps = GaussianPlan.exactTaps(sigma: sigma)
+            let taps = step.taps
             let r = taps.count / 2
             let rowBlocks = (inRect.height + rowBlock - 1) / rowBlock
             Scheduler.run(count: rowBlocks, threads: threads) { i, arena in
@@ -121,10 +126,10 @@ enum GaussianPass {
                     b.tile.row(y).update(from: s + (region.x - start), count: region.width)
                 }
             }
-            let strips = (region.width + stripWidth - 1) / stripWidth
-            Scheduler.run(count: strips, threads: threads) { i, arena in
-                let x0 = region.x + i * stripWidth
-                let sw = Swift.min(stripWidth, region.maxX - x0)
+            let blocks = (region.width + columnBlock - 1) / columnBlock
+            Scheduler.run(count: blocks, threads: threads) { i, arena in
+                let x0 = region.x + i * columnBlock
+                let sw = Swift.min(columnBlock, region.maxX - x0)
                 var s = arena.allocate(sw * inRect.height, of: SIMD4<Float>.self)
                 var d = arena.allocate(sw * inRect.height, of: SIMD4<Float>.self)
                 let acc = arena.allocate(sw, of: SIMD4<Float>.self)

@@ -108,7 +108,7 @@ extension RenderContext {
     func estimatedMemory(_ image: Image, rect: IntRect, destinationBytes: Int, streamingRowBytes: Int?) -> Int {
         let plan = RenderPlan(root: _colorManagedRoot(image.node, encodedDestination: true), rect: rect, options: options)
         var total = destinationBytes
-        for n in plan.materializedNodes { total += (plan.region(of: n)?.area ?? 0) * 16 }
+        for n in plan.stageNodes { total += (plan.region(of: n)?.area ?? 0) * 16 }
         let schedule = StripSchedule(plan: plan, stripHeight: stripHeight(rowBytes: streamingRowBytes ?? rect.width * 4))
         for s in schedule.sources {
             let rows = streamingRowBytes == nil ? s.source.height : s.capacity

@@ -21,18 +21,18 @@ extension RenderContext {
     /// The file's bytes equal those of rendering the whole rect and encoding it
     /// (`makeBuffer` then `PixelBuffer.write(toFile:format:quality:options:)`).
     ///
-    /// A graph with a stage computed in advance (a large blur, a reduction) decodes its
+    /// A graph with a stage (a large blur, a reduction) decodes its
     /// streamed sources fully first; so does one whose strips read rows far apart (a
     /// rotation by 90 degrees needs a whole column per strip), since the window then grows
     /// to the image's height.
-    func writeStreaming(
+    func writeInStrips(
         _ image: Image, rect: IntRect, path: String,
         makeEncoder: (_ fileDescriptor: Int32) throws -> any _RowEncoder
     ) throws {
         let control = RenderControl.current
         if control?.isCancelled == true { throw PixelFlowError.cancelled }
-        let evaluator = Evaluator(linear: options.colorManagement == .linear)
         let plan = RenderPlan(root: _colorManagedRoot(image.node, encodedDestination: true), rect: rect, options: options)
+        let evaluator = Evaluator(linear: options.colorManagement == .linear, pipeline: plan.lower())
         try plan.checkRegionSizes()
         // Open the output first: a bad quality or size fails before anything is decoded.
         let file = try _AtomicFile(path: path)
@@ -40,7 +40,7 @@ extension RenderContext {
         let rowFormat = encoder.format
         let schedule = StripSchedule(plan: plan, stripHeight: stripHeight(rowBytes: rect.width * rowFormat.bytesPerPixel))
         control?.setTotal(
-            plan.materializedNodes.reduce(schedule.tileCount(options)) {
+            plan.stageNodes.reduce(schedule.tileCount(options)) {
                 $0 + (plan.region(of: $1).map(plan.workUnits) ?? 0)
             })
         let windows = try schedule.sources.map { try RowWindow(source: $0.source, capacity: $0.capacity) }
@@ -50,7 +50,7 @@ extension RenderContext {
             for (w, rows) in zip(windows, bands) { try w.decode(upTo: rows[Swift.min(k, rows.count - 1)]) }
         }
         try decode(strip: 0)
-        try plan.materialize(with: evaluator)
+        try plan.computeStages(with: evaluator)
 
         let target = TileTarget(format: rowFormat, colorEncoding: .sRGB, alphaMode: .straight, linear: evaluator.linear)
         let strips = schedule.strips
@@ -153,8 +153,8 @@ struct StripSchedule {
             return (n, s)
         }
         guard !streamed.isEmpty else { sources = []; return }
-        // A stage computed in advance reads its whole region at once, before any strip.
-        if !plan.materializedNodes.isEmpty {
+        // A stage reads its whole region at once, before any strip.
+        if !plan.stageNodes.isEmpty {
             sources = streamed.map { Source(node: $0.0, source: $0.1, capacity: $0.1.height, rowsBefore: [$0.1.height]) }
             return
         }

@@ -258,33 +258,35 @@ public struct RenderContext: Sendable {
     private func renderControlled(_ image: Image, rect: IntRect, into buffer: inout PixelBuffer) throws {
         let control = RenderControl.current
         if control?.isCancelled == true { throw PixelFlowError.cancelled }
-        let evaluator = Evaluator(linear: options.colorManagement == .linear)
         let opts = options
         let encoded = buffer.colorEncoding == .sRGB
         let plan = RenderPlan(root: _colorManagedRoot(image.node, encodedDestination: encoded), rect: rect, options: opts)
         try plan.checkRegionSizes()
-        if case let .success(bytePlan) = BytePlan.make(root: plan.root, rect: rect, options: opts, buffer: buffer) {
+        let pipeline = plan.lower(into: buffer)
+        if case let .success(bytePlan)? = pipeline.bytePath {
             bytePlan.run(rect: rect, into: &buffer, options: opts)
             return
         }
+        let evaluator = Evaluator(linear: options.colorManagement == .linear, pipeline: pipeline)
         control?.setTotal(plan.totalWorkUnits)
         // Random access: streamed sources are decoded whole before anything reads them.
         for n in plan.order where plan.region(of: n) != nil {
             if case let .streamedSource(s) = n.op { evaluator.windows[ObjectIdentifier(n)] = try s.decodeFully() }
         }
-        if let stage = plan.stageWritingOutput(into: buffer) {
+        if pipeline.output.placement == .intoDestination {
+            let stage = pipeline.output.node
             // The last stage is the output: computed in the destination, no tiles to copy it.
             let bpr = buffer.bytesPerRow
             try buffer.withUnsafeMutableBytes { raw in
                 let px = raw.baseAddress!.assumingMemoryBound(to: SIMD4<Float>.self)
-                try plan.materialize(with: evaluator, output: (stage, Tile(base: px, stride: bpr / 16, rect: rect)))
+                try plan.computeStages(with: evaluator, output: (stage, Tile(base: px, stride: bpr / 16, rect: rect)))
             }
             control?.advance(plan.outputGrid().count)
             return
         }
-        try plan.materialize(with: evaluator)
+        try plan.computeStages(with: evaluator)
         let target = TileTarget(buffer: buffer, linear: evaluator.linear)
-        if target.direct { evaluator.streamedRoot = plan.root }
+        if target.direct { evaluator.nonTemporalRoot = plan.root }
         let bpr = buffer.bytesPerRow
         buffer.withUnsafeMutableBytes { raw in
             renderTiles(

@@ -1,42 +1,55 @@
 import CSIMD
 
 extension RenderPlan {
-    /// The plan as text: settings, what the optimizer changed, then each stage with the nodes
-    /// it fuses (as a tree, outputs first) and the buffers that will be materialized.
+    /// The lowered pipeline as text (`lower(into:)`): settings, what the optimizer changed,
+    /// then each stage with its placement, the stages it reads and the nodes it runs (as a
+    /// tree, outputs first), each with its kernel form and where each input's pixels come
+    /// from (in place, converted rows, computed, a stage's buffer) and the edge-split rule.
     /// With `destination`, also whether the render into that buffer takes the byte path
     /// (`BytePlan`), and if not, why; without, whether the graph has the byte path's shape.
     func explain(destination: PixelBuffer? = nil) -> String {
+        let pipeline = lower(into: destination)
         var lines: [String] = []
         let grid = outputGrid()
-        let strips =
+        let bands =
             grid.tileWidth == options.tileWidth
             ? ""
             : isPointwise
-                ? " (full-width strips: every node is pointwise)"
-                : " (full-width strips: rows read from left to right)"
+                ? " (full-width bands: every node is pointwise)"
+                : " (full-width bands: rows read from left to right)"
         lines.append(
             "render \(rect.width)x\(rect.height) at (\(rect.x), \(rect.y)); \(grid.count) tiles of "
-                + "\(grid.tileWidth)x\(grid.tileHeight)\(strips); \(options.threadCount) thread(s); working space "
+                + "\(grid.tileWidth)x\(grid.tileHeight)\(bands); \(options.threadCount) thread(s); working space "
                 + (options.colorManagement == .linear ? "linear" : "none") + "; optimization "
                 + (options.optimizes ? "on" : "off"))
         let before = GraphWalk.postOrder(original).count, after = order.count
         lines.append(
             "optimizer: \(before) node(s) -> \(after)" + (optimizerLog.isEmpty ? "" : "; " + optimizerLog.joined(separator: "; "))
         )
-        var stageNumber: [ObjectIdentifier: Int] = [:]
         var total = 0
-        for (i, n) in materializedNodes.enumerated() {
-            stageNumber[ObjectIdentifier(n)] = i + 1
-            let r = region(of: n) ?? .empty
-            let bytes = r.area * 16
-            total += bytes
-            lines.append(
-                "stage \(i + 1): buffer \(r.width)x\(r.height) rgbaF32 (\(mib(bytes))), \(reasons[ObjectIdentifier(n)] ?? "")")
-            describe(n, into: &lines, indent: "  ", stages: stageNumber, isStageRoot: true)
+        for stage in pipeline.stages {
+            let placement = Self.describe(stage.placement)
+            let reads =
+                stage.reads.isEmpty
+                ? ""
+                : "; reads stage\(stage.reads.count == 1 ? "" : "s") "
+                    + stage.reads.map(String.init).joined(separator: ", ")
+            if let reason = stage.reason {
+                let r = stage.region
+                let bytes = stage.placement == .intoDestination ? 0 : r.area * 16
+                total += bytes
+                let buffer =
+                    stage.placement == .intoDestination
+                    ? "into the destination \(r.width)x\(r.height)" : "buffer \(r.width)x\(r.height) rgbaF32 (\(mib(bytes)))"
+                lines.append("stage \(stage.number): \(buffer), \(reason); \(placement)\(reads)")
+            } else {
+                lines.append("stage \(stage.number): output tiles; \(placement)\(reads)")
+            }
+            describe(stage.node, into: &lines, indent: "  ", pipeline: pipeline, isStageRoot: true)
         }
-        lines.append("stage \(materializedNodes.count + 1): output tiles")
-        describe(root, into: &lines, indent: "  ", stages: stageNumber, isStageRoot: true)
-        lines.append("materialized buffers: \(materializedNodes.count), \(mib(total))")
+        lines.append(
+            "stage buffers: \(pipeline.stages.filter { $0.reason != nil && $0.placement != .intoDestination }.count), \(mib(total))"
+        )
         let schedule = StripSchedule(
             plan: self, stripHeight: RenderContext(options: options).stripHeight(rowBytes: rect.width * 4))
         for source in schedule.sources {
@@ -57,49 +70,71 @@ extension RenderPlan {
             guard case let .source(b) = n.op, let origin = n.origin else { continue }
             lines.append("source \(b.width)x\(b.height) \(b.format) (\(mib(b.height * b.bytesPerRow))): \(origin)")
         }
-        if let destination {
-            switch BytePlan.make(root: root, rect: rect, options: options, buffer: destination) {
-            case let .success(p):
-                lines.append(
-                    "byte path: on: \(p.summary) into \(destination.format) \(destination.alphaMode); "
-                        + "the stages above are not run")
-            case let .failure(why):
-                lines.append("byte path: off: \(why)")
-                if let stage = stageWritingOutput(into: destination),
-                    let k = materializedNodes.firstIndex(where: { $0 === stage })
-                {
-                    lines.append(
-                        "stage \(k + 1) is computed straight into the destination (no buffer of its own, no output tiles)")
-                }
-            }
-        } else if case let .success(p) = BytePlan.recognize(root) {
+        switch pipeline.bytePath {
+        case let .success(p)?:
             lines.append(
-                "byte path: possible for \(p.summary), when rendered into a \(p.source.format) buffer "
-                    + "(explain(_:rect:into:) tells)")
+                "byte path: on: \(p.summary) into \(destination!.format) \(destination!.alphaMode); "
+                    + "the stages above are not run")
+        case let .failure(why)?:
+            lines.append("byte path: off: \(why)")
+            if pipeline.output.placement == .intoDestination {
+                lines.append(
+                    "stage \(pipeline.output.number) is computed straight into the destination (no buffer of its own, no output tiles)"
+                )
+            }
+        case nil:
+            if case let .success(p) = BytePlan.recognize(root) {
+                lines.append(
+                    "byte path: possible for \(p.summary), when rendered into a \(p.source.format) buffer "
+                        + "(explain(_:rect:into:) tells)")
+            }
         }
         return lines.joined(separator: "\n")
     }
 
-    /// How the fused color chain that starts at `top` runs (see `Evaluator.evaluateColorChain`).
-    private func colorChainNote(_ top: Node, stages: [ObjectIdentifier: Int]) -> String {
-        var ops: [Op] = []
-        var n = top
-        while true {
-            switch n.op {
-            case .color, .colorMatrix:
-                ops.append(n.op)
-                n = n.inputs[0]
-                if stages[ObjectIdentifier(n)] == nil { continue }
-            default: break
-            }
-            break
+    /// A placement in words.
+    static func describe(_ p: Pipeline.Placement) -> String {
+        switch p {
+        case let .tiles(w, h, n): return "\(n) tiles of \(w)x\(h)"
+        case let .bands(w, h, n): return "\(n) full-width bands of \(w)x\(h)"
+        case .wholeRegion: return "whole region at once"
+        case .intoDestination: return "whole region, written straight into the destination"
         }
-        let steps = "\(ops.count) step\(ops.count == 1 ? "" : "s")"
-        if ops.count == 1, case let .colorMatrix(m) = ops[0], m.premultipliedForm != nil {
+    }
+
+    /// A kernel form in words.
+    static func describe(_ f: KernelForm) -> String {
+        switch f {
+        case .load: return "load rows"
+        case .generator: return "row generator"
+        case .pointProgram(1, true):
             return "{one matrix: on premultiplied values, or a planar program over a straight source}"
+        case let .pointProgram(n, _):
+            return
+                "{color chain: \(n) step\(n == 1 ? "" : "s"), planar program (\(pf_csimd_uses_avx2() != 0 ? "AVX2" : "baseline"))}"
+        case let .interleavedChain(n): return "{color chain: \(n) step\(n == 1 ? "" : "s"), interleaved kernels}"
+        case let .builtinBlend(name): return "built-in blend \(name)"
+        case let .blendClosure(name): return "blend closure \(name)"
+        case let .sampler(name): return "sampler \(name)"
+        case let .correlation2D(w, h): return "2-D taps \(w)x\(h)"
+        case let .separableTaps(n): return "separable taps (\(n))"
+        case let .wholeRegionPasses(what): return what
+        case let .closure(name): return "closure \(name)"
+        case .crop: return "crop"
+        case let .reduction(name): return "reduction \(name)"
         }
-        guard PointProgram(ops.reversed()) != nil else { return "{color chain: \(steps), interleaved kernels}" }
-        return "{color chain: \(steps), planar program (\(pf_csimd_uses_avx2() != 0 ? "AVX2" : "baseline"))}"
+    }
+
+    /// An input's storage in words.
+    static func describe(_ s: InputStorage) -> String {
+        switch s {
+        case .computed: return "computed"
+        case .inPlace(nil): return "in place (source)"
+        case let .inPlace(k?): return "in place (stage \(k))"
+        case .convertedRows: return "converted rows"
+        case let .stageBuffer(k): return "stage \(k) buffer"
+        case .unused: return "unused"
+        }
     }
 
     private func mib(_ bytes: Int) -> String {
@@ -107,16 +142,17 @@ extension RenderPlan {
         return m >= 10 ? "\(Int(m.rounded())) MiB" : "\((m * 10).rounded() / 10) MiB"
     }
 
-    /// Appends `node` and its inputs, stopping at other stages' buffers. Iterative.
+    /// Appends `node` and its inputs, stopping at other stages' buffers, each with its step's
+    /// decisions. Iterative.
     private func describe(
-        _ node: Node, into lines: inout [String], indent: String, stages: [ObjectIdentifier: Int],
-        isStageRoot: Bool
+        _ node: Node, into lines: inout [String], indent: String, pipeline: Pipeline, isStageRoot: Bool
     ) {
         var stack: [(Node, String, Bool, Bool)] = [(node, indent, isStageRoot, false)]
         var printed = Set<ObjectIdentifier>()
         while let (n, ind, isRoot, insideChain) = stack.popLast() {
             let id = ObjectIdentifier(n)
-            if !isRoot, let k = stages[id] {
+            let step = pipeline.step(n)
+            if !isRoot, let k = step?.stage {
                 lines.append(ind + "<- stage \(k) buffer (\(n.op.kindName) \(n.op.label))")
                 continue
             }
@@ -126,19 +162,16 @@ extension RenderPlan {
             }
             var text = ind + "\(n.op.kindName) \(n.op.label)"
             if let r = region(of: n) { text += "  [\(r.width)x\(r.height)]" }
-            if case let .stencil(.gaussian(sigma)) = n.op {
-                switch GaussianPlan.mode(sigma: sigma) {
-                case .tileLocal: text += " exact taps in tiles"
-                case .exact: text += " exact taps, whole-region passes"
-                case let .boxes(r): text += " \(r.count) box passes, radii \(r)"
-                }
+            let isColor = step?.chain != nil
+            if let step, !(isColor && insideChain), step.form != .crop {
+                text += " " + Self.describe(step.form)
             }
-            let isColor: Bool
-            switch n.op {
-            case .color, .colorMatrix: isColor = true
-            default: isColor = false
+            if let step, !step.inputs.isEmpty, !(isColor && insideChain) {
+                text += "; input" + (step.inputs.count == 1 ? " " : "s ") + step.inputs.map(Self.describe).joined(separator: ", ")
             }
-            if isColor && !insideChain { text += " " + colorChainNote(n, stages: stages) }
+            if let inner = step?.edgeSplit {
+                text += "; edge split: tiles reaching outside \(inner) read a core in place, copy margins"
+            }
             lines.append(text)
             for input in n.inputs.reversed() { stack.append((input, ind + "  ", false, isColor)) }
         }
@@ -148,7 +181,7 @@ extension RenderPlan {
 extension RenderContext {
     /// The plan a render of `rect` of `image` (default: its extent) would run: the optimized
     /// graph, its stages, fused nodes, folded matrices and transforms, and the buffers that
-    /// would be materialized with their sizes. Computes no pixels.
+    /// would be computed with their sizes. Computes no pixels.
     public func explain(_ image: Image, rect: Rect? = nil) throws -> String {
         try validate()
         let r = try renderRect(image, rect)

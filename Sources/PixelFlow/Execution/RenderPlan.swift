@@ -1,5 +1,5 @@
 /// What one render will do: the optimized graph, the region each node must produce, and
-/// the nodes computed in advance into buffers (stage boundaries).
+/// the stages (nodes computed into buffers of their own). `lower(into:)` makes its Pipeline.
 final class RenderPlan {
     /// The graph as the image built it.
     let original: Node
@@ -14,9 +14,9 @@ final class RenderPlan {
     /// The rect each node must produce, the union over all its consumers.
     let regions: [ObjectIdentifier: IntRect]
     /// Nodes computed as whole-region passes before the output tiles run, inputs first.
-    let materializedNodes: [Node]
-    /// Why each materialized node is a stage boundary.
-    let reasons: [ObjectIdentifier: String]
+    let stageNodes: [Node]
+    /// Why each stage node is a stage.
+    let reasons: [ObjectIdentifier: StageReason]
 
     /// Recursion depth after which a stage boundary is forced, so that evaluating a tile never
     /// nests deeper than this however deep the graph is.
@@ -40,7 +40,7 @@ final class RenderPlan {
         self.order = order
         let regions = RenderPlan.regions(order: order, root: root, rect: rect)
         self.regions = regions
-        (materializedNodes, reasons) = RenderPlan.chooseStages(
+        (stageNodes, reasons) = RenderPlan.chooseStages(
             order: order, root: root, regions: regions,
             optimizes: options.optimizes)
     }
@@ -69,45 +69,40 @@ final class RenderPlan {
     static func chooseStages(
         order: [Node], root: Node, regions: [ObjectIdentifier: IntRect],
         optimizes: Bool
-    ) -> ([Node], [ObjectIdentifier: String]) {
+    ) -> ([Node], [ObjectIdentifier: StageReason]) {
         let consumers = GraphWalk.consumerCounts(order)
         var chosen: [Node] = []
-        var reasons: [ObjectIdentifier: String] = [:]
+        var reasons: [ObjectIdentifier: StageReason] = [:]
         var cost: [ObjectIdentifier: Int] = [:]
         var depth: [ObjectIdentifier: Int] = [:]
         // Further inputs that a two-input stencil reads whole in every tile.
         var readWhole: [ObjectIdentifier: String] = [:]
         for n in order {
-            if case let .stencil(.custom(k)) = n.op, k.materializesExtraInputs {
+            if case let .stencil(.custom(k)) = n.op, k.readsExtraInputsWhole {
                 for input in n.inputs.dropFirst() { readWhole[ObjectIdentifier(input)] = k.name }
             }
         }
         for n in order {
             let id = ObjectIdentifier(n)
+            let kind = n.op.kind
             let live = n.inputs.filter { reasons[ObjectIdentifier($0)] == nil }
-            let c = ownCost(n) + live.reduce(0) { $0 + cost[ObjectIdentifier($1), default: 0] }
+            let c = kind.cost + live.reduce(0) { $0 + cost[ObjectIdentifier($1), default: 0] }
             let d = 1 + (live.map { depth[ObjectIdentifier($0), default: 0] }.max() ?? 0)
-            var reason: String?
-            if case .reduction = n.op, regions[id] != nil {
-                reason = "reduction"
-            } else if regions[id] != nil, let reader = readWhole[id] {
-                reason = "read whole by every tile of \(reader)"
-            } else if regions[id] != nil && n !== root {
-                if case let .stencil(.gaussian(sigma)) = n.op, GaussianPlan.mode(sigma: sigma) != .tileLocal {
-                    reason = "whole-region blur passes"
-                } else if case let .stencil(.custom(k)) = n.op, k.wholeRegion {
-                    reason = "whole-region kernel"
-                } else if !optimizes, !isSource(n) {
-                    reason = "optimization off: one pass per node"
-                } else if consumers[id, default: 0] >= 2, c >= sharedCostThreshold, !isSource(n) {
-                    reason = "used \(consumers[id]!) times, cost \(c) per pixel"
+            var reason: StageReason?
+            if regions[id] == nil {
+                reason = nil
+            } else if let required = kind.stageRequirement {
+                reason = required
+            } else if let reader = readWhole[id] {
+                reason = .readWhole(by: reader)
+            } else if n !== root {
+                if !optimizes, !kind.isStored {
+                    reason = .optimizationOff
+                } else if consumers[id, default: 0] >= 2, c >= sharedCostThreshold, !kind.isStored {
+                    reason = .shared(uses: consumers[id]!, cost: c)
                 } else if d >= maximumStageDepth {
-                    reason = "stage depth \(d)"
+                    reason = .depth(d)
                 }
-            } else if n === root, case let .stencil(.gaussian(sigma)) = n.op, GaussianPlan.mode(sigma: sigma) != .tileLocal {
-                reason = "whole-region blur passes"
-            } else if n === root, case let .stencil(.custom(k)) = n.op, k.wholeRegion {
-                reason = "whole-region kernel"
             }
             if let reason {
                 chosen.append(n)
@@ -122,43 +117,9 @@ final class RenderPlan {
         return (chosen, reasons)
     }
 
-    static func isSource(_ n: Node) -> Bool {
-        switch n.op {
-        case .source, .streamedSource: return true
-        default: return false
-        }
-    }
-
-    /// Rough cost per output pixel, in point operations.
-    static func ownCost(_ n: Node) -> Int {
-        switch n.op {
-        case .source, .streamedSource, .generator, .color, .colorMatrix, .blend: return 1
-        case .crop: return 0
-        case .reduction: return 1
-        case let .warp(w):
-            switch w {
-            case .affine, .custom: return 3
-            case .lanczos: return 8
-            case .clamp: return 1
-            }
-        case let .stencil(s):
-            switch s {
-            case let .convolution(w, h, _, _, _): return Swift.max(1, w * h / 3)
-            case let .gaussian(sigma): return Swift.max(1, GaussianPlan.exactRadius(sigma: sigma))
-            case let .custom(k): return Swift.max(1, k.cost)
-            }
-        }
-    }
-
     /// The rect of input `k` that `node` reads to produce `rect`.
     static func inputRegion(of node: Node, input k: Int, for rect: IntRect) -> IntRect {
-        switch node.op {
-        case .source, .streamedSource, .generator: return .empty
-        case .color, .colorMatrix, .blend, .crop: return rect
-        case let .warp(w): return Evaluator.warpROI(w, for: rect, input: node.inputs[k])
-        case let .stencil(s): return Evaluator.stencilInputROI(s, input: k, for: rect)
-        case let .reduction(r): return r.regions[k]
-        }
+        node.op.kind.inputRegion(k, of: node, for: rect)
     }
 
     /// The region `node` must produce, clipped to its extent.
@@ -195,55 +156,61 @@ final class RenderPlan {
         }
     }
 
-    /// Computes every materialized node, inputs first, into `evaluator.materialized`.
+    /// Computes every stage, inputs first, into `evaluator.stageBuffers`.
     /// Computes the stages in order. `output`, from `stageWritingOutput()`, is written
     /// straight into the destination's pixels.
-    func materialize(with evaluator: Evaluator, output: (node: Node, tile: Tile)? = nil) throws {
+    func computeStages(with evaluator: Evaluator, output: (node: Node, tile: Tile)? = nil) throws {
         let control = RenderControl.current
-        for n in materializedNodes {
+        for n in stageNodes {
             if control?.isCancelled == true { throw PixelFlowError.cancelled }
             guard let region = region(of: n) else { continue }
-            let m: Materialized
-            if case let .stencil(.gaussian(sigma)) = n.op, GaussianPlan.mode(sigma: sigma) != .tileLocal {
-                m = GaussianPass.run(
-                    sigma: sigma, input: n.inputs[0], region: region, evaluator: evaluator, options: options,
-                    into: output?.node === n ? output?.tile : nil)
-            } else if case let .reduction(r) = n.op {
-                m = RenderPlan.reduce(r, inputs: n.inputs, evaluator: evaluator, options: options)
-            } else if case let .stencil(.custom(k)) = n.op, k.wholeRegion {
-                let input = RenderPlan.renderToBuffer(
-                    n.inputs[0], rect: region.outset(k.haloX, k.haloY),
-                    evaluator: evaluator, options: options)
-                m = Materialized(rect: region)
-                let arena = Arena()
-                if let body = k.applyToInputs {
-                    let extras = (1..<n.inputs.count).map { j in
-                        RenderPlan.renderToBuffer(
-                            n.inputs[j], rect: k.inputRegion(j, for: region), evaluator: evaluator, options: options)
-                    }
-                    withExtendedLifetime((input, extras)) {
-                        body([input.tile] + extras.map(\.tile), m.tile, options.threadCount, arena)
-                    }
-                } else {
-                    withExtendedLifetime(input) { k.apply(input.tile, m.tile, options.threadCount, arena) }
-                }
-            } else {
-                m = RenderPlan.renderToBuffer(n, rect: region, evaluator: evaluator, options: options)
-            }
+            let m = computeStage(n, region: region, evaluator: evaluator, into: output?.node === n ? output?.tile : nil)
             if control?.isCancelled == true { throw PixelFlowError.cancelled }
-            evaluator.materialized[ObjectIdentifier(n)] = m
+            evaluator.stageBuffers[ObjectIdentifier(n)] = m
             control?.advance(workUnits(of: region))
         }
     }
 
+    /// Computes stage `n` over `region` by its kind: a reduction over its inputs' regions,
+    /// whole-region passes or kernels over their inputs, anything else tile by tile.
+    private func computeStage(_ n: Node, region: IntRect, evaluator: Evaluator, into destination: Tile?) -> StageBuffer {
+        if case let .reduction(r) = n.op {
+            return RenderPlan.reduce(r, inputs: n.inputs, evaluator: evaluator, options: options)
+        }
+        guard case let .stencil(s) = n.op else {
+            return RenderPlan.renderToBuffer(n, rect: region, evaluator: evaluator, options: options)
+        }
+        switch s.traits.form {
+        case let .wholeRegionPasses(sigma, _):
+            return GaussianPass.run(
+                sigma: sigma, step: evaluator.step(n), region: region, evaluator: evaluator, options: options,
+                into: destination)
+        case let .closure(k) where k.isWholeRegion:
+            let inputs = n.inputs.indices.map { j in
+                RenderPlan.renderToBuffer(
+                    n.inputs[j], rect: k.inputRegion(j, for: region), evaluator: evaluator, options: options)
+            }
+            let m = StageBuffer(rect: region)
+            withExtendedLifetime(inputs) {
+                inputs.map(\.tile).withUnsafeBufferPointer {
+                    k.run(StencilInputs(base: $0.baseAddress!, count: $0.count), m.tile, options.threadCount, Arena())
+                }
+            }
+            return m
+        default:
+            return RenderPlan.renderToBuffer(n, rect: region, evaluator: evaluator, options: options)
+        }
+    }
+
     /// The stage whose buffer would be the whole output, which can then be computed straight
-    /// into the destination with no output tiles: a whole-region Gaussian blur at the root,
+    /// into the destination with no output tiles: a stage whose passes can write into a
+    /// destination (`StencilTraits.writesIntoDestination`: whole-region blurs) at the root,
     /// or under a crop that keeps all of the render rect, whose region is the render rect.
     func stageWritingOutput() -> Node? {
         var n = root
         if case .crop = n.op, IntRect(covering: n.extent).contains(rect) { n = n.inputs[0] }
-        guard case let .stencil(.gaussian(sigma)) = n.op, GaussianPlan.mode(sigma: sigma) != .tileLocal,
-            materializedNodes.contains(where: { $0 === n }), region(of: n) == rect
+        guard case let .stencil(s) = n.op, s.traits.writesIntoDestination,
+            stageNodes.contains(where: { $0 === n }), region(of: n) == rect
         else { return nil }
         return n
     }
@@ -266,11 +233,11 @@ final class RenderPlan {
 
     /// Progress units of the whole render: every stage's plus the output tiles.
     var totalWorkUnits: Int {
-        materializedNodes.reduce(outputGrid().count) { $0 + (region(of: $1).map(workUnits) ?? 0) }
+        stageNodes.reduce(outputGrid().count) { $0 + (region(of: $1).map(workUnits) ?? 0) }
     }
 
     /// How the output tiles read memory, from the nodes they compute (down to sources and
-    /// materialized buffers).
+    /// stage buffers).
     enum Access {
         /// Every node works pixel by pixel (sources, generators, color and blend kernels,
         /// crops): any tiling gives the same pixels and each output row reads input rows.
@@ -284,32 +251,24 @@ final class RenderPlan {
 
     /// The memory access of the output tiles' nodes (see `Access`).
     var access: Access {
-        let stages = Set(materializedNodes.map(ObjectIdentifier.init))
+        GraphWalk.count()
+        let stages = Set(stageNodes.map(ObjectIdentifier.init))
+        // Output tiles of a render whose root is a stage copy its buffer.
+        if stages.contains(ObjectIdentifier(root)) { return .pointwise }
         var stack = [root]
         var seen = Set<ObjectIdentifier>()
         var halo = -1
         while let n = stack.popLast() {
             guard seen.insert(ObjectIdentifier(n)).inserted else { continue }
             if n !== root, stages.contains(ObjectIdentifier(n)) { continue }
-            switch n.op {
-            case .source, .streamedSource, .generator, .color, .colorMatrix, .blend, .crop:
+            switch n.op.kind.rowOrder {
+            case .pointwise:
                 break
-            case .warp(.clamp):
-                halo = Swift.max(halo, 0)
-            case let .warp(.affine(t, .bilinear)) where t.inverted().map(Evaluator.isSeparableScale) == true:
-                // A source that needs converting is converted two rows at a time, which
-                // full-width rows would push out of the L1 cache.
-                guard readsInPlace(n.inputs[0], stages: stages) else { return .other }
-                halo = Swift.max(halo, 0)
-            case let .stencil(s) where s.halo.y <= RenderPlan.stripHaloLimit:
-                // Taller reaches only when the input is read in place: a copied region
-                // would repeat the halo rows of every strip.
-                guard s.halo.y <= 2 || (Evaluator.readsInputInPlace(s) && readsInPlace(n.inputs[0], stages: stages)) else {
-                    return .other
-                }
-                if case let .custom(k) = s, k.wholeRegion || k.applyToInputs != nil { return .other }
-                halo = Swift.max(halo, s.halo.y)
-            default:
+            case let .rows(haloY, needsStoredInput):
+                guard haloY <= RenderPlan.bandHaloLimit else { return .other }
+                if needsStoredInput, !readsInPlace(n.inputs[0], stages: stages) { return .other }
+                halo = Swift.max(halo, haloY)
+            case .unordered:
                 return .other
             }
             stack.append(contentsOf: n.inputs)
@@ -318,7 +277,7 @@ final class RenderPlan {
     }
 
     /// True when the output tiles read `node`'s pixels where they are stored (see
-    /// `Evaluator.withPixelsInPlace`): a materialized stage or a float source in the working
+    /// `Evaluator.withPixelsInPlace`): a stage or a float source in the working
     /// representation, behind crops and clamps.
     private func readsInPlace(_ node: Node, stages: Set<ObjectIdentifier>) -> Bool {
         guard let (stored, _) = Evaluator.storage(below: node, isStage: { stages.contains(ObjectIdentifier($0)) }) else {
@@ -337,16 +296,16 @@ final class RenderPlan {
         return false
     }
 
-    /// The tallest stencil reach for which output tiles become full-width strips.
-    static let stripHaloLimit = 16
-    /// The most pixels of a strip of a plan with stencils or scales, in tiles.
-    static let stripAreaFactor = 4
-    /// The fewest rows of a strip of a plan with stencils or scales.
-    static let stripMinimumRows = 16
+    /// The tallest stencil reach for which output tiles become full-width bands.
+    static let bandHaloLimit = 16
+    /// The most pixels of a band of a plan with stencils or scales, in tiles.
+    static let bandAreaFactor = 4
+    /// The fewest rows of a band of a plan with stencils or scales.
+    static let bandMinimumRows = 16
 
     /// The output tiles. A plan whose output rows read their input rows from left to right
-    /// (`Access`) is cut into full-width strips of about the same number of pixels as a
-    /// tile (at least `stripMinimumRows` rows when it has stencils or scales): each worker
+    /// (`Access`) is cut into full-width bands of about the same number of pixels as a
+    /// tile (at least `bandMinimumRows` rows when it has stencils or scales): each worker
     /// then reads and writes long runs of memory, which the hardware prefetchers follow (a
     /// 256-pixel-wide tile reads 64 short runs a row apart, and each run starts on a new
     /// page, where the prefetchers stop). Other plans use the context's tile size: a rotation
@@ -359,10 +318,10 @@ final class RenderPlan {
                 return TileGrid(rect: rect, tileWidth: rect.width, tileHeight: rows)
             case let .rows(haloY):
                 // At least four times the reach, so that halo rows stay a small part of a
-                // strip; at most `stripAreaFactor` tiles' pixels, so that a stage's scratch
-                // tiles still fit in the caches (a narrower strip then, still long runs).
-                let height = Swift.max(rows, RenderPlan.stripMinimumRows, 4 * haloY)
-                let cap = RenderPlan.stripAreaFactor * options.tileWidth * options.tileHeight
+                // band; at most `bandAreaFactor` tiles' pixels, so that a stage's scratch
+                // tiles still fit in the caches (a narrower band then, still long runs).
+                let height = Swift.max(rows, RenderPlan.bandMinimumRows, 4 * haloY)
+                let cap = RenderPlan.bandAreaFactor * options.tileWidth * options.tileHeight
                 let width = Swift.min(rect.width, Swift.max(options.tileWidth, cap / height))
                 return TileGrid(rect: rect, tileWidth: width, tileHeight: height)
             case .other:
@@ -373,11 +332,11 @@ final class RenderPlan {
     }
 
     /// Renders the inputs' regions and runs a reduction over them.
-    static func reduce(_ r: Reduction, inputs: [Node], evaluator: Evaluator, options: RenderContext.Options) -> Materialized {
+    static func reduce(_ r: Reduction, inputs: [Node], evaluator: Evaluator, options: RenderContext.Options) -> StageBuffer {
         let buffers = zip(inputs, r.regions).map { node, region in
             renderToBuffer(node, rect: region, evaluator: evaluator, options: options)
         }
-        let out = Materialized(rect: r.outputRect)
+        let out = StageBuffer(rect: r.outputRect)
         out.tile.base.initialize(repeating: .zero, count: r.outputWidth * r.outputHeight)
         withExtendedLifetime(buffers) {
             r.compute(buffers.map(\.tile), options.threadCount, out.tile.base)
@@ -386,9 +345,8 @@ final class RenderPlan {
     }
 
     /// Renders `node` over `rect` into a new buffer, tile by tile on all workers.
-    static func renderToBuffer(_ node: Node, rect: IntRect, evaluator: Evaluator, options: RenderContext.Options) -> Materialized
-    {
-        let m = Materialized(rect: rect)
+    static func renderToBuffer(_ node: Node, rect: IntRect, evaluator: Evaluator, options: RenderContext.Options) -> StageBuffer {
+        let m = StageBuffer(rect: rect)
         let tiles = TileGrid(rect: rect, tileWidth: options.tileWidth, tileHeight: options.tileHeight)
         let target = m
         Scheduler.run(count: tiles.count, threads: options.threadCount) { i, arena in

@@ -88,7 +88,7 @@ extension Image {
             .custom(
                 StencilKernel(
                     name: "median r\(r)", haloX: r, haloY: r, cost: r <= 2 ? 20 * r * r : 8 * r,
-                    bytes: .median(radius: r), readsInputInPlace: true
+                    capabilities: [.byteForm(.median(radius: r)), .readsInputInPlace]
                 ) {
                     input, output, _, arena in
                     let o = output.rect

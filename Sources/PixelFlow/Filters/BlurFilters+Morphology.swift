@@ -44,7 +44,7 @@ extension FilterDescriptor {
             .custom(
                 StencilKernel(
                     name: "morphology gradient r\(r)", haloX: reach, haloY: reach, cost: 8 * spans.count,
-                    readsInputInPlace: true
+                    capabilities: [.readsInputInPlace]
                 ) { input, output, _, arena in
                     let lo = arena.tile(output.rect)
                     discExtremumTile(_Maximum.self, input, output, spans: spans, arena: arena)
@@ -126,7 +126,7 @@ extension Image {
             .custom(
                 StencilKernel(
                     name: "morphology \(maximum ? "max" : "min") r\(r)", haloX: reach, haloY: reach, cost: 4 * spans.count,
-                    bytes: .spans(maximum: maximum, spans: spans), readsInputInPlace: true
+                    capabilities: [.byteForm(.spans(maximum: maximum, spans: spans)), .readsInputInPlace]
                 ) { input, output, _, arena in
                     if maximum {
                         discExtremumTile(_Maximum.self, input, output, spans: spans, arena: arena)
@@ -143,8 +143,9 @@ extension Image {
             .custom(
                 StencilKernel(
                     name: "morphology rect \(maximum ? "max" : "min") \(w)x\(h)", haloX: w / 2, haloY: h / 2,
-                    wholeRegion: w > 64 || h > 64, cost: 6, bytes: .rectangle(maximum: maximum, width: w, height: h),
-                    readsInputInPlace: true
+                    cost: 6,
+                    capabilities: [.byteForm(.rectangle(maximum: maximum, width: w, height: h)), .readsInputInPlace]
+                        + (w > 64 || h > 64 ? [.wholeRegion] : [])
                 ) {
                     input, output, threads, arena in
                     if w > 64 || h > 64 {

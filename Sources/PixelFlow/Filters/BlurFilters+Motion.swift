@@ -23,8 +23,8 @@ extension FilterDescriptor {
         return image.applyingStencil(
             .custom(
                 StencilKernel(
-                    name: "motion r\(r) angle \(angle)", haloX: hx, haloY: hy, wholeRegion: Swift.max(hx, hy) > 32,
-                    cost: taps.count
+                    name: "motion r\(r) angle \(angle)", haloX: hx, haloY: hy, cost: taps.count,
+                    capabilities: Swift.max(hx, hy) > 32 ? [.wholeRegion] : []
                 ) { input, output, threads, _ in
                     BoxPlan.runPieces(output, size: 64, threads: threads) { piece, _ in
                         sparseCorrelateTile(input, piece, taps: taps)
@@ -52,8 +52,8 @@ extension FilterDescriptor {
         return image.applyingStencil(
             .custom(
                 StencilKernel(
-                    name: "zoom \(c) amount \(amount)", haloX: halo, haloY: halo, wholeRegion: halo > 16,
-                    cost: 4 * halo
+                    name: "zoom \(c) amount \(amount)", haloX: halo, haloY: halo, cost: 4 * halo,
+                    capabilities: halo > 16 ? [.wholeRegion] : []
                 ) { input, output, threads, _ in
                     BoxPlan.runPieces(output, size: 64, threads: threads) { piece, _ in
                         zoomBlurTile(input, piece, center: center, amount: amount)

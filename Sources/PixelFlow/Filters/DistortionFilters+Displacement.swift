@@ -34,7 +34,7 @@ extension FilterDescriptor {
         if scale == 0 { return image }
         let reach = _displacementReach(scale), whole = reach > 32, s = Float(scale)
         let k = StencilKernel.reading(
-            [{ $0 }], name: "displacement s\(scale)", haloX: reach, haloY: reach,
+            [.output()], name: "displacement s\(scale)", haloX: reach, haloY: reach,
             wholeRegion: whole, cost: 8
         ) { inputs, out, threads, _ in
             if whole {
@@ -80,8 +80,8 @@ extension FilterDescriptor {
         )
         let reach = _displacementReach(scale), whole = reach > 32, s = Float(scale)
         let k = StencilKernel.reading(
-            [{ _ in te }], name: "glass \(te) at \(origin.x),\(origin.y) s\(scale)", haloX: reach, haloY: reach,
-            wholeRegion: whole, cost: 12, materializesExtraInputs: true
+            [.fixed(te)], name: "glass \(te) at \(origin.x),\(origin.y) s\(scale)", haloX: reach, haloY: reach,
+            wholeRegion: whole, cost: 12, readWhole: true
         ) { inputs, out, threads, _ in
             if whole {
                 BoxPlan.runPieces(out, size: 64, threads: threads) { piece, _ in

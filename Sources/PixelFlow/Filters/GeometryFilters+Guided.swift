@@ -82,7 +82,7 @@ extension FilterDescriptor {
         if r == 0 { return upsampled }
         let halo = guidedFilterHalo(radius: r), whole = r > 8
         let k = StencilKernel.reading(
-            [{ $0.outset(halo, halo) }], name: "guidedFilter r\(r) eps\(epsilon)", haloX: halo, haloY: halo,
+            [.output(grownBy: (halo, halo))], name: "guidedFilter r\(r) eps\(epsilon)", haloX: halo, haloY: halo,
             wholeRegion: whole, cost: 40
         ) { inputs, out, threads, arena in
             if whole {

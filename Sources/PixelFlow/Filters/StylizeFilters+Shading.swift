@@ -108,8 +108,8 @@ extension FilterDescriptor {
         }
         let se = IntRect(covering: shading.extent)
         let k = StencilKernel.reading(
-            [{ _ in se }], name: "shadedMaterial s\(scale) \(se)", haloX: 1, haloY: 1, cost: 20,
-            materializesExtraInputs: true
+            [.fixed(se)], name: "shadedMaterial s\(scale) \(se)", haloX: 1, haloY: 1, cost: 20,
+            readWhole: true
         ) { inputs, out, _, _ in
             shadedMaterialTile(inputs[0], inputs[1], out, scale: scale)
         }

@@ -1,8 +1,11 @@
+import Synchronization
+
 /// Graph utilities shared by the optimizer passes and the planner. All of them are
 /// iterative, so graphs thousands of nodes deep do not exhaust the stack.
 enum GraphWalk {
     /// Every node reachable from `root`, each once, inputs before the nodes that read them.
     static func postOrder(_ root: Node) -> [Node] {
+        GraphWalk.count()
         var order: [Node] = []
         var seen = Set<ObjectIdentifier>([ObjectIdentifier(root)])
         var stack: [(Node, Int)] = [(root, 0)]
@@ -46,4 +49,16 @@ enum GraphWalk {
         }
         return d[ObjectIdentifier(root)]!
     }
+}
+
+extension GraphWalk {
+    /// Walks of the graph so far, in this process: every function that follows node inputs
+    /// to find something (post-orders, the crop-and-clamp walk to stored pixels, color-chain
+    /// collection, access and stage contents) counts itself here. Lowering walks; the tile loop
+    /// must not, so a render's count does not depend on its tile count (PipelineTests).
+    static let walks = Atomic<Int>(0)
+
+    /// Counts one walk.
+    @inline(__always)
+    static func count() { walks.add(1, ordering: .relaxed) }
 }

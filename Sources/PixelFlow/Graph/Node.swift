@@ -44,36 +44,6 @@ enum Op: Sendable {
     case crop(Rect)
     /// Regions of the inputs -> a small image (averages, histograms).
     case reduction(Reduction)
-
-    var kindName: String {
-        switch self {
-        case .source: return "source"
-        case .streamedSource: return "streamedSource"
-        case .generator: return "generator"
-        case .color: return "color"
-        case .colorMatrix: return "colorMatrix"
-        case .blend: return "blend"
-        case .warp: return "warp"
-        case .stencil: return "stencil"
-        case .crop: return "crop"
-        case .reduction: return "reduction"
-        }
-    }
-
-    var label: String {
-        switch self {
-        case let .source(b): return "\(b.width)x\(b.height) \(b.format)"
-        case let .streamedSource(s): return s.description
-        case let .generator(g): return g.name
-        case let .color(k): return k.name
-        case let .colorMatrix(m): return m.description
-        case let .blend(k): return k.name
-        case let .warp(w): return w.description
-        case let .stencil(s): return s.description
-        case let .crop(r): return r.description
-        case let .reduction(r): return "\(r.name) -> \(r.outputWidth)x\(r.outputHeight)"
-        }
-    }
 }
 
 /// A row function that fills `count` pixels of row `y` starting at column `x` with the

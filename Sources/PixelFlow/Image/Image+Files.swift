@@ -171,7 +171,7 @@ extension RenderContext {
                 while true {
                     do {
                         try RenderControl.with(control) {
-                            try writeStreaming(image, rect: r, path: path) { fd in
+                            try writeInStrips(image, rect: r, path: path) { fd in
                                 guard
                                     let encoder = try _ImageCodecs.rowEncoder(
                                         for: chosen, fileDescriptor: fd, width: r.width, height: r.height,

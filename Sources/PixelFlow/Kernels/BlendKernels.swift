@@ -15,12 +15,12 @@ enum BuiltinBlend: Sendable, Equatable {
     case mix(amount: Float)
 
     /// `dst[i] = fg[i] (blend) bg[i]` for `count` pixels; `dst` may be `fg` or `bg`. With
-    /// `streams`, stores are non-temporal (`dst` 16-byte aligned; fence before reading).
+    /// `nonTemporal`, stores are non-temporal (`dst` 16-byte aligned; fence before reading).
     /// Tolerance against the scalar formulas: 0 (the same operations in the same order).
     @inline(__always)
     func apply(
         _ fg: UnsafePointer<SIMD4<Float>>, _ bg: UnsafePointer<SIMD4<Float>>,
-        into dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int, streams: Bool = false
+        into dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int, nonTemporal: Bool = false
     ) {
         let (op, amount): (Int32, Float)
         switch self {
@@ -28,7 +28,7 @@ enum BuiltinBlend: Sendable, Equatable {
         case .sourceAtop: (op, amount) = (Int32(PF_BLEND_SOURCE_ATOP), 0)
         case let .mix(t): (op, amount) = (Int32(PF_BLEND_MIX), t)
         }
-        pf_blend_row_run(op, fg, bg, dst, count, amount, streams ? 1 : 0)
+        pf_blend_row_run(op, fg, bg, dst, count, amount, nonTemporal ? 1 : 0)
     }
 
     /// The blend as a kernel (`dst` holds the background on entry).

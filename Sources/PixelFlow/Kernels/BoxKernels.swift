@@ -137,8 +137,8 @@ func boxStencil(radius r: Int) -> StencilKernel {
     let whole = r > BoxPlan.tileLocalLimit
     let halo = r + block - 1
     return StencilKernel(
-        name: "box r\(r)", haloX: halo, haloY: halo, wholeRegion: whole, cost: 6,
-        readsInputInPlace: true
+        name: "box r\(r)", haloX: halo, haloY: halo, cost: 6,
+        capabilities: [.readsInputInPlace] + (whole ? [.wholeRegion] : [])
     ) { input, output, threads, arena in
         if whole {
             BoxPlan.runPieces(output, size: Swift.max(256, 2 * block), threads: threads) { piece, a in
@@ -215,8 +215,8 @@ func spanStencil(name: String, terms: [SpanTerm]) -> StencilKernel {
     for t in terms { total += Double(t.weight) * Double(2 * t.halfWidth + 1) }
     let scale = Float(1 / Swift.max(total, 1e-30))
     return StencilKernel(
-        name: name, haloX: reach + block - 1, haloY: rows, wholeRegion: whole,
-        cost: 3 * Swift.max(1, terms.count), readsInputInPlace: true
+        name: name, haloX: reach + block - 1, haloY: rows, cost: 3 * Swift.max(1, terms.count),
+        capabilities: [.readsInputInPlace] + (whole ? [.wholeRegion] : [])
     ) { input, output, threads, arena in
         if whole {
             BoxPlan.runPieces(output, size: Swift.max(256, 2 * block), threads: threads) { piece, a in

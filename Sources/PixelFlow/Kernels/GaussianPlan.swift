@@ -1,7 +1,7 @@
 /// How a Gaussian blur of a given standard deviation is computed.
 ///
 /// - sigma <= `tileLocalLimit`: exact separable correlation inside each tile (taps to 3 sigma).
-/// - sigma <= `exactLimit`: the same exact taps, as whole-image passes over a materialized
+/// - sigma <= `exactLimit`: the same exact taps, as whole-image passes over a stage
 ///   input, so that tiles do not recompute wide halos.
 /// - larger: a cascade of `boxCount` (4) box filters with running sums whose cost per pixel does
 ///   not depend on sigma (Wells 1986; box widths chosen as in Gwosdek et al. 2011 so the

@@ -68,15 +68,15 @@ struct PointProgram {
 
     /// Runs the program over `count` pixels from `src` into `dst` (which may be `src`).
     /// `unpremultiplyInput`: the input is premultiplied; `premultiplyOutput`: premultiply the
-    /// result, else zero the pixels whose alpha is not above 0; `stream`: store
+    /// result, else zero the pixels whose alpha is not above 0; `nonTemporal`: store
     /// non-temporally (`dst` 16-byte aligned; call `pf_store_fence` before others read it).
     func run(
         _ src: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
-        unpremultiplyInput: Bool, premultiplyOutput: Bool, stream: Bool
+        unpremultiplyInput: Bool, premultiplyOutput: Bool, nonTemporal: Bool
     ) {
         var flags: Int32 = premultiplyOutput ? Int32(PF_PROGRAM_PREMULTIPLY_OUTPUT) : Int32(PF_PROGRAM_ZERO_TRANSPARENT)
         if unpremultiplyInput { flags |= Int32(PF_PROGRAM_UNPREMULTIPLY_INPUT) }
-        if stream { flags |= Int32(PF_PROGRAM_STREAM) }
+        if nonTemporal { flags |= Int32(PF_PROGRAM_STREAM) }
         steps.withUnsafeBufferPointer { s in
             pf_point_program_run(src, dst, count, s.baseAddress, Int32(s.count), flags)
         }
@@ -86,8 +86,8 @@ struct PointProgram {
     /// premultiplying or zeroing after: for matrices in their premultiplied form
     /// (`ColorMatrix.premultipliedForm`), which work on premultiplied pixels directly.
     /// Bit-identical to `colorMatrixRow` on each matrix in turn (finite values).
-    func runAsIs(_ src: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int, stream: Bool) {
-        let flags: Int32 = stream ? Int32(PF_PROGRAM_STREAM) : 0
+    func runAsIs(_ src: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int, nonTemporal: Bool) {
+        let flags: Int32 = nonTemporal ? Int32(PF_PROGRAM_STREAM) : 0
         steps.withUnsafeBufferPointer { s in
             pf_point_program_run(src, dst, count, s.baseAddress, Int32(s.count), flags)
         }

@@ -177,37 +177,65 @@ struct LanczosWeights {
     }
 }
 
+/// `LanczosWeights` for a whole range of outputs, in memory a tile loop reads without
+/// allocating or bridging arrays: built once per render for the region a Lanczos node
+/// produces; a tile reads the entries of its own outputs.
+final class LanczosTable: @unchecked Sendable {
+    /// The output index (relative to the output origin) of entry 0.
+    let first: Int
+    let count: Int
+    let maxTaps: Int
+    let starts: UnsafeMutablePointer<Int>
+    let counts: UnsafeMutablePointer<Int>
+    let weights: UnsafeMutablePointer<Float>
+
+    init(outputRange: Range<Int>, inputSize: Int, outputSize: Int, span: Double? = nil) {
+        let w = LanczosWeights(outputRange: outputRange, inputSize: inputSize, outputSize: outputSize, span: span)
+        first = outputRange.lowerBound
+        count = outputRange.count
+        maxTaps = w.maxTaps
+        starts = .allocate(capacity: Swift.max(1, count))
+        counts = .allocate(capacity: Swift.max(1, count))
+        weights = .allocate(capacity: Swift.max(1, w.weights.count))
+        starts.initialize(from: w.starts, count: w.starts.count)
+        counts.initialize(from: w.counts, count: w.counts.count)
+        weights.initialize(from: w.weights, count: w.weights.count)
+    }
+
+    deinit {
+        starts.deallocate()
+        counts.deallocate()
+        weights.deallocate()
+    }
+
+    /// Whether the table holds the outputs `range` (relative to the output origin).
+    func covers(_ range: Range<Int>) -> Bool { range.lowerBound >= first && range.upperBound <= first + count }
+}
+
 /// Separable Lanczos resampling: horizontal pass over the source rows, then vertical.
-/// `src` must cover the spans of `wx` and `wy` (shifted by `inputOrigin`).
+/// `src` must cover the spans of the outputs' taps (shifted by `inputOrigin`); `wx` and `wy`
+/// hold the taps of the tile's outputs, whose first is `out.rect`'s origin minus `outputOrigin`.
 func lanczosResample(
-    _ src: Tile, wx: LanczosWeights, wy: LanczosWeights, inputOrigin: (Int, Int),
+    _ src: Tile, wx: LanczosTable, wy: LanczosTable, outputOrigin: (Int, Int), inputOrigin: (Int, Int),
     into out: Tile, arena: Arena
 ) {
     let w = out.rect.width
     let mid = arena.tile(IntRect(x: out.rect.x, y: src.rect.y, width: w, height: src.rect.height))
     // Horizontal: C (pf_resample_h), each output summing its taps in order.
     let shift = inputOrigin.0 - src.rect.x
-    wx.weights.withUnsafeBufferPointer { wts in
-        wx.starts.withUnsafeBufferPointer { starts in
-            wx.counts.withUnsafeBufferPointer { counts in
-                for y in src.rect.y..<src.rect.maxY {
-                    pf_resample_h(
-                        src.row(y) + shift, starts.baseAddress, counts.baseAddress, wts.baseAddress,
-                        wx.maxTaps, w, mid.row(y))
-                }
-            }
-        }
+    let ix = out.rect.x - outputOrigin.0 - wx.first
+    for y in src.rect.y..<src.rect.maxY {
+        pf_resample_h(src.row(y) + shift, wx.starts + ix, wx.counts + ix, wx.weights + ix * wx.maxTaps, wx.maxTaps, w, mid.row(y))
     }
     let rows = arena.allocate(wy.maxTaps, of: UnsafePointer<SIMD4<Float>>.self)
-    wy.weights.withUnsafeBufferPointer { wts in
-        for (j, y) in (out.rect.y..<out.rect.maxY).enumerated() {
-            let n = wy.counts[j]
-            let y0 = wy.starts[j] + inputOrigin.1
-            for k in 0..<n { rows[k] = UnsafePointer(mid.row(y0 + k)) }
-            correlateRowsVertical(
-                rows, taps: UnsafeBufferPointer(rebasing: wts[(j * wy.maxTaps)..<(j * wy.maxTaps + n)]),
-                count: w, into: out.row(y))
-        }
+    let iy = out.rect.y - outputOrigin.1 - wy.first
+    for j in 0..<out.rect.height {
+        let n = wy.counts[iy + j]
+        let y0 = wy.starts[iy + j] + inputOrigin.1
+        for k in 0..<n { rows[k] = UnsafePointer(mid.row(y0 + k)) }
+        correlateRowsVertical(
+            rows, taps: UnsafeBufferPointer(start: wy.weights + (iy + j) * wy.maxTaps, count: n),
+            count: w, into: out.row(out.rect.y + j))
     }
 }
 

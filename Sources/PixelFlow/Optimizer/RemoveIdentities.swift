@@ -17,21 +17,6 @@ enum RemoveIdentities: OptimizerPass {
         return (out, changes)
     }
 
-    static func isIdentity(_ n: Node) -> Bool {
-        switch n.op {
-        case let .colorMatrix(m): return m.isIdentity
-        case let .warp(.affine(t, _)): return t.isIdentity
-        case let .warp(.lanczos(o, nil)): return o.rect == n.inputs[0].extent
-        case let .crop(r):
-            let e = n.inputs[0].extent
-            if e.isInfinite { return r.isInfinite }
-            return !r.isInfinite ? e.intersection(r) == e : true
-        case let .stencil(.gaussian(sigma)): return sigma == 0
-        case let .stencil(.convolution(w, h, weights, bias, _)):
-            guard bias == 0, weights.count == w * h else { return false }
-            let center = (h / 2) * w + w / 2
-            return weights.enumerated().allSatisfy { $0.offset == center ? $0.element == 1 : $0.element == 0 }
-        default: return false
-        }
-    }
+    /// Whether `n` leaves its input unchanged, as its kind says (`NodeKind.isIdentity`).
+    static func isIdentity(_ n: Node) -> Bool { n.op.kind.isIdentity(n) }
 }

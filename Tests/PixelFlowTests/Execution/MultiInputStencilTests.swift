@@ -12,7 +12,8 @@ final class MultiInputStencilTests: XCTestCase {
     /// shifted region.
     func shiftedSum(wholeRegion: Bool) -> Image {
         let k = StencilKernel.reading(
-            [{ IntRect(x: $0.x + 5, y: $0.y - 3, width: $0.width, height: $0.height) }], name: "shifted sum \(wholeRegion)",
+            [.custom { IntRect(x: $0.x + 5, y: $0.y - 3, width: $0.width, height: $0.height) }],
+            name: "shifted sum \(wholeRegion)",
             haloX: 1, haloY: 1,
             wholeRegion: wholeRegion
         ) { inputs, out, _, _ in
@@ -60,8 +61,8 @@ final class MultiInputStencilTests: XCTestCase {
         // Every output pixel adds the mean of the whole second image (constant region).
         let whole = IntRect(x: 0, y: 0, width: 30, height: 20)
         let k = StencilKernel.reading(
-            [{ _ in whole }], name: "plus mean", haloX: 0, haloY: 0,
-            materializesExtraInputs: true
+            [.fixed(whole)], name: "plus mean", haloX: 0, haloY: 0,
+            readWhole: true
         ) { inputs, out, _, _ in
             var mean = SIMD4<Float>.zero
             for y in whole.y..<whole.maxY { for x in whole.x..<whole.maxX { mean += inputs[1].pointer(x: x, y: y).pointee } }
@@ -75,7 +76,7 @@ final class MultiInputStencilTests: XCTestCase {
         let second = try Image(b).exposureAdjusted(ev: 0.5)
         let image = Image(a).applyingStencil(k, reading: [second], extent: Image(a).extent)
         let plan = RenderPlan(root: image.node, rect: whole, options: RenderContext(colorManagement: .none).options)
-        XCTAssertTrue(plan.materializedNodes.contains { $0 === image.node.inputs[1] }, "the second input is computed once")
+        XCTAssertTrue(plan.stageNodes.contains { $0 === image.node.inputs[1] }, "the second input is computed once")
         let secondPixels = try RenderContext(colorManagement: .none).makeBuffer(second, rect: second.extent, format: .rgbaF32)
         var mean = SIMD4<Float>.zero
         for y in 0..<20 { for x in 0..<30 { mean += secondPixels[x, y] } }

@@ -114,17 +114,27 @@ final class StencilEdgeTests: XCTestCase {
     func testTheSplitCoversTheTileOnceAndOnlyTheCoreReadsInPlace() throws {
         let b = TestImages.random(width: 40, height: 30, seed: 3, colorEncoding: .linear, alphaMode: .premultiplied)
         let source = Image(b).clampedToExtent()
-        let evaluator = Evaluator(linear: true)
         let stencil = Stencil.convolution(width: 3, height: 5, weights: [Float](repeating: 1, count: 15), bias: 0, rgbOnly: false)
+        /// The pipeline's edge-split rule for the stencil over `input`, applied to `rect`.
+        func split(_ input: Image, _ rect: IntRect) -> [IntRect]? {
+            let node = Node(.stencil(stencil), inputs: [input.node], extent: .infinite)
+            let plan = RenderPlan(root: node, rect: rect, options: .init())
+            guard let inner = plan.lower().step(node)?.edgeSplit else { return nil }
+            var parts = [IntRect](repeating: .empty, count: 5)
+            let n = parts.withUnsafeMutableBufferPointer {
+                Evaluator.edgeSplit(stencil, inner: inner, rect, into: $0.baseAddress!)
+            }
+            return n == 0 ? nil : Array(parts[0..<n])
+        }
         for rect in [
             IntRect(x: -4, y: -3, width: 20, height: 12), IntRect(x: 30, y: 20, width: 16, height: 16),
             IntRect(x: 0, y: 0, width: 40, height: 30),
         ] {
-            let parts = try XCTUnwrap(evaluator.edgeSplit(stencil, input: source.node, rect), "\(rect)")
+            let parts = try XCTUnwrap(split(source, rect), "\(rect)")
             let inner = IntRect(x: 0, y: 0, width: 40, height: 30)
-            XCTAssertTrue(inner.contains(Evaluator.stencilROI(stencil, for: parts[0])), "core of \(rect)")
+            XCTAssertTrue(inner.contains(stencil.inputRegion(0, for: parts[0])), "core of \(rect)")
             for p in parts.dropFirst() {
-                XCTAssertFalse(inner.contains(Evaluator.stencilROI(stencil, for: p)), "strip \(p) of \(rect)")
+                XCTAssertFalse(inner.contains(stencil.inputRegion(0, for: p)), "strip \(p) of \(rect)")
             }
             var covered = [Int](repeating: 0, count: rect.area)
             for p in parts {
@@ -134,52 +144,11 @@ final class StencilEdgeTests: XCTestCase {
             XCTAssertEqual(Set(covered), [1], "\(rect)")
         }
         // Entirely inside: nothing to split. Entirely outside the source: nothing reads in place.
-        XCTAssertNil(evaluator.edgeSplit(stencil, input: source.node, IntRect(x: 5, y: 5, width: 10, height: 10)))
-        XCTAssertNil(evaluator.edgeSplit(stencil, input: source.node, IntRect(x: 60, y: 5, width: 10, height: 10)))
+        XCTAssertNil(split(source, IntRect(x: 5, y: 5, width: 10, height: 10)))
+        XCTAssertNil(split(source, IntRect(x: 60, y: 5, width: 10, height: 10)))
         XCTAssertNil(
-            evaluator.edgeSplit(
-                stencil, input: Image(TestImages.random(width: 40, height: 30, format: .rgba8)).clampedToExtent().node,
+            split(
+                Image(TestImages.random(width: 40, height: 30, format: .rgba8)).clampedToExtent(),
                 IntRect(x: -4, y: -3, width: 20, height: 12)))
-    }
-}
-
-/// A whole-region blur that is the whole output is computed straight into a premultiplied
-/// float destination (`RenderPlan.stageWritingOutput`), with no output tiles copying it: the
-/// same bits as the tile path, at the root and under a crop, for sub-rects, exact taps and
-/// box cascades; other destinations, and blurs that are not the whole output, take the tiles.
-final class OutputStageTests: XCTestCase {
-    func testBlurComputedInTheDestinationMatchesTheTilePath() throws {
-        let b = TestImages.random(width: 77, height: 45, format: .rgba8, seed: 21)
-        let graphs: [(String, Image)] = [
-            ("root", try Image(b).gaussianBlurred(radius: 6)),
-            ("crop", try Image(b).clampedToExtent().gaussianBlurred(radius: 6).cropped(to: b.bounds)),
-            ("boxes", try Image(b).clampedToExtent().gaussianBlurred(radius: 25).cropped(to: b.bounds)),
-        ]
-        for (name, image) in graphs {
-            for rect in [b.bounds, Rect(x: 5, y: 7, width: 30, height: 20)] {
-                var off = RenderContext.Options(threadCount: 2)
-                off.writesLastStageInPlace = false
-                let plan = RenderPlan(root: image.node, rect: IntRect(covering: rect), options: off)
-                XCTAssertNotNil(plan.stageWritingOutput(), name)
-                let reference = try RenderContext(options: off).makeBuffer(image, rect: rect, format: .rgbaF32)
-                for (threads, tw, th) in [(1, 256, 64), (3, 16, 16)] {
-                    let out = try RenderContext(threadCount: threads, tileWidth: tw, tileHeight: th).makeBuffer(
-                        image, rect: rect, format: .rgbaF32)
-                    XCTAssertTrue(out == reference, "\(name) \(rect): threads \(threads) tile \(tw)x\(th)")
-                }
-            }
-        }
-        // explain(_:rect:into:) says so for such a destination, and not for others.
-        let blur = graphs[1].1
-        let f32 = try PixelBuffer(width: b.width, height: b.height, format: .rgbaF32, alphaMode: .premultiplied)
-        XCTAssertTrue(try RenderContext().explain(blur, into: f32).contains("computed straight into the destination"))
-        let straight = try PixelBuffer(width: b.width, height: b.height, format: .rgbaF32, alphaMode: .straight)
-        XCTAssertFalse(try RenderContext().explain(blur, into: straight).contains("computed straight into the destination"))
-        XCTAssertFalse(try RenderContext().explain(blur, into: b).contains("computed straight into the destination"))
-        // A blur followed by another operation, or a crop of part of it, is not the whole output.
-        let tinted = try Image(b).gaussianBlurred(radius: 6).colorInverted()
-        XCTAssertNil(RenderPlan(root: tinted.node, rect: IntRect(covering: tinted.extent), options: .init()).stageWritingOutput())
-        let part = try Image(b).gaussianBlurred(radius: 6).cropped(to: Rect(x: 0, y: 0, width: 20, height: 20))
-        XCTAssertNil(RenderPlan(root: part.node, rect: IntRect(covering: b.bounds), options: .init()).stageWritingOutput())
     }
 }

@@ -6,7 +6,8 @@ import XCTest
 final class StencilKernelTests: XCTestCase {
     /// A 3x3 maximum (dilation), written once, used both ways.
     func dilate(whole: Bool) -> StencilKernel {
-        StencilKernel(name: "dilate3 \(whole)", haloX: 1, haloY: 1, wholeRegion: whole) { input, output, _, _ in
+        StencilKernel(name: "dilate3 \(whole)", haloX: 1, haloY: 1, capabilities: whole ? [.wholeRegion] : []) {
+            input, output, _, _ in
             for y in output.rect.y..<output.rect.maxY {
                 for x in output.rect.x..<output.rect.maxX {
                     var m = SIMD4<Float>(repeating: -.infinity)
@@ -32,7 +33,7 @@ final class StencilKernelTests: XCTestCase {
             }
             let plan = RenderPlan(
                 root: img.cropped(to: b.bounds).node, rect: IntRect(x: 0, y: 0, width: 31, height: 19), options: .init())
-            XCTAssertEqual(plan.materializedNodes.count, whole ? 1 : 0)
+            XCTAssertEqual(plan.stageNodes.count, whole ? 1 : 0)
         }
         for r in results.dropFirst() { XCTAssertTrue(r == results[0]) }
         for (x, y) in [(0, 0), (10, 7), (30, 18)] {

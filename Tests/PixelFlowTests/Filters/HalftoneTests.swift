@@ -102,7 +102,7 @@ final class HalftoneTests: XCTestCase {
     func testHalftonesRunAsOneFusedPass() throws {
         let out = try FilterRegistry.apply("CIDotScreen", ["inputImage": .image(Image(buffer))])
         let plan = RenderPlan(root: out.node, rect: IntRect(x: 0, y: 0, width: 64, height: 48), options: .init())
-        XCTAssertEqual(plan.materializedNodes.count, 0)
+        XCTAssertEqual(plan.stageNodes.count, 0)
         XCTAssertThrowsError(
             try FilterRegistry.apply("CILineScreen", ["inputImage": .image(Image(buffer)), "inputWidth": .number(0)]))
     }

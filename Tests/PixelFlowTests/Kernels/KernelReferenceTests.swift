@@ -118,7 +118,7 @@ final class KernelReferenceTests: XCTestCase {
                         let dst = out + offset
                         fg.withUnsafeBufferPointer { f in
                             bg.withUnsafeBufferPointer { b in
-                                blend.apply(f.baseAddress!, b.baseAddress!, into: dst, count: count, streams: streams)
+                                blend.apply(f.baseAddress!, b.baseAddress!, into: dst, count: count, nonTemporal: streams)
                             }
                         }
                         pf_store_fence()

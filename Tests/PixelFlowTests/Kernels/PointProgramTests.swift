@@ -118,7 +118,7 @@ final class PointProgramTests: XCTestCase {
                                 input.withUnsafeBufferPointer { s in
                                     program.run(
                                         s.baseAddress!, all + offset, count: count, unpremultiplyInput: unpremultiply,
-                                        premultiplyOutput: premultiply, stream: stream)
+                                        premultiplyOutput: premultiply, nonTemporal: stream)
                                 }
                                 pf_store_fence()
                                 let label =
@@ -135,7 +135,7 @@ final class PointProgramTests: XCTestCase {
                         inPlace.withUnsafeMutableBufferPointer { d in
                             program.run(
                                 UnsafePointer(d.baseAddress!), d.baseAddress!, count: count, unpremultiplyInput: unpremultiply,
-                                premultiplyOutput: premultiply, stream: false)
+                                premultiplyOutput: premultiply, nonTemporal: false)
                         }
                         assertSame(inPlace, expected, "\(name) n=\(count) in place")
                     }

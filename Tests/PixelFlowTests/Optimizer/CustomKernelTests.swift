@@ -11,7 +11,7 @@ final class CustomKernelTests: XCTestCase {
         let v = buffer[5, 6]
         XCTAssertLessThan(abs(out[5, 6] - SIMD4(v.z * 2, v.y * 2, v.x * 2, 1)).max(), 1e-6)
         let p = RenderPlan(root: img.node, rect: IntRect(x: 0, y: 0, width: 33, height: 21), options: .init())
-        XCTAssertEqual(p.materializedNodes.count, 0)
+        XCTAssertEqual(p.stageNodes.count, 0)
         let rows = Image(buffer).applyingColorRowKernel(named: "half") { px in
             for i in px.indices { px[i] *= SIMD4(0.5, 0.5, 0.5, 1) }
         }

@@ -135,7 +135,7 @@ final class OptimizerPassTests: XCTestCase {
         let (opt, _) = Optimizer.optimize(img.node)
         XCTAssertGreaterThan(GraphWalk.depth(opt), 1000)
         let plan = RenderPlan(root: img.node, rect: IntRect(x: 0, y: 0, width: 8, height: 6), options: .init())
-        XCTAssertGreaterThan(plan.materializedNodes.count, 10)  // forced stage boundaries
+        XCTAssertGreaterThan(plan.stageNodes.count, 10)  // forced stage boundaries
         let out = try RenderContext().makeBuffer(img.cropped(to: Rect(x: 0, y: 0, width: 8, height: 6)), format: .rgbaF32)
         XCTAssertFalse(out[3, 3].x.isNaN)
         let unopt = try RenderContext(optimizes: false).makeBuffer(

@@ -13,16 +13,16 @@ final class PlanTests: XCTestCase {
         let chain = try Image(buffer).colorInverted().colorControls(saturation: 1.2, brightness: 0.1, contrast: 1.1)
             .gammaAdjusted(power: 0.75).sepiaTone().exposureAdjusted(ev: 0.5)
         let p = plan(chain)
-        XCTAssertEqual(p.materializedNodes.count, 0)
+        XCTAssertEqual(p.stageNodes.count, 0)
         XCTAssertEqual(p.order.map(\.op.kindName), ["source", "colorMatrix", "color", "colorMatrix"], p.explain())
         let text = p.explain()
         XCTAssertTrue(text.contains("fold color matrices: 2"), text)
         XCTAssertTrue(text.contains("optimizer: 6 node(s) -> 4"), text)
         XCTAssertTrue(text.contains("stage 1: output tiles"), text)
-        XCTAssertTrue(text.contains("materialized buffers: 0"), text)
+        XCTAssertTrue(text.contains("stage buffers: 0"), text)
         // Optimization off: one full pass per node.
         let off = plan(chain, optimizes: false)
-        XCTAssertEqual(off.materializedNodes.count, 4)  // every node but the source and the output
+        XCTAssertEqual(off.stageNodes.count, 4)  // every node but the source and the output
         XCTAssertTrue(off.explain().contains("optimization off: one pass per node"))
     }
 
@@ -30,8 +30,8 @@ final class PlanTests: XCTestCase {
         let blurred = try Image(buffer).clampedToExtent().gaussianBlurred(radius: 20)
         let small = blurred.cropped(to: Rect(x: 10, y: 10, width: 8, height: 8))
         let p = plan(small)
-        XCTAssertEqual(p.materializedNodes.count, 1)
-        let region = p.region(of: p.materializedNodes[0])!
+        XCTAssertEqual(p.stageNodes.count, 1)
+        let region = p.region(of: p.stageNodes[0])!
         XCTAssertEqual(region, IntRect(x: 10, y: 10, width: 8, height: 8))
         let text = p.explain()
         XCTAssertTrue(text.contains("buffer 8x8 rgbaF32"), text)
@@ -42,12 +42,12 @@ final class PlanTests: XCTestCase {
         let blurred = try Image(buffer).gaussianBlurred(radius: 2).lanczosScaled(scale: 0.9)
         let twice = try blurred.sepiaTone().composited(atop: try blurred.colorInverted())
         let p = plan(twice)
-        XCTAssertEqual(p.materializedNodes.count, 1)
-        XCTAssertEqual(p.materializedNodes[0].op.kindName, "warp")
+        XCTAssertEqual(p.stageNodes.count, 1)
+        XCTAssertEqual(p.stageNodes[0].op.kindName, "warp")
         XCTAssertTrue(p.explain().contains("used 2 times"))
         // A cheap shared node is recomputed per tile instead.
         let cheap = try Image(buffer).exposureAdjusted(ev: 1)
-        XCTAssertEqual(plan(try cheap.sepiaTone().composited(over: cheap.colorInverted())).materializedNodes.count, 0)
+        XCTAssertEqual(plan(try cheap.sepiaTone().composited(over: cheap.colorInverted())).stageNodes.count, 0)
     }
 
     func testExplainThroughTheContext() throws {

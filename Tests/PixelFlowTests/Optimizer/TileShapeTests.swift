@@ -1,7 +1,7 @@
 import XCTest
 @testable import PixelFlow
 
-/// The shape of the output tiles (`RenderPlan.outputGrid`): full-width strips where every
+/// The shape of the output tiles (`RenderPlan.outputGrid`): full-width bands where every
 /// output row reads its input rows from left to right (pointwise chains; and scales without
 /// rotation and stencils over pixels read in place), the context's tiles elsewhere.
 final class TileShapeTests: XCTestCase {
@@ -43,7 +43,7 @@ final class TileShapeTests: XCTestCase {
             let g = grid(image)
             XCTAssertEqual(g.width, tw, "\(name)\n\(g.text)")
             XCTAssertEqual(g.height, th, "\(name)\n\(g.text)")
-            XCTAssertEqual(g.text.contains("full-width strips"), tw != 256, "\(name)\n\(g.text)")
+            XCTAssertEqual(g.text.contains("full-width bands"), tw != 256, "\(name)\n\(g.text)")
         }
     }
 
@@ -60,7 +60,7 @@ final class TileShapeTests: XCTestCase {
             let strips = try RenderContext(threadCount: 2).makeBuffer(g, format: .rgbaF32)
             let squares = try RenderContext(threadCount: 2, tileWidth: 32, tileHeight: 32).makeBuffer(g, format: .rgbaF32)
             XCTAssertTrue(strips == squares, "graph \(i)")
-            XCTAssertTrue(grid(g).text.contains("full-width strips"), "graph \(i)")
+            XCTAssertTrue(grid(g).text.contains("full-width bands"), "graph \(i)")
         }
     }
 }

@@ -279,18 +279,18 @@ final class ReferenceEvaluator {
         case let .custom(k):
             let primary = copy(evaluate(inputs[0], over: r.outset(k.haloX, k.haloY)))
             let arena = Arena()
-            if let body = k.applyToInputs {
-                var tiles = [primary]
-                for j in 1..<inputs.count {
-                    let region = k.inputRegion(j, for: r)
-                    tiles.append(
-                        region.isEmpty
-                            ? ReferenceImage(IntRect(x: r.x, y: r.y, width: 0, height: 0))
-                            : copy(evaluate(inputs[j], over: region)))
+            var tiles = [primary]
+            for j in 1..<inputs.count {
+                let region = k.inputRegion(j, for: r)
+                tiles.append(
+                    region.isEmpty
+                        ? ReferenceImage(IntRect(x: r.x, y: r.y, width: 0, height: 0))
+                        : copy(evaluate(inputs[j], over: region)))
+            }
+            withExtendedLifetime(tiles) {
+                tiles.map(\.tile).withUnsafeBufferPointer {
+                    k.run(StencilInputs(base: $0.baseAddress!, count: $0.count), out.tile.view(r), 1, arena)
                 }
-                withExtendedLifetime(tiles) { body(tiles.map(\.tile), out.tile.view(r), 1, arena) }
-            } else {
-                withExtendedLifetime(primary) { k.apply(primary.tile, out.tile.view(r), 1, arena) }
             }
         }
     }

@@ -1,0 +1,45 @@
+/// How a warp reads between pixels.
+public enum Sampling: String, Sendable, CaseIterable {
+    /// The nearest pixel.
+    case nearest
+    /// Linear interpolation of the four nearest pixels.
+    case bilinear
+}
+
+/// A geometric operation that maps each output position to an input position.
+enum Warp: Sendable, CustomStringConvertible {
+    /// `transform` maps input coordinates to output coordinates.
+    case affine(AffineTransform, Sampling)
+    /// Antialiased Lanczos-3 resampling of the input extent onto `output`. `inputSpan`, when
+    /// set, is the width and height of input (from the extent's origin) that maps onto
+    /// `output` instead of the extent's whole pixels; taps still read every pixel of the
+    /// extent. `ShrinkSourcesOnLoad` sets it: a file shrunk k times covers `size / k`, which
+    /// ends inside its last pixel when the size is not a multiple of k.
+    case lanczos(output: IntRect, inputSpan: Size? = nil)
+    /// Repeats the edge pixels of `extent` to infinity.
+    case clamp(extent: IntRect)
+    /// A position mapping given as a closure (built-in distortions and user warps).
+    case custom(WarpKernel)
+
+    var description: String {
+        switch self {
+        case let .affine(t, s): return "affine \(t) \(s.rawValue)"
+        case let .lanczos(o, span?): return "lanczos3 to \(o.width)x\(o.height) from \(span.width)x\(span.height)"
+        case let .lanczos(o, nil): return "lanczos3 to \(o.width)x\(o.height)"
+        case let .clamp(e): return "clamp to \(e)"
+        case let .custom(k): return "\(k.name) \(k.sampling.rawValue)"
+        }
+    }
+}
+
+/// A warp given by a function from output positions to input positions.
+struct WarpKernel: Sendable {
+    var name: String
+    /// True when `name` fully determines the mapping (see `GeneratorKernel`).
+    var sharesByName: Bool = true
+    var sampling: Sampling
+    /// The input rect that outputs in a rect read (before the sampler's margin).
+    var regionOfInterest: @Sendable (Rect) -> Rect
+    /// Maps the output pixel center `(x, y)` to the input position to sample.
+    var map: @Sendable (_ x: Double, _ y: Double) -> Point
+}
