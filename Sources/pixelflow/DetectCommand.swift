@@ -138,8 +138,8 @@ enum DetectCommand: Subcommand {
         Usage: pixelflow detect faces IN [--json] [--annotate OUT] [--accuracy low|high] [--cascade PATH]
                                          [--min-neighbors N] [--min-size PX] [--angles A,B,...] [--no-landmarks]
 
-        Finds faces with OpenCV's cascade classifiers (haarcascade_frontalface_default.xml
-        from the Debian package opencv-data, /usr/share/opencv4; PIXELFLOW_CASCADE_DIR overrides)
+        Finds faces with OpenCV's cascade classifiers (haarcascade_frontalface_default.xml,
+        which ships with PixelFlow, as its eye and smile cascades do)
         and prints one line per face, largest first: `face x,y,w,h`, then `left_eye x,y`,
         `right_eye x,y`, `mouth x,y` when found, and `smile`, `left_eye_closed`,
         `right_eye_closed` when set. With --accuracy high (default) the boxes are those of

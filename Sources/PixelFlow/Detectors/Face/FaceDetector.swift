@@ -1,8 +1,9 @@
 import Foundation
 
 /// Finds faces, with eye and mouth positions, smiles and closed eyes, like Core Image's
-/// `CIDetectorTypeFace` — with OpenCV's cascade classifiers (the XML files of Debian's
-/// `opencv-data`, found by `CascadeClassifier.locate(_:)`).
+/// `CIDetectorTypeFace` — with OpenCV's cascade classifiers (the XML files that ship with
+/// PixelFlow, `CascadeClassifier.bundledNames`, or any other found by
+/// `CascadeClassifier.locate(_:)`).
 ///
 /// ```swift
 /// let detector = try FaceDetector(options: DetectorOptions(accuracy: .high))
@@ -127,8 +128,8 @@ public struct FaceDetector: Detector {
     /// Loads the cascades (the face cascade, and the eye and smile ones when
     /// `configuration.findsLandmarks`).
     ///
-    /// - Throws: `PixelFlowError.io` when a cascade file is not installed (the message names the
-    ///   Debian package `opencv-data`), `.decodingFailed`/`.unsupportedFormat` for a bad file,
+    /// - Throws: `PixelFlowError.io` when a cascade file that does not ship with PixelFlow is not
+    ///   installed (the message names the Debian package `opencv-data`), `.decodingFailed`/`.unsupportedFormat` for a bad file,
     ///   `.invalidParameter` for a scale factor not above 1 or negative sizes.
     public init(options: DetectorOptions = DetectorOptions(), configuration: Configuration = Configuration()) throws {
         if let f = configuration.scaleFactor, !(f > 1 && f.isFinite && f <= 4) {
