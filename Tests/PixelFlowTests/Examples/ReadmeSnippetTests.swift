@@ -139,7 +139,7 @@ final class ReadmeSnippetTests: TemporaryDirectoryTestCase {
                 try RenderContext().write(flat, toFile: "card.png")
             }
             let portrait = try PixelBuffer(contentsOfFile: "portrait.png")
-            for face in try FaceDetector().features(in: portrait) {  // Docs/Detectors.md; needs opencv-data
+            for face in try FaceDetector().features(in: portrait) {  // Docs/Detectors.md
                 print(face.bounds, face.leftEyePosition ?? "no eye", face.hasSmile)
             }
             // end snippet
