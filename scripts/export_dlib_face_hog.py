@@ -18,13 +18,20 @@ weights (row-major) and the bias (the detection threshold) last.
 
 The output (little-endian), read by `_FaceHOGModel` (FaceHOGModel.swift):
 
-    bytes 0-7    magic "PFHOG\\x01\\x00\\x00"
+    bytes 0-7    magic "PFHOG\\x02\\x00\\x00"
     int32 x 10   cell size, filter rows, filter columns, feature planes (31), filter count,
                  window width, window height, minimum layer width, minimum layer height,
                  pyramid rate N (layers shrink by (N-1)/N)
     float64 x 2  box-overlap IoU threshold, covered-fraction threshold
     float64 x F  each filter's threshold (dlib's bias)
     float32 x F*31*rows*cols   the weights, filter by filter, plane by plane, row-major
+    then, filter by filter and plane by plane, the filter as separable terms, as dlib applies it
+    (its build_fhog_filterbank: the singular value decomposition of the rows x cols weights,
+    keeping the singular values s of at least max(1e-4, 0.001 * max s)):
+    uint8        the number of terms T
+    float32 x T*(rows+cols)    per term, the column filter u * sqrt(s) (rows values) then the
+                 row filter v * sqrt(s) (cols values); the plane's filter is the sum over the
+                 terms of column x row
 """
 import os, struct, sys, tempfile
 
@@ -89,7 +96,7 @@ def main():
     rows = cells(-half_h, d["window_height"] - half_h - 1) + 2 * d["padding"]
     assert rows * cols * 31 == d["dims"], (rows, cols, d["dims"])
     assert detector.num_detectors == len(d["filters"])
-    out = bytearray(b"PFHOG\x01\x00\x00")
+    out = bytearray(b"PFHOG\x02\x00\x00")
     out += struct.pack("<10i", d["cell"], rows, cols, 31, len(d["filters"]), d["window_width"],
                        d["window_height"], d["min_width"], d["min_height"], 6)
     out += struct.pack("<2d", d["iou"], d["covered"])
@@ -97,6 +104,18 @@ def main():
     for w in d["filters"]:
         assert len(w) == d["dims"] + 1
         out += struct.pack("<%df" % d["dims"], *w[:-1])
+    import numpy as np
+    terms = 0
+    for w in d["filters"]:
+        planes = np.array(w[:-1], dtype=np.float64).reshape(31, rows, cols)
+        for f in planes:
+            u, sv, vt = np.linalg.svd(f)
+            keep = [j for j in range(len(sv)) if sv[j] >= max(1e-4, sv.max() * 0.001)]
+            out += struct.pack("<B", len(keep))
+            for j in keep:
+                out += struct.pack("<%df" % rows, *(u[:, j] * np.sqrt(sv[j])))
+                out += struct.pack("<%df" % cols, *(vt[j, :] * np.sqrt(sv[j])))
+            terms += len(keep)
     os.makedirs(DEST, exist_ok=True)
     open(os.path.join(DEST, "frontal_face.hog"), "wb").write(out)
     licence = None
@@ -114,10 +133,10 @@ def main():
                 "1.0, quoted from its distribution:\n\n" % dlib.__version__)
         f.write(licence)
     print("cell %d, filters %d of %dx%dx31, window %dx%d, min layer %dx%d, max levels %d, "
-          "overlap iou %.4f covered %.4f, thresholds %s, nuclear norm %g -> %d bytes"
+          "overlap iou %.4f covered %.4f, thresholds %s, nuclear norm %g, %d separable terms -> %d bytes"
           % (d["cell"], len(d["filters"]), rows, cols, d["window_width"], d["window_height"],
              d["min_width"], d["min_height"], d["max_levels"], d["iou"], d["covered"],
-             ", ".join("%.4f" % w[-1] for w in d["filters"]), d["nuclear_norm"], len(out)))
+             ", ".join("%.4f" % w[-1] for w in d["filters"]), d["nuclear_norm"], terms, len(out)))
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ DIRECTIONS = np.array([[1.0, 0.0], [0.9397, 0.3420], [0.7660, 0.6428], [0.500, 0
 
 def load_model():
     data = open(MODEL, "rb").read()
-    assert data[:8] == b"PFHOG\x01\x00\x00"
+    assert data[:8] == b"PFHOG\x02\x00\x00"
     cell, rows, cols, planes, count, ww, wh, minw, minh, rate = struct.unpack_from("<10i", data, 8)
     iou, covered = struct.unpack_from("<2d", data, 48)
     thresholds = struct.unpack_from("<%dd" % count, data, 64)

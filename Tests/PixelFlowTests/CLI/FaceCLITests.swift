@@ -80,8 +80,9 @@ final class FaceCLITests: TemporaryDirectoryTestCase {
         let marked = try PixelBuffer(contentsOfFile: directory.appendingPathComponent("marked.png").path).converted(to: .rgba8)
         XCTAssertEqual(marked.width, original.width)
         XCTAssertEqual(marked.height, original.height)
-        // The face box (46, 31, 52, 52) is outlined in red: its top edge at y = 31.
-        let edge = marked[70, 31]
+        // The face box (HOG: dlib's (50, 41) to (93, 84), FaceHOG/hog_fixtures.json) is outlined
+        // in red: its top edge at y = 41.
+        let edge = marked[70, 41]
         XCTAssertGreaterThan(edge.x, 0.9)
         XCTAssertLessThan(edge.y, 0.2)
         // Away from the markers nothing changed.

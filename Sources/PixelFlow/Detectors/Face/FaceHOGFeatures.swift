@@ -62,7 +62,7 @@ struct _RGB8: Sendable {
     /// (source position = destination position x (source size - 1) / (destination size - 1)),
     /// weights in single precision, values truncated: what dlib's `resize_image` does, so the
     /// pyramid matches dlib's to within one level in a few pixels.
-    func resized(width newWidth: Int, height newHeight: Int) -> _RGB8 {
+    func resized(width newWidth: Int, height newHeight: Int, threads: Int = 1) -> _RGB8 {
         guard newWidth > 0, newHeight > 0, width > 0, height > 0 else {
             return _RGB8(
                 width: max(0, newWidth), height: max(0, newHeight),
@@ -81,24 +81,42 @@ struct _RGB8: Sendable {
         }
         var out = [UInt8](repeating: 0, count: 3 * newWidth * newHeight)
         let w = width
-        pixels.withUnsafeBufferPointer { src in
-            out.withUnsafeMutableBufferPointer { dst in
-                for r in 0..<newHeight {
-                    let y = Double(r) * yScale
-                    let top = min(Int(y.rounded(.down)), height - 1)
-                    let bottom = min(top + 1, height - 1)
-                    let fy = Float(y - Double(top)), gy = 1 - fy
-                    let t = src.baseAddress! + 3 * w * top, b = src.baseAddress! + 3 * w * bottom
-                    let d = dst.baseAddress! + 3 * newWidth * r
-                    for c in 0..<newWidth {
-                        let fx = fraction[c], gx = 1 - fx
-                        let wtl = gy * gx, wtr = gy * fx, wbl = fy * gx, wbr = fy * fx
-                        let l = left[c], rr = right[c]
-                        for ch in 0..<3 {
-                            let v =
-                                wtl * Float(t[l + ch]) + wtr * Float(t[rr + ch]) + wbl * Float(b[l + ch]) + wbr
-                                * Float(b[rr + ch])
-                            d[3 * c + ch] = UInt8(min(max(v, 0), 255))
+        let oldHeight = height
+        left.withUnsafeBufferPointer { leftBuffer in
+            right.withUnsafeBufferPointer { rightBuffer in
+                fraction.withUnsafeBufferPointer { fractionBuffer in
+                    pixels.withUnsafeBufferPointer { srcBuffer in
+                        out.withUnsafeMutableBufferPointer { dstBuffer in
+                            let leftOf = _UnsafeSendable(leftBuffer.baseAddress!),
+                                rightOf = _UnsafeSendable(rightBuffer.baseAddress!)
+                            let fractionOf = _UnsafeSendable(fractionBuffer.baseAddress!)
+                            let src = _UnsafeSendable(srcBuffer.baseAddress!)
+                            let dst = _UnsafeMutableSendable(dstBuffer.baseAddress!)
+                            let bandRows = 16
+                            _parallelFor((newHeight + bandRows - 1) / bandRows, threads: threads) { band in
+                                for r in (band * bandRows)..<min(newHeight, (band + 1) * bandRows) {
+                                    let y = Double(r) * yScale
+                                    let top = min(Int(y.rounded(.down)), oldHeight - 1)
+                                    let bottom = min(top + 1, oldHeight - 1)
+                                    let fy = Float(y - Double(top)), gy = 1 - fy
+                                    let t = src.value + 3 * w * top, b = src.value + 3 * w * bottom
+                                    let d = dst.value + 3 * newWidth * r
+                                    for c in 0..<newWidth {
+                                        let fx = fractionOf.value[c], gx = 1 - fx
+                                        let l = leftOf.value[c], rr = rightOf.value[c]
+                                        let weights = SIMD4<Float>(gy * gx, gy * fx, fy * gx, fy * fx)
+                                        for ch in 0..<3 {
+                                            let taps = SIMD4<Float>(
+                                                Float(t[l + ch]), Float(t[rr + ch]), Float(b[l + ch]), Float(b[rr + ch]))
+                                            let products = weights * taps
+                                            // Between 0 and 255 by construction (convex weights):
+                                            // truncated as dlib truncates.
+                                            let v = products[0] + products[1] + products[2] + products[3]
+                                            d[3 * c + ch] = UInt8(truncatingIfNeeded: Int32(v))
+                                        }
+                                    }
+                                }
+                            }
                         }
                     }
                 }
@@ -416,6 +434,13 @@ struct _HOGFeatures: Sendable {
 struct _UnsafeSendable<T>: @unchecked Sendable {
     let value: UnsafePointer<T>
     init(_ value: UnsafePointer<T>) { self.value = value }
+}
+
+/// A pointer the workers of `_parallelFor` write through, each to rows of its own; the buffer
+/// it points into outlives the loop (the loop runs inside `withUnsafeMutableBufferPointer`).
+struct _UnsafeMutableSendable<T>: @unchecked Sendable {
+    let value: UnsafeMutablePointer<T>
+    init(_ value: UnsafeMutablePointer<T>) { self.value = value }
 }
 
 /// One slot per band of the histogram pass; each work item writes only its own.

@@ -4,7 +4,8 @@ import Foundation
 /// dlib's frontal face detector (five 10x10-cell filters over 31 HOG features: frontal, turned
 /// left, turned right, and frontal turned either way in the image plane), exported from dlib
 /// by `scripts/export_dlib_face_hog.py` into the package resource
-/// `Resources/HOG/frontal_face.hog` (Boost Software License, `LICENSE.txt` beside it).
+/// `Resources/HOG/frontal_face.hog` (Boost Software License, `LICENSE.txt` beside it): the
+/// weights, and the same filters as the separable terms dlib applies.
 ///
 /// The file's layout is the export script's documentation; every field is checked when it is
 /// read, so a damaged file throws `PixelFlowError.decodingFailed` and never traps.
@@ -32,14 +33,22 @@ struct _FaceHOGModel: Sendable {
     /// feature cell.
     let weights: [Float]
 
-    static let magic: [UInt8] = Array("PFHOG".utf8) + [1, 0, 0]
+    /// The filters as dlib applies them: separable terms (a column filter of `filterRows` and a
+    /// row filter of `filterColumns` values), term t of filter `termFilter[t]` on feature plane
+    /// `termPlane[t]`, its values at `termValues[t * (filterRows + filterColumns)...]` (column
+    /// filter first). Their sum is the filter up to singular values below 0.1% of the largest.
+    let termFilter: [Int]
+    let termPlane: [Int]
+    let termValues: [Float]
+
+    static let magic: [UInt8] = Array("PFHOG".utf8) + [2, 0, 0]
 
     /// Reads and checks a model file's bytes; `source` names it in errors.
     init(data: Data, source: String) throws {
         func bad(_ reason: String) -> PixelFlowError { .decodingFailed(file: source, reason: reason) }
         let bytes = [UInt8](data)
         guard bytes.count >= 64, Array(bytes[0..<8]) == Self.magic else {
-            throw bad("not a PixelFlow HOG model (magic PFHOG, version 1)")
+            throw bad("not a PixelFlow HOG model (magic PFHOG, version 2)")
         }
         func int32(_ offset: Int) -> Int {
             Int(
@@ -59,8 +68,8 @@ struct _FaceHOGModel: Sendable {
             (2...64).contains(fields[9])
         else { throw bad("header out of range: \(fields)") }
         let weightCount = count * planes * rows * cols
-        let expected = 64 + 8 * count + 4 * weightCount
-        guard bytes.count == expected else { throw bad("\(bytes.count) bytes, expected \(expected)") }
+        let termsStart = 64 + 8 * count + 4 * weightCount
+        guard bytes.count > termsStart else { throw bad("\(bytes.count) bytes, expected more than \(termsStart)") }
         let iou = Double(bitPattern: uint64(48)), covered = Double(bitPattern: uint64(56))
         guard iou.isFinite, covered.isFinite, iou > 0, iou <= 1, covered > 0, covered <= 1 else {
             throw bad("overlap thresholds \(iou), \(covered) out of (0, 1]")
@@ -82,6 +91,34 @@ struct _FaceHOGModel: Sendable {
                 }
             }
         }
+        // The separable terms.
+        var termFilter: [Int] = [], termPlane: [Int] = [], termValues: [Float] = []
+        var offset = termsStart
+        for k in 0..<count {
+            for p in 0..<planes {
+                guard offset < bytes.count else { throw bad("the separable terms end early (filter \(k), plane \(p))") }
+                let terms = Int(bytes[offset])
+                offset += 1
+                let length = 4 * terms * (rows + cols)
+                guard terms <= min(rows, cols), offset + length <= bytes.count else {
+                    throw bad("\(terms) separable terms for filter \(k), plane \(p) do not fit")
+                }
+                for t in 0..<terms {
+                    termFilter.append(k)
+                    termPlane.append(p)
+                    for i in 0..<(rows + cols) {
+                        let v = Float(bitPattern: UInt32(int32(offset + 4 * (t * (rows + cols) + i)) & 0xFFFF_FFFF))
+                        guard v.isFinite else { throw bad("separable term \(k)/\(p)/\(t) is not finite") }
+                        termValues.append(v)
+                    }
+                }
+                offset += length
+            }
+        }
+        guard offset == bytes.count else { throw bad("\(bytes.count - offset) bytes after the separable terms") }
+        self.termFilter = termFilter
+        self.termPlane = termPlane
+        self.termValues = termValues
         cellSize = cell
         filterRows = rows
         filterColumns = cols
