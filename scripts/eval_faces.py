@@ -17,8 +17,9 @@ at least 0.5, greedily by IoU, each face and each detection once; F1 = 2TP / (2T
 over the whole set. Time per image: the detector alone on an image already decoded (PixelFlow:
 `--timing RUNS`, the median of RUNS runs after a first one; OpenCV and dlib: the same, in this
 process, gray conversion included), with THREADS threads for PixelFlow and OpenCV; dlib's
-detector is single-threaded. The table gives the median over the images of those per-image
-medians, and the total.
+detector is single-threaded. Each image goes through every detector in turn before the next
+image, so that a change of the machine's load touches them alike. The table gives the median
+over the images of those per-image medians, and the total.
 """
 import argparse, hashlib, json, os, statistics, subprocess, sys, time
 
@@ -130,28 +131,26 @@ def main():
             detectors.append(("PixelFlow %s, OpenCV's parameters" % name, ["--accuracy", "high", "--cascade", os.path.join(OPENCV, c)]))
             detectors.append(("PixelFlow %s, .low's parameters" % name, ["--accuracy", "low", "--cascade", os.path.join(OPENCV, c)]))
     only = set(filter(None, a.only.split(",")))
-    tallies = []
+    # Every detector is a function of an image's path giving (boxes, ms). The images are the
+    # outer loop, so that all detectors see the machine in the same state for each image
+    # (this machine is shared, and its load changes over minutes).
+    runners = []
     for name, extra in detectors:
         if only and name not in only:
             continue
-        t = Tally(name)
-        for item in truth:
-            faces, ms = run_pixelflow(a.pixelflow, os.path.join(a.set, item["file"]), extra, a.threads, a.runs)
-            t.add(item, faces, ms)
-        tallies.append(t)
-
+        runners.append((name, lambda path, extra=extra: run_pixelflow(a.pixelflow, path, extra, a.threads, a.runs)))
     try:
         import cv2
         if not hasattr(cv2, "CascadeClassifier"):
             raise ImportError("cv2 %s has no CascadeClassifier" % cv2.__version__)
         cv2.setNumThreads(a.threads)
         alt2 = cv2.CascadeClassifier(os.path.join(OPENCV, "haarcascades/haarcascade_frontalface_alt2.xml"))
-        t = Tally("OpenCV %s alt2 detectMultiScale(1.1, 3)" % cv2.__version__)
-        for item in truth:
-            img = cv2.imread(os.path.join(a.set, item["file"]), cv2.IMREAD_COLOR)
+
+        def opencv(path):
+            img = cv2.imread(path, cv2.IMREAD_COLOR)
             found, ms = timed(lambda: alt2.detectMultiScale(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), 1.1, 3), a.runs)
-            t.add(item, [list(map(float, r)) for r in found], ms)
-        tallies.append(t)
+            return [list(map(float, r)) for r in found], ms
+        runners.append(("OpenCV %s alt2 detectMultiScale(1.1, 3)" % cv2.__version__, opencv))
     except ImportError as e:
         print("OpenCV skipped: %s" % e)
     try:
@@ -160,14 +159,19 @@ def main():
         from PIL import Image
         detector = dlib.get_frontal_face_detector()
         for up in (1, 0):
-            t = Tally("dlib %s HOG, upsample %d" % (dlib.__version__, up))
-            for item in truth:
-                img = np.asarray(Image.open(os.path.join(a.set, item["file"])).convert("RGB"))
+            def run_dlib(path, up=up):
+                img = np.asarray(Image.open(path).convert("RGB"))
                 found, ms = timed(lambda: detector(img, up), a.runs)
-                t.add(item, [[r.left(), r.top(), r.width(), r.height()] for r in found], ms)
-            tallies.append(t)
+                return [[r.left(), r.top(), r.width(), r.height()] for r in found], ms
+            runners.append(("dlib %s HOG, upsample %d" % (dlib.__version__, up), run_dlib))
     except ImportError as e:
         print("dlib skipped: %s" % e)
+    tallies = [Tally(name) for name, _ in runners]
+    for item in truth:
+        path = os.path.join(a.set, item["file"])
+        for t, (_, run) in zip(tallies, runners):
+            found, ms = run(path)
+            t.add(item, found, ms)
 
     faces = sum(len(i["faces"]) for i in truth)
     print("%d images (%d without faces), %d faces; IoU >= 0.5; %d threads (dlib: 1); median of %d runs per image"

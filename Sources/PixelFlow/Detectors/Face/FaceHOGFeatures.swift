@@ -60,8 +60,9 @@ struct _RGB8: Sendable {
 
     /// Bilinear resampling to `width` x `height` with the corners of the two images aligned
     /// (source position = destination position x (source size - 1) / (destination size - 1)),
-    /// weights in single precision, values truncated: what dlib's `resize_image` does, so the
-    /// pyramid matches dlib's to within one level in a few pixels.
+    /// weights in single precision, values truncated: what dlib's `resize_image` does (dlib
+    /// weighs the four taps at once, here the rows are blended first, so a value can differ by
+    /// one where the exact result is an integer).
     func resized(width newWidth: Int, height newHeight: Int, threads: Int = 1) -> _RGB8 {
         guard newWidth > 0, newHeight > 0, width > 0, height > 0 else {
             return _RGB8(
@@ -94,25 +95,45 @@ struct _RGB8: Sendable {
                             let dst = _UnsafeMutableSendable(dstBuffer.baseAddress!)
                             let bandRows = 16
                             _parallelFor((newHeight + bandRows - 1) / bandRows, threads: threads) { band in
-                                for r in (band * bandRows)..<min(newHeight, (band + 1) * bandRows) {
-                                    let y = Double(r) * yScale
-                                    let top = min(Int(y.rounded(.down)), oldHeight - 1)
-                                    let bottom = min(top + 1, oldHeight - 1)
-                                    let fy = Float(y - Double(top)), gy = 1 - fy
-                                    let t = src.value + 3 * w * top, b = src.value + 3 * w * bottom
-                                    let d = dst.value + 3 * newWidth * r
-                                    for c in 0..<newWidth {
-                                        let fx = fractionOf.value[c], gx = 1 - fx
-                                        let l = leftOf.value[c], rr = rightOf.value[c]
-                                        let weights = SIMD4<Float>(gy * gx, gy * fx, fy * gx, fy * fx)
-                                        for ch in 0..<3 {
-                                            let taps = SIMD4<Float>(
-                                                Float(t[l + ch]), Float(t[rr + ch]), Float(b[l + ch]), Float(b[rr + ch]))
-                                            let products = weights * taps
-                                            // Between 0 and 255 by construction (convex weights):
-                                            // truncated as dlib truncates.
-                                            let v = products[0] + products[1] + products[2] + products[3]
-                                            d[3 * c + ch] = UInt8(truncatingIfNeeded: Int32(v))
+                                // One source row pair blended vertically (in vector registers),
+                                // then two taps a channel along the row.
+                                var line = [Float](repeating: 0, count: 3 * w + 8)
+                                line.withUnsafeMutableBufferPointer { lineBuffer in
+                                    let blended = lineBuffer.baseAddress!
+                                    for r in (band * bandRows)..<min(newHeight, (band + 1) * bandRows) {
+                                        let y = Double(r) * yScale
+                                        let top = min(Int(y.rounded(.down)), oldHeight - 1)
+                                        let bottom = min(top + 1, oldHeight - 1)
+                                        let fy = Float(y - Double(top)), gy = 1 - fy
+                                        let t = src.value + 3 * w * top, b = src.value + 3 * w * bottom
+                                        var i = 0
+                                        while i + 8 <= 3 * w {
+                                            let tv = SIMD8<Float>(
+                                                SIMD8<Int32>(
+                                                    truncatingIfNeeded: UnsafeRawPointer(t + i).loadUnaligned(
+                                                        as: SIMD8<UInt8>.self)))
+                                            let bv = SIMD8<Float>(
+                                                SIMD8<Int32>(
+                                                    truncatingIfNeeded: UnsafeRawPointer(b + i).loadUnaligned(
+                                                        as: SIMD8<UInt8>.self)))
+                                            UnsafeMutableRawPointer(blended + i).storeBytes(
+                                                of: tv * gy + bv * fy, as: SIMD8<Float>.self)
+                                            i += 8
+                                        }
+                                        while i < 3 * w {
+                                            blended[i] = Float(t[i]) * gy + Float(b[i]) * fy
+                                            i += 1
+                                        }
+                                        let d = dst.value + 3 * newWidth * r
+                                        for c in 0..<newWidth {
+                                            let fx = fractionOf.value[c], gx = 1 - fx
+                                            let l = leftOf.value[c], rr = rightOf.value[c]
+                                            for ch in 0..<3 {
+                                                // Between 0 and 255 by construction (convex
+                                                // weights): truncated as dlib truncates.
+                                                let v = blended[l + ch] * gx + blended[rr + ch] * fx
+                                                d[3 * c + ch] = UInt8(truncatingIfNeeded: Int32(v))
+                                            }
                                         }
                                     }
                                 }
@@ -222,60 +243,82 @@ struct _HOGFeatures: Sendable {
             }
         }
         planar.withUnsafeBufferPointer { pixelBuffer in
-            let px = _UnsafeSendable(pixelBuffer.baseAddress!)
-            let cellOfColumnCopy = cellOfColumn, weightRightCopy = weightRight
-            _parallelFor(bands, threads: threads) { band in
-                let y0 = 1 + band * bandRows, y1 = min(y0 + bandRows, visibleRows)
-                // Rows of the histogram this band touches.
-                let firstCell = Int(((Float(y0) + 0.5) / cell - 0.5).rounded(.down)) + 1
-                let lastCell = Int(((Float(y1 - 1) + 0.5) / cell - 0.5).rounded(.down)) + 2
-                var local = [Float](repeating: 0, count: (lastCell - firstCell + 1) * hw * 18)
-                let p = px.value
-                local.withUnsafeMutableBufferPointer { h in
-                    cellOfColumnCopy.withUnsafeBufferPointer { cellOfColumnBuffer in
-                        weightRightCopy.withUnsafeBufferPointer { weightRightBuffer in
-                            let cellOf = cellOfColumnBuffer.baseAddress!, weightOf = weightRightBuffer.baseAddress!
-                            for y in y0..<y1 {
-                                let yp = (Float(y) + 0.5) / cell - 0.5
-                                let iy = Int(yp.rounded(.down))
-                                let wy1 = yp - Float(iy), wy0 = 1 - wy1
-                                let rowA = (iy + 1 - firstCell) * hw, rowB = rowA + hw
-                                let row = p + width * y
-                                var x = 1
-                                // Eight pixels at a time: gradients, the longest channel and the
-                                // direction in vector registers, then the votes one by one.
-                                while x + 8 <= visibleColumns {
-                                    let g = _HOGFeatures.gradients8(row: row, x: x, width: width, plane: plane)
-                                    for i in 0..<8 where g.length[i] > 0 {
-                                        let ix = Int(cellOf[x + i])
-                                        let wx1 = weightOf[x + i], wx0 = 1 - wx1
-                                        let v = g.length[i], direction = Int(g.direction[i])
-                                        let vx0 = wx0 * v, vx1 = wx1 * v
-                                        h[(rowA + ix) * 18 + direction] += wy0 * vx0
-                                        h[(rowB + ix) * 18 + direction] += wy1 * vx0
-                                        h[(rowA + ix + 1) * 18 + direction] += wy0 * vx1
-                                        h[(rowB + ix + 1) * 18 + direction] += wy1 * vx1
+            Self.directionTable.withUnsafeBufferPointer { directionBuffer in
+                let px = _UnsafeSendable(pixelBuffer.baseAddress!)
+                let directionsOf = _UnsafeSendable(directionBuffer.baseAddress!)
+                let cellOfColumnCopy = cellOfColumn, weightRightCopy = weightRight
+                _parallelFor(bands, threads: threads) { band in
+                    let y0 = 1 + band * bandRows, y1 = min(y0 + bandRows, visibleRows)
+                    // Rows of the histogram this band touches.
+                    let firstCell = Int(((Float(y0) + 0.5) / cell - 0.5).rounded(.down)) + 1
+                    let lastCell = Int(((Float(y1 - 1) + 0.5) / cell - 0.5).rounded(.down)) + 2
+                    var local = [Float](repeating: 0, count: (lastCell - firstCell + 1) * hw * 18)
+                    let p = px.value
+                    // One pixel row's votes with their column weights only; the row's two cell rows
+                    // then take them times the row's weights (two vector passes instead of two more
+                    // scattered additions a pixel).
+                    let rowLength = hw * 18
+                    var rowVotes = [Float](repeating: 0, count: rowLength)
+                    local.withUnsafeMutableBufferPointer { h in
+                        rowVotes.withUnsafeMutableBufferPointer { votesBuffer in
+                            cellOfColumnCopy.withUnsafeBufferPointer { cellOfColumnBuffer in
+                                weightRightCopy.withUnsafeBufferPointer { weightRightBuffer in
+                                    let cellOf = cellOfColumnBuffer.baseAddress!, weightOf = weightRightBuffer.baseAddress!
+                                    let votes = votesBuffer.baseAddress!
+                                    let directions = directionsOf.value
+                                    for y in y0..<y1 {
+                                        let yp = (Float(y) + 0.5) / cell - 0.5
+                                        let iy = Int(yp.rounded(.down))
+                                        let wy1 = yp - Float(iy), wy0 = 1 - wy1
+                                        let rowA = (iy + 1 - firstCell) * hw, rowB = rowA + hw
+                                        let row = p + width * y
+                                        votes.update(repeating: 0, count: rowLength)
+                                        var x = 1
+                                        // Eight pixels at a time: gradients, the longest channel and
+                                        // the direction in vector registers, then the votes one by one.
+                                        while x + 8 <= visibleColumns {
+                                            let g = _HOGFeatures.gradients8(row: row, x: x, width: width, plane: plane)
+                                            for i in 0..<8 where g.length[i] > 0 {
+                                                let ix = Int(cellOf[x + i])
+                                                let wx1 = weightOf[x + i]
+                                                let v = g.length[i], slot = ix * 18 + Int(directions[Int(g.index[i])])
+                                                votes[slot] += (1 - wx1) * v
+                                                votes[slot + 18] += wx1 * v
+                                            }
+                                            x += 8
+                                        }
+                                        while x < visibleColumns {
+                                            let (v, direction) = _HOGFeatures.gradient(row: row, x: x, width: width, plane: plane)
+                                            if v > 0 {
+                                                let ix = Int(cellOf[x])
+                                                let wx1 = weightOf[x]
+                                                votes[ix * 18 + direction] += (1 - wx1) * v
+                                                votes[(ix + 1) * 18 + direction] += wx1 * v
+                                            }
+                                            x += 1
+                                        }
+                                        let a = h.baseAddress! + rowA * 18, b = h.baseAddress! + rowB * 18
+                                        var i = 0
+                                        while i + 8 <= rowLength {
+                                            let vv = UnsafeRawPointer(votes + i).loadUnaligned(as: SIMD8<Float>.self)
+                                            let av = UnsafeRawPointer(a + i).loadUnaligned(as: SIMD8<Float>.self) + vv * wy0
+                                            let bv = UnsafeRawPointer(b + i).loadUnaligned(as: SIMD8<Float>.self) + vv * wy1
+                                            UnsafeMutableRawPointer(a + i).storeBytes(of: av, as: SIMD8<Float>.self)
+                                            UnsafeMutableRawPointer(b + i).storeBytes(of: bv, as: SIMD8<Float>.self)
+                                            i += 8
+                                        }
+                                        while i < rowLength {
+                                            a[i] += votes[i] * wy0
+                                            b[i] += votes[i] * wy1
+                                            i += 1
+                                        }
                                     }
-                                    x += 8
-                                }
-                                while x < visibleColumns {
-                                    let (v, direction) = _HOGFeatures.gradient(row: row, x: x, width: width, plane: plane)
-                                    if v > 0 {
-                                        let ix = Int(cellOf[x])
-                                        let wx1 = weightOf[x], wx0 = 1 - wx1
-                                        let vx0 = wx0 * v, vx1 = wx1 * v
-                                        h[(rowA + ix) * 18 + direction] += wy0 * vx0
-                                        h[(rowB + ix) * 18 + direction] += wy1 * vx0
-                                        h[(rowA + ix + 1) * 18 + direction] += wy0 * vx1
-                                        h[(rowB + ix + 1) * 18 + direction] += wy1 * vx1
-                                    }
-                                    x += 1
                                 }
                             }
                         }
                     }
+                    partials.set(band, first: firstCell, values: local)
                 }
-                partials.set(band, first: firstCell, values: local)
             }
         }
         // Bands in order: the sums are the same whatever ran them.
@@ -329,10 +372,41 @@ struct _HOGFeatures: Sendable {
         return (Float(length).squareRoot(), direction)
     }
 
-    /// `gradient` of pixels x...x+7 at once.
+    /// The direction (0..<18) of every integer gradient (gx, gy) in -255...255, at
+    /// `(gy + 255) * 511 + gx + 255`: `gradient`'s choice, looked up instead of nine dot
+    /// products a pixel. 261 KB, made once.
+    static let directionTable: [UInt8] = {
+        var table = [UInt8](repeating: 0, count: 511 * 511)
+        withUnsafeBytes(of: axisX) { ax in
+            withUnsafeBytes(of: axisY) { ay in
+                for gy in -255...255 {
+                    for gx in -255...255 {
+                        let fx = Float(gx), fy = Float(gy)
+                        var best: Float = 0
+                        var direction = 0
+                        for d in 0..<9 {
+                            let dot =
+                                fx * ax.load(fromByteOffset: 4 * d, as: Float.self) + fy
+                                * ay.load(fromByteOffset: 4 * d, as: Float.self)
+                            if dot > best {
+                                best = dot; direction = d
+                            } else if -dot > best {
+                                best = -dot; direction = d + 9
+                            }
+                        }
+                        table[(gy + 255) * 511 + gx + 255] = UInt8(direction)
+                    }
+                }
+            }
+        }
+        return table
+    }()
+
+    /// `gradient` of pixels x...x+7 at once, without the direction: the lengths, and each
+    /// gradient's index into `directionTable`.
     @inline(__always)
     static func gradients8(row: UnsafePointer<UInt8>, x: Int, width: Int, plane: Int) -> (
-        length: SIMD8<Float>, direction: SIMD8<Int32>
+        length: SIMD8<Float>, index: SIMD8<Int32>
     ) {
         var bestX = SIMD8<Int32>(), bestY = SIMD8<Int32>(), bestLength = SIMD8<Int32>(repeating: -1)
         for c in 0..<3 {
@@ -348,23 +422,7 @@ struct _HOGFeatures: Sendable {
             bestY.replace(with: gy, where: longer)
             bestLength.replace(with: length, where: longer)
         }
-        let fx = SIMD8<Float>(bestX), fy = SIMD8<Float>(bestY)
-        var best = SIMD8<Float>(), direction = SIMD8<Int32>()
-        withUnsafeBytes(of: axisX) { ax in
-            withUnsafeBytes(of: axisY) { ay in
-                for d in 0..<9 {
-                    let dot =
-                        fx * ax.load(fromByteOffset: 4 * d, as: Float.self) + fy * ay.load(fromByteOffset: 4 * d, as: Float.self)
-                    let forward = dot .> best
-                    best.replace(with: dot, where: forward)
-                    direction.replace(with: Int32(d), where: forward)
-                    let backward = -dot .> best
-                    best.replace(with: -dot, where: backward)
-                    direction.replace(with: Int32(d + 9), where: backward)
-                }
-            }
-        }
-        return (SIMD8<Float>(bestLength).squareRoot(), direction)
+        return (SIMD8<Float>(bestLength).squareRoot(), (bestY &+ 255) &* 511 &+ (bestX &+ 255))
     }
 
     static func normalise(
