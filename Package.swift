@@ -35,7 +35,10 @@ let package = Package(
                                  .linkedLibrary("tiff"), .linkedLibrary("gif"), .linkedLibrary("heif"),
                                  .linkedLibrary("lcms2"), .linkedLibrary("z")]),
         .target(name: "CSIMD", path: "Sources/CSIMD"),
-        .target(name: "PixelFlow", dependencies: ["CCodecShims", "CSIMD"], path: "Sources/PixelFlow"),
+        .target(name: "PixelFlow", dependencies: ["CCodecShims", "CSIMD"], path: "Sources/PixelFlow",
+                // The face detector's models (OpenCV cascades, licences beside them), read
+                // through Bundle.module: Detectors/Face/Resources/README.md.
+                resources: [.copy("Detectors/Face/Resources")]),
         .target(name: "PixelFlowCLI", dependencies: ["PixelFlow"], path: "Sources/PixelFlowCLI"),
         .executableTarget(name: "pixelflow", dependencies: ["PixelFlow", "PixelFlowCLI"], path: "Sources/pixelflow"),
         .executableTarget(name: "pixelflow-demo", dependencies: ["PixelFlow"], path: "Sources/pixelflow-demo"),

@@ -36,7 +36,8 @@ func runFaceSection() throws {
     for accuracy in [DetectorAccuracy.high, .low] {
         let detector = try FaceDetector(
             options: DetectorOptions(accuracy: accuracy),
-            configuration: .init(findsLandmarks: false, threadCount: threads))
+            configuration: .init(
+                cascade: .named("haarcascade_frontalface_default.xml"), findsLandmarks: false, threadCount: threads))
         var faces: [FaceFeature] = []
         let m = try Measurement.run(warmup: 1, runs: options.runs, minTime: options.minTime) {
             faces = try detector.features(in: gray)
@@ -48,7 +49,9 @@ func runFaceSection() throws {
         ours[accuracy.rawValue] = m.median * 1e3
     }
     do {
-        let detector = try FaceDetector(options: DetectorOptions(accuracy: .high), configuration: .init(threadCount: threads))
+        let detector = try FaceDetector(
+            options: DetectorOptions(accuracy: .high),
+            configuration: .init(cascade: .named("haarcascade_frontalface_default.xml"), threadCount: threads))
         var faces: [FaceFeature] = []
         let m = try Measurement.run(warmup: 1, runs: options.runs, minTime: options.minTime) {
             faces = try detector.features(in: gray)

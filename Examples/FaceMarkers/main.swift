@@ -11,7 +11,7 @@ import PixelFlow
 //     swift run FaceMarkers photo.jpg
 //     swift run FaceMarkers photo.jpg --out /tmp/faces --accuracy low
 //
-// The cascades come from Debian's opencv-data package (scripts/setup.sh installs it).
+// The face models (HOG filters, OpenCV cascades) ship with PixelFlow as package resources.
 
 let usage = """
     Usage: FaceMarkers [IMAGE] [--out DIR] [--accuracy low|high]

@@ -15,6 +15,7 @@ enum DetectCommand: Subcommand {
     static let options: [Arguments.Option] = [
         .flag("--json"), .value("--annotate", "-a"), .value("--accuracy"), .flag("--try-harder"),
         .value("--cascade"), .value("--min-neighbors"), .value("--min-size"), .value("--angles"), .flag("--no-landmarks"),
+        .value("--threads"), .value("--timing"),
         .flag("--help", "-h"),
     ]
 
@@ -138,26 +139,36 @@ enum DetectCommand: Subcommand {
         Usage: pixelflow detect faces IN [--json] [--annotate OUT] [--accuracy low|high] [--cascade PATH]
                                          [--min-neighbors N] [--min-size PX] [--angles A,B,...] [--no-landmarks]
 
-        Finds faces with OpenCV's cascade classifiers (haarcascade_frontalface_default.xml
-        from the Debian package opencv-data, /usr/share/opencv4; PIXELFLOW_CASCADE_DIR overrides)
-        and prints one line per face, largest first: `face x,y,w,h`, then `left_eye x,y`,
-        `right_eye x,y`, `mouth x,y` when found, and `smile`, `left_eye_closed`,
-        `right_eye_closed` when set. With --accuracy high (default) the boxes are those of
-        OpenCV's detectMultiScale(gray, 1.1, 3); low is about 4x faster, for video.
+        Finds faces and prints one line per face, largest first: `face x,y,w,h`, then
+        `left_eye x,y`, `right_eye x,y`, `mouth x,y` when found, and `smile`,
+        `left_eye_closed`, `right_eye_closed` when set. With --accuracy high (default) faces
+        come from a HOG detector (dlib's frontal face detector: the faces of
+        dlib.get_frontal_face_detector()(img, 1)); with low, from OpenCV's
+        haarcascade_frontalface_alt2.xml with a coarse search (about 5x faster, for video).
+        --cascade uses that cascade at either accuracy (at high, the boxes are those of
+        OpenCV's detectMultiScale(gray, 1.1, 3)). The models ship with PixelFlow.
 
         Options:
         \(sharedOptions)
               --cascade PATH    Another face cascade file (Haar or LBP, opencv_traincascade
                                 format), e.g. /usr/share/opencv4/lbpcascades/lbpcascade_frontalface_improved.xml
-              --min-neighbors N OpenCV's minNeighbors (default 3).
+              --min-neighbors N OpenCV's minNeighbors (default 3; cascades only).
               --min-size PX     Smallest face side in pixels (default: the cascade's window).
               --angles A,B,...  Also search faces turned by these angles in degrees (e.g. -25,25).
               --no-landmarks    No eyes, mouth or smile.
+              --threads N       Search with N threads (default: one per processor); the
+                                faces do not depend on it.
+              --timing N        Also run the detection N more times and print the median time
+                                of those runs to standard error, as `time_ms=T` (for
+                                scripts/eval_faces.py: the image is decoded and the models
+                                loaded once, outside the timing).
           -h, --help            Show this help.
 
         JSON: each feature is {"type": "face", "bounds": [x, y, w, h], "left_eye": [x, y] or
         null, "right_eye": ..., "mouth": ..., "has_smile": bool, "left_eye_closed": bool,
-        "right_eye_closed": bool} (plus "face_angle" when --angles is given). --annotate draws
+        "right_eye_closed": bool, "confidence": C} (plus "face_angle" when --angles is
+        given); C is the detector's score, higher when surer (HOG: the filter's response above
+        its threshold; a cascade: its number of raw windows). --annotate draws
         a red square around each face, yellow squares on the eyes and a filled green ellipse
         on the mouth.
 
@@ -226,6 +237,7 @@ enum DetectCommand: Subcommand {
         }
 
         var faceConfiguration = FaceDetector.Configuration()
+        var timingRuns = 0
         if kind == "faces" {
             if let path = try args.value("--cascade") { faceConfiguration.cascade = .file(URL(fileURLWithPath: path)) }
             if let v = try args.value("--min-neighbors") {
@@ -244,6 +256,12 @@ enum DetectCommand: Subcommand {
                 faceConfiguration.rotationAngles = angles.compactMap { $0 }
             }
             faceConfiguration.findsLandmarks = !args.flag("--no-landmarks")
+            faceConfiguration.threadCount = try args.integer("--threads", in: 1...4096)
+            timingRuns = try args.integer("--timing", in: 1...1000) ?? 0
+        } else {
+            for flag in ["--threads", "--timing"] where try args.value(flag) != nil {
+                throw CLIError.usage("\(flag) is for `detect faces` only")
+            }
         }
 
         if let out = annotate { try Terminal.checkOutputFolder(of: out) }
@@ -255,7 +273,7 @@ enum DetectCommand: Subcommand {
             }
             return try detectFaces(
                 buffer, detector: detector, input: input, json: json,
-                annotate: annotate, annotateFormat: annotateFormat)
+                annotate: annotate, annotateFormat: annotateFormat, timingRuns: timingRuns)
         }
         if kind == "rectangles" {
             return try detectRectangles(
@@ -357,9 +375,20 @@ enum DetectCommand: Subcommand {
     /// square around each face, yellow squares on the eyes, a filled ellipse on the mouth).
     static func detectFaces(
         _ buffer: PixelBuffer, detector: FaceDetector, input: String, json: Bool,
-        annotate: String?, annotateFormat: ImageFileFormat
+        annotate: String?, annotateFormat: ImageFileFormat, timingRuns: Int = 0
     ) throws -> Int32 {
         let faces = try detector.features(in: buffer)
+        if timingRuns > 0 {
+            var times: [Double] = []
+            for _ in 0..<timingRuns {
+                let start = DispatchTime.now().uptimeNanoseconds
+                _ = try detector.features(in: buffer)
+                times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+            }
+            times.sort()
+            let median = times.count % 2 == 1 ? times[times.count / 2] : (times[times.count / 2 - 1] + times[times.count / 2]) / 2
+            Terminal.error("time_ms=\((median * 1000).rounded() / 1000)")
+        }
         func point(_ p: Point?) -> String { p.map { JSONText.array([coordinate($0.x), coordinate($0.y)]) } ?? "null" }
         if json {
             let features = faces.map { f in
@@ -372,6 +401,7 @@ enum DetectCommand: Subcommand {
                     ("has_smile", f.hasSmile ? "true" : "false"),
                     ("left_eye_closed", f.leftEyeClosed ? "true" : "false"),
                     ("right_eye_closed", f.rightEyeClosed ? "true" : "false"),
+                    ("confidence", JSONText.number((f.confidence * 1000).rounded() / 1000)),
                 ]
                 if let a = f.faceAngle { fields.append(("face_angle", coordinate(a))) }
                 return JSONText.object(fields)

@@ -5,6 +5,8 @@ import PixelFlow
 /// `pixelflow detect faces`, run as a subprocess on the face fixtures.
 final class FaceCLITests: TemporaryDirectoryTestCase {
     let fixtures = URL(fileURLWithPath: packageRoot).appendingPathComponent("Tests/PixelFlowTests/Fixtures/Faces")
+    /// OpenCV's default cascade (the bundled copy), whose boxes expected.json holds.
+    static var haarDefault: String { (try? CascadeClassifier.locate("haarcascade_frontalface_default.xml").path) ?? "" }
 
     func copyFixture(_ name: String) throws {
         try FileManager.default.copyItem(at: fixtures.appendingPathComponent(name), to: directory.appendingPathComponent(name))
@@ -12,7 +14,7 @@ final class FaceCLITests: TemporaryDirectoryTestCase {
 
     func testJSONHasTheDesignShapeAndOpenCVBoxes() throws {
         try copyFixture("group.png")
-        let r = try CLIProcess.run(["detect", "faces", "group.png", "--json"], in: directory)
+        let r = try CLIProcess.run(["detect", "faces", "group.png", "--json", "--cascade", Self.haarDefault], in: directory)
         XCTAssertEqual(r.status, 0, r.stderr)
         let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(r.stdout)) as? [String: Any])
         XCTAssertEqual(Set(object.keys), ["width", "height", "features"])
@@ -26,7 +28,7 @@ final class FaceCLITests: TemporaryDirectoryTestCase {
                 Set(f.keys),
                 [
                     "type", "bounds", "left_eye", "right_eye", "mouth", "has_smile",
-                    "left_eye_closed", "right_eye_closed",
+                    "left_eye_closed", "right_eye_closed", "confidence",
                 ])
             XCTAssertEqual(f["type"] as? String, "face")
             let b = try XCTUnwrap(f["bounds"] as? [Double])
@@ -52,7 +54,7 @@ final class FaceCLITests: TemporaryDirectoryTestCase {
 
     func testPlainTextAndNoFaces() throws {
         try copyFixture("astronaut.png")
-        let r = try CLIProcess.run(["detect", "faces", "astronaut.png"], in: directory)
+        let r = try CLIProcess.run(["detect", "faces", "astronaut.png", "--cascade", Self.haarDefault], in: directory)
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertEqual(r.lines.count, 1)
         XCTAssertTrue(r.lines[0].hasPrefix("face 46,31,52,52 left_eye "), r.text)
@@ -78,8 +80,9 @@ final class FaceCLITests: TemporaryDirectoryTestCase {
         let marked = try PixelBuffer(contentsOfFile: directory.appendingPathComponent("marked.png").path).converted(to: .rgba8)
         XCTAssertEqual(marked.width, original.width)
         XCTAssertEqual(marked.height, original.height)
-        // The face box (46, 31, 52, 52) is outlined in red: its top edge at y = 31.
-        let edge = marked[70, 31]
+        // The face box (HOG: dlib's (50, 41) to (93, 84), FaceHOG/hog_fixtures.json) is outlined
+        // in red: its top edge at y = 41.
+        let edge = marked[70, 41]
         XCTAssertGreaterThan(edge.x, 0.9)
         XCTAssertLessThan(edge.y, 0.2)
         // Away from the markers nothing changed.

@@ -220,11 +220,18 @@ enum CLIProcess {
         var description: String
     }
 
-    /// Runs `pixelflow` with `arguments` in `directory`, with empty standard input.
-    static func run(_ arguments: [String], in directory: URL, executable name: String = "pixelflow") throws -> Result {
+    /// Runs `pixelflow` with `arguments` in `directory`, with empty standard input; `environment`
+    /// adds to (or replaces) the test's own variables.
+    static func run(
+        _ arguments: [String], in directory: URL, executable name: String = "pixelflow",
+        environment: [String: String] = [:]
+    ) throws -> Result {
         let process = Process()
         process.executableURL = try executable(name)
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         process.currentDirectoryURL = directory
         let outURL = directory.appendingPathComponent(".stdout-\(UUID().uuidString)")
         let errURL = directory.appendingPathComponent(".stderr-\(UUID().uuidString)")

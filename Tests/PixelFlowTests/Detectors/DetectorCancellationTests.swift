@@ -44,7 +44,9 @@ final class DetectorCancellationTests: XCTestCase {
     ) throws -> Case {
         let d = try FaceDetector(
             options: DetectorOptions(accuracy: .high),
-            configuration: .init(rotationAngles: angles, findsLandmarks: landmarks, threadCount: threads))
+            configuration: .init(
+                cascade: .named("haarcascade_frontalface_default.xml"), rotationAngles: angles, findsLandmarks: landmarks,
+                threadCount: threads))
         return Case(
             name: name, run: { t, p in try d.features(in: buffer, cancellation: t, progress: p) },
             plain: { try d.features(in: buffer) })
@@ -193,7 +195,9 @@ final class DetectorCancellationTests: XCTestCase {
     /// at most 8 window rows per worker, or one level's resize and integrals.
     func testFaceCancellationFromAnotherThreadIsPrompt() throws {
         let buffer = try hdGroup()
-        let d = try FaceDetector(options: DetectorOptions(accuracy: .high), configuration: .init(threadCount: 2))
+        let d = try FaceDetector(
+            options: DetectorOptions(accuracy: .high),
+            configuration: .init(cascade: .named("haarcascade_frontalface_default.xml"), threadCount: 2))
         let t0 = Self.now()
         let firstReport = Locked<Double?>(nil)
         let latency = try cancelFromAnotherThread(at: 0) { token, progress in

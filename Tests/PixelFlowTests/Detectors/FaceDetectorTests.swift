@@ -4,17 +4,20 @@ import XCTest
 
 /// `FaceDetector` on the photographs in Fixtures/Faces against OpenCV's `detectMultiScale`
 /// (expected.json, made by make_fixtures.py with OpenCV 4 and the Debian opencv-data
-/// cascades), on face-free images, and on bad input. The cascades must be installed
-/// (scripts/setup.sh installs opencv-data); when they are not, the tests fail and say so.
+/// cascades), on face-free images, and on bad input, with the cascade detector (the HOG
+/// detector of `.high` accuracy has FaceHOGTests). The cascades other than the bundled ones
+/// must be installed (scripts/setup.sh installs opencv-data); when they are not, the tests
+/// fail and say so.
 final class FaceDetectorTests: XCTestCase {
     static let fixtures = FaceCascadeTests.fixtures
+    static let haarDefault = FaceDetector.Cascade.named("haarcascade_frontalface_default.xml")
 
     func image(_ name: String) throws -> PixelBuffer {
         try PixelBuffer(contentsOfFile: Self.fixtures.appendingPathComponent(name).path)
     }
 
     func detector(
-        _ cascade: FaceDetector.Cascade = .default, accuracy: DetectorAccuracy = .high,
+        _ cascade: FaceDetector.Cascade = .named("haarcascade_frontalface_default.xml"), accuracy: DetectorAccuracy = .high,
         landmarks: Bool = false, threads: Int? = nil, angles: [Double] = []
     ) throws -> FaceDetector {
         do {
@@ -230,12 +233,14 @@ final class FaceDetectorTests: XCTestCase {
         XCTAssertEqual(all.map(\.bounds.width), all.map(\.bounds.width).sorted(by: >))
         var options = DetectorOptions(maximumFeatureCount: 2)
         XCTAssertEqual(
-            try FaceDetector(options: options, configuration: .init(findsLandmarks: false)).features(in: buffer).map(\.bounds),
+            try FaceDetector(options: options, configuration: .init(cascade: Self.haarDefault, findsLandmarks: false))
+                .features(in: buffer).map(\.bounds),
             Array(all.prefix(2)).map(\.bounds))
         // 0.2 x 230 = 46 px: OpenCV's minSize (46, 46), which changes the scales tried and so
         // the grouping (expected.json has OpenCV's result).
         options = DetectorOptions(minimumFeatureSize: 0.2)
-        let big = try FaceDetector(options: options, configuration: .init(findsLandmarks: false)).features(in: buffer)
+        let big = try FaceDetector(options: options, configuration: .init(cascade: Self.haarDefault, findsLandmarks: false))
+            .features(in: buffer)
         let images = try XCTUnwrap(try FaceCascadeTests.expected()["images"] as? [String: [String: Any]])
         let min46 = try XCTUnwrap(images["group.png"]?["haar_default_min46"] as? [String: Any])
         XCTAssertEqual(
@@ -246,7 +251,8 @@ final class FaceDetectorTests: XCTestCase {
             FaceCascadeTests.rects(min46["faces"]))
         XCTAssertTrue(big.allSatisfy { $0.bounds.width >= 46 })
         XCTAssertEqual(
-            try FaceDetector(configuration: .init(minimumFaceSize: 46, findsLandmarks: false)).features(in: buffer), big)
+            try FaceDetector(configuration: .init(cascade: Self.haarDefault, minimumFaceSize: 46, findsLandmarks: false))
+                .features(in: buffer), big)
         XCTAssertThrowsError(try FaceDetector(configuration: .init(scaleFactor: 1)))
         XCTAssertThrowsError(try FaceDetector(configuration: .init(minimumNeighbors: -1)))
     }

@@ -138,7 +138,7 @@ final class ReadmeSnippetTests: TemporaryDirectoryTestCase {
                 try RenderContext().write(flat, toFile: "card.png")
             }
             let portrait = try PixelBuffer(contentsOfFile: "portrait.png")
-            for face in try FaceDetector().features(in: portrait) {          // Docs/Detectors.md; needs opencv-data
+            for face in try FaceDetector().features(in: portrait) {          // Docs/Detectors.md
                 print(face.bounds, face.leftEyePosition ?? "no eye", face.hasSmile)
             }
             // end snippet
@@ -182,6 +182,9 @@ final class ReadmeSnippetTests: TemporaryDirectoryTestCase {
         return blocks.map { $0.joined(separator: "\n") }
     }
 
+    /// The README's blocks and the compiled snippets agree but for spaces and line breaks:
+    /// swift-format re-spaces end-of-line comments and breaks long lines in the tests, not in
+    /// the README.
     func testReadmeAndSnippetsAgree() throws {
         let blocks = try Self.readmeBlocks().filter { !$0.hasPrefix("// swift-tools-version:") }
         let snippets = try PortingGuideTests.snippets().map { $0.lines.joined(separator: "\n") }

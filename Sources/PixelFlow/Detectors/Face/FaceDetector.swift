@@ -1,28 +1,36 @@
 import Foundation
 
 /// Finds faces, with eye and mouth positions, smiles and closed eyes, like Core Image's
-/// `CIDetectorTypeFace` — with OpenCV's cascade classifiers (the XML files of Debian's
-/// `opencv-data`, found by `CascadeClassifier.locate(_:)`).
+/// `CIDetectorTypeFace`: with a HOG detector at `.high` accuracy (the default), with OpenCV's
+/// cascade classifiers at `.low` accuracy or when `Configuration.cascade` names one. Every
+/// model it needs ships with PixelFlow as a package resource.
 ///
 /// ```swift
 /// let detector = try FaceDetector(options: DetectorOptions(accuracy: .high))
 /// for face in try detector.features(in: buffer) {
-///     print(face.bounds, face.leftEyePosition ?? "no eye", face.hasSmile)
+///     print(face.bounds, face.confidence, face.leftEyePosition ?? "no eye", face.hasSmile)
 /// }
 /// ```
 ///
-/// **Faces.** `CascadeClassifier.detectObjects` with the face cascade
-/// (`haarcascade_frontalface_default.xml` unless `Configuration.cascade` says otherwise).
-/// With `.high` accuracy and the default configuration the boxes are those of OpenCV's
-/// `detectMultiScale(gray, scaleFactor: 1.1, minNeighbors: 3, minSize)` on the same image —
-/// same windows, same grouping (see `CascadeClassifier.detectObjects`). `.low` accuracy uses
-/// a scale step of 1.2 and twice the window stride (about 8x fewer windows, for video) and a
-/// third of the neighbour threshold (at least 1); its boxes are no longer OpenCV's
-/// `detectMultiScale` defaults (they are OpenCV's with `scaleFactor` 1.2, that threshold, and
-/// a doubled stride, which OpenCV has no parameter for).
+/// **Faces at `.high` accuracy** (with `Cascade.default`): dlib's frontal face detector
+/// (Felzenszwalb HOG features, an image pyramid, five linear filters, non-maximum
+/// suppression; see `Docs/Detectors.md`), reimplemented with its filters exported from dlib:
+/// the faces of `dlib.get_frontal_face_detector()(image, 1)`, and `FaceFeature.confidence` its
+/// score. Frontal faces and faces turned up to about 45 degrees, of 40 pixels and more.
 ///
-/// **Landmarks** (when `Configuration.findsLandmarks`). The face box is cut out of the gray
-/// image and resized (bilinear) to 120 pixels square, so the landmark cascades see the same
+/// **Faces at `.low` accuracy, or with a named cascade**: `CascadeClassifier.detectObjects`
+/// with the face cascade (`defaultCascadeName`, `haarcascade_frontalface_alt2.xml`, unless
+/// `Configuration.cascade` says otherwise). With `.high` accuracy and a named cascade the boxes
+/// are those of OpenCV's `detectMultiScale(gray, scaleFactor: 1.1, minNeighbors: 3, minSize)`
+/// on the same image — same windows, same grouping (see `CascadeClassifier.detectObjects`).
+/// `.low` accuracy uses a scale step of 1.2 and twice the window stride (about 8x fewer
+/// windows, for video) and a third of the neighbour threshold (at least 1); its boxes are no
+/// longer OpenCV's `detectMultiScale` defaults (they are OpenCV's with `scaleFactor` 1.2, that
+/// threshold, and a doubled stride, which OpenCV has no parameter for).
+///
+/// **Landmarks** (when `Configuration.findsLandmarks`). The face box (a HOG box first
+/// widened to a cascade's: 1.15 times the side, its centre 7.5% of the side higher) is cut out
+/// of the gray image and resized (bilinear) to 120 pixels square, so the landmark cascades see the same
 /// scale whatever the face size; positions are mapped back to the image.
 /// - Eyes: `haarcascade_eye.xml` (open eyes) on the band 15%...60% of the face height, minimum
 ///   neighbours 3; detections whose centre is in the left half go to the left eye, the others
@@ -65,7 +73,8 @@ import Foundation
 public struct FaceDetector: Detector {
     /// Which cascade file to use for faces.
     public enum Cascade: Sendable {
-        /// `haarcascade_frontalface_default.xml`, the usual choice.
+        /// The accuracy's detector: the HOG detector at `.high`, the cascade
+        /// `FaceDetector.defaultCascadeName` (`haarcascade_frontalface_alt2.xml`) at `.low`.
         case `default`
         /// An installed cascade file by name, e.g. `"lbpcascade_frontalface_improved.xml"`
         /// (looked up with `CascadeClassifier.locate(_:)`).
@@ -82,8 +91,10 @@ public struct FaceDetector: Detector {
         public var cascade: Cascade
         /// OpenCV's `minNeighbors` (default 3): a face needs more than this many overlapping raw
         /// windows (with `.low` accuracy, more than a third of it; 0 reports raw windows).
+        /// Cascades only.
         public var minimumNeighbors: Int
         /// OpenCV's `scaleFactor`; nil for the accuracy's (1.1 for `.high`, 1.2 for `.low`).
+        /// Cascades only (the HOG pyramid's step is 6/5).
         public var scaleFactor: Double?
         /// The smallest face side to look for, in pixels (OpenCV's `minSize`); the larger of this
         /// and `DetectorOptions.minimumFeatureSize` x the image's shorter side applies.
@@ -120,15 +131,16 @@ public struct FaceDetector: Detector {
     public var options: DetectorOptions
     /// The face-specific settings.
     public var configuration: Configuration
-    /// The face cascade in use.
+    /// The face cascade: the one that finds the faces unless `usesHOG`.
     public let cascade: CascadeClassifier
     let landmarks: _LandmarkCascades?
+    let hog: _FaceHOGDetector?
 
     /// Loads the cascades (the face cascade, and the eye and smile ones when
     /// `configuration.findsLandmarks`).
     ///
-    /// - Throws: `PixelFlowError.io` when a cascade file is not installed (the message names the
-    ///   Debian package `opencv-data`), `.decodingFailed`/`.unsupportedFormat` for a bad file,
+    /// - Throws: `PixelFlowError.io` when a cascade file that does not ship with PixelFlow is not
+    ///   installed (the message names the Debian package `opencv-data`), `.decodingFailed`/`.unsupportedFormat` for a bad file,
     ///   `.invalidParameter` for a scale factor not above 1 or negative sizes.
     public init(options: DetectorOptions = DetectorOptions(), configuration: Configuration = Configuration()) throws {
         if let f = configuration.scaleFactor, !(f > 1 && f.isFinite && f <= 4) {
@@ -146,13 +158,26 @@ public struct FaceDetector: Detector {
         self.options = options
         self.configuration = configuration
         switch configuration.cascade {
-        case .default: cascade = try CascadeClassifier.installed("haarcascade_frontalface_default.xml")
+        case .default: cascade = try CascadeClassifier.installed(Self.defaultCascadeName)
         case let .named(name): cascade = try CascadeClassifier.installed(name)
         case let .file(url): cascade = try CascadeClassifier(contentsOf: url)
         case let .classifier(c): cascade = c
         }
         landmarks = configuration.findsLandmarks ? try _LandmarkCascades.load() : nil
+        if case .default = configuration.cascade, options.accuracy == .high {
+            hog = _FaceHOGDetector(model: try _FaceHOGModel.bundled())
+        } else {
+            hog = nil
+        }
     }
+
+    /// The face cascade of `Cascade.default`, for `.low` accuracy: the most accurate of
+    /// OpenCV's frontal face cascades on PixelFlow's face set (`scripts/eval_faces.py`).
+    public static let defaultCascadeName = "haarcascade_frontalface_alt2.xml"
+
+    /// True when faces are found with the HOG detector (`.high` accuracy with the default
+    /// cascade setting), false when with `cascade`.
+    public var usesHOG: Bool { hog != nil }
 
     /// The search parameters this detector uses for an image of the given size.
     public func searchOptions(imageWidth: Int, imageHeight: Int) -> CascadeSearchOptions {
@@ -174,7 +199,7 @@ public struct FaceDetector: Detector {
     /// The faces in `buffer`, largest first. See the type's documentation.
     public func features(in buffer: PixelBuffer) throws -> [FaceFeature] {
         let gray = _CascadeKernels.gray(from: buffer)
-        return features(gray: gray)
+        return features(gray: gray, rgb: hog == nil ? nil : _RGB8(buffer))
     }
 
     /// `features(in:)`, watched and cancellable as a render is.
@@ -204,27 +229,40 @@ public struct FaceDetector: Detector {
         ) { control in
             let gray = _CascadeKernels.gray(from: buffer)
             if control.isCancelled { return [] }
-            return features(gray: gray, control: control)
+            return features(gray: gray, rgb: hog == nil ? nil : _RGB8(buffer), control: control)
         }
     }
 
     /// The faces in `gray`. With a `control`, advances `_progressUnitsPerPass` units per
     /// pyramid (upright, then one per rotation angle) and stops early once it is cancelled,
     /// returning partial results that the caller must drop.
-    func features(gray: _Gray8, control: RenderControl? = nil) -> [FaceFeature] {
+    func features(gray: _Gray8, rgb: _RGB8? = nil, control: RenderControl? = nil) -> [FaceFeature] {
         guard gray.width > 0, gray.height > 0 else { return [] }
-        let search = searchOptions(imageWidth: gray.width, imageHeight: gray.height)
-        var found: [(rect: Rect, count: Int, angle: Double)] = cascade._detectCounting(gray, options: search, control: control)
-            .map { ($0.rect.rect, $0.count, 0) }
+        let options = searchOptions(imageWidth: gray.width, imageHeight: gray.height)
+        let threads = max(1, configuration.threadCount ?? ProcessInfo.processInfo.activeProcessorCount)
+        // One search: (box, score, raw window count) of each face in `image` (`rgb` is the
+        // same image in colour for the HOG detector, when there is one).
+        func search(_ image: _Gray8, _ rgb: _RGB8?) -> [(rect: Rect, score: Double, count: Int)] {
+            if let hog {
+                let colour = rgb ?? _RGB8(gray: image)
+                return hog.detect(colour, minimumSide: options.minimumSize.width, threads: threads, control: control)
+                    .map { ($0.rect, $0.score, 0) }
+            }
+            return cascade._detectCounting(image, options: options, control: control)
+                .map { ($0.rect.rect, Double($0.count), $0.count) }
+        }
+        var found: [(rect: Rect, score: Double, count: Int, angle: Double)] = search(gray, rgb).map {
+            ($0.rect, $0.score, $0.count, 0)
+        }
         for angle in configuration.rotationAngles where angle != 0 {
             if control?.isCancelled == true { return [] }
             let (rotated, back) = _FaceGeometry.rotate(gray, degrees: -angle)
-            for hit in cascade._detectCounting(rotated, options: search, control: control) {
-                let r = hit.rect.rect
+            for hit in search(rotated, nil) {
+                let r = hit.rect
                 let c = back(Point(x: r.midX, y: r.midY))
                 let mapped = Rect(x: c.x - r.width / 2, y: c.y - r.height / 2, width: r.width, height: r.height)
                 if found.contains(where: { _FaceGeometry.iou($0.rect, mapped) > 0.3 }) { continue }
-                found.append((mapped, hit.count, angle))
+                found.append((mapped, hit.score, hit.count, angle))
             }
         }
         // Largest first; the sort is stable, so equal sizes keep scan order.
@@ -233,23 +271,33 @@ public struct FaceDetector: Detector {
             found[$0].rect.width * found[$0].rect.height > found[$1].rect.width * found[$1].rect.height
                 || (found[$0].rect.width * found[$0].rect.height == found[$1].rect.width * found[$1].rect.height && $0 < $1)
         }
-        if let cap = options.maximumFeatureCount { order = Array(order.prefix(max(0, cap))) }
+        if let cap = self.options.maximumFeatureCount { order = Array(order.prefix(max(0, cap))) }
         let searchesRotations = !configuration.rotationAngles.isEmpty
         let faces = order.map { i in
             FaceFeature(
-                bounds: found[i].rect, faceAngle: searchesRotations ? found[i].angle : nil, detectionCount: found[i].count)
+                bounds: found[i].rect, faceAngle: searchesRotations ? found[i].angle : nil, detectionCount: found[i].count,
+                confidence: found[i].score)
         }
         guard let landmarks, !faces.isEmpty, control?.isCancelled != true else { return faces }
         // Landmarks: one face per work item, on all threads (each face's result is its own).
         let angles = order.map { found[$0].angle }
         let results = _FaceSlots(faces)
         let smileNeighbors = configuration.smileNeighbors
-        let threads = max(1, configuration.threadCount ?? ProcessInfo.processInfo.activeProcessorCount)
         let token = control?.token
+        let fromHOG = hog != nil
         _parallelFor(faces.count, threads: threads) { i in
             if token?.isCancelled == true { return }
             var feature = faces[i]
-            landmarks.locate(in: gray, face: feature.bounds, angle: angles[i], smileNeighbors: smileNeighbors, into: &feature)
+            // The landmark rules are tuned on the cascades' boxes, which reach higher (to the
+            // eyebrows) and are wider than the HOG detector's: a HOG box is mapped to the
+            // cascade convention for the search (measured on the face set: 1.15x the side,
+            // centre 7.5% of the side higher).
+            var box = feature.bounds
+            if fromHOG {
+                let side = 1.15 * box.width
+                box = Rect(x: box.midX - side / 2, y: box.midY - 0.075 * box.width - side / 2, width: side, height: side)
+            }
+            landmarks.locate(in: gray, face: box, angle: angles[i], smileNeighbors: smileNeighbors, into: &feature)
             results.set(i, feature)
         }
         return results.values

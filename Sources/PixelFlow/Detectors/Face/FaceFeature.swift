@@ -35,15 +35,21 @@ public struct FaceFeature: Sendable, Hashable, CustomStringConvertible {
     /// screen (its top towards the image's right). nil when only upright faces were searched.
     public var faceAngle: Double?
     /// How many raw detection windows the face's group gathered (OpenCV's `numDetections`):
-    /// a rough confidence.
+    /// a rough confidence; 0 for faces of the HOG detector.
     public var detectionCount: Int
+    /// The detector's score for this face, higher when surer (`"confidence"` in
+    /// `pixelflow detect faces --json`). For the HOG detector (`.high` accuracy) the face
+    /// filter's response above its threshold, dlib's detection score: 0 at the threshold, about
+    /// 0.5 to 3 for clear faces. For a cascade, `detectionCount`. The two scales differ.
+    public var confidence: Double
 
     /// A face with the given box and landmarks, as `FaceDetector` reports it: positions and
-    /// `bounds` in top-left-origin pixels, `faceAngle` in degrees clockwise on screen.
+    /// `bounds` in top-left-origin pixels, `faceAngle` in degrees clockwise on screen;
+    /// `confidence` nil for `detectionCount`.
     public init(
         bounds: Rect, leftEyePosition: Point? = nil, rightEyePosition: Point? = nil, mouthPosition: Point? = nil,
         hasSmile: Bool = false, leftEyeClosed: Bool = false, rightEyeClosed: Bool = false,
-        faceAngle: Double? = nil, detectionCount: Int = 0
+        faceAngle: Double? = nil, detectionCount: Int = 0, confidence: Double? = nil
     ) {
         self.bounds = bounds
         self.leftEyePosition = leftEyePosition
@@ -54,6 +60,7 @@ public struct FaceFeature: Sendable, Hashable, CustomStringConvertible {
         self.rightEyeClosed = rightEyeClosed
         self.faceAngle = faceAngle
         self.detectionCount = detectionCount
+        self.confidence = confidence ?? Double(detectionCount)
     }
 
     /// `CIFaceFeature.hasLeftEyePosition`.

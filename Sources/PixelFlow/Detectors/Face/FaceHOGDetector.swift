@@ -1,0 +1,296 @@
+import Foundation
+
+/// The HOG face detector of `FaceDetector` at `.high` accuracy: dlib's frontal face detector
+/// (`dlib.get_frontal_face_detector()(image, 1)`) reimplemented, with its filters read from
+/// the package's resources (`_FaceHOGModel`).
+///
+/// The image is first enlarged 2x (dlib's `pyramid_up`: bilinear, corners aligned, to
+/// (2w + 2) x (2h + 1) pixels), then searched on a pyramid of layers each 5/6 the size of the
+/// one before, down to 64 pixels. On each layer the HOG features (`_HOGFeatures`) are scanned
+/// with the five linear filters (10 x 10 cells, one position per cell): a position whose
+/// response reaches a filter's threshold is a detection with score response - threshold, its
+/// box the filter's window (80 x 80 pixels of the layer, placed as dlib places it) mapped back
+/// to the image. Non-maximum suppression keeps the best-scoring detections and drops any that
+/// overlaps a kept one (intersection over the two boxes' bounding box above 0.33, or above 0.79
+/// of either box).
+///
+/// - Complexity: O(pixels) for the features (about 3.3x the pixels of the enlarged image over
+///   the whole pyramid), and about 6,100 multiply-adds per cell position for the five filters
+///   (305 separable terms); scratch memory about 260 bytes a cell of the largest layer, plus the
+///   layers' pixels.
+struct _FaceHOGDetector: Sendable {
+    let model: _FaceHOGModel
+
+    /// A face found: its box in the searched image's pixels, the score and which filter.
+    struct Detection: Sendable, Equatable {
+        var left: Int
+        var top: Int
+        var right: Int
+        var bottom: Int
+        var score: Double
+        var filter: Int
+        var rect: Rect {
+            Rect(x: Double(left), y: Double(top), width: Double(right - left + 1), height: Double(bottom - top + 1))
+        }
+        var area: Int { max(0, right - left + 1) * max(0, bottom - top + 1) }
+    }
+
+    /// Work units reported to a `RenderControl` per search.
+    static let progressUnits = 1000
+
+    /// The faces in `image`, best score first. Layers whose window would be smaller than
+    /// `minimumSide` pixels in `image` are skipped.
+    func detect(_ image: _RGB8, upsample: Bool = true, minimumSide: Int = 0, threads: Int, control: RenderControl? = nil)
+        -> [Detection]
+    {
+        guard image.width > 2, image.height > 2 else {
+            control?.advanceUnlessCancelled(Self.progressUnits)
+            return []
+        }
+        let m = model
+        let base: _RGB8
+        if upsample {
+            // dlib's pyramid_up: pyramid_down<2>.rect_up of the image's rectangle.
+            let newWidth = Int(((Double(image.width - 1) + 1.25) * 2 + 0.5).rounded(.down)) + 1
+            let newHeight = Int(((Double(image.height - 1) + 0.75) * 2 + 0.5).rounded(.down)) + 1
+            base = image.resized(width: newWidth, height: newHeight, threads: threads)
+        } else {
+            base = image
+        }
+        // The number of layers: dlib counts the rectangle's shrinks until one is below the
+        // minimum layer size.
+        let n = Double(m.pyramidRate)
+        var corners = (0, 0, base.width - 1, base.height - 1)
+        var levels = 0
+        repeat {
+            func down(_ v: Int) -> Int { Int(((Double(v) - 0.3) * (n - 1) / n + 0.5).rounded(.down)) }
+            corners = (down(corners.0), down(corners.1), down(corners.2), down(corners.3))
+            levels += 1
+        } while corners.2 - corners.0 + 1 >= m.minimumLayerWidth && corners.3 - corners.1 + 1 >= m.minimumLayerHeight
+            && levels < 1000
+        // Window side of each layer in the original image's pixels, to skip layers below the
+        // minimum face size.
+        let windowSide = Double(m.cellSize * (m.filterRows - 2) + 2 * m.cellSize)  // 80 for dlib's model
+        var found: [Detection] = []
+        var layer = base
+        var unitsDone = 0
+        for level in 0..<levels {
+            if control?.isCancelled == true { return [] }
+            if level > 0 {
+                let rate = m.pyramidRate
+                layer = layer.resized(
+                    width: (rate - 1) * layer.width / rate, height: (rate - 1) * layer.height / rate, threads: threads)
+            }
+            let side = windowSide * pow(n / (n - 1), Double(level)) / (upsample ? 2 : 1)
+            let units = (level + 1) * Self.progressUnits / levels - unitsDone
+            defer {
+                control?.advanceUnlessCancelled(units)
+                unitsDone += units
+            }
+            if side < Double(minimumSide) { continue }
+            let features = _HOGFeatures(
+                layer, cellSize: m.cellSize, filterRows: m.filterRows, filterColumns: m.filterColumns, threads: threads)
+            if features.rows == 0 || features.columns == 0 { continue }
+            for d in scan(features, threads: threads, token: control?.token) {
+                var box = (Double(d.left), Double(d.top), Double(d.right), Double(d.bottom))
+                for _ in 0..<level {
+                    box = (
+                        box.0 * n / (n - 1) + 0.3, box.1 * n / (n - 1) + 0.3, box.2 * n / (n - 1) + 0.3, box.3 * n / (n - 1) + 0.3
+                    )
+                }
+                func round(_ v: Double) -> Int { Int((v + 0.5).rounded(.down)) }
+                found.append(
+                    Detection(
+                        left: round(box.0), top: round(box.1), right: round(box.2), bottom: round(box.3), score: d.score,
+                        filter: d.filter))
+            }
+        }
+        // Best first; ties in the order found (filter, then layer, then position).
+        let order = found.indices.sorted { found[$0].score > found[$1].score || (found[$0].score == found[$1].score && $0 < $1) }
+        var kept: [Detection] = []
+        for i in order where !kept.contains(where: { overlaps($0, found[i]) }) {
+            kept.append(found[i])
+        }
+        if upsample {
+            // dlib's pyramid_down<2>.rect_down.
+            func round(_ v: Double) -> Int { Int((v + 0.5).rounded(.down)) }
+            kept = kept.map { d in
+                Detection(
+                    left: round(Double(d.left) / 2 - 1.25), top: round(Double(d.top) / 2 - 0.75),
+                    right: round(Double(d.right) / 2 - 1.25), bottom: round(Double(d.bottom) / 2 - 0.75), score: d.score,
+                    filter: d.filter)
+            }
+        }
+        return kept
+    }
+
+    /// dlib's `test_box_overlap`: the intersection against the two boxes' bounding box and
+    /// against each box.
+    func overlaps(_ a: Detection, _ b: Detection) -> Bool {
+        let inner = Detection(
+            left: max(a.left, b.left), top: max(a.top, b.top), right: min(a.right, b.right), bottom: min(a.bottom, b.bottom),
+            score: 0, filter: 0
+        ).area
+        if inner == 0 { return false }
+        let outer = Detection(
+            left: min(a.left, b.left), top: min(a.top, b.top), right: max(a.right, b.right), bottom: max(a.bottom, b.bottom),
+            score: 0, filter: 0
+        ).area
+        let i = Double(inner)
+        return i / Double(outer) > model.overlapIoU || i / Double(a.area) > model.overlapCovered
+            || i / Double(b.area) > model.overlapCovered
+    }
+
+    /// The detections of one layer, in the layer's pixels: every filter position whose response
+    /// reaches the filter's threshold.
+    func scan(_ f: _HOGFeatures, threads: Int, token: CancellationToken? = nil) -> [Detection] {
+        let m = model
+        let rows = f.paddedRows - m.filterRows + 1, columns = f.paddedColumns - m.filterColumns + 1
+        guard rows > 0, columns > 0 else { return [] }
+        let responses = self.responses(f, rows: rows, columns: columns, threads: threads, token: token)
+        if token?.isCancelled == true { return [] }
+        var out: [Detection] = []
+        let cell = m.cellSize
+        // dlib's fhog_to_image: a cell index to the centre of that cell in the layer's pixels.
+        func pixel(_ p: Int, padding: Int) -> Int {
+            let v = (p + 1 - (padding - 1) / 2) * cell + 1
+            return v >= 0 ? v + cell / 2 : v - cell / 2
+        }
+        for k in 0..<m.filterCount {
+            let threshold = m.thresholds[k]
+            let response = responses[k]
+            for y in 0..<rows {
+                for x in 0..<columns {
+                    let r = response[y * columns + x]
+                    if Double(r) >= threshold {
+                        out.append(
+                            Detection(
+                                left: pixel(x, padding: m.filterColumns), top: pixel(y, padding: m.filterRows),
+                                right: pixel(x + m.filterColumns - 1, padding: m.filterColumns),
+                                bottom: pixel(y + m.filterRows - 1, padding: m.filterRows), score: Double(r) - threshold,
+                                filter: k))
+                    }
+                }
+            }
+        }
+        return out
+    }
+
+    /// Output rows per work item of `responses`: fixed, so that the values do not depend on
+    /// the thread count.
+    static let bandRows = 48
+
+    /// `taps` values of `src` from `x` on, times `filter`, eight outputs at a time (`stride`
+    /// floats between taps): one pass of a separable term. Ten taps (dlib's filters) take an
+    /// unrolled loop.
+    @inline(__always)
+    static func taps8(_ src: UnsafePointer<Float>, stride: Int, _ filter: UnsafePointer<Float>, taps: Int) -> SIMD8<Float> {
+        var acc = SIMD8<Float>()
+        if taps == 10 {
+            for j in 0..<10 {
+                acc += UnsafeRawPointer(src + j * stride).loadUnaligned(as: SIMD8<Float>.self) * filter[j]
+            }
+        } else {
+            for j in 0..<taps {
+                acc += UnsafeRawPointer(src + j * stride).loadUnaligned(as: SIMD8<Float>.self) * filter[j]
+            }
+        }
+        return acc
+    }
+
+    /// The filters' responses: for filter k, `rows` x `columns` floats, the response at (y, x)
+    /// being the sum over the filter's cells (i, j) of the dot product of its 31 weights with
+    /// the features of cell (y + i, x + j) of the padded feature image. Computed as dlib does,
+    /// with the separable terms: per term, a horizontal pass of its row filter over the feature
+    /// plane, then a vertical pass of its column filter added into the filter's response
+    /// (about 6,100 multiply-adds a position instead of 15,500).
+    func responses(_ f: _HOGFeatures, rows: Int, columns: Int, threads: Int, token: CancellationToken? = nil) -> [[Float]] {
+        let m = model
+        let fr = m.filterRows, fc = m.filterColumns, count = m.filterCount
+        let pr = f.paddedRows, pc = f.paddedColumns
+        // The features one plane after the other, each pr x pc floats, 8 floats of slack.
+        var planar = [Float](repeating: 0, count: _HOGFeatures.planeCount * pr * pc + 8)
+        f.values.withUnsafeBufferPointer { v in
+            for cell in 0..<(pr * pc) {
+                for p in 0..<_HOGFeatures.planeCount { planar[p * pr * pc + cell] = v[cell * _HOGFeatures.stride + p] }
+            }
+        }
+        let bands = (rows + Self.bandRows - 1) / Self.bandRows
+        let slots = _HOGRows(count: bands)
+        let termCount = m.termFilter.count
+        planar.withUnsafeBufferPointer { planarBuffer in
+            m.termValues.withUnsafeBufferPointer { termBuffer in
+                let features = _UnsafeSendable(planarBuffer.baseAddress!)
+                let terms = _UnsafeSendable(termBuffer.baseAddress!)
+                _parallelFor(bands, threads: threads) { band in
+                    let y0 = band * Self.bandRows, bandHeight = min(Self.bandRows, rows - y0)
+                    var out = [Float](repeating: 0, count: count * bandHeight * columns)
+                    if token?.isCancelled == true {
+                        slots.set(band, out)
+                        return
+                    }
+                    let inputRows = bandHeight + fr - 1
+                    var horizontal = [Float](repeating: 0, count: inputRows * columns + 8)
+                    out.withUnsafeMutableBufferPointer { o in
+                        horizontal.withUnsafeMutableBufferPointer { h in
+                            let hp = h.baseAddress!
+                            for t in 0..<termCount {
+                                let term = terms.value + t * (fr + fc)
+                                let column = term, row = term + fr
+                                let plane = features.value + m.termPlane[t] * pr * pc + y0 * pc
+                                // Horizontal: the row filter along each input row.
+                                for y in 0..<inputRows {
+                                    let src = plane + y * pc, dst = hp + y * columns
+                                    var x = 0
+                                    while x + 8 <= columns {
+                                        let acc = Self.taps8(src + x, stride: 1, row, taps: fc)
+                                        UnsafeMutableRawPointer(dst + x).storeBytes(of: acc, as: SIMD8<Float>.self)
+                                        x += 8
+                                    }
+                                    while x < columns {
+                                        var acc: Float = 0
+                                        for j in 0..<fc { acc += src[x + j] * row[j] }
+                                        dst[x] = acc
+                                        x += 1
+                                    }
+                                }
+                                // Vertical: the column filter down the horizontal results, added
+                                // into the term's filter's responses.
+                                let response = o.baseAddress! + m.termFilter[t] * bandHeight * columns
+                                for y in 0..<bandHeight {
+                                    let dst = response + y * columns
+                                    var x = 0
+                                    while x + 8 <= columns {
+                                        let acc = Self.taps8(hp + y * columns + x, stride: columns, column, taps: fr)
+                                        let sum = UnsafeRawPointer(dst + x).loadUnaligned(as: SIMD8<Float>.self) + acc
+                                        UnsafeMutableRawPointer(dst + x).storeBytes(of: sum, as: SIMD8<Float>.self)
+                                        x += 8
+                                    }
+                                    while x < columns {
+                                        var acc: Float = 0
+                                        for i in 0..<fr { acc += hp[(y + i) * columns + x] * column[i] }
+                                        dst[x] += acc
+                                        x += 1
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    slots.set(band, out)
+                }
+            }
+        }
+        // Bands back into one image per filter.
+        var result = [[Float]](repeating: [Float](repeating: 0, count: rows * columns), count: count)
+        for band in 0..<bands {
+            let y0 = band * Self.bandRows, bandHeight = min(Self.bandRows, rows - y0)
+            let part = slots.get(band)
+            for k in 0..<count {
+                result[k].replaceSubrange(
+                    (y0 * columns)..<((y0 + bandHeight) * columns),
+                    with: part[(k * bandHeight * columns)..<((k + 1) * bandHeight * columns)])
+            }
+        }
+        return result
+    }
+}
