@@ -154,11 +154,16 @@ enum QRFinderPatternFinder {
 
     /// Vertical, horizontal and diagonal checks through a horizontal hit.
     static func confirm(_ img: QRBinaryImage, cx: Double, cy: Double, total: Int) -> QRFinderPattern? {
-        let maxRun = total
         let ix = Int(cx), iy = Int(cy)
-        guard let v = crossCheck(img, x: ix, y: iy, dx: 0, dy: 1, maxRun: maxRun, tolerance: crossTolerance) else { return nil }
-        // Similar extent both ways (rotation stretches both alike).
-        guard 5 * Swift.abs(v.total - total) < 3 * total else { return nil }
+        // A finder foreshortened by a steep tilt can be 2.5 times as high as it is wide, or the
+        // other way round: a linear map keeps the 1:1:3:1:1 ratios along every line through the
+        // centre, but not the extents across different directions.
+        guard
+            let v = crossCheck(
+                img, x: ix, y: iy, dx: 0, dy: 1, maxRun: total * 5 / 2, tolerance: crossTolerance)
+        else { return nil }
+        guard 5 * v.total <= 25 * total / 2, 5 * total <= 25 * v.total / 2 else { return nil }
+        let maxRun = Swift.max(total, v.total)
         let y = Double(iy) + v.center
         guard let hz = crossCheck(img, x: ix, y: Int(y), dx: 1, dy: 0, maxRun: maxRun, tolerance: crossTolerance) else {
             return nil
