@@ -4,9 +4,20 @@ extension QRCodeDetector {
     /// Every code readable from dark-on-light finder patterns of `img`. Stops before the next
     /// decoding attempt once `control` is cancelled.
     static func _search(_ img: QRBinaryImage, options: DetectorOptions, control: RenderControl? = nil) -> [QRCodeFeature] {
+        var evidence = 0
+        return _search(img, options: options, control: control, evidence: &evidence)
+    }
+
+    /// `_search(_:options:control:)`, also setting `evidence` to the most scan lines that
+    /// confirmed one finder candidate (0 without candidates): how much the image looks like
+    /// it holds a code of this polarity, which decides whether costlier retries are worth it.
+    static func _search(
+        _ img: QRBinaryImage, options: DetectorOptions, control: RenderControl?, evidence: inout Int
+    ) -> [QRCodeFeature] {
         let high = options.accuracy == .high
         let rowStep = high ? 1 : Swift.max(1, Swift.min(3, Swift.min(img.width, img.height) / 360))
         let finders = QRFinderPatternFinder.find(in: img, rowStep: rowStep, maximumCount: high ? 48 : 30)
+        evidence = finders.map(\.count).max() ?? 0
         guard finders.count >= 3 else { return [] }
         let triples = _plausibleTriples(finders)
         var used = [Bool](repeating: false, count: finders.count)
