@@ -92,6 +92,8 @@ struct QRGridReader {
     let image: QRBinaryImage
     /// How many symbol sizes to try around the estimate.
     let tries: Int
+    /// The finders' edge points, traced once per finder.
+    let edges = QRFinderEdgeCache()
 
     func read(_ a: QRFinderPattern, _ b: QRFinderPattern, _ c: QRFinderPattern) -> QRCodeFeature? {
         // The top-left finder is at the corner nearest a right angle. Under strong perspective
@@ -128,7 +130,7 @@ struct QRGridReader {
             sizes.removeAll { $0 == v.size }
             sizes.insert(v.size, at: 0)
         }
-        let geometry = QRFinderGeometry(image: image).finderSquares(tl: tl, tr: tr, bl: bl)
+        let geometry = QRFinderGeometry(image: image, cache: edges).finderSquares(tl: tl, tr: tr, bl: bl)
         for n in sizes {
             if let f = read(
                 size: n, tl: tl, tr: tr, bl: bl, moduleSize: (msTop + msLeft) / 2, corners: geometry?.corners,

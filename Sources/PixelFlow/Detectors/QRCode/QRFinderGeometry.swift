@@ -27,6 +27,8 @@ struct QRFinderGeometry {
     }
 
     let image: QRBinaryImage
+    /// Edge points of finders already traced in this image, or nil to trace each time.
+    var cache: QRFinderEdgeCache? = nil
 
     /// The sides of the finder at `center` whose modules are about `moduleSize` pixels, with
     /// the symbol's x axis roughly along unit `ux` and y axis roughly along unit `uy`; nil when
@@ -40,7 +42,23 @@ struct QRFinderGeometry {
     /// away from the corners.
     func sides(center c: Point, moduleSize ms: Double, ux: Point, uy: Point) -> Sides? {
         guard ms.isFinite, ms > 0, c.x.isFinite, c.y.isFinite else { return nil }
-        guard image.isDark(at: c.x, c.y) else { return nil }
+        let key = QRFinderEdgeCache.Key(x: c.x, y: c.y, moduleSize: ms)
+        let points: [Point]
+        if let cached = cache?.points[key] {
+            points = cached
+        } else {
+            points = edgePoints(center: c, moduleSize: ms)
+            cache?.points[key] = points
+        }
+        return sides(center: c, moduleSize: ms, points: points, ux: ux, uy: uy)
+    }
+
+    /// Points on the outer edge of the finder at `center`: along 90 rays, 4 degrees apart,
+    /// the second dark-to-light transition, when the ray crosses exactly one light-to-dark
+    /// one before it and is at least 1.5 modules long. They do not depend on the symbol's axes,
+    /// so `cache` keeps them for the other triples and orientations the finder is tried in.
+    func edgePoints(center c: Point, moduleSize ms: Double) -> [Point] {
+        guard image.isDark(at: c.x, c.y) else { return [] }
         let step = 0.5
         // A stretched axis can make the half diagonal 1.6 times 4.95 average modules; a
         // compressed one can bring an edge to 0.45 times 3.5.
@@ -48,8 +66,7 @@ struct QRFinderGeometry {
         var points: [Point] = []
         points.reserveCapacity(90)
         for k in 0..<90 {
-            let angle = Double(k) * (Double.pi / 45)
-            let dx = cos(angle), dy = sin(angle)
+            let (dx, dy) = QRFinderGeometry._rays[k]
             var t = 0.0
             var lightToDark = 0, darkToLight = 0
             var wasDark = true
@@ -69,6 +86,17 @@ struct QRFinderGeometry {
             guard let r = edge, r >= 1.5 * ms, lightToDark == 1 else { continue }
             points.append(Point(x: c.x + r * dx, y: c.y + r * dy))
         }
+        return points
+    }
+
+    /// Unit vectors of the 90 rays, 4 degrees apart.
+    static let _rays: [(Double, Double)] = (0..<90).map { k in
+        let angle = Double(k) * (Double.pi / 45)
+        return (cos(angle), sin(angle))
+    }
+
+    /// The four sides through the edge `points` of the finder at `c`.
+    func sides(center c: Point, moduleSize ms: Double, points: [Point], ux: Point, uy: Point) -> Sides? {
         guard points.count >= 16 else { return nil }
         // Corners: top-left, top-right, bottom-right, bottom-left (farthest along each diagonal).
         let diagonals = [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)]
@@ -180,4 +208,16 @@ struct QRFinderGeometry {
         }
         return true
     }
+}
+
+/// Finder edge points by finder, for one search over one binary image: a finder is tried in
+/// many triples and orientations, and its edge points are the same each time.
+///
+/// A reference type so that the (value-type) grid reader can fill it while reading; used
+/// by one search on one thread only, never shared.
+final class QRFinderEdgeCache {
+    struct Key: Hashable {
+        var x: Double, y: Double, moduleSize: Double
+    }
+    var points: [Key: [Point]] = [:]
 }
