@@ -92,38 +92,36 @@ struct QRLuminance: Sendable {
     /// with modules of about 2 pixels, thinned by blur, are read when nothing else works.
     ///
     /// Output pixel 2i + 1/2 sits at source i + 1/4 and 2i - 1/2 at i - 1/4 (clamped at the
-    /// borders), so every output pixel weighs two source columns 3:1 and two rows 3:1: the
-    /// weights are the fixed 192/64 of 256, taken from per-column tables, in integers.
+    /// borders), so every output pixel weighs two source columns 3:1 and two rows 3:1: fixed
+    /// weights of 192 and 64 (of 256), in integers. Each output row blends its two source rows
+    /// first (one pass, contiguous), then each pair of output pixels comes from two or three
+    /// blended columns; the sum is the same as blending columns first, exactly.
     ///
-    /// - Complexity: O(output pixels), no floating point.
+    /// - Complexity: O(output pixels), no floating point; one row of scratch.
     func doubled() -> QRLuminance {
         let w = width * 2, h = height * 2
         var out = [UInt8](repeating: 0, count: w * h)
         guard width > 0, height > 0 else { return QRLuminance(width: w, height: h, pixels: out) }
-        // Output column x: source columns x0 and x1 with weight 256 - fx and fx.
-        var x0s = [Int](repeating: 0, count: w), x1s = [Int](repeating: 0, count: w)
-        var fxs = [Int](repeating: 0, count: w)
-        for x in 0..<w {
-            let (c0, c1, f) = QRLuminance._doubledTap(x, count: width)
-            x0s[x] = c0
-            x1s[x] = c1
-            fxs[x] = f
-        }
+        var blended = [Int32](repeating: 0, count: width)
+        let sw = width
         pixels.withUnsafeBufferPointer { src in
             out.withUnsafeMutableBufferPointer { dst in
-                x0s.withUnsafeBufferPointer { x0p in
-                    x1s.withUnsafeBufferPointer { x1p in
-                        fxs.withUnsafeBufferPointer { fxp in
-                            for y in 0..<h {
-                                let (y0, y1, fy) = QRLuminance._doubledTap(y, count: height)
-                                let a = src.baseAddress! + y0 &* width, b = src.baseAddress! + y1 &* width
-                                let d = dst.baseAddress! + y &* w
-                                for x in 0..<w {
-                                    let c0 = x0p[x], c1 = x1p[x], fx = fxp[x]
-                                    let top = Int(a[c0]) &* (256 &- fx) &+ Int(a[c1]) &* fx
-                                    let bottom = Int(b[c0]) &* (256 &- fx) &+ Int(b[c1]) &* fx
-                                    d[x] = UInt8(truncatingIfNeeded: (top &* (256 &- fy) &+ bottom &* fy &+ 32768) >> 16)
-                                }
+                blended.withUnsafeMutableBufferPointer { col in
+                    for y in 0..<h {
+                        let (y0, y1, fy) = QRLuminance._doubledTap(y, count: height)
+                        let a = src.baseAddress! + y0 &* sw, b = src.baseAddress! + y1 &* sw
+                        let wa = Int32(256 &- fy), wb = Int32(fy)
+                        for x in 0..<sw { col[x] = Int32(a[x]) &* wa &+ Int32(b[x]) &* wb }
+                        let d = dst.baseAddress! + y &* w
+                        // Output 0 is column 0; 2i (i >= 1) is 64 col[i - 1] + 192 col[i];
+                        // 2i + 1 is 192 col[i] + 64 col[min(i + 1, last)].
+                        d[0] = UInt8(truncatingIfNeeded: (col[0] &* 256 &+ 32768) >> 16)
+                        for i in 0..<sw {
+                            let c = col[i]
+                            let next = col[Swift.min(i &+ 1, sw &- 1)]
+                            d[2 &* i &+ 1] = UInt8(truncatingIfNeeded: (c &* 192 &+ next &* 64 &+ 32768) >> 16)
+                            if i &+ 1 < sw {
+                                d[2 &* i &+ 2] = UInt8(truncatingIfNeeded: (c &* 64 &+ next &* 192 &+ 32768) >> 16)
                             }
                         }
                     }
