@@ -182,16 +182,18 @@ struct QRGridReader {
             // Where each grid puts the alignment pattern, with that grid's module vectors there
             // (under perspective, modules near the bottom-right corner can be half or twice the
             // finders' size, and turned).
-            var guesses = [(Point(x: tl.x + k * (u.x + v.x), y: tl.y + k * (u.y + v.y)), u, v, moduleSize)]
+            // The grids from the finders' edges are off by a few modules at most there: 4
+            // modules around is enough; the affine grid of the centres also looks 8 around.
+            var guesses = [(Point(x: tl.x + k * (u.x + v.x), y: tl.y + k * (u.y + v.y)), u, v, moduleSize, [4.0, 8.0])]
             for grid in [outline, fitted] {
                 guard let grid else { continue }
                 let local = grid.moduleVectors(at: nn - 6.5, nn - 6.5)
                 let size = (local.u.length * local.v.length).squareRoot()
                 guard size.isFinite, size > 0 else { continue }
-                guesses.insert((grid.apply(nn - 6.5, nn - 6.5), local.u, local.v, size), at: 0)
+                guesses.insert((grid.apply(nn - 6.5, nn - 6.5), local.u, local.v, size, [4.0]), at: 0)
             }
-            for (expected, u, v, moduleSize) in guesses {
-                if let found = findAlignment(near: expected, u: u, v: v, moduleSize: moduleSize),
+            for (expected, u, v, moduleSize, radii) in guesses {
+                if let found = findAlignment(near: expected, u: u, v: v, moduleSize: moduleSize, radii: radii),
                     !fourth.contains(where: { Swift.abs($0.1.x - found.x) + Swift.abs($0.1.y - found.y) < 0.5 })
                 {
                     fourth.append((Point(x: nn - 6.5, y: nn - 6.5), found))
