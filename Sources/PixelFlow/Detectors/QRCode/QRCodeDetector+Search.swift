@@ -192,7 +192,16 @@ struct QRGridReader {
                 guard size.isFinite, size > 0 else { continue }
                 guesses.insert((grid.apply(nn - 6.5, nn - 6.5), local.u, local.v, size, [4.0]), at: 0)
             }
+            var searched: [Point] = []
             for (expected, u, v, moduleSize, radii) in guesses {
+                // A guess within a module of one already searched would find the same pattern.
+                if searched.contains(where: {
+                    ($0.x - expected.x) * ($0.x - expected.x) + ($0.y - expected.y) * ($0.y - expected.y) < moduleSize
+                        * moduleSize
+                }) {
+                    continue
+                }
+                searched.append(expected)
                 if let found = findAlignment(near: expected, u: u, v: v, moduleSize: moduleSize, radii: radii),
                     !fourth.contains(where: { Swift.abs($0.1.x - found.x) + Swift.abs($0.1.y - found.y) < 0.5 })
                 {
@@ -464,8 +473,11 @@ struct QRGridReader {
                 y += step
             }
             guard best >= 21 else { continue }
-            // Refine at half-pixel steps around the coarse best.
+            // Refine around the coarse best, at steps of an eighth of a module (half a pixel at
+            // least): the centroid of the best positions is finer than the steps, and the
+            // cost no longer grows with the square of the module size.
             let reach = step + moduleSize / 2
+            let fine = Swift.max(0.5, moduleSize / 8)
             var top = -1
             var sx = 0.0, sy = 0.0, count = 0.0
             var yy = bestPoint.y - reach
@@ -484,9 +496,9 @@ struct QRGridReader {
                         sy += yy
                         count += 1
                     }
-                    xx += 0.5
+                    xx += fine
                 }
-                yy += 0.5
+                yy += fine
             }
             return Point(x: sx / count, y: sy / count)
         }
