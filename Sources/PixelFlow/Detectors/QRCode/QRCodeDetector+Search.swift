@@ -223,6 +223,7 @@ struct QRGridReader {
             let to = [image3[0], image3[1], dst, image3[2]]
             if let t = QRPerspectiveTransform(from: from, to: to) { grids.append(t) }
         }
+        var refineAfterFirst: (QRVersion, [[Point]])?
         if let fitted, let squares {
             // The finder corners and the alignment pattern together, then the finders alone.
             let alignments = fourth.filter { $0.0.x == nn - 6.5 }
@@ -241,14 +242,21 @@ struct QRGridReader {
             }
             grids.insert(fitted, at: alignments.isEmpty ? 0 : Swift.min(grids.count, 2))
             // Larger versions: every alignment pattern found near where the best grid puts it,
-            // and one grid fitted to them all with the finder corners, tried first.
-            if version.alignmentPatternCenters.count > 2, !alignments.isEmpty,
-                let all = refinedGrid(grids[0], version: version, squares: squares)
-            {
-                grids.insert(all, at: 0)
+            // and one grid fitted to them all with the finder corners, tried second (made
+            // only when the first grid fails: most codes seen at moderate angles read without).
+            if version.alignmentPatternCenters.count > 2, !alignments.isEmpty {
+                refineAfterFirst = (version, squares)
             }
         }
-        for t in grids {
+        var index = 0
+        while index < grids.count {
+            if index == 1, let (version, squares) = refineAfterFirst,
+                let all = refinedGrid(grids[0], version: version, squares: squares)
+            {
+                grids.insert(all, at: 1)
+            }
+            let t = grids[index]
+            index += 1
             var attempt: (matrix: QRBitMatrix, decoded: QRCodeDecoded)?
             for averaged in [false, true] {
                 let matrix = QRBitMatrix(size: n) { x, y in
@@ -451,7 +459,8 @@ struct QRGridReader {
             return s
         }
         guard expected.x.isFinite, expected.y.isFinite, moduleSize.isFinite, moduleSize > 0 else { return nil }
-        let step = Swift.max(1.0, moduleSize / 3)
+        // Half a module: every sample then still falls in its own module of the template.
+        let step = Swift.max(1.0, moduleSize / 2)
         for radius in radii {
             let r = radius * moduleSize
             var best = -1
