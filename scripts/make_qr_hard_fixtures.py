@@ -7,7 +7,9 @@ perspective camera) from a fixed seed:
 
 Writes the PNGs and manifest.tsv (file, message, what). QRCodeHardConditionsTests reads each
 and must find its message; each one was checked to fail with the detector as it was before
-the grid fit, the steeper triples and the low-contrast pass (commit 20fd7f7), and to pass after.
+the grid fit, the steeper triples and the low-contrast pass (commit 20fd7f7), and to pass after;
+the two steep ones (52-56 degrees of tilt) to fail before the per-corner finder edges, the
+orientation by angle and the alignment-grid fit (branch qr2), and to pass after.
 
 Needs: pip install segno opencv-python-headless numpy pillow
 """
@@ -26,6 +28,10 @@ FIXTURES = [
     ("inverted_tilted.png", 1, "light on dark, tilted", "M", 5, 4.0, 35.0, 150.0, 200.0, True, None),
     ("uneven_low_contrast.png", 1, "gradient over 30 levels", "Q", 4, 5.0, 2.0, 30.0, 200.0, False, "gradient"),
     ("tilted_version10.png", 1, "TILT 35 DEGREES", "M", 10, 4.0, 35.0, 190.0, 230.0, False, None),
+    # Read since the per-corner finder edges, orientation by angle and alignment-grid fit (qr2).
+    ("steep_version9.png", 1, "TILT 56 DEGREES, VERSION 9", "L", 9, 4.5, 56.0, 190.0, 220.0, False, None),
+    ("steep_version15.png", 1, "TILT 52 DEGREES, VERSION 15, SEVERAL ALIGNMENT PATTERNS", "Q", 15, 4.0, 52.0, 200.0,
+     225.0, False, None),
 ]
 
 

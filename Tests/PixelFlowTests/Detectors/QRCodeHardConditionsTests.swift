@@ -19,7 +19,82 @@ final class QRCodeHardConditionsTests: XCTestCase {
             XCTAssertEqual(found.map(\.message), [parts[1]], "\(parts[0]) (\(parts[2]))")
             checked.append(parts[0])
         }
-        XCTAssertEqual(checked, ["low_contrast.png", "inverted_tilted.png", "uneven_low_contrast.png", "tilted_version10.png"])
+        XCTAssertEqual(
+            checked,
+            [
+                "low_contrast.png", "inverted_tilted.png", "uneven_low_contrast.png", "tilted_version10.png",
+                "steep_version9.png", "steep_version15.png",
+            ])
+    }
+
+    /// A finder pattern foreshortened to 0.45 of its width and turned 30 degrees (drawn pixel by
+    /// pixel from its module-space definition): the edge fit finds its four outer corners within
+    /// a pixel, given only the axes between finder centres 12 degrees off.
+    func testForeshortenedFinderCorners() throws {
+        let ms = 6.0, squeeze = 0.45, angle = 30.0 * Double.pi / 180
+        let c = Point(x: 40, y: 40)
+        // Module space (origin at the finder's centre) to pixels: squeeze x, then rotate.
+        func forward(_ mx: Double, _ my: Double) -> Point {
+            let x = mx * ms * squeeze, y = my * ms
+            return Point(x: c.x + x * cos(angle) - y * sin(angle), y: c.y + x * sin(angle) + y * cos(angle))
+        }
+        let w = 80
+        var bits = [UInt8](repeating: 0, count: w * w)
+        for py in 0..<w {
+            for px in 0..<w {
+                let dx = Double(px) + 0.5 - c.x, dy = Double(py) + 0.5 - c.y
+                let x = dx * cos(angle) + dy * sin(angle), y = -dx * sin(angle) + dy * cos(angle)
+                let mx = x / (ms * squeeze), my = y / ms
+                let ring = Swift.max(Swift.abs(mx), Swift.abs(my))
+                bits[py * w + px] = ring < 1.5 || (ring >= 2.5 && ring < 3.5) ? 1 : 0
+            }
+        }
+        let image = QRBinaryImage(width: w, height: w, bits: bits)
+        let off = 12.0 * Double.pi / 180
+        let ux = Point(x: cos(angle + off), y: sin(angle + off)), uy = Point(x: -sin(angle + off), y: cos(angle + off))
+        let sides = try XCTUnwrap(
+            QRFinderGeometry(image: image).sides(center: c, moduleSize: ms * (1 + squeeze) / 2, ux: ux, uy: uy))
+        let found = [
+            sides.top.intersection(sides.left), sides.top.intersection(sides.right),
+            sides.bottom.intersection(sides.right), sides.bottom.intersection(sides.left),
+        ]
+        let want = [forward(-3.5, -3.5), forward(3.5, -3.5), forward(3.5, 3.5), forward(-3.5, 3.5)]
+        for (f, t) in zip(found, want) {
+            let p = try XCTUnwrap(f)
+            XCTAssertLessThan(((p.x - t.x) * (p.x - t.x) + (p.y - t.y) * (p.y - t.y)).squareRoot(), 1.0, "\(p) vs \(t)")
+        }
+    }
+
+    /// `doubled()` against the bilinear formula evaluated directly in floating point, and
+    /// `inverted()` against flipping each pixel, on seeded random planes of awkward sizes.
+    func testDoubledAndInvertedAgainstReference() {
+        var rng = QRTestRandom(seed: 5)
+        for (w, h) in [(1, 1), (2, 3), (7, 5), (33, 17)] {
+            let pixels = (0..<(w * h)).map { _ in UInt8(rng.int(0...255)) }
+            let plane = QRLuminance(width: w, height: h, pixels: pixels)
+            let doubled = plane.doubled()
+            XCTAssertEqual(doubled.width, 2 * w)
+            XCTAssertEqual(doubled.height, 2 * h)
+            func tap(_ i: Int, _ count: Int) -> (Int, Int, Double) {
+                let s = Swift.max(Double(i) * 0.5 - 0.25, 0)
+                let i0 = Swift.min(Int(s), count - 1)
+                return (i0, Swift.min(i0 + 1, count - 1), s - Double(i0))
+            }
+            for y in 0..<(2 * h) {
+                let (y0, y1, fy) = tap(y, h)
+                for x in 0..<(2 * w) {
+                    let (x0, x1, fx) = tap(x, w)
+                    func p(_ a: Int, _ b: Int) -> Double { Double(pixels[b * w + a]) }
+                    let value = (p(x0, y0) * (1 - fx) + p(x1, y0) * fx) * (1 - fy) + (p(x0, y1) * (1 - fx) + p(x1, y1) * fx) * fy
+                    // Weights of 256ths and one rounding: within half a level plus the rounding.
+                    XCTAssertEqual(Double(doubled.pixels[y * 2 * w + x]), value, accuracy: 0.51, "(\(x), \(y)) of \(w)x\(h)")
+                }
+            }
+            let bits = pixels.map { $0 & 1 }
+            let image = QRBinaryImage(width: w, height: h, bits: bits)
+            XCTAssertEqual(image.inverted().bits, bits.map { 1 - $0 })
+            XCTAssertTrue(image.inverted().isInverted)
+        }
     }
 
     /// The low-contrast pass is the last one at accuracy high; low accuracy skips it.

@@ -63,8 +63,23 @@ struct QRBinaryImage: Sendable {
 
     /// The same image with dark and light swapped: how light-on-dark codes are read.
     func inverted() -> QRBinaryImage {
-        QRBinaryImage(
-            width: width, height: height, bits: bits.map { $0 ^ 1 }, luminance: luminance,
+        var flipped = bits
+        flipped.withUnsafeMutableBytes { raw in
+            let count = raw.count
+            var i = 0
+            // Eight pixels at a time (each byte is 0 or 1).
+            while i &+ 8 <= count {
+                let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                raw.storeBytes(of: word ^ 0x0101_0101_0101_0101, toByteOffset: i, as: UInt64.self)
+                i &+= 8
+            }
+            while i < count {
+                raw[i] ^= 1
+                i &+= 1
+            }
+        }
+        return QRBinaryImage(
+            width: width, height: height, bits: flipped, luminance: luminance,
             thresholds: thresholds, isInverted: !isInverted)
     }
 }

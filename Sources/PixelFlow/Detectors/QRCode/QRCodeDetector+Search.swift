@@ -4,9 +4,20 @@ extension QRCodeDetector {
     /// Every code readable from dark-on-light finder patterns of `img`. Stops before the next
     /// decoding attempt once `control` is cancelled.
     static func _search(_ img: QRBinaryImage, options: DetectorOptions, control: RenderControl? = nil) -> [QRCodeFeature] {
+        var evidence = 0
+        return _search(img, options: options, control: control, evidence: &evidence)
+    }
+
+    /// `_search(_:options:control:)`, also setting `evidence` to the most scan lines that
+    /// confirmed one finder candidate (0 without candidates): how much the image looks like
+    /// it holds a code of this polarity, which decides whether costlier retries are worth it.
+    static func _search(
+        _ img: QRBinaryImage, options: DetectorOptions, control: RenderControl?, evidence: inout Int
+    ) -> [QRCodeFeature] {
         let high = options.accuracy == .high
         let rowStep = high ? 1 : Swift.max(1, Swift.min(3, Swift.min(img.width, img.height) / 360))
         let finders = QRFinderPatternFinder.find(in: img, rowStep: rowStep, maximumCount: high ? 48 : 30)
+        evidence = finders.map(\.count).max() ?? 0
         guard finders.count >= 3 else { return [] }
         let triples = _plausibleTriples(finders)
         var used = [Bool](repeating: false, count: finders.count)
@@ -81,21 +92,33 @@ struct QRGridReader {
     let image: QRBinaryImage
     /// How many symbol sizes to try around the estimate.
     let tries: Int
+    /// The finders' edge points, traced once per finder.
+    let edges = QRFinderEdgeCache()
 
     func read(_ a: QRFinderPattern, _ b: QRFinderPattern, _ c: QRFinderPattern) -> QRCodeFeature? {
-        // Top-left is opposite the longest side; the orientation sign tells the other two apart.
-        let ab = a.distance(to: b), bc = b.distance(to: c), ca = c.distance(to: a)
-        var (tl, p, q) = (a, b, c)
-        if bc >= ab && bc >= ca {
-            (tl, p, q) = (a, b, c)
-        } else if ca >= ab {
-            (tl, p, q) = (b, c, a)
-        } else {
-            (tl, p, q) = (c, a, b)
+        // The top-left finder is at the corner nearest a right angle. Under strong perspective
+        // that is not always the one opposite the longest side, so each corner whose angle is
+        // within 50-130 degrees is tried, nearest 90 first; wrong ones fail the timing and
+        // format gate.
+        var corners: [(cosine: Double, tl: QRFinderPattern, p: QRFinderPattern, q: QRFinderPattern)] = []
+        for (tl, p, q) in [(a, b, c), (b, c, a), (c, a, b)] {
+            let e = Point(x: p.x - tl.x, y: p.y - tl.y), f = Point(x: q.x - tl.x, y: q.y - tl.y)
+            let lengths = (e.x * e.x + e.y * e.y).squareRoot() * (f.x * f.x + f.y * f.y).squareRoot()
+            guard lengths > 0 else { continue }
+            let cosine = Swift.abs(e.x * f.x + e.y * f.y) / lengths
+            if cosine < 0.64 { corners.append((cosine, tl, p, q)) }
         }
-        let cross = (p.x - tl.x) * (q.y - tl.y) - (p.y - tl.y) * (q.x - tl.x)
-        let (tr, bl) = cross > 0 ? (p, q) : (q, p)
+        corners.sort { $0.cosine < $1.cosine }
+        for (_, tl, p, q) in corners {
+            let cross = (p.x - tl.x) * (q.y - tl.y) - (p.y - tl.y) * (q.x - tl.x)
+            let (tr, bl) = cross > 0 ? (p, q) : (q, p)
+            if let feature = read(tl: tl, tr: tr, bl: bl) { return feature }
+        }
+        return nil
+    }
 
+    /// The symbol with top-left finder `tl`, top-right `tr` and bottom-left `bl`, if it decodes.
+    func read(tl: QRFinderPattern, tr: QRFinderPattern, bl: QRFinderPattern) -> QRCodeFeature? {
         let msTop = moduleSize(tl, tr), msLeft = moduleSize(tl, bl)
         guard msTop > 0, msLeft > 0 else { return nil }
         let estimate = (tl.distance(to: tr) / msTop + tl.distance(to: bl) / msLeft) / 2 + 7
@@ -107,7 +130,7 @@ struct QRGridReader {
             sizes.removeAll { $0 == v.size }
             sizes.insert(v.size, at: 0)
         }
-        let geometry = QRFinderGeometry(image: image).finderSquares(tl: tl, tr: tr, bl: bl)
+        let geometry = QRFinderGeometry(image: image, cache: edges).finderSquares(tl: tl, tr: tr, bl: bl)
         for n in sizes {
             if let f = read(
                 size: n, tl: tl, tr: tr, bl: bl, moduleSize: (msTop + msLeft) / 2, corners: geometry?.corners,
@@ -156,15 +179,30 @@ struct QRGridReader {
         var fourth: [(Point, Point)] = []
         if version.number >= 2 {
             let k = nn - 10
-            var guesses = [Point(x: tl.x + k * (u.x + v.x), y: tl.y + k * (u.y + v.y))]
-            if let outline {
-                guesses.insert(outline.apply(nn - 6.5, nn - 6.5), at: 0)
+            // Where each grid puts the alignment pattern, with that grid's module vectors there
+            // (under perspective, modules near the bottom-right corner can be half or twice the
+            // finders' size, and turned).
+            // The grids from the finders' edges are off by a few modules at most there: 4
+            // modules around is enough; the affine grid of the centres also looks 8 around.
+            var guesses = [(Point(x: tl.x + k * (u.x + v.x), y: tl.y + k * (u.y + v.y)), u, v, moduleSize, [4.0, 8.0])]
+            for grid in [outline, fitted] {
+                guard let grid else { continue }
+                let local = grid.moduleVectors(at: nn - 6.5, nn - 6.5)
+                let size = (local.u.length * local.v.length).squareRoot()
+                guard size.isFinite, size > 0 else { continue }
+                guesses.insert((grid.apply(nn - 6.5, nn - 6.5), local.u, local.v, size, [4.0]), at: 0)
             }
-            if let fitted {
-                guesses.insert(fitted.apply(nn - 6.5, nn - 6.5), at: 0)
-            }
-            for expected in guesses {
-                if let found = findAlignment(near: expected, u: u, v: v, moduleSize: moduleSize),
+            var searched: [Point] = []
+            for (expected, u, v, moduleSize, radii) in guesses {
+                // A guess within a module of one already searched would find the same pattern.
+                if searched.contains(where: {
+                    ($0.x - expected.x) * ($0.x - expected.x) + ($0.y - expected.y) * ($0.y - expected.y) < moduleSize
+                        * moduleSize
+                }) {
+                    continue
+                }
+                searched.append(expected)
+                if let found = findAlignment(near: expected, u: u, v: v, moduleSize: moduleSize, radii: radii),
                     !fourth.contains(where: { Swift.abs($0.1.x - found.x) + Swift.abs($0.1.y - found.y) < 0.5 })
                 {
                     fourth.append((Point(x: nn - 6.5, y: nn - 6.5), found))
@@ -185,6 +223,7 @@ struct QRGridReader {
             let to = [image3[0], image3[1], dst, image3[2]]
             if let t = QRPerspectiveTransform(from: from, to: to) { grids.append(t) }
         }
+        var refineAfterFirst: (QRVersion, [[Point]])?
         if let fitted, let squares {
             // The finder corners and the alignment pattern together, then the finders alone.
             let alignments = fourth.filter { $0.0.x == nn - 6.5 }
@@ -202,8 +241,22 @@ struct QRGridReader {
                 if let t = QRPerspectiveTransform(fitting: source, to: target) { grids.insert(t, at: 0) }
             }
             grids.insert(fitted, at: alignments.isEmpty ? 0 : Swift.min(grids.count, 2))
+            // Larger versions: every alignment pattern found near where the best grid puts it,
+            // and one grid fitted to them all with the finder corners, tried second (made
+            // only when the first grid fails: most codes seen at moderate angles read without).
+            if version.alignmentPatternCenters.count > 2, !alignments.isEmpty {
+                refineAfterFirst = (version, squares)
+            }
         }
-        for t in grids {
+        var index = 0
+        while index < grids.count {
+            if index == 1, let (version, squares) = refineAfterFirst,
+                let all = refinedGrid(grids[0], version: version, squares: squares)
+            {
+                grids.insert(all, at: 1)
+            }
+            let t = grids[index]
+            index += 1
             var attempt: (matrix: QRBitMatrix, decoded: QRCodeDecoded)?
             for averaged in [false, true] {
                 let matrix = QRBitMatrix(size: n) { x, y in
@@ -317,10 +370,79 @@ struct QRGridReader {
         return QRVersion(versionInformation: top) ?? QRVersion(versionInformation: left)
     }
 
+    /// The grid of a symbol of `version` fitted by least squares to the twelve outer corners of
+    /// its finder `squares` and to every alignment pattern found within 2 modules of where `t`
+    /// puts it (searched with `t`'s local module vectors), in two rounds: the second searches
+    /// from the grid of the first. Centres that stray from the fitted grid by more than 0.75
+    /// module (a look-alike in the data) are dropped before the last fit. nil when fewer than
+    /// two alignment patterns are found.
+    ///
+    /// A homography from the finders alone is pinned down at three corners of the symbol; the
+    /// alignment patterns spread over it fix its perspective where the finders say least.
+    func refinedGrid(_ t: QRPerspectiveTransform, version: QRVersion, squares: [[Point]]) -> QRPerspectiveTransform? {
+        let n = version.size
+        let nn = Double(n)
+        var finderSource: [Point] = []
+        for (ox, oy) in [(0.0, 0.0), (nn - 7, 0.0), (0.0, nn - 7)] {
+            finderSource += [Point(x: ox, y: oy), Point(x: ox + 7, y: oy), Point(x: ox + 7, y: oy + 7), Point(x: ox, y: oy + 7)]
+        }
+        let finderTarget = squares.flatMap { $0 }
+        let centres = version.alignmentPatternCenters
+        var modules: [Point] = []
+        for cy in centres {
+            for cx in centres {
+                // The three corners held by finder patterns have none.
+                if (cx < 10 && cy < 10) || (cx < 10 && cy > n - 10) || (cx > n - 10 && cy < 10) { continue }
+                modules.append(Point(x: Double(cx) + 0.5, y: Double(cy) + 0.5))
+            }
+        }
+        var grid = t
+        var found: [Point?] = Array(repeating: nil, count: modules.count)
+        var result: QRPerspectiveTransform?
+        for _ in 0..<2 {
+            for (i, m) in modules.enumerated() where found[i] == nil {
+                let local = grid.moduleVectors(at: m.x, m.y)
+                let size = (local.u.length * local.v.length).squareRoot()
+                guard size.isFinite, size > 0 else { continue }
+                found[i] = findAlignment(
+                    near: grid.apply(m.x, m.y), u: local.u, v: local.v, moduleSize: size, radii: [2])
+            }
+            var source = finderSource, target = finderTarget
+            for (i, p) in found.enumerated() {
+                guard let p else { continue }
+                source.append(modules[i])
+                target.append(p)
+            }
+            guard source.count >= finderSource.count + 2, let fit = QRPerspectiveTransform(fitting: source, to: target)
+            else { return result }
+            // Drop outliers and refit.
+            for (i, p) in found.enumerated() {
+                guard let p else { continue }
+                let q = fit.apply(modules[i].x, modules[i].y)
+                let size = (fit.moduleVectors(at: modules[i].x, modules[i].y).u.length)
+                if ((q.x - p.x) * (q.x - p.x) + (q.y - p.y) * (q.y - p.y)).squareRoot() > 0.75 * size { found[i] = nil }
+            }
+            source = finderSource
+            target = finderTarget
+            for (i, p) in found.enumerated() {
+                guard let p else { continue }
+                source.append(modules[i])
+                target.append(p)
+            }
+            guard source.count >= finderSource.count + 2, let refit = QRPerspectiveTransform(fitting: source, to: target)
+            else { return result }
+            grid = refit
+            result = refit
+        }
+        return result
+    }
+
     /// The centre of an alignment pattern (5 x 5 modules: dark ring, light ring, dark centre)
     /// near `expected`, by matching that template on the module grid (u, v) at each position
-    /// of a window, 4 then 8 modules around; the centroid of the best-matching positions.
-    func findAlignment(near expected: Point, u: Point, v: Point, moduleSize: Double) -> Point? {
+    /// of a window, `radii` modules around in turn; the centroid of the best-matching positions.
+    func findAlignment(
+        near expected: Point, u: Point, v: Point, moduleSize: Double, radii: [Double] = [4, 8]
+    ) -> Point? {
         var offsets: [(Double, Double, Bool)] = []
         for j in -2...2 {
             for i in -2...2 {
@@ -337,8 +459,9 @@ struct QRGridReader {
             return s
         }
         guard expected.x.isFinite, expected.y.isFinite, moduleSize.isFinite, moduleSize > 0 else { return nil }
-        let step = Swift.max(1.0, moduleSize / 3)
-        for radius in [4.0, 8.0] {
+        // Half a module: every sample then still falls in its own module of the template.
+        let step = Swift.max(1.0, moduleSize / 2)
+        for radius in radii {
             let r = radius * moduleSize
             var best = -1
             var bestPoint = expected
@@ -359,8 +482,11 @@ struct QRGridReader {
                 y += step
             }
             guard best >= 21 else { continue }
-            // Refine at half-pixel steps around the coarse best.
+            // Refine around the coarse best, at steps of an eighth of a module (half a pixel at
+            // least): the centroid of the best positions is finer than the steps, and the
+            // cost no longer grows with the square of the module size.
             let reach = step + moduleSize / 2
+            let fine = Swift.max(0.5, moduleSize / 8)
             var top = -1
             var sx = 0.0, sy = 0.0, count = 0.0
             var yy = bestPoint.y - reach
@@ -379,9 +505,9 @@ struct QRGridReader {
                         sy += yy
                         count += 1
                     }
-                    xx += 0.5
+                    xx += fine
                 }
-                yy += 0.5
+                yy += fine
             }
             return Point(x: sx / count, y: sy / count)
         }

@@ -75,7 +75,8 @@ public struct QRCodeDetector: Detector {
     /// The codes in `luminance`. With a `control`, advances 6 units (2 per resolution) and
     /// stops early once it is cancelled, returning partial results the caller must drop.
     func features(in luminance: QRLuminance, control: RenderControl? = nil) -> [QRCodeFeature] {
-        var results = searchBothPolarities(luminance, control: control)
+        var evidence = (dark: 0, light: 0)
+        var results = searchBothPolarities(luminance, control: control, evidence: &evidence)
         // Nothing at full resolution (or trying harder): look again at half resolution, where
         // blurred or noisy large modules threshold and scan more cleanly (as zxing-cpp's
         // downscaled pass does).
@@ -88,12 +89,19 @@ public struct QRCodeDetector: Detector {
         } else {
             control?.advanceUnlessCancelled(2)
         }
-        // Still nothing: modules of about 2 pixels thinned by blur read better at twice the
-        // resolution (images up to a megapixel, or any size when trying harder).
+        // Still nothing: blurred modules of 2-5 pixels read better at twice the resolution
+        // (images up to a megapixel, or any size when trying harder). Only for a polarity
+        // whose full-resolution scan confirmed a finder candidate on at least
+        // `doubledPassEvidence` lines (unless trying harder): every code of the hard set read
+        // this way had one, and most images without a code have none, so they skip the
+        // costliest pass (four times the pixels).
+        let doubleDark = options.tryHarder || evidence.dark >= QRCodeDetector.doubledPassEvidence
+        let doubleLight = options.tryHarder || evidence.light >= QRCodeDetector.doubledPassEvidence
         if results.isEmpty && options.accuracy == .high && (luminance.width * luminance.height <= 1 << 20 || options.tryHarder),
-            control?.isCancelled != true
+            doubleDark || doubleLight, control?.isCancelled != true
         {
-            results = searchBothPolarities(luminance.doubled(), control: control).map { $0.scaled(by: 0.5) }
+            results = searchBothPolarities(luminance.doubled(), control: control, dark: doubleDark, light: doubleLight)
+                .map { $0.scaled(by: 0.5) }
         } else {
             control?.advanceUnlessCancelled(2)
         }
@@ -125,15 +133,36 @@ public struct QRCodeDetector: Detector {
         return QRCodeDetector._search(binary.inverted(), options: options, control: control)
     }
 
+    /// Finder candidates confirmed on this many scan lines at full resolution let the doubled
+    /// pass run for their polarity.
+    static let doubledPassEvidence = 3
+
     /// Dark-on-light codes, then light-on-dark ones when none were found (or always when
-    /// trying harder). Advances `control` by 2 (one per polarity, searched or not).
-    func searchBothPolarities(_ luminance: QRLuminance, control: RenderControl? = nil) -> [QRCodeFeature] {
+    /// trying harder); `dark` or `light` false skips that polarity. Advances `control` by 2
+    /// (one per polarity, searched or not).
+    func searchBothPolarities(
+        _ luminance: QRLuminance, control: RenderControl? = nil, dark: Bool = true, light: Bool = true
+    ) -> [QRCodeFeature] {
+        var evidence = (dark: 0, light: 0)
+        return searchBothPolarities(luminance, control: control, dark: dark, light: light, evidence: &evidence)
+    }
+
+    /// `searchBothPolarities`, also reporting each polarity's finder evidence (see
+    /// `_search(_:options:control:evidence:)`; 0 for a polarity not searched).
+    func searchBothPolarities(
+        _ luminance: QRLuminance, control: RenderControl? = nil, dark: Bool = true, light: Bool = true,
+        evidence: inout (dark: Int, light: Int)
+    ) -> [QRCodeFeature] {
         if control?.isCancelled == true { return [] }
         let binary = QRBinarizer.binarize(luminance)
-        var results = QRCodeDetector._search(binary, options: options, control: control)
+        var results: [QRCodeFeature] = []
+        if dark {
+            results = QRCodeDetector._search(binary, options: options, control: control, evidence: &evidence.dark)
+        }
         control?.advanceUnlessCancelled(1)
-        if (results.isEmpty || options.tryHarder) && control?.isCancelled != true {
-            var more = QRCodeDetector._search(binary.inverted(), options: options, control: control)
+        if light && (results.isEmpty || options.tryHarder) && control?.isCancelled != true {
+            var more = QRCodeDetector._search(
+                binary.inverted(), options: options, control: control, evidence: &evidence.light)
             more.removeAll { f in results.contains { $0.bounds.intersects(f.bounds) && $0.message == f.message } }
             results += more
         }

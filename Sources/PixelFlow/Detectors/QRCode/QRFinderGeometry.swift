@@ -27,22 +27,49 @@ struct QRFinderGeometry {
     }
 
     let image: QRBinaryImage
+    /// Edge points of finders already traced in this image, or nil to trace each time.
+    var cache: QRFinderEdgeCache? = nil
 
     /// The sides of the finder at `center` whose modules are about `moduleSize` pixels, with
-    /// the symbol's x axis along unit `ux` and y axis along unit `uy`; nil when a side has too
-    /// few clean edge points.
+    /// the symbol's x axis roughly along unit `ux` and y axis roughly along unit `uy`; nil when
+    /// a side has too few clean edge points.
+    ///
+    /// The edge points are not sorted to the sides by the axes alone: under strong perspective
+    /// a finder is foreshortened along one axis (a module 0.4-0.6 times as wide as it is high)
+    /// and its sides turn away from the axes between the finder centres. The square's own four
+    /// corners come first, as the edge points farthest along the four diagonals (right for any
+    /// axis error under 45 degrees), and each point then goes to the side it lies along,
+    /// away from the corners.
     func sides(center c: Point, moduleSize ms: Double, ux: Point, uy: Point) -> Sides? {
         guard ms.isFinite, ms > 0, c.x.isFinite, c.y.isFinite else { return nil }
-        var buckets: [[Point]] = [[], [], [], []]  // top, right, bottom, left
+        let key = QRFinderEdgeCache.Key(x: c.x, y: c.y, moduleSize: ms)
+        let points: [Point]
+        if let cached = cache?.points[key] {
+            points = cached
+        } else {
+            points = edgePoints(center: c, moduleSize: ms)
+            cache?.points[key] = points
+        }
+        return sides(center: c, moduleSize: ms, points: points, ux: ux, uy: uy)
+    }
+
+    /// Points on the outer edge of the finder at `center`: along 90 rays, 4 degrees apart,
+    /// the second dark-to-light transition, when the ray crosses exactly one light-to-dark
+    /// one before it and is at least 1.5 modules long. They do not depend on the symbol's axes,
+    /// so `cache` keeps them for the other triples and orientations the finder is tried in.
+    func edgePoints(center c: Point, moduleSize ms: Double) -> [Point] {
+        guard image.isDark(at: c.x, c.y) else { return [] }
         let step = 0.5
-        let limit = 6.5 * ms
+        // A stretched axis can make the half diagonal 1.6 times 4.95 average modules; a
+        // compressed one can bring an edge to 0.45 times 3.5.
+        let limit = 8 * ms
+        var points: [Point] = []
+        points.reserveCapacity(90)
         for k in 0..<90 {
-            let angle = Double(k) * (Double.pi / 45)
-            let dx = cos(angle), dy = sin(angle)
+            let (dx, dy) = QRFinderGeometry._rays[k]
             var t = 0.0
             var lightToDark = 0, darkToLight = 0
-            var wasDark = image.isDark(at: c.x, c.y)
-            guard wasDark else { return nil }
+            var wasDark = true
             var edge: Double?
             while t < limit {
                 t += step
@@ -56,17 +83,58 @@ struct QRFinderGeometry {
                     wasDark = dark
                 }
             }
-            guard let r = edge, r >= 2.5 * ms, lightToDark == 1 else { continue }
-            let p = Point(x: c.x + r * dx, y: c.y + r * dy)
-            let a = (p.x - c.x) * ux.x + (p.y - c.y) * ux.y
-            let b = (p.x - c.x) * uy.x + (p.y - c.y) * uy.y
-            // Skip points within about a module of a corner: they could belong to either side.
-            guard Swift.abs(Swift.abs(a) - Swift.abs(b)) > 1.2 * ms else { continue }
-            if Swift.abs(a) > Swift.abs(b) {
-                buckets[a > 0 ? 1 : 3].append(p)
-            } else {
-                buckets[b > 0 ? 2 : 0].append(p)
+            guard let r = edge, r >= 1.5 * ms, lightToDark == 1 else { continue }
+            points.append(Point(x: c.x + r * dx, y: c.y + r * dy))
+        }
+        return points
+    }
+
+    /// Unit vectors of the 90 rays, 4 degrees apart.
+    static let _rays: [(Double, Double)] = (0..<90).map { k in
+        let angle = Double(k) * (Double.pi / 45)
+        return (cos(angle), sin(angle))
+    }
+
+    /// The four sides through the edge `points` of the finder at `c`.
+    func sides(center c: Point, moduleSize ms: Double, points: [Point], ux: Point, uy: Point) -> Sides? {
+        guard points.count >= 16 else { return nil }
+        // Corners: top-left, top-right, bottom-right, bottom-left (farthest along each diagonal).
+        let diagonals = [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)]
+        var corners: [Point] = []
+        for (sx, sy) in diagonals {
+            let d = Point(x: sx * ux.x + sy * uy.x, y: sx * ux.y + sy * uy.y)
+            var best = points[0]
+            var bestDot = -Double.infinity
+            for p in points {
+                let dot = (p.x - c.x) * d.x + (p.y - c.y) * d.y
+                if dot > bestDot {
+                    bestDot = dot
+                    best = p
+                }
             }
+            corners.append(best)
+        }
+        // Each point on the side (corner k to corner k + 1) it is nearest to, within its middle
+        // 70% and 1.5 pixels plus a fifth of a module of the chord.
+        var buckets: [[Point]] = [[], [], [], []]  // top, right, bottom, left
+        let reach = 1.5 + 0.2 * ms
+        for p in points {
+            var side = -1
+            var nearest = reach
+            for k in 0..<4 {
+                let a = corners[k], b = corners[(k + 1) % 4]
+                let ex = b.x - a.x, ey = b.y - a.y
+                let length2 = ex * ex + ey * ey
+                guard length2 > 1 else { continue }
+                let t = ((p.x - a.x) * ex + (p.y - a.y) * ey) / length2
+                guard t > 0.15, t < 0.85 else { continue }
+                let distance = Swift.abs((p.x - a.x) * ey - (p.y - a.y) * ex) / length2.squareRoot()
+                if distance < nearest {
+                    nearest = distance
+                    side = k
+                }
+            }
+            if side >= 0 { buckets[side].append(p) }
         }
         guard let top = fit(buckets[0]), let right = fit(buckets[1]),
             let bottom = fit(buckets[2]), let left = fit(buckets[3])
@@ -140,4 +208,16 @@ struct QRFinderGeometry {
         }
         return true
     }
+}
+
+/// Finder edge points by finder, for one search over one binary image: a finder is tried in
+/// many triples and orientations, and its edge points are the same each time.
+///
+/// A reference type so that the (value-type) grid reader can fill it while reading; used
+/// by one search on one thread only, never shared.
+final class QRFinderEdgeCache {
+    struct Key: Hashable {
+        var x: Double, y: Double, moduleSize: Double
+    }
+    var points: [Key: [Point]] = [:]
 }

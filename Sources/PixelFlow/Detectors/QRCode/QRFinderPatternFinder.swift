@@ -86,52 +86,72 @@ enum QRFinderPatternFinder {
         var lengths = [Int](repeating: 0, count: w + 1)
         let quorum = rowStep == 1 ? 2 : 1
         img.bits.withUnsafeBufferPointer { bits in
-            var y = rowStep / 2
-            while y < h {
-                // Retire candidates no longer under the scan line.
-                if !active.isEmpty {
-                    var kept: [(pattern: QRFinderPattern, lastRow: Int)] = []
-                    for a in active {
-                        if Double(y - a.lastRow) > Swift.max(2 * Double(rowStep), 2 * a.pattern.moduleSize) {
-                            if a.pattern.count >= quorum { finished.append(a.pattern) }
-                        } else {
-                            kept.append(a)
+            starts.withUnsafeMutableBufferPointer { startsOut in
+                lengths.withUnsafeMutableBufferPointer { lengthsOut in
+                    var y = rowStep / 2
+                    while y < h {
+                        // Retire candidates no longer under the scan line.
+                        if !active.isEmpty {
+                            var kept: [(pattern: QRFinderPattern, lastRow: Int)] = []
+                            for a in active {
+                                if Double(y - a.lastRow) > Swift.max(2 * Double(rowStep), 2 * a.pattern.moduleSize) {
+                                    if a.pattern.count >= quorum { finished.append(a.pattern) }
+                                } else {
+                                    kept.append(a)
+                                }
+                            }
+                            active = kept
                         }
-                    }
-                    active = kept
-                }
-                let row = bits.baseAddress! + y * w
-                // Runs of this row; run k is dark iff (k + firstDark) is even.
-                var n = 0
-                var x = 0
-                let firstDark = row[0] != 0
-                while x < w {
-                    let v = row[x]
-                    let s = x
-                    // Skip 8 equal pixels at a time (flat areas are most of an image).
-                    let word: UInt64 = v == 0 ? 0 : 0x0101_0101_0101_0101
-                    while x &+ 8 <= w && UnsafeRawPointer(row + x).loadUnaligned(as: UInt64.self) == word { x &+= 8 }
-                    while x < w && row[x] == v { x += 1 }
-                    starts[n] = s
-                    lengths[n] = x - s
-                    n += 1
-                }
-                var k = firstDark ? 2 : 3
-                while k + 2 < n {
-                    let total = lengths[k - 2] + lengths[k - 1] + lengths[k] + lengths[k + 1] + lengths[k + 2]
-                    if total >= minimumTotal,
-                        ratioMatches(lengths[k - 2], lengths[k - 1], lengths[k], lengths[k + 1], lengths[k + 2], tolerance: 0.5)
-                    {
-                        let cx = Double(starts[k]) + Double(lengths[k]) / 2
-                        if let p = confirm(img, cx: cx, cy: Double(y) + 0.5, total: total) {
-                            merge(p, row: y, into: &active)
-                            k += 4
-                            continue
+                        let row = bits.baseAddress! + y * w
+                        // Runs of this row; run k is dark iff (k + firstDark) is even.
+                        var n = 0
+                        var x = 0
+                        let firstDark = row[0] != 0
+                        while x < w {
+                            let v = row[x]
+                            let s = x
+                            x &+= 1
+                            // Eight pixels at a time: the first byte that differs from the run's value
+                            // is the lowest non-zero byte of the XOR (little-endian load).
+                            let word: UInt64 = v == 0 ? 0 : 0x0101_0101_0101_0101
+                            var ended = false
+                            while x &+ 8 <= w {
+                                let d = UInt64(littleEndian: UnsafeRawPointer(row + x).loadUnaligned(as: UInt64.self)) ^ word
+                                if d != 0 {
+                                    x &+= d.trailingZeroBitCount >> 3
+                                    ended = true
+                                    break
+                                }
+                                x &+= 8
+                            }
+                            if !ended {
+                                while x < w && row[x] == v { x &+= 1 }
+                            }
+                            startsOut[n] = s
+                            lengthsOut[n] = x &- s
+                            n &+= 1
                         }
+                        var k = firstDark ? 2 : 3
+                        while k + 2 < n {
+                            let total =
+                                lengthsOut[k - 2] + lengthsOut[k - 1] + lengthsOut[k] + lengthsOut[k + 1] + lengthsOut[k + 2]
+                            if total >= minimumTotal,
+                                ratioMatches(
+                                    lengthsOut[k - 2], lengthsOut[k - 1], lengthsOut[k], lengthsOut[k + 1], lengthsOut[k + 2],
+                                    tolerance: 0.5)
+                            {
+                                let cx = Double(startsOut[k]) + Double(lengthsOut[k]) / 2
+                                if let p = confirm(img, cx: cx, cy: Double(y) + 0.5, total: total) {
+                                    merge(p, row: y, into: &active)
+                                    k += 4
+                                    continue
+                                }
+                            }
+                            k += 2
+                        }
+                        y += rowStep
                     }
-                    k += 2
                 }
-                y += rowStep
             }
         }
         for a in active where a.pattern.count >= quorum { finished.append(a.pattern) }
@@ -154,11 +174,16 @@ enum QRFinderPatternFinder {
 
     /// Vertical, horizontal and diagonal checks through a horizontal hit.
     static func confirm(_ img: QRBinaryImage, cx: Double, cy: Double, total: Int) -> QRFinderPattern? {
-        let maxRun = total
         let ix = Int(cx), iy = Int(cy)
-        guard let v = crossCheck(img, x: ix, y: iy, dx: 0, dy: 1, maxRun: maxRun, tolerance: crossTolerance) else { return nil }
-        // Similar extent both ways (rotation stretches both alike).
-        guard 5 * Swift.abs(v.total - total) < 3 * total else { return nil }
+        // A finder foreshortened by a steep tilt can be 2.5 times as high as it is wide, or the
+        // other way round: a linear map keeps the 1:1:3:1:1 ratios along every line through the
+        // centre, but not the extents across different directions.
+        guard
+            let v = crossCheck(
+                img, x: ix, y: iy, dx: 0, dy: 1, maxRun: total * 5 / 2, tolerance: crossTolerance)
+        else { return nil }
+        guard 5 * v.total <= 25 * total / 2, 5 * total <= 25 * v.total / 2 else { return nil }
+        let maxRun = Swift.max(total, v.total)
         let y = Double(iy) + v.center
         guard let hz = crossCheck(img, x: ix, y: Int(y), dx: 1, dy: 0, maxRun: maxRun, tolerance: crossTolerance) else {
             return nil

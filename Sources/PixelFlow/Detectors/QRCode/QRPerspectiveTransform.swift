@@ -90,6 +90,18 @@ struct QRPerspectiveTransform: Sendable, Hashable {
     }
 
     func apply(_ p: Point) -> Point { apply(p.x, p.y) }
+
+    /// The image of one module step along x and along y at module position (x, y): the
+    /// local module vectors, which under perspective change across the symbol.
+    func moduleVectors(at x: Double, _ y: Double) -> (u: Point, v: Point) {
+        let l = apply(x - 0.5, y), r = apply(x + 0.5, y), t = apply(x, y - 0.5), b = apply(x, y + 0.5)
+        return (Point(x: r.x - l.x, y: r.y - l.y), Point(x: b.x - t.x, y: b.y - t.y))
+    }
+}
+
+extension Point {
+    /// The distance from the origin.
+    var length: Double { (x * x + y * y).squareRoot() }
 }
 
 extension QRPerspectiveTransform {
