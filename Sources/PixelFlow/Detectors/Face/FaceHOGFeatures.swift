@@ -23,6 +23,12 @@ struct _RGB8: Sendable {
                 case .rgba8:
                     let s = row.assumingMemoryBound(to: UInt8.self)
                     for x in 0..<w { d[3 * x] = s[4 * x]; d[3 * x + 1] = s[4 * x + 1]; d[3 * x + 2] = s[4 * x + 2] }
+                case .bgra8, .argb8:
+                    let s = row.assumingMemoryBound(to: UInt32.self), layout = buffer.format.packedLayout!
+                    for x in 0..<w {
+                        let p = UInt32(littleEndian: s[x])
+                        d[3 * x] = layout.red(p); d[3 * x + 1] = layout.green(p); d[3 * x + 2] = layout.blue(p)
+                    }
                 case .rgba16:
                     let s = row.assumingMemoryBound(to: UInt16.self)
                     for x in 0..<w {
