@@ -71,27 +71,38 @@ struct _FaceHOGDetector: Sendable {
         // Window side of each layer in the original image's pixels, to skip layers below the
         // minimum face size.
         let windowSide = Double(m.cellSize * (m.filterRows - 2) + 2 * m.cellSize)  // 80 for dlib's model
-        var found: [Detection] = []
-        var layer = base
-        var unitsDone = 0
-        for level in 0..<levels {
+        // The layers first (each from the one before), then the layers' features and filters
+        // as independent work items, largest first: one synchronisation per layer instead of
+        // one per pass, which matters on a shared machine.
+        var layers = [base]
+        for level in 1..<max(levels, 1) {
             if control?.isCancelled == true { return [] }
-            if level > 0 {
-                let rate = m.pyramidRate
-                layer = layer.resized(
-                    width: (rate - 1) * layer.width / rate, height: (rate - 1) * layer.height / rate, threads: threads)
-            }
+            let previous = layers[level - 1], rate = m.pyramidRate
+            layers.append(
+                previous.resized(
+                    width: (rate - 1) * previous.width / rate, height: (rate - 1) * previous.height / rate, threads: threads))
+        }
+        let perLevel = _HOGLevelSlots(count: levels)
+        // Progress: each layer's share of the pixels, the shares adding up to `progressUnits`.
+        let allPixels = max(layers.reduce(0) { $0 + $1.width * $1.height }, 1)
+        var before = 0
+        let units = layers.map { layer -> Int in
+            let start = Self.progressUnits * before / allPixels
+            before += layer.width * layer.height
+            return Self.progressUnits * before / allPixels - start
+        }
+        let token = control?.token
+        let frozenLayers = layers
+        _parallelFor(levels, threads: threads) { level in
+            let layer = frozenLayers[level]
+            defer { control?.advanceUnlessCancelled(units[level]) }
+            if token?.isCancelled == true { return }
             let side = windowSide * pow(n / (n - 1), Double(level)) / (upsample ? 2 : 1)
-            let units = (level + 1) * Self.progressUnits / levels - unitsDone
-            defer {
-                control?.advanceUnlessCancelled(units)
-                unitsDone += units
-            }
-            if side < Double(minimumSide) { continue }
-            let features = _HOGFeatures(
-                layer, cellSize: m.cellSize, filterRows: m.filterRows, filterColumns: m.filterColumns, threads: threads)
-            if features.rows == 0 || features.columns == 0 { continue }
-            for d in scan(features, threads: threads, token: control?.token) {
+            if side < Double(minimumSide) { return }
+            let features = _HOGFeatures(layer, cellSize: m.cellSize, filterRows: m.filterRows, filterColumns: m.filterColumns)
+            if features.rows == 0 || features.columns == 0 { return }
+            var mapped: [Detection] = []
+            for d in scan(features, threads: 1, token: token) {
                 var box = (Double(d.left), Double(d.top), Double(d.right), Double(d.bottom))
                 for _ in 0..<level {
                     box = (
@@ -99,11 +110,19 @@ struct _FaceHOGDetector: Sendable {
                     )
                 }
                 func round(_ v: Double) -> Int { Int((v + 0.5).rounded(.down)) }
-                found.append(
+                mapped.append(
                     Detection(
                         left: round(box.0), top: round(box.1), right: round(box.2), bottom: round(box.3), score: d.score,
                         filter: d.filter))
             }
+            perLevel.set(level, mapped)
+        }
+        if control?.isCancelled == true { return [] }
+        // Filter by filter, each in layer order: the order one pass would find them in.
+        let byLevel = (0..<levels).map { perLevel.get($0) }
+        var found: [Detection] = []
+        for k in 0..<m.filterCount {
+            for detections in byLevel { found += detections.filter { $0.filter == k } }
         }
         // Best first; ties in the order found (filter, then layer, then position).
         let order = found.indices.sorted { found[$0].score > found[$1].score || (found[$0].score == found[$1].score && $0 < $1) }
@@ -293,4 +312,12 @@ struct _FaceHOGDetector: Sendable {
         }
         return result
     }
+}
+
+/// One slot per pyramid layer for the layer-parallel search; each work item writes only its own.
+final class _HOGLevelSlots: Sendable {
+    private let slots: Locked<[[_FaceHOGDetector.Detection]]>
+    init(count: Int) { slots = Locked(Array(repeating: [], count: count)) }
+    func set(_ i: Int, _ values: [_FaceHOGDetector.Detection]) { slots.withLock { $0[i] = values } }
+    func get(_ i: Int) -> [_FaceHOGDetector.Detection] { slots.withLock { $0[i] } }
 }
