@@ -12,16 +12,21 @@
 /// every plausible triple of finders (about a right isosceles triangle, similar module sizes,
 /// with room for about 60 degrees of tilt), best first; the symbol size from the finder
 /// distances or the version information; a homography fitted to the twelve outer corners of
-/// the finders; the bottom-right alignment pattern by template matching where that grid puts
-/// it, and the grid refitted with it, to sample every module centre; `QRCodeDecoder` with its
+/// the finders (each finder's corners from its own edges, so foreshortened ones count; each
+/// right-ish corner of a triple tried as top-left); the bottom-right alignment pattern by
+/// template matching where that grid puts it, and the grid refitted with it (from version 7,
+/// and when that fails, refitted to every alignment pattern found), to sample every module
+/// centre; `QRCodeDecoder` with its
 /// error correction, which rejects grids that are not a QR code. Codes whose finders are
 /// used up are removed, so one image can hold several. Light-on-dark codes are read from
 /// the inverted threshold image when nothing else was found (or always with `tryHarder`).
 /// At accuracy high, an image with no readable code is searched again at half resolution,
 /// which reads blurred and noisy codes with large modules, and then (up to a megapixel, or
-/// at any size with `tryHarder`) at twice the resolution, which reads blurred 2-pixel modules;
-/// last, a low-contrast pass (every block with any contrast thresholded at its mean, over a
-/// 3 x 3-block window), at full and half resolution.
+/// at any size with `tryHarder`) at twice the resolution, which reads blurred 2-5 pixel
+/// modules (only for a polarity whose first scan saw a finder, unless `tryHarder`); last, a
+/// low-contrast pass (every block with any contrast thresholded at its mean, over a 3 x
+/// 3-block window), at full resolution (every other row unless the first scan saw small
+/// modules) and half resolution.
 ///
 /// Only decoded codes are reported: a symbol damaged beyond its correction capacity gives no
 /// feature rather than a wrong message.
