@@ -4,20 +4,27 @@ extension QRCodeDetector {
     /// Every code readable from dark-on-light finder patterns of `img`. Stops before the next
     /// decoding attempt once `control` is cancelled.
     static func _search(_ img: QRBinaryImage, options: DetectorOptions, control: RenderControl? = nil) -> [QRCodeFeature] {
-        var evidence = 0
+        var evidence = QRFinderEvidence()
         return _search(img, options: options, control: control, evidence: &evidence)
     }
 
-    /// `_search(_:options:control:)`, also setting `evidence` to the most scan lines that
-    /// confirmed one finder candidate (0 without candidates): how much the image looks like
-    /// it holds a code of this polarity, which decides whether costlier retries are worth it.
+    /// `_search(_:options:control:)`, also setting `evidence` from the finder candidates: how
+    /// much the image looks like it holds a code of this polarity, and of what module size,
+    /// which decides whether costlier retries are worth it.
+    /// `sparse` scans every other row and still wants two scan lines per finder candidate:
+    /// for the full-resolution low-contrast pass, whose binarization turns flat areas into
+    /// noise (half the rows to scan, and far fewer chance candidates to read).
     static func _search(
-        _ img: QRBinaryImage, options: DetectorOptions, control: RenderControl?, evidence: inout Int
+        _ img: QRBinaryImage, options: DetectorOptions, control: RenderControl?, evidence: inout QRFinderEvidence,
+        sparse: Bool = false
     ) -> [QRCodeFeature] {
         let high = options.accuracy == .high
-        let rowStep = high ? 1 : Swift.max(1, Swift.min(3, Swift.min(img.width, img.height) / 360))
-        let finders = QRFinderPatternFinder.find(in: img, rowStep: rowStep, maximumCount: high ? 48 : 30)
-        evidence = finders.map(\.count).max() ?? 0
+        var rowStep = high ? 1 : Swift.max(1, Swift.min(3, Swift.min(img.width, img.height) / 360))
+        if sparse { rowStep = Swift.max(rowStep, 2) }
+        let finders = QRFinderPatternFinder.find(
+            in: img, rowStep: rowStep, maximumCount: high ? 48 : 30, quorum: sparse ? 2 : nil)
+        evidence = QRFinderEvidence(
+            lines: finders.map(\.count).max() ?? 0, smallestModule: finders.map(\.moduleSize).min() ?? .infinity)
         guard finders.count >= 3 else { return [] }
         let triples = _plausibleTriples(finders)
         var used = [Bool](repeating: false, count: finders.count)
@@ -84,6 +91,13 @@ extension QRCodeDetector {
         }
         return true
     }
+}
+
+/// What one polarity's finder scan saw: the most scan lines that confirmed one candidate (0
+/// without candidates) and the smallest candidate's module size in pixels (infinite without).
+struct QRFinderEvidence {
+    var lines = 0
+    var smallestModule = Double.infinity
 }
 
 /// Reads one symbol from three finder centres: orientation, size, alignment pattern,

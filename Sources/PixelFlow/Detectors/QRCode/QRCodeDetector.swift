@@ -12,16 +12,21 @@
 /// every plausible triple of finders (about a right isosceles triangle, similar module sizes,
 /// with room for about 60 degrees of tilt), best first; the symbol size from the finder
 /// distances or the version information; a homography fitted to the twelve outer corners of
-/// the finders; the bottom-right alignment pattern by template matching where that grid puts
-/// it, and the grid refitted with it, to sample every module centre; `QRCodeDecoder` with its
+/// the finders (each finder's corners from its own edges, so foreshortened ones count; each
+/// right-ish corner of a triple tried as top-left); the bottom-right alignment pattern by
+/// template matching where that grid puts it, and the grid refitted with it (from version 7,
+/// and when that fails, refitted to every alignment pattern found), to sample every module
+/// centre; `QRCodeDecoder` with its
 /// error correction, which rejects grids that are not a QR code. Codes whose finders are
 /// used up are removed, so one image can hold several. Light-on-dark codes are read from
 /// the inverted threshold image when nothing else was found (or always with `tryHarder`).
 /// At accuracy high, an image with no readable code is searched again at half resolution,
 /// which reads blurred and noisy codes with large modules, and then (up to a megapixel, or
-/// at any size with `tryHarder`) at twice the resolution, which reads blurred 2-pixel modules;
-/// last, a low-contrast pass (every block with any contrast thresholded at its mean, over a
-/// 3 x 3-block window), at full and half resolution.
+/// at any size with `tryHarder`) at twice the resolution, which reads blurred 2-5 pixel
+/// modules (only for a polarity whose first scan saw a finder, unless `tryHarder`); last, a
+/// low-contrast pass (every block with any contrast thresholded at its mean, over a 3 x
+/// 3-block window), at full resolution (every other row unless the first scan saw small
+/// modules) and half resolution.
 ///
 /// Only decoded codes are reported: a symbol damaged beyond its correction capacity gives no
 /// feature rather than a wrong message.
@@ -75,7 +80,7 @@ public struct QRCodeDetector: Detector {
     /// The codes in `luminance`. With a `control`, advances 6 units (2 per resolution) and
     /// stops early once it is cancelled, returning partial results the caller must drop.
     func features(in luminance: QRLuminance, control: RenderControl? = nil) -> [QRCodeFeature] {
-        var evidence = (dark: 0, light: 0)
+        var evidence = (dark: QRFinderEvidence(), light: QRFinderEvidence())
         var results = searchBothPolarities(luminance, control: control, evidence: &evidence)
         // Nothing at full resolution (or trying harder): look again at half resolution, where
         // blurred or noisy large modules threshold and scan more cleanly (as zxing-cpp's
@@ -95,8 +100,8 @@ public struct QRCodeDetector: Detector {
         // `doubledPassEvidence` lines (unless trying harder): every code of the hard set read
         // this way had one, and most images without a code have none, so they skip the
         // costliest pass (four times the pixels).
-        let doubleDark = options.tryHarder || evidence.dark >= QRCodeDetector.doubledPassEvidence
-        let doubleLight = options.tryHarder || evidence.light >= QRCodeDetector.doubledPassEvidence
+        let doubleDark = options.tryHarder || evidence.dark.lines >= QRCodeDetector.doubledPassEvidence
+        let doubleLight = options.tryHarder || evidence.light.lines >= QRCodeDetector.doubledPassEvidence
         if results.isEmpty && options.accuracy == .high && (luminance.width * luminance.height <= 1 << 20 || options.tryHarder),
             doubleDark || doubleLight, control?.isCancelled != true
         {
@@ -109,7 +114,12 @@ public struct QRCodeDetector: Detector {
         // flat-block rule; threshold every block with any contrast at its own mean instead, at
         // full and then half resolution (twice the window, half the noise).
         if results.isEmpty && options.accuracy == .high && control?.isCancelled != true {
-            results = searchLowContrast(luminance, control: control)
+            // Every other row, unless the full-resolution scan saw a finder candidate of modules
+            // under 3 pixels (a finder's centre is then under 9 rows high, and noise breaks
+            // the two hits it needs at every other row).
+            let sparse =
+                !options.tryHarder && Swift.min(evidence.dark.smallestModule, evidence.light.smallestModule) >= 3
+            results = searchLowContrast(luminance, control: control, sparse: sparse)
             if results.isEmpty && Swift.min(luminance.width, luminance.height) >= 2 * 29 && control?.isCancelled != true {
                 results = searchLowContrast(luminance.halved(), control: control).map { $0.scaled(by: 2) }
             }
@@ -123,14 +133,16 @@ public struct QRCodeDetector: Detector {
     }
 
     /// Codes from the low-contrast binarization (`QRBinarizer.lowContrastRange` and
-    /// `lowContrastNeighbourhood`), dark-on-light then light-on-dark.
-    func searchLowContrast(_ luminance: QRLuminance, control: RenderControl?) -> [QRCodeFeature] {
+    /// `lowContrastNeighbourhood`), dark-on-light then light-on-dark; `sparse` scans every
+    /// other row (see `_search(_:options:control:evidence:sparse:)`).
+    func searchLowContrast(_ luminance: QRLuminance, control: RenderControl?, sparse: Bool = false) -> [QRCodeFeature] {
         let binary = QRBinarizer.binarize(
             luminance, minimumRange: QRBinarizer.lowContrastRange,
             neighbourhood: QRBinarizer.lowContrastNeighbourhood)
-        let results = QRCodeDetector._search(binary, options: options, control: control)
+        var evidence = QRFinderEvidence()
+        let results = QRCodeDetector._search(binary, options: options, control: control, evidence: &evidence, sparse: sparse)
         if !results.isEmpty || control?.isCancelled == true { return results }
-        return QRCodeDetector._search(binary.inverted(), options: options, control: control)
+        return QRCodeDetector._search(binary.inverted(), options: options, control: control, evidence: &evidence, sparse: sparse)
     }
 
     /// Finder candidates confirmed on this many scan lines at full resolution let the doubled
@@ -143,15 +155,15 @@ public struct QRCodeDetector: Detector {
     func searchBothPolarities(
         _ luminance: QRLuminance, control: RenderControl? = nil, dark: Bool = true, light: Bool = true
     ) -> [QRCodeFeature] {
-        var evidence = (dark: 0, light: 0)
+        var evidence = (dark: QRFinderEvidence(), light: QRFinderEvidence())
         return searchBothPolarities(luminance, control: control, dark: dark, light: light, evidence: &evidence)
     }
 
     /// `searchBothPolarities`, also reporting each polarity's finder evidence (see
-    /// `_search(_:options:control:evidence:)`; 0 for a polarity not searched).
+    /// `_search(_:options:control:evidence:sparse:)`; empty for a polarity not searched).
     func searchBothPolarities(
         _ luminance: QRLuminance, control: RenderControl? = nil, dark: Bool = true, light: Bool = true,
-        evidence: inout (dark: Int, light: Int)
+        evidence: inout (dark: QRFinderEvidence, light: QRFinderEvidence)
     ) -> [QRCodeFeature] {
         if control?.isCancelled == true { return [] }
         let binary = QRBinarizer.binarize(luminance)

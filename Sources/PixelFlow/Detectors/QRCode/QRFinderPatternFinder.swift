@@ -75,8 +75,9 @@ enum QRFinderPatternFinder {
 
     /// Finder pattern candidates in `img`, most confirmed first. With `rowStep` 1 a candidate
     /// needs two scan lines (a finder pattern's centre is 3 modules high), which removes most
-    /// chance matches in noise and texture.
-    static func find(in img: QRBinaryImage, rowStep: Int, maximumCount: Int) -> [QRFinderPattern] {
+    /// chance matches in noise and texture; `quorum` sets that number for any step (default:
+    /// 2 at step 1, else 1).
+    static func find(in img: QRBinaryImage, rowStep: Int, maximumCount: Int, quorum: Int? = nil) -> [QRFinderPattern] {
         let w = img.width, h = img.height
         guard w >= 7, h >= 7 else { return [] }
         // Candidates still being confirmed (seen on a recent row), and the finished ones.
@@ -84,7 +85,7 @@ enum QRFinderPatternFinder {
         var finished: [QRFinderPattern] = []
         var starts = [Int](repeating: 0, count: w + 1)
         var lengths = [Int](repeating: 0, count: w + 1)
-        let quorum = rowStep == 1 ? 2 : 1
+        let quorum = quorum ?? (rowStep == 1 ? 2 : 1)
         img.bits.withUnsafeBufferPointer { bits in
             starts.withUnsafeMutableBufferPointer { startsOut in
                 lengths.withUnsafeMutableBufferPointer { lengthsOut in
