@@ -36,6 +36,58 @@ enum QRFinderPatternFinder {
             && Swift.abs(m - Double(c3)) <= v && Swift.abs(m - Double(c4)) <= v
     }
 
+    /// `ratioMatches(c0, c1, c2, c3, c4, tolerance: 0.5)` for the row scan, in integers: with
+    /// `T` the total, each 1 within `max(T / 14, 1)` of `T / 7` is `2 |T - 7c| <= max(T, 14)`,
+    /// and the 3 within three times that is `2 |3T - 7c| <= 3 max(T, 14)`. No division: the
+    /// scan tests every dark run of every row.
+    @inline(__always)
+    static func scanRatioMatches(_ c0: Int, _ c1: Int, _ c2: Int, _ c3: Int, _ c4: Int, total t: Int) -> Bool {
+        guard t >= 7 else { return false }
+        let slack = Swift.max(t, 14)
+        @inline(__always) func near(_ c: Int) -> Bool { 2 &* Swift.abs(t &- 7 &* c) <= slack }
+        return 2 &* Swift.abs(3 &* t &- 7 &* c2) <= 3 &* slack && near(c0) && near(c1) && near(c3) && near(c4)
+    }
+
+    /// The runs of equal values in `row` (`width` bytes, each 0 or 1) into `starts` and
+    /// `lengths` (room for `width` runs); returns how many. Eight pixels at a time: the XOR of
+    /// the row with itself shifted by one pixel has a 1 in byte i exactly where pixel i + 1
+    /// starts a new run, so each run costs a trailing-zero count, not a loop of its own.
+    @inline(__always)
+    static func runs(
+        of row: UnsafePointer<UInt8>, width w: Int, starts: UnsafeMutablePointer<Int>, lengths: UnsafeMutablePointer<Int>
+    ) -> Int {
+        var n = 0
+        var start = 0
+        var x = 0
+        let raw = UnsafeRawPointer(row)
+        while x &+ 9 <= w {
+            var t =
+                UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: x, as: UInt64.self))
+                ^ UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: x &+ 1, as: UInt64.self))
+            while t != 0 {
+                let end = x &+ (t.trailingZeroBitCount >> 3) &+ 1
+                starts[n] = start
+                lengths[n] = end &- start
+                n &+= 1
+                start = end
+                t &= t &- 1
+            }
+            x &+= 8
+        }
+        while x &+ 1 < w {
+            if row[x] != row[x &+ 1] {
+                starts[n] = start
+                lengths[n] = x &+ 1 &- start
+                n &+= 1
+                start = x &+ 1
+            }
+            x &+= 1
+        }
+        starts[n] = start
+        lengths[n] = w &- start
+        return n &+ 1
+    }
+
     /// Runs across the pattern through (x, y) along (dx, dy), outwards both ways from the
     /// centre run; the centre position along the line (in steps from (x, y), continuous) and
     /// the total length in steps, when the runs match 1:1:3:1:1.
@@ -43,34 +95,40 @@ enum QRFinderPatternFinder {
         _ img: QRBinaryImage, x: Int, y: Int, dx: Int, dy: Int, maxRun: Int,
         tolerance: Double
     ) -> (center: Double, total: Int)? {
-        guard img.isDark(x, y) else { return nil }
-        func inside(_ i: Int) -> Bool {
-            let px = x + i * dx, py = y + i * dy
-            return px >= 0 && py >= 0 && px < img.width && py < img.height
+        let w = img.width, h = img.height
+        guard x >= 0, y >= 0, x < w, y < h else { return nil }
+        // How many steps fit inside the image from (x, y) along (dx, dy) and back.
+        func room(_ p: Int, _ d: Int, _ size: Int) -> Int { d > 0 ? size - 1 - p : (d < 0 ? p : Int.max) }
+        let ahead = Swift.min(room(x, dx, w), room(y, dy, h))
+        let behind = Swift.min(room(x, -dx, w), room(y, -dy, h))
+        let stride = dy * w + dx
+        return img.bits.withUnsafeBufferPointer { buffer -> (center: Double, total: Int)? in
+            let p = buffer.baseAddress! + (y * w + x)
+            guard p[0] != 0 else { return nil }
+            // Backwards from the centre pixel (included).
+            var i = 0
+            var back = 0
+            while i <= behind, p[-i &* stride] != 0 { back += 1; i += 1; if back > 3 * maxRun { return nil } }
+            var c1 = 0
+            while i <= behind, p[-i &* stride] == 0 { c1 += 1; i += 1; if c1 > maxRun { return nil } }
+            guard i <= behind else { return nil }
+            var c0 = 0
+            while i <= behind, p[-i &* stride] != 0 { c0 += 1; i += 1; if c0 > maxRun { return nil } }
+            // Forwards.
+            var j = 1
+            var fwd = 0
+            while j <= ahead, p[j &* stride] != 0 { fwd += 1; j += 1; if fwd > 3 * maxRun { return nil } }
+            var c3 = 0
+            while j <= ahead, p[j &* stride] == 0 { c3 += 1; j += 1; if c3 > maxRun { return nil } }
+            guard j <= ahead else { return nil }
+            var c4 = 0
+            while j <= ahead, p[j &* stride] != 0 { c4 += 1; j += 1; if c4 > maxRun { return nil } }
+            let c2 = back + fwd
+            guard ratioMatches(c0, c1, c2, c3, c4, tolerance: tolerance) else { return nil }
+            // Centre run covers steps -(back - 1) ... fwd; its middle, in continuous steps.
+            let center = (Double(-(back - 1)) + Double(fwd + 1)) / 2
+            return (center, c0 + c1 + c2 + c3 + c4)
         }
-        // Backwards from the centre pixel (included).
-        var i = 0
-        var back = 0
-        while inside(-i), img.isDark(x - i * dx, y - i * dy) { back += 1; i += 1; if back > 3 * maxRun { return nil } }
-        var c1 = 0
-        while inside(-i), !img.isDark(x - i * dx, y - i * dy) { c1 += 1; i += 1; if c1 > maxRun { return nil } }
-        guard inside(-i) else { return nil }
-        var c0 = 0
-        while inside(-i), img.isDark(x - i * dx, y - i * dy) { c0 += 1; i += 1; if c0 > maxRun { return nil } }
-        // Forwards.
-        var j = 1
-        var fwd = 0
-        while inside(j), img.isDark(x + j * dx, y + j * dy) { fwd += 1; j += 1; if fwd > 3 * maxRun { return nil } }
-        var c3 = 0
-        while inside(j), !img.isDark(x + j * dx, y + j * dy) { c3 += 1; j += 1; if c3 > maxRun { return nil } }
-        guard inside(j) else { return nil }
-        var c4 = 0
-        while inside(j), img.isDark(x + j * dx, y + j * dy) { c4 += 1; j += 1; if c4 > maxRun { return nil } }
-        let c2 = back + fwd
-        guard ratioMatches(c0, c1, c2, c3, c4, tolerance: tolerance) else { return nil }
-        // Centre run covers steps -(back - 1) ... fwd; its middle, in continuous steps.
-        let center = (Double(-(back - 1)) + Double(fwd + 1)) / 2
-        return (center, c0 + c1 + c2 + c3 + c4)
     }
 
     /// Finder pattern candidates in `img`, most confirmed first. With `rowStep` 1 a candidate
@@ -105,41 +163,16 @@ enum QRFinderPatternFinder {
                         }
                         let row = bits.baseAddress! + y * w
                         // Runs of this row; run k is dark iff (k + firstDark) is even.
-                        var n = 0
-                        var x = 0
                         let firstDark = row[0] != 0
-                        while x < w {
-                            let v = row[x]
-                            let s = x
-                            x &+= 1
-                            // Eight pixels at a time: the first byte that differs from the run's value
-                            // is the lowest non-zero byte of the XOR (little-endian load).
-                            let word: UInt64 = v == 0 ? 0 : 0x0101_0101_0101_0101
-                            var ended = false
-                            while x &+ 8 <= w {
-                                let d = UInt64(littleEndian: UnsafeRawPointer(row + x).loadUnaligned(as: UInt64.self)) ^ word
-                                if d != 0 {
-                                    x &+= d.trailingZeroBitCount >> 3
-                                    ended = true
-                                    break
-                                }
-                                x &+= 8
-                            }
-                            if !ended {
-                                while x < w && row[x] == v { x &+= 1 }
-                            }
-                            startsOut[n] = s
-                            lengthsOut[n] = x &- s
-                            n &+= 1
-                        }
+                        let n = runs(of: row, width: w, starts: startsOut.baseAddress!, lengths: lengthsOut.baseAddress!)
                         var k = firstDark ? 2 : 3
                         while k + 2 < n {
                             let total =
                                 lengthsOut[k - 2] + lengthsOut[k - 1] + lengthsOut[k] + lengthsOut[k + 1] + lengthsOut[k + 2]
                             if total >= minimumTotal,
-                                ratioMatches(
+                                scanRatioMatches(
                                     lengthsOut[k - 2], lengthsOut[k - 1], lengthsOut[k], lengthsOut[k + 1], lengthsOut[k + 2],
-                                    tolerance: 0.5)
+                                    total: total)
                             {
                                 let cx = Double(startsOut[k]) + Double(lengthsOut[k]) / 2
                                 if let p = confirm(img, cx: cx, cy: Double(y) + 0.5, total: total) {
