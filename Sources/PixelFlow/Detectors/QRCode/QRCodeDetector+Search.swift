@@ -467,9 +467,21 @@ struct QRGridReader {
                     ))
             }
         }
-        func score(_ x: Double, _ y: Double) -> Int {
+        // The template's score at (x, y): how many of its 25 samples match. Below `floor` the
+        // exact value does not matter (it can neither win nor pass), so the count stops as
+        // soon as the misses rule `floor` out and returns -1.
+        func score(_ x: Double, _ y: Double, floor: Int = 0) -> Int {
             var s = 0
-            for (dx, dy, dark) in offsets where image.isDark(at: x + dx, y + dy) == dark { s += 1 }
+            var misses = 0
+            let allowed = offsets.count - floor
+            for (dx, dy, dark) in offsets {
+                if image.isDark(at: x + dx, y + dy) == dark {
+                    s += 1
+                } else {
+                    misses += 1
+                    if misses > allowed { return -1 }
+                }
+            }
             return s
         }
         guard expected.x.isFinite, expected.y.isFinite, moduleSize.isFinite, moduleSize > 0 else { return nil }
@@ -484,7 +496,8 @@ struct QRGridReader {
             while y <= expected.y + r {
                 var x = expected.x - r
                 while x <= expected.x + r {
-                    let s = score(x, y)
+                    // Only a score of at least 21 (the pass mark) and the best so far matters.
+                    let s = score(x, y, floor: Swift.max(best, 21))
                     let d = (x - expected.x) * (x - expected.x) + (y - expected.y) * (y - expected.y)
                     if s > best || (s == best && d < bestDistance) {
                         best = s
@@ -507,7 +520,7 @@ struct QRGridReader {
             while yy <= bestPoint.y + reach {
                 var xx = bestPoint.x - reach
                 while xx <= bestPoint.x + reach {
-                    let s = score(xx, yy)
+                    let s = score(xx, yy, floor: top)
                     if s > top {
                         top = s
                         sx = 0
