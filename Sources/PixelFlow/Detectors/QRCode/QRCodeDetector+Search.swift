@@ -14,15 +14,21 @@ extension QRCodeDetector {
     /// `sparse` scans every other row and still wants two scan lines per finder candidate:
     /// for the full-resolution low-contrast pass, whose binarization turns flat areas into
     /// noise (half the rows to scan, and far fewer chance candidates to read).
+    /// `finders`, when given, are this image's candidates from an earlier scan
+    /// (`_scanBoth`), so that the image is not scanned again.
     static func _search(
         _ img: QRBinaryImage, options: DetectorOptions, control: RenderControl?, evidence: inout QRFinderEvidence,
-        sparse: Bool = false
+        sparse: Bool = false, finders given: [QRFinderPattern]? = nil
     ) -> [QRCodeFeature] {
         let high = options.accuracy == .high
-        var rowStep = high ? 1 : Swift.max(1, Swift.min(3, Swift.min(img.width, img.height) / 360))
-        if sparse { rowStep = Swift.max(rowStep, 2) }
-        let finders = QRFinderPatternFinder.find(
-            in: img, rowStep: rowStep, maximumCount: high ? 48 : 30, quorum: sparse ? 2 : nil)
+        let finders: [QRFinderPattern]
+        if let given {
+            finders = given
+        } else {
+            let scan = _scanParameters(img, options: options, sparse: sparse)
+            finders = QRFinderPatternFinder.find(
+                in: img, rowStep: scan.rowStep, maximumCount: scan.maximumCount, quorum: scan.quorum)
+        }
         evidence = QRFinderEvidence(
             lines: finders.map(\.count).max() ?? 0, smallestModule: finders.map(\.moduleSize).min() ?? .infinity)
         guard finders.count >= 3 else { return [] }
@@ -46,6 +52,27 @@ extension QRCodeDetector {
             }
         }
         return results
+    }
+
+    /// How `_search` scans `img` for finder candidates: every row at accuracy high, else up
+    /// to every third on large images; every other row at least when `sparse`.
+    static func _scanParameters(
+        _ img: QRBinaryImage, options: DetectorOptions, sparse: Bool
+    ) -> (rowStep: Int, maximumCount: Int, quorum: Int?) {
+        let high = options.accuracy == .high
+        var rowStep = high ? 1 : Swift.max(1, Swift.min(3, Swift.min(img.width, img.height) / 360))
+        if sparse { rowStep = Swift.max(rowStep, 2) }
+        return (rowStep, high ? 48 : 30, sparse ? 2 : nil)
+    }
+
+    /// The finder candidates of both polarities of `img` from one scan, as `_search` would
+    /// find them in `img` and in `img.inverted()`.
+    static func _scanBoth(
+        _ img: QRBinaryImage, options: DetectorOptions, sparse: Bool = false
+    ) -> (dark: [QRFinderPattern], light: [QRFinderPattern]) {
+        let scan = _scanParameters(img, options: options, sparse: sparse)
+        return QRFinderPatternFinder.findBoth(
+            in: img, rowStep: scan.rowStep, maximumCount: scan.maximumCount, quorum: scan.quorum)
     }
 
     /// Index triples of finder candidates that could be the three corners of one symbol, best

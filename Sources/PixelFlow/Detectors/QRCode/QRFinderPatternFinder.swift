@@ -93,7 +93,7 @@ enum QRFinderPatternFinder {
     /// the total length in steps, when the runs match 1:1:3:1:1.
     static func crossCheck(
         _ img: QRBinaryImage, x: Int, y: Int, dx: Int, dy: Int, maxRun: Int,
-        tolerance: Double
+        tolerance: Double, dark on: UInt8 = 1
     ) -> (center: Double, total: Int)? {
         let w = img.width, h = img.height
         guard x >= 0, y >= 0, x < w, y < h else { return nil }
@@ -104,25 +104,25 @@ enum QRFinderPatternFinder {
         let stride = dy * w + dx
         return img.bits.withUnsafeBufferPointer { buffer -> (center: Double, total: Int)? in
             let p = buffer.baseAddress! + (y * w + x)
-            guard p[0] != 0 else { return nil }
+            guard p[0] == on else { return nil }
             // Backwards from the centre pixel (included).
             var i = 0
             var back = 0
-            while i <= behind, p[-i &* stride] != 0 { back += 1; i += 1; if back > 3 * maxRun { return nil } }
+            while i <= behind, p[-i &* stride] == on { back += 1; i += 1; if back > 3 * maxRun { return nil } }
             var c1 = 0
-            while i <= behind, p[-i &* stride] == 0 { c1 += 1; i += 1; if c1 > maxRun { return nil } }
+            while i <= behind, p[-i &* stride] != on { c1 += 1; i += 1; if c1 > maxRun { return nil } }
             guard i <= behind else { return nil }
             var c0 = 0
-            while i <= behind, p[-i &* stride] != 0 { c0 += 1; i += 1; if c0 > maxRun { return nil } }
+            while i <= behind, p[-i &* stride] == on { c0 += 1; i += 1; if c0 > maxRun { return nil } }
             // Forwards.
             var j = 1
             var fwd = 0
-            while j <= ahead, p[j &* stride] != 0 { fwd += 1; j += 1; if fwd > 3 * maxRun { return nil } }
+            while j <= ahead, p[j &* stride] == on { fwd += 1; j += 1; if fwd > 3 * maxRun { return nil } }
             var c3 = 0
-            while j <= ahead, p[j &* stride] == 0 { c3 += 1; j += 1; if c3 > maxRun { return nil } }
+            while j <= ahead, p[j &* stride] != on { c3 += 1; j += 1; if c3 > maxRun { return nil } }
             guard j <= ahead else { return nil }
             var c4 = 0
-            while j <= ahead, p[j &* stride] != 0 { c4 += 1; j += 1; if c4 > maxRun { return nil } }
+            while j <= ahead, p[j &* stride] == on { c4 += 1; j += 1; if c4 > maxRun { return nil } }
             let c2 = back + fwd
             guard ratioMatches(c0, c1, c2, c3, c4, tolerance: tolerance) else { return nil }
             // Centre run covers steps -(back - 1) ... fwd; its middle, in continuous steps.
@@ -136,11 +136,31 @@ enum QRFinderPatternFinder {
     /// chance matches in noise and texture; `quorum` sets that number for any step (default:
     /// 2 at step 1, else 1).
     static func find(in img: QRBinaryImage, rowStep: Int, maximumCount: Int, quorum: Int? = nil) -> [QRFinderPattern] {
+        find(in: img, rowStep: rowStep, maximumCount: maximumCount, quorum: quorum, polarities: [1])[0]
+    }
+
+    /// The candidates of both polarities from one scan of `img`: `dark` as
+    /// `find(in: img, ...)` gives them and `light` as `find(in: img.inverted(), ...)` would
+    /// (the same candidates, in the same order). The runs of each row are found once and
+    /// tested for both patterns, which halves the scan when both polarities are searched.
+    static func findBoth(
+        in img: QRBinaryImage, rowStep: Int, maximumCount: Int, quorum: Int? = nil
+    ) -> (dark: [QRFinderPattern], light: [QRFinderPattern]) {
+        let both = find(in: img, rowStep: rowStep, maximumCount: maximumCount, quorum: quorum, polarities: [1, 0])
+        return (both[0], both[1])
+    }
+
+    /// `find` for each of `polarities` (the bit value of a pattern's dark modules: 1 for
+    /// dark-on-light, 0 for light-on-dark), from one pass over the rows.
+    static func find(
+        in img: QRBinaryImage, rowStep: Int, maximumCount: Int, quorum: Int?, polarities: [UInt8]
+    ) -> [[QRFinderPattern]] {
         let w = img.width, h = img.height
-        guard w >= 7, h >= 7 else { return [] }
-        // Candidates still being confirmed (seen on a recent row), and the finished ones.
-        var active: [(pattern: QRFinderPattern, lastRow: Int)] = []
-        var finished: [QRFinderPattern] = []
+        guard w >= 7, h >= 7 else { return polarities.map { _ in [] } }
+        // Per polarity: candidates still being confirmed (seen on a recent row), and the
+        // finished ones.
+        var active = polarities.map { _ in [(pattern: QRFinderPattern, lastRow: Int)]() }
+        var finished = polarities.map { _ in [QRFinderPattern]() }
         var starts = [Int](repeating: 0, count: w + 1)
         var lengths = [Int](repeating: 0, count: w + 1)
         let quorum = quorum ?? (rowStep == 1 ? 2 : 1)
@@ -150,51 +170,57 @@ enum QRFinderPatternFinder {
                     var y = rowStep / 2
                     while y < h {
                         // Retire candidates no longer under the scan line.
-                        if !active.isEmpty {
+                        for i in active.indices where !active[i].isEmpty {
                             var kept: [(pattern: QRFinderPattern, lastRow: Int)] = []
-                            for a in active {
+                            for a in active[i] {
                                 if Double(y - a.lastRow) > Swift.max(2 * Double(rowStep), 2 * a.pattern.moduleSize) {
-                                    if a.pattern.count >= quorum { finished.append(a.pattern) }
+                                    if a.pattern.count >= quorum { finished[i].append(a.pattern) }
                                 } else {
                                     kept.append(a)
                                 }
                             }
-                            active = kept
+                            active[i] = kept
                         }
                         let row = bits.baseAddress! + y * w
-                        // Runs of this row; run k is dark iff (k + firstDark) is even.
-                        let firstDark = row[0] != 0
+                        // Runs of this row; run k has value row[0] iff k is even.
                         let n = runs(of: row, width: w, starts: startsOut.baseAddress!, lengths: lengthsOut.baseAddress!)
-                        var k = firstDark ? 2 : 3
-                        while k + 2 < n {
-                            let total =
-                                lengthsOut[k - 2] + lengthsOut[k - 1] + lengthsOut[k] + lengthsOut[k + 1] + lengthsOut[k + 2]
-                            if total >= minimumTotal,
-                                scanRatioMatches(
-                                    lengthsOut[k - 2], lengthsOut[k - 1], lengthsOut[k], lengthsOut[k + 1], lengthsOut[k + 2],
-                                    total: total)
-                            {
-                                let cx = Double(startsOut[k]) + Double(lengthsOut[k]) / 2
-                                if let p = confirm(img, cx: cx, cy: Double(y) + 0.5, total: total) {
-                                    merge(p, row: y, into: &active)
-                                    k += 4
-                                    continue
+                        for (i, on) in polarities.enumerated() {
+                            // The first run of the pattern's dark value is run 0 or 1.
+                            var k = row[0] == on ? 2 : 3
+                            while k + 2 < n {
+                                let total =
+                                    lengthsOut[k - 2] + lengthsOut[k - 1] + lengthsOut[k] + lengthsOut[k + 1]
+                                    + lengthsOut[k + 2]
+                                if total >= minimumTotal,
+                                    scanRatioMatches(
+                                        lengthsOut[k - 2], lengthsOut[k - 1], lengthsOut[k], lengthsOut[k + 1],
+                                        lengthsOut[k + 2], total: total)
+                                {
+                                    let cx = Double(startsOut[k]) + Double(lengthsOut[k]) / 2
+                                    if let p = confirm(img, cx: cx, cy: Double(y) + 0.5, total: total, dark: on) {
+                                        merge(p, row: y, into: &active[i])
+                                        k += 4
+                                        continue
+                                    }
                                 }
+                                k += 2
                             }
-                            k += 2
                         }
                         y += rowStep
                     }
                 }
             }
         }
-        for a in active where a.pattern.count >= quorum { finished.append(a.pattern) }
-        // Merge what the scan split (a pattern retired and seen again further down).
-        var merged: [(pattern: QRFinderPattern, lastRow: Int)] = []
-        for p in finished { merge(p, row: 0, into: &merged) }
-        var found = merged.map(\.pattern)
-        found.sort { ($0.count, $0.moduleSize) > ($1.count, $1.moduleSize) }
-        return Array(found.prefix(maximumCount))
+        return polarities.indices.map { i in
+            var done = finished[i]
+            for a in active[i] where a.pattern.count >= quorum { done.append(a.pattern) }
+            // Merge what the scan split (a pattern retired and seen again further down).
+            var merged: [(pattern: QRFinderPattern, lastRow: Int)] = []
+            for p in done { merge(p, row: 0, into: &merged) }
+            var found = merged.map(\.pattern)
+            found.sort { ($0.count, $0.moduleSize) > ($1.count, $1.moduleSize) }
+            return Array(found.prefix(maximumCount))
+        }
     }
 
     /// Fewest pixels across a finder pattern: modules of about 1.5 px and up (2 px modules
@@ -207,25 +233,25 @@ enum QRFinderPatternFinder {
     static let crossTolerance = 0.65
 
     /// Vertical, horizontal and diagonal checks through a horizontal hit.
-    static func confirm(_ img: QRBinaryImage, cx: Double, cy: Double, total: Int) -> QRFinderPattern? {
+    static func confirm(_ img: QRBinaryImage, cx: Double, cy: Double, total: Int, dark on: UInt8 = 1) -> QRFinderPattern? {
         let ix = Int(cx), iy = Int(cy)
         // A finder foreshortened by a steep tilt can be 2.5 times as high as it is wide, or the
         // other way round: a linear map keeps the 1:1:3:1:1 ratios along every line through the
         // centre, but not the extents across different directions.
         guard
             let v = crossCheck(
-                img, x: ix, y: iy, dx: 0, dy: 1, maxRun: total * 5 / 2, tolerance: crossTolerance)
+                img, x: ix, y: iy, dx: 0, dy: 1, maxRun: total * 5 / 2, tolerance: crossTolerance, dark: on)
         else { return nil }
         guard 5 * v.total <= 25 * total / 2, 5 * total <= 25 * v.total / 2 else { return nil }
         let maxRun = Swift.max(total, v.total)
         let y = Double(iy) + v.center
-        guard let hz = crossCheck(img, x: ix, y: Int(y), dx: 1, dy: 0, maxRun: maxRun, tolerance: crossTolerance) else {
+        guard let hz = crossCheck(img, x: ix, y: Int(y), dx: 1, dy: 0, maxRun: maxRun, tolerance: crossTolerance, dark: on) else {
             return nil
         }
         let x = Double(ix) + hz.center
         guard
-            let d = crossCheck(img, x: Int(x), y: Int(y), dx: 1, dy: 1, maxRun: maxRun, tolerance: 0.75)
-                ?? crossCheck(img, x: Int(x), y: Int(y), dx: 1, dy: -1, maxRun: maxRun, tolerance: 0.75)
+            let d = crossCheck(img, x: Int(x), y: Int(y), dx: 1, dy: 1, maxRun: maxRun, tolerance: 0.75, dark: on)
+                ?? crossCheck(img, x: Int(x), y: Int(y), dx: 1, dy: -1, maxRun: maxRun, tolerance: 0.75, dark: on)
         else { return nil }
         _ = d
         let moduleSize = Double(hz.total + v.total) / 14
