@@ -82,13 +82,21 @@ public struct QRCodeDetector: Detector {
     func features(in luminance: QRLuminance, control: RenderControl? = nil) -> [QRCodeFeature] {
         var evidence = (dark: QRFinderEvidence(), light: QRFinderEvidence())
         var results = searchBothPolarities(luminance, control: control, evidence: &evidence)
+        // The half-resolution plane, made once for the passes that use it.
+        var halfPlane: QRLuminance?
+        func half() -> QRLuminance {
+            if let halfPlane { return halfPlane }
+            let plane = luminance.halved()
+            halfPlane = plane
+            return plane
+        }
         // Nothing at full resolution (or trying harder): look again at half resolution, where
         // blurred or noisy large modules threshold and scan more cleanly (as zxing-cpp's
         // downscaled pass does).
         if (results.isEmpty || options.tryHarder) && options.accuracy == .high,
             Swift.min(luminance.width, luminance.height) >= 2 * 29, control?.isCancelled != true
         {
-            var more = searchBothPolarities(luminance.halved(), control: control, retry: results.isEmpty)
+            var more = searchBothPolarities(half(), control: control, retry: results.isEmpty)
                 .map { $0.scaled(by: 2) }
             more.removeAll { f in results.contains { $0.bounds.intersects(f.bounds) && $0.message == f.message } }
             results += more
@@ -123,7 +131,7 @@ public struct QRCodeDetector: Detector {
                 !options.tryHarder && Swift.min(evidence.dark.smallestModule, evidence.light.smallestModule) >= 3
             results = searchLowContrast(luminance, control: control, sparse: sparse)
             if results.isEmpty && Swift.min(luminance.width, luminance.height) >= 2 * 29 && control?.isCancelled != true {
-                results = searchLowContrast(luminance.halved(), control: control).map { $0.scaled(by: 2) }
+                results = searchLowContrast(half(), control: control).map { $0.scaled(by: 2) }
             }
         }
         let minSide = options.minimumFeatureSize * Double(Swift.min(luminance.width, luminance.height))
