@@ -115,8 +115,9 @@ public struct QRCodeDetector: Detector {
             doubleDark || doubleLight, control?.isCancelled != true
         {
             results = searchBothPolarities(
-                luminance.doubled(), control: control, dark: doubleDark, light: doubleLight, retry: true)
-                .map { $0.scaled(by: 0.5) }
+                luminance.doubled(), control: control, dark: doubleDark, light: doubleLight, retry: true
+            )
+            .map { $0.scaled(by: 0.5) }
         } else {
             control?.advanceUnlessCancelled(2)
         }
