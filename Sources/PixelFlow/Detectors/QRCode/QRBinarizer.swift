@@ -185,22 +185,20 @@ enum QRBinarizer {
                     }
                 }
             }
+            // Each block row's thresholds spread to one byte per column, then every row of the
+            // block row compared with them in one loop (which the compiler vectorizes).
+            var spread = [UInt8](repeating: 0, count: w)
             bits.withUnsafeMutableBufferPointer { out in
-                for by in 0..<bh {
-                    let y0 = by * bs, y1 = Swift.min(y0 + bs, h)
-                    for bx in 0..<bw {
-                        let threshold = Int(thresholds[by * bw + bx])
-                        let x0 = bx * bs, x1 = Swift.min(x0 + bs, w)
-                        if x1 - x0 == 8 {
-                            pf_threshold8(
-                                px.baseAddress! + y0 * w + x0, out.baseAddress! + y0 * w + x0, w,
-                                Int32(y1 - y0), UInt8(truncatingIfNeeded: threshold))
-                        } else {
-                            for y in y0..<y1 {
-                                let row = px.baseAddress! + y * w
-                                let o = out.baseAddress! + y * w
-                                for x in x0..<x1 { o[x] = Int(row[x]) <= threshold ? 1 : 0 }
-                            }
+                spread.withUnsafeMutableBufferPointer { t in
+                    for by in 0..<bh {
+                        for bx in 0..<bw {
+                            let threshold = thresholds[by * bw + bx]
+                            for x in (bx * bs)..<Swift.min(bx * bs + bs, w) { t[x] = threshold }
+                        }
+                        for y in (by * bs)..<Swift.min(by * bs + bs, h) {
+                            let row = px.baseAddress! + y &* w
+                            let o = out.baseAddress! + y &* w
+                            for x in 0..<w { o[x] = row[x] <= t[x] ? 1 : 0 }
                         }
                     }
                 }

@@ -14,15 +14,21 @@ extension QRCodeDetector {
     /// `sparse` scans every other row and still wants two scan lines per finder candidate:
     /// for the full-resolution low-contrast pass, whose binarization turns flat areas into
     /// noise (half the rows to scan, and far fewer chance candidates to read).
+    /// `finders`, when given, are this image's candidates from an earlier scan
+    /// (`_scanBoth`), so that the image is not scanned again.
     static func _search(
         _ img: QRBinaryImage, options: DetectorOptions, control: RenderControl?, evidence: inout QRFinderEvidence,
-        sparse: Bool = false
+        sparse: Bool = false, finders given: [QRFinderPattern]? = nil
     ) -> [QRCodeFeature] {
         let high = options.accuracy == .high
-        var rowStep = high ? 1 : Swift.max(1, Swift.min(3, Swift.min(img.width, img.height) / 360))
-        if sparse { rowStep = Swift.max(rowStep, 2) }
-        let finders = QRFinderPatternFinder.find(
-            in: img, rowStep: rowStep, maximumCount: high ? 48 : 30, quorum: sparse ? 2 : nil)
+        let finders: [QRFinderPattern]
+        if let given {
+            finders = given
+        } else {
+            let scan = _scanParameters(img, options: options, sparse: sparse)
+            finders = QRFinderPatternFinder.find(
+                in: img, rowStep: scan.rowStep, maximumCount: scan.maximumCount, quorum: scan.quorum)
+        }
         evidence = QRFinderEvidence(
             lines: finders.map(\.count).max() ?? 0, smallestModule: finders.map(\.moduleSize).min() ?? .infinity)
         guard finders.count >= 3 else { return [] }
@@ -46,6 +52,27 @@ extension QRCodeDetector {
             }
         }
         return results
+    }
+
+    /// How `_search` scans `img` for finder candidates: every row at accuracy high, else up
+    /// to every third on large images; every other row at least when `sparse`.
+    static func _scanParameters(
+        _ img: QRBinaryImage, options: DetectorOptions, sparse: Bool
+    ) -> (rowStep: Int, maximumCount: Int, quorum: Int?) {
+        let high = options.accuracy == .high
+        var rowStep = high ? 1 : Swift.max(1, Swift.min(3, Swift.min(img.width, img.height) / 360))
+        if sparse { rowStep = Swift.max(rowStep, 2) }
+        return (rowStep, high ? 48 : 30, sparse ? 2 : nil)
+    }
+
+    /// The finder candidates of both polarities of `img` from one scan, as `_search` would
+    /// find them in `img` and in `img.inverted()`.
+    static func _scanBoth(
+        _ img: QRBinaryImage, options: DetectorOptions, sparse: Bool = false
+    ) -> (dark: [QRFinderPattern], light: [QRFinderPattern]) {
+        let scan = _scanParameters(img, options: options, sparse: sparse)
+        return QRFinderPatternFinder.findBoth(
+            in: img, rowStep: scan.rowStep, maximumCount: scan.maximumCount, quorum: scan.quorum)
     }
 
     /// Index triples of finder candidates that could be the three corners of one symbol, best
@@ -467,9 +494,21 @@ struct QRGridReader {
                     ))
             }
         }
-        func score(_ x: Double, _ y: Double) -> Int {
+        // The template's score at (x, y): how many of its 25 samples match. Below `floor` the
+        // exact value does not matter (it can neither win nor pass), so the count stops as
+        // soon as the misses rule `floor` out and returns -1.
+        func score(_ x: Double, _ y: Double, floor: Int = 0) -> Int {
             var s = 0
-            for (dx, dy, dark) in offsets where image.isDark(at: x + dx, y + dy) == dark { s += 1 }
+            var misses = 0
+            let allowed = offsets.count - floor
+            for (dx, dy, dark) in offsets {
+                if image.isDark(at: x + dx, y + dy) == dark {
+                    s += 1
+                } else {
+                    misses += 1
+                    if misses > allowed { return -1 }
+                }
+            }
             return s
         }
         guard expected.x.isFinite, expected.y.isFinite, moduleSize.isFinite, moduleSize > 0 else { return nil }
@@ -484,7 +523,8 @@ struct QRGridReader {
             while y <= expected.y + r {
                 var x = expected.x - r
                 while x <= expected.x + r {
-                    let s = score(x, y)
+                    // Only a score of at least 21 (the pass mark) and the best so far matters.
+                    let s = score(x, y, floor: Swift.max(best, 21))
                     let d = (x - expected.x) * (x - expected.x) + (y - expected.y) * (y - expected.y)
                     if s > best || (s == best && d < bestDistance) {
                         best = s
@@ -507,7 +547,7 @@ struct QRGridReader {
             while yy <= bestPoint.y + reach {
                 var xx = bestPoint.x - reach
                 while xx <= bestPoint.x + reach {
-                    let s = score(xx, yy)
+                    let s = score(xx, yy, floor: top)
                     if s > top {
                         top = s
                         sx = 0

@@ -82,13 +82,22 @@ public struct QRCodeDetector: Detector {
     func features(in luminance: QRLuminance, control: RenderControl? = nil) -> [QRCodeFeature] {
         var evidence = (dark: QRFinderEvidence(), light: QRFinderEvidence())
         var results = searchBothPolarities(luminance, control: control, evidence: &evidence)
+        // The half-resolution plane, made once for the passes that use it.
+        var halfPlane: QRLuminance?
+        func half() -> QRLuminance {
+            if let halfPlane { return halfPlane }
+            let plane = luminance.halved()
+            halfPlane = plane
+            return plane
+        }
         // Nothing at full resolution (or trying harder): look again at half resolution, where
         // blurred or noisy large modules threshold and scan more cleanly (as zxing-cpp's
         // downscaled pass does).
         if (results.isEmpty || options.tryHarder) && options.accuracy == .high,
             Swift.min(luminance.width, luminance.height) >= 2 * 29, control?.isCancelled != true
         {
-            var more = searchBothPolarities(luminance.halved(), control: control).map { $0.scaled(by: 2) }
+            var more = searchBothPolarities(half(), control: control, retry: results.isEmpty)
+                .map { $0.scaled(by: 2) }
             more.removeAll { f in results.contains { $0.bounds.intersects(f.bounds) && $0.message == f.message } }
             results += more
         } else {
@@ -105,8 +114,10 @@ public struct QRCodeDetector: Detector {
         if results.isEmpty && options.accuracy == .high && (luminance.width * luminance.height <= 1 << 20 || options.tryHarder),
             doubleDark || doubleLight, control?.isCancelled != true
         {
-            results = searchBothPolarities(luminance.doubled(), control: control, dark: doubleDark, light: doubleLight)
-                .map { $0.scaled(by: 0.5) }
+            results = searchBothPolarities(
+                luminance.doubled(), control: control, dark: doubleDark, light: doubleLight, retry: true
+            )
+            .map { $0.scaled(by: 0.5) }
         } else {
             control?.advanceUnlessCancelled(2)
         }
@@ -121,7 +132,7 @@ public struct QRCodeDetector: Detector {
                 !options.tryHarder && Swift.min(evidence.dark.smallestModule, evidence.light.smallestModule) >= 3
             results = searchLowContrast(luminance, control: control, sparse: sparse)
             if results.isEmpty && Swift.min(luminance.width, luminance.height) >= 2 * 29 && control?.isCancelled != true {
-                results = searchLowContrast(luminance.halved(), control: control).map { $0.scaled(by: 2) }
+                results = searchLowContrast(half(), control: control).map { $0.scaled(by: 2) }
             }
         }
         let minSide = options.minimumFeatureSize * Double(Swift.min(luminance.width, luminance.height))
@@ -139,10 +150,15 @@ public struct QRCodeDetector: Detector {
         let binary = QRBinarizer.binarize(
             luminance, minimumRange: QRBinarizer.lowContrastRange,
             neighbourhood: QRBinarizer.lowContrastNeighbourhood)
+        // A retry: both polarities are usually searched, so one scan finds both.
+        let finders = QRCodeDetector._scanBoth(binary, options: options, sparse: sparse)
         var evidence = QRFinderEvidence()
-        let results = QRCodeDetector._search(binary, options: options, control: control, evidence: &evidence, sparse: sparse)
-        if !results.isEmpty || control?.isCancelled == true { return results }
-        return QRCodeDetector._search(binary.inverted(), options: options, control: control, evidence: &evidence, sparse: sparse)
+        let results = QRCodeDetector._search(
+            binary, options: options, control: control, evidence: &evidence, sparse: sparse, finders: finders.dark)
+        if !results.isEmpty || control?.isCancelled == true || finders.light.count < 3 { return results }
+        return QRCodeDetector._search(
+            binary.inverted(), options: options, control: control, evidence: &evidence, sparse: sparse,
+            finders: finders.light)
     }
 
     /// Finder candidates confirmed on this many scan lines at full resolution let the doubled
@@ -153,28 +169,36 @@ public struct QRCodeDetector: Detector {
     /// trying harder); `dark` or `light` false skips that polarity. Advances `control` by 2
     /// (one per polarity, searched or not).
     func searchBothPolarities(
-        _ luminance: QRLuminance, control: RenderControl? = nil, dark: Bool = true, light: Bool = true
+        _ luminance: QRLuminance, control: RenderControl? = nil, dark: Bool = true, light: Bool = true,
+        retry: Bool = false
     ) -> [QRCodeFeature] {
         var evidence = (dark: QRFinderEvidence(), light: QRFinderEvidence())
-        return searchBothPolarities(luminance, control: control, dark: dark, light: light, evidence: &evidence)
+        return searchBothPolarities(
+            luminance, control: control, dark: dark, light: light, retry: retry, evidence: &evidence)
     }
 
     /// `searchBothPolarities`, also reporting each polarity's finder evidence (see
     /// `_search(_:options:control:evidence:sparse:)`; empty for a polarity not searched).
+    ///
+    /// `retry`: the pass is a retry after nothing was found, where both polarities are
+    /// usually searched, so both are found in one scan of the rows.
     func searchBothPolarities(
         _ luminance: QRLuminance, control: RenderControl? = nil, dark: Bool = true, light: Bool = true,
-        evidence: inout (dark: QRFinderEvidence, light: QRFinderEvidence)
+        retry: Bool = false, evidence: inout (dark: QRFinderEvidence, light: QRFinderEvidence)
     ) -> [QRCodeFeature] {
         if control?.isCancelled == true { return [] }
         let binary = QRBinarizer.binarize(luminance)
+        let finders = retry && dark && light ? QRCodeDetector._scanBoth(binary, options: options) : nil
         var results: [QRCodeFeature] = []
         if dark {
-            results = QRCodeDetector._search(binary, options: options, control: control, evidence: &evidence.dark)
+            results = QRCodeDetector._search(
+                binary, options: options, control: control, evidence: &evidence.dark, finders: finders?.dark)
         }
         control?.advanceUnlessCancelled(1)
         if light && (results.isEmpty || options.tryHarder) && control?.isCancelled != true {
             var more = QRCodeDetector._search(
-                binary.inverted(), options: options, control: control, evidence: &evidence.light)
+                binary.inverted(), options: options, control: control, evidence: &evidence.light,
+                finders: finders?.light)
             more.removeAll { f in results.contains { $0.bounds.intersects(f.bounds) && $0.message == f.message } }
             results += more
         }
