@@ -11,7 +11,7 @@ marker="Each section is the command's \`--help\` output."
 grep -qF "$marker" Docs/CLI.md || { echo "Docs/CLI.md has no line: $marker" >&2; exit 1; }
 {
   sed "/^Each section is the command's \`--help\` output.\$/q" Docs/CLI.md
-  for c in filters describe apply thumbnail info detect "detect qr" "detect rectangles" "detect faces" qr docs bench; do
+  for c in filters describe apply thumbnail info detect "detect qr" "detect rectangles" "detect faces" qr generate docs bench; do
     printf '\n### pixelflow %s\n\n```text\n' "$c"
     # bench appends the benchmark's own options after its help: keep the command's part.
     # shellcheck disable=SC2086  # "detect qr" is two arguments

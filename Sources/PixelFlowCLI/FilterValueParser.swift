@@ -10,6 +10,7 @@ import PixelFlow
 /// | color | 3 or 4 numbers in 0...1 as a vector, or `#rgb`, `#rgba`, `#rrggbb`, `#rrggbbaa` |
 /// | transform | 6 numbers `[a b c d tx ty]`, mapping (x, y) to (a x + c y + tx, b x + d y + ty) |
 /// | string | the text as is |
+/// | data | the text's UTF-8 bytes, or `hex:` and two hexadecimal digits a byte (`hex:00ff1b`) |
 ///
 /// Numbers must be finite and within the input's minimum and maximum; vectors must have the
 /// input's component count.
@@ -68,9 +69,38 @@ public enum FilterValueParser {
         case .string:
             return .string(text)
         case .data:
-            return .data(Array(text.utf8))
+            guard text.hasPrefix("hex:") else { return .data(Array(text.utf8)) }
+            guard let bytes = hexBytes(text.dropFirst(4)) else {
+                throw fail("after hex: must have two hexadecimal digits per byte, as in hex:0941ff")
+            }
+            return .data(bytes)
         case .image:
             throw fail("is an image; give the path of an image file")
+        }
+    }
+
+    /// The bytes of `text`, two hexadecimal digits each; nil for an odd count or another
+    /// character.
+    public static func hexBytes(_ text: Substring) -> [UInt8]? {
+        let digits = Array(text.utf8)
+        guard digits.count % 2 == 0 else { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(digits.count / 2)
+        var i = 0
+        while i < digits.count {
+            guard let hi = hexDigit(digits[i]), let lo = hexDigit(digits[i + 1]) else { return nil }
+            out.append(hi << 4 | lo)
+            i += 2
+        }
+        return out
+    }
+
+    static func hexDigit(_ c: UInt8) -> UInt8? {
+        switch c {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
+        default: nil
         }
     }
 

@@ -29,7 +29,7 @@ enum PixelFlowTool {
     static var commands: [any Subcommand.Type] {
         [
             FiltersCommand.self, DescribeCommand.self, ApplyCommand.self, ThumbnailCommand.self, InfoCommand.self,
-            DocsCommand.self, DetectCommand.self, QRCommand.self, BenchCommand.self,
+            DocsCommand.self, DetectCommand.self, QRCommand.self, GenerateCommand.self, BenchCommand.self,
         ]
     }
 
