@@ -35,7 +35,12 @@ let package = Package(
                                  .linkedLibrary("tiff"), .linkedLibrary("gif"), .linkedLibrary("heif"),
                                  .linkedLibrary("lcms2"), .linkedLibrary("z")]),
         .target(name: "CSIMD", path: "Sources/CSIMD"),
-        .target(name: "PixelFlow", dependencies: ["CCodecShims", "CSIMD"], path: "Sources/PixelFlow",
+        // The library in layers (Docs/Architecture.md, "Layers"): each target uses only the
+        // ones before it, with `package` access between them; PixelFlow re-exports the lower
+        // ones (`@_exported import`), so `import PixelFlow` gives a user everything.
+        // PixelFlowCore: pixels, geometry, errors, and the Tile and Arena of the tile loop.
+        .target(name: "PixelFlowCore", path: "Sources/PixelFlowCore"),
+        .target(name: "PixelFlow", dependencies: ["PixelFlowCore", "CCodecShims", "CSIMD"], path: "Sources/PixelFlow",
                 // The face detector's models (OpenCV cascades, licences beside them), read
                 // through Bundle.module: Detectors/Face/Resources/README.md.
                 resources: [.copy("Detectors/Face/Resources")]),
@@ -53,7 +58,7 @@ let package = Package(
         .executableTarget(name: "LiveDetection", dependencies: ["PixelFlow", "ExampleSupport"], path: "Examples/LiveDetection"),
         .executableTarget(name: "Transitions", dependencies: ["PixelFlow", "ExampleSupport"], path: "Examples/Transitions"),
         .executableTarget(name: "FaceMarkers", dependencies: ["PixelFlow", "ExampleSupport"], path: "Examples/FaceMarkers"),
-        .testTarget(name: "PixelFlowTests", dependencies: ["PixelFlow"], path: "Tests/PixelFlowTests",
+        .testTarget(name: "PixelFlowTests", dependencies: ["PixelFlow", "PixelFlowCore"], path: "Tests/PixelFlowTests",
                     exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]

@@ -9,6 +9,12 @@
                                          comment that Docs/API/undocumented.txt does not list
     python3 scripts/api.py release       after a release: the baseline becomes today's API and
                                          the list of undocumented symbols today's
+    python3 scripts/api.py graphs DIR    the library's symbol graphs merged into one module,
+                                         PixelFlow, written to DIR for DocC (scripts/docs.sh)
+
+The library is several targets (MODULES, Docs/Architecture.md "Layers") that PixelFlow
+re-exports; their symbol graphs are read as one API, so a type that moves between them keeps
+its line (`PixelBuffer.width | ...`): only its path counts, never its module.
 
 A line is `PATH | KIND | DECLARATION`: the symbol's path (`Image.cropped(to:)`), its kind
 (`method`, `property`, ...) and its declaration as the compiler prints it. A baseline line that
@@ -27,32 +33,67 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BASELINE = os.path.join(ROOT, "Docs", "API", "baseline.txt")
 UNDOCUMENTED = os.path.join(ROOT, "Docs", "API", "undocumented.txt")
 CHANGELOG = os.path.join(ROOT, "CHANGELOG.md")
-MODULE = "PixelFlow"
+# The library's targets, lowest layer first; PixelFlow, the product, re-exports the others.
+MODULES = ["PixelFlowCore", "PixelFlow"]
+MODULE = MODULES[-1]
 
 
-def symbol_graph():
-    """The PixelFlow module's symbols (public and open), from a fresh symbol graph dump."""
+def graph_files():
+    """{file name: path} of the library's symbol graphs, from a fresh symbol graph dump: each
+    module's own graph, and its extensions of Swift's types and of the other library modules'
+    (PixelFlow@PixelFlowCore.symbols.json: PixelFlow's members of PixelBuffer, ...)."""
     import time
     started = time.time()
     out = subprocess.run(["swift", "package", "dump-symbol-graph", "--minimum-access-level", "public"],
                          cwd=ROOT, capture_output=True, text=True)
     m = re.search(r"Files written to (\S+)", out.stdout + out.stderr)
     folder = m.group(1) if m else None
-    path = os.path.join(folder, MODULE + ".symbols.json") if folder else None
-    # The dump also tries the test modules, which fail when the tests are not built: only the
-    # PixelFlow module's graph, written by this run, matters.
-    if not path or not os.path.exists(path) or os.path.getmtime(path) < started - 1:
-        sys.stderr.write(out.stdout[-4000:] + out.stderr[-4000:])
-        sys.exit("scripts/api.py: swift package dump-symbol-graph did not write the PixelFlow module's graph")
-    graph = json.load(open(path))
-    symbols, relationships = graph["symbols"], graph["relationships"]
+    files = {}
+    for module in MODULES:
+        path = os.path.join(folder, module + ".symbols.json") if folder else None
+        # The dump also tries the test modules, which fail when the tests are not built: only
+        # the library modules' graphs, written by this run, matter.
+        if not path or not os.path.exists(path) or os.path.getmtime(path) < started - 1:
+            sys.stderr.write(out.stdout[-4000:] + out.stderr[-4000:])
+            sys.exit(f"scripts/api.py: swift package dump-symbol-graph did not write the {module} module's graph")
+        files[module + ".symbols.json"] = path
+        for extended in ["Swift"] + MODULES:
+            name = f"{module}@{extended}.symbols.json"
+            if os.path.exists(os.path.join(folder, name)):
+                files[name] = os.path.join(folder, name)
+    return files
+
+
+def symbol_graph():
+    """The library's symbols (public and open) and relationships, all modules as one."""
+    symbols, relationships = [], []
     # Extensions of other modules' types (PixelFlow@Swift.symbols.json) are API too.
-    extra = os.path.join(folder, MODULE + "@Swift.symbols.json")
-    if os.path.exists(extra):
-        more = json.load(open(extra))
-        symbols += more["symbols"]
-        relationships += more["relationships"]
+    for path in graph_files().values():
+        graph = json.load(open(path))
+        symbols += graph["symbols"]
+        relationships += graph["relationships"]
     return symbols, relationships
+
+
+def write_merged_graphs(folder):
+    """The library's graphs as the one module PixelFlow, for DocC: PixelFlow.symbols.json holds
+    every module's symbols and their extensions of one another (relationships name symbols by
+    their precise identifiers, which keep working), PixelFlow@Swift.symbols.json every module's
+    extensions of Swift's types. DocC then documents a moved type under PixelFlow, as before."""
+    merged = {}
+    for name, path in graph_files().items():
+        graph = json.load(open(path))
+        out = "PixelFlow@Swift.symbols.json" if name.endswith("@Swift.symbols.json") else MODULE + ".symbols.json"
+        if out not in merged:
+            merged[out] = graph
+            merged[out]["module"]["name"] = MODULE
+        else:
+            merged[out]["symbols"] += graph["symbols"]
+            merged[out]["relationships"] += graph["relationships"]
+    os.makedirs(folder, exist_ok=True)
+    for out, graph in merged.items():
+        json.dump(graph, open(os.path.join(folder, out), "w"))
+    print(f"scripts/api.py: {', '.join(sorted(merged))} ({' + '.join(MODULES)}) in {folder}")
 
 
 def synthesized(symbol):
@@ -123,6 +164,9 @@ def main():
         write_lines(UNDOCUMENTED, "# Public symbols of the last release without a doc comment (scripts/api.py); "
                     "document them and remove their lines. No new line may be added.\n", undocumented)
         print(f"baseline: {len(api)} symbols, {len(undocumented)} without a doc comment")
+        return 0
+    if command == "graphs" and len(sys.argv) > 2:
+        write_merged_graphs(sys.argv[2])
         return 0
     if command != "check":
         sys.exit(__doc__)

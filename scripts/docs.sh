@@ -9,7 +9,8 @@
 #                               http://localhost:8000/documentation/pixelflow/)
 #
 # The symbol graph comes from `swift package dump-symbol-graph --minimum-access-level public`
-# (it builds the package first); the articles from Sources/PixelFlow/PixelFlow.docc.
+# (it builds the package first), the library's modules merged into one by `scripts/api.py
+# graphs`; the articles from Sources/PixelFlow/PixelFlow.docc.
 # DocC's warnings (unresolved links, undocumented parameters of a documented function,
 # ...) are printed and make the script fail (exit 1). DOCC overrides the docc binary;
 # PIXELFLOW_DOCS_BASE_PATH sets --hosting-base-path for a site not served from its root.
@@ -31,23 +32,18 @@ fi
 started=$(date +%s)
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
-if ! swift package dump-symbol-graph --minimum-access-level public >"$log" 2>&1; then
-  # The dump also tries the test and example modules; only PixelFlow's graph must be there.
-  :
-fi
-folder="$(sed -n 's/.*Files written to \([^ ]*\).*/\1/p' "$log" | tail -1)"
-if [[ -z "$folder" || ! -f "$folder/PixelFlow.symbols.json" ]]; then
-  tail -40 "$log" >&2
-  echo "scripts/docs.sh: swift package dump-symbol-graph did not write PixelFlow's symbol graph" >&2
-  exit 1
-fi
-
-# Only the PixelFlow module's graphs (its own symbols and its extensions of Swift's types):
-# the folder also holds the C shims', the CLI's and the examples'.
+# The library's modules (PixelFlowCore, ..., PixelFlow: scripts/api.py's MODULES) merged into
+# one graph of the module PixelFlow, which re-exports the others: a user imports PixelFlow
+# only, so the reference documents every public type under it, wherever it is declared. The
+# merge keeps the extensions of one library module by another as plain members. The dump
+# behind it also writes the C shims', the CLI's and the examples' graphs, which are left out.
 graphs=.build/docs-symbol-graphs
 rm -rf "$graphs" .build/docs
-mkdir -p "$graphs"
-cp "$folder"/PixelFlow.symbols.json "$folder"/PixelFlow@*.symbols.json "$graphs"/
+if ! python3 scripts/api.py graphs "$graphs" >"$log" 2>&1; then
+  tail -40 "$log" >&2
+  echo "scripts/docs.sh: could not dump and merge the library's symbol graphs (scripts/api.py graphs)" >&2
+  exit 1
+fi
 
 extra=()
 if [[ -n "${PIXELFLOW_DOCS_BASE_PATH:-}" ]]; then extra+=(--hosting-base-path "$PIXELFLOW_DOCS_BASE_PATH"); fi

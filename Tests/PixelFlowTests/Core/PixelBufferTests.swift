@@ -1,5 +1,6 @@
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowCore
 
 final class PixelBufferTests: XCTestCase {
     func testInvalidDimensionsThrow() {

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import PixelFlow
+@testable import PixelFlowCore
 
 /// The default thread count follows the processors the process may use, as a batch job on a
 /// cluster gets them: affinity masks and control-group CPU quotas.

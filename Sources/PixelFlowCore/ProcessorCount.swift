@@ -9,9 +9,9 @@
 /// How many processors this process may use: the online processors, fewer when the process's
 /// CPU affinity allows fewer (`taskset`, a Slurm or cpuset allocation, read from /proc) or when its control
 /// group has a CPU quota (a Kubernetes or Docker CPU limit: quota / period, rounded up).
-enum ProcessorCount {
+package enum ProcessorCount {
     /// The count, computed once per process.
-    static let available: Int = {
+    package static let available: Int = {
         let online = Swift.max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
         var count = online
         if let affinity = affinityCount() { count = Swift.min(count, affinity) }
@@ -22,7 +22,7 @@ enum ProcessorCount {
     /// The processors in this process's affinity mask, from the `Cpus_allowed` line of
     /// `/proc/self/status` (hexadecimal, in comma-separated groups), or nil where there is no
     /// such file (not Linux).
-    static func affinityCount(status: String = "/proc/self/status") -> Int? {
+    package static func affinityCount(status: String = "/proc/self/status") -> Int? {
         guard let f = fopen(status, "r") else { return nil }
         defer { fclose(f) }
         var buffer = [CChar](repeating: 0, count: 4096)
@@ -41,7 +41,7 @@ enum ProcessorCount {
     /// Whole processors of the CPU quota of this process's control group, or nil when there
     /// is none: cgroup v2's `cpu.max` ("QUOTA PERIOD" or "max PERIOD"), else cgroup v1's
     /// `cpu.cfs_quota_us` and `cpu.cfs_period_us` (quota -1: none).
-    static func cgroupQuota(root: String = "/sys/fs/cgroup") -> Int? {
+    package static func cgroupQuota(root: String = "/sys/fs/cgroup") -> Int? {
         if let line = readSmallFile(root + "/cpu.max") {
             let parts = line.split(whereSeparator: { $0 == " " || $0 == "\n" })
             guard parts.count >= 2, let quota = Double(parts[0]), let period = Double(parts[1]) else { return nil }
@@ -56,7 +56,7 @@ enum ProcessorCount {
     }
 
     /// `quota / period` rounded up, at least 1; nil for no quota (negative) or nonsense values.
-    static func wholeProcessors(quota: Double, period: Double) -> Int? {
+    package static func wholeProcessors(quota: Double, period: Double) -> Int? {
         guard quota > 0, period > 0, quota.isFinite, period.isFinite else { return nil }
         let n = (quota / period).rounded(.up)
         return n < 1e6 ? Swift.max(1, Int(n)) : nil

@@ -38,7 +38,7 @@ public struct Color: Hashable, Sendable, CustomStringConvertible {
     public var simd: SIMD4<Float> { SIMD4(Float(red), Float(green), Float(blue), Float(alpha)) }
 
     /// The color in the working space: linear (when `linear`) and premultiplied.
-    func working(linear: Bool) -> SIMD4<Float> {
+    package func working(linear: Bool) -> SIMD4<Float> {
         var v = simd
         if linear { v = SIMD4(SRGB.toLinear(v.x), SRGB.toLinear(v.y), SRGB.toLinear(v.z), v.w) }
         return v * SIMD4(v.w, v.w, v.w, 1)

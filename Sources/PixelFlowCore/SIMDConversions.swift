@@ -5,11 +5,11 @@
 // and trap checks); these use only float arithmetic and a bit cast, about 1 ns per pixel.
 
 /// 2^23: adding it to a float in [0, 2^23) leaves the integer part in the low mantissa bits.
-let _magic23: Float = 8_388_608
+@usableFromInline package let _magic23: Float = 8_388_608
 
 /// `floor(s)` for every lane with `0 <= s < 2^22`, exactly.
-@inline(__always)
-func floorNonNegative(_ s: SIMD4<Float>) -> SIMD4<Float> {
+@inlinable @inline(__always)
+package func floorNonNegative(_ s: SIMD4<Float>) -> SIMD4<Float> {
     let m = SIMD4<Float>(repeating: _magic23)
     var r = (s + m) - m  // round to nearest even
     r.replace(with: r - 1, where: r .> s)
@@ -17,14 +17,14 @@ func floorNonNegative(_ s: SIMD4<Float>) -> SIMD4<Float> {
 }
 
 /// The integer value of lanes holding whole numbers in [0, 2^23), as 32-bit patterns.
-@inline(__always)
-func wholeToUInt32(_ r: SIMD4<Float>) -> SIMD4<UInt32> {
+@inlinable @inline(__always)
+package func wholeToUInt32(_ r: SIMD4<Float>) -> SIMD4<UInt32> {
     unsafeBitCast(r + SIMD4<Float>(repeating: _magic23), to: SIMD4<UInt32>.self) & 0x007F_FFFF
 }
 
 /// `clamp(floor(v * 255 + 0.5), 0, 255)` per lane (round half up); NaN gives 0.
-@inline(__always)
-func quantizeToUInt8(_ v: SIMD4<Float>) -> SIMD4<UInt8> {
+@inlinable @inline(__always)
+package func quantizeToUInt8(_ v: SIMD4<Float>) -> SIMD4<UInt8> {
     var s = v * 255 + 0.5
     s.replace(with: 0, where: .!(s .>= 0))
     s.replace(with: 255, where: s .> 255)
@@ -35,8 +35,8 @@ func quantizeToUInt8(_ v: SIMD4<Float>) -> SIMD4<UInt8> {
 }
 
 /// `clamp(floor(v * 65535 + 0.5), 0, 65535)` per lane (round half up); NaN gives 0.
-@inline(__always)
-func quantizeToUInt16(_ v: SIMD4<Float>) -> SIMD4<UInt16> {
+@inlinable @inline(__always)
+package func quantizeToUInt16(_ v: SIMD4<Float>) -> SIMD4<UInt16> {
     var s = v * 65535 + 0.5
     s.replace(with: 0, where: .!(s .>= 0))
     s.replace(with: 65535, where: s .> 65535)
@@ -47,13 +47,13 @@ func quantizeToUInt16(_ v: SIMD4<Float>) -> SIMD4<UInt16> {
 }
 
 /// Lane-wise conversion of bytes to floats.
-@inline(__always)
-func floats(_ v: SIMD4<UInt8>) -> SIMD4<Float> {
+@inlinable @inline(__always)
+package func floats(_ v: SIMD4<UInt8>) -> SIMD4<Float> {
     SIMD4(Float(v.x), Float(v.y), Float(v.z), Float(v.w))
 }
 
 /// Lane-wise conversion of 16-bit values to floats.
-@inline(__always)
-func floats(_ v: SIMD4<UInt16>) -> SIMD4<Float> {
+@inlinable @inline(__always)
+package func floats(_ v: SIMD4<UInt16>) -> SIMD4<Float> {
     SIMD4(Float(v.x), Float(v.y), Float(v.z), Float(v.w))
 }

@@ -1,3 +1,7 @@
+// Foundation gives every `Error` its `localizedDescription`, which is part of this type's API
+// (Docs/API/baseline.txt) as it was when the type lived in the PixelFlow module.
+import Foundation
+
 /// The one error type PixelFlow throws.
 ///
 /// Every case carries what was wrong (which key, which value, which file, which limit) so

@@ -231,19 +231,19 @@ public struct AffineTransform: Hashable, Sendable, CustomStringConvertible {
 
 /// Integer pixel rect used by the execution layer.
 
-struct IntRect: Hashable, Sendable, CustomStringConvertible {
-    var x: Int, y: Int, width: Int, height: Int
-    init(x: Int, y: Int, width: Int, height: Int) {
+package struct IntRect: Hashable, Sendable, CustomStringConvertible {
+    package var x: Int, y: Int, width: Int, height: Int
+    package init(x: Int, y: Int, width: Int, height: Int) {
         self.x = x; self.y = y; self.width = width; self.height = height
     }
-    var maxX: Int { x + width }
-    var maxY: Int { y + height }
-    var isEmpty: Bool { width <= 0 || height <= 0 }
-    var area: Int { isEmpty ? 0 : width * height }
-    static let empty = IntRect(x: 0, y: 0, width: 0, height: 0)
+    @inlinable package var maxX: Int { x + width }
+    @inlinable package var maxY: Int { y + height }
+    @inlinable package var isEmpty: Bool { width <= 0 || height <= 0 }
+    package var area: Int { isEmpty ? 0 : width * height }
+    package static let empty = IntRect(x: 0, y: 0, width: 0, height: 0)
 
     /// The integer rect covering `r`; infinite rects are clamped to +-2^30.
-    init(covering r: Rect) {
+    package init(covering r: Rect) {
         if r.isEmpty { self = .empty; return }
         let lim = Double(1 << 30)
         let x0 = Swift.max(-lim, (r.minX + 1e-7).rounded(.down))
@@ -253,25 +253,25 @@ struct IntRect: Hashable, Sendable, CustomStringConvertible {
         if !(x1 > x0) || !(y1 > y0) { self = .empty; return }
         self.init(x: Int(x0), y: Int(y0), width: Int(x1 - x0), height: Int(y1 - y0))
     }
-    var rect: Rect { Rect(x: x, y: y, width: width, height: height) }
-    func intersection(_ o: IntRect) -> IntRect {
+    package var rect: Rect { Rect(x: x, y: y, width: width, height: height) }
+    @inlinable package func intersection(_ o: IntRect) -> IntRect {
         let x0 = Swift.max(x, o.x), y0 = Swift.max(y, o.y)
         let x1 = Swift.min(maxX, o.maxX), y1 = Swift.min(maxY, o.maxY)
         if x1 <= x0 || y1 <= y0 { return .empty }
         return IntRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
     }
-    func union(_ o: IntRect) -> IntRect {
+    package func union(_ o: IntRect) -> IntRect {
         if isEmpty { return o }
         if o.isEmpty { return self }
         let x0 = Swift.min(x, o.x), y0 = Swift.min(y, o.y)
         let x1 = Swift.max(maxX, o.maxX), y1 = Swift.max(maxY, o.maxY)
         return IntRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
     }
-    func outset(_ dx: Int, _ dy: Int) -> IntRect {
+    package func outset(_ dx: Int, _ dy: Int) -> IntRect {
         IntRect(x: x - dx, y: y - dy, width: width + 2 * dx, height: height + 2 * dy)
     }
-    func contains(_ o: IntRect) -> Bool {
+    package func contains(_ o: IntRect) -> Bool {
         o.x >= x && o.y >= y && o.maxX <= maxX && o.maxY <= maxY
     }
-    var description: String { "\(x),\(y) \(width)x\(height)" }
+    package var description: String { "\(x),\(y) \(width)x\(height)" }
 }

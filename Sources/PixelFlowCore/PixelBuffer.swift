@@ -4,17 +4,17 @@
 /// `PixelBuffer` (copy-on-write) or, during a render, by tiles that write disjoint rows
 /// (see `TileWriter`), and never reallocated after `init`.
 
-final class _PixelStorage: @unchecked Sendable {
-    let bytes: UnsafeMutableRawPointer
-    let count: Int
+package final class _PixelStorage: @unchecked Sendable {
+    package let bytes: UnsafeMutableRawPointer
+    package let count: Int
 
-    init(byteCount: Int, zeroed: Bool = true) {
+    package init(byteCount: Int, zeroed: Bool = true) {
         count = byteCount
         bytes = UnsafeMutableRawPointer.allocate(byteCount: Swift.max(byteCount, 1), alignment: 64)
         if zeroed { bytes.initializeMemory(as: UInt8.self, repeating: 0, count: byteCount) }
     }
 
-    func copy() -> _PixelStorage {
+    package func copy() -> _PixelStorage {
         let s = _PixelStorage(byteCount: count, zeroed: false)
         s.bytes.copyMemory(from: bytes, byteCount: count)
         return s
@@ -51,7 +51,7 @@ public struct PixelBuffer: Sendable {
     /// Whether the color channels are multiplied by alpha. Integer formats default to
     /// `.straight`, float formats to `.premultiplied` (the working space).
     public var alphaMode: AlphaMode
-    var _storage: _PixelStorage
+    package var _storage: _PixelStorage
 
     /// The largest pixel count a buffer may have (2^31), whatever the limits of a decoder.
     public static let maximumPixelCount = 1 << 31
@@ -69,7 +69,7 @@ public struct PixelBuffer: Sendable {
             alphaMode: alphaMode, zeroed: true)
     }
 
-    init(
+    package init(
         _width width: Int, height: Int, format: PixelFormat,
         colorEncoding: ColorEncoding? = nil, alphaMode: AlphaMode? = nil, zeroed: Bool
     ) throws {
@@ -98,7 +98,7 @@ public struct PixelBuffer: Sendable {
     /// `(0, 0, width, height)`.
     public var bounds: Rect { Rect(x: 0, y: 0, width: width, height: height) }
 
-    mutating func _makeUnique() {
+    package mutating func _makeUnique() {
         if !isKnownUniquelyReferenced(&_storage) { _storage = _storage.copy() }
     }
 
@@ -179,16 +179,16 @@ public struct PixelBuffer: Sendable {
         }
     }
 
-    static func _luma(_ v: SIMD4<Float>) -> Float {
+    package static func _luma(_ v: SIMD4<Float>) -> Float {
         0.2126 * v.x + 0.7152 * v.y + 0.0722 * v.z
     }
 
     /// Rounds half up and clamps to 0...255 (NaN gives 0).
-    @inline(__always)
-    static func _quantize8(_ v: SIMD4<Float>) -> SIMD4<UInt8> { quantizeToUInt8(v) }
+    @inlinable @inline(__always)
+    package static func _quantize8(_ v: SIMD4<Float>) -> SIMD4<UInt8> { quantizeToUInt8(v) }
 
-    @inline(__always)
-    static func _quantize16(_ v: SIMD4<Float>) -> SIMD4<UInt16> { quantizeToUInt16(v) }
+    @inlinable @inline(__always)
+    package static func _quantize16(_ v: SIMD4<Float>) -> SIMD4<UInt16> { quantizeToUInt16(v) }
 }
 
 extension PixelBuffer: Equatable {

@@ -25,7 +25,7 @@ public struct Homography: Hashable, Sendable, CustomStringConvertible {
     public static let identity = Homography(matrix: [1, 0, 0, 0, 1, 0, 0, 0, 1])
 
     /// The homography sending the unit square's corners (0,0), (1,0), (1,1), (0,1) to `q`.
-    static func _squareToQuad(_ q: [Point]) -> Homography? {
+    package static func _squareToQuad(_ q: [Point]) -> Homography? {
         let x0 = q[0].x, y0 = q[0].y, x1 = q[1].x, y1 = q[1].y
         let x2 = q[2].x, y2 = q[2].y, x3 = q[3].x, y3 = q[3].y
         let sx = x0 - x1 + x2 - x3, sy = y0 - y1 + y2 - y3
@@ -56,7 +56,7 @@ public struct Homography: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The same mapping scaled so that `w > 0` at `p` (the side of the horizon `apply` accepts).
-    func _inFront(of p: Point) -> Homography {
+    package func _inFront(of p: Point) -> Homography {
         let w = matrix[6] * p.x + matrix[7] * p.y + matrix[8]
         return w < 0 ? Homography(matrix: matrix.map { -$0 }) : self
     }

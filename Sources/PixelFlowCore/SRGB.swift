@@ -18,7 +18,7 @@ public enum SRGB {
         return v < 0 ? -r : r
     }
 
-    static func _toLinearDouble(_ v: Double) -> Double {
+    package static func _toLinearDouble(_ v: Double) -> Double {
         v <= 0.04045 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4)
     }
 
@@ -26,7 +26,7 @@ public enum SRGB {
     public static let decodeTable: [Float] = (0..<256).map { Float(_toLinearDouble(Double($0) / 255)) }
 
     /// `thresholds[k]` is the smallest linear value that encodes to code `k + 1`.
-    static let thresholds: [Float] = {
+    package static let thresholds: [Float] = {
         var t = [Float](repeating: 0, count: 256)
         for k in 0..<255 {
             // The midpoint between codes k and k+1, in linear light; then nudge it so that the
@@ -41,10 +41,10 @@ public enum SRGB {
         return t
     }()
 
-    static let bucketCount = 4096
+    package static let bucketCount = 4096
     /// For bucket `i` covering linear values `[i/4096, (i+1)/4096)`, the code of its lower edge
     /// (4097 entries: the last is for the value 1).
-    static let bucketStart: [UInt8] = {
+    package static let bucketStart: [UInt8] = {
         var b = [UInt8](repeating: 0, count: bucketCount + 1)
         var k = 0
         for i in 0...bucketCount {
@@ -58,7 +58,7 @@ public enum SRGB {
     /// `bucketStart` and the threshold of that code side by side, for the gathering encoder
     /// (`pf_store_rgba8_srgb_row_run`): entry `i` holds the code `k = bucketStart[i]` in its
     /// high 32 bits and the bits of `thresholds[k]` in its low 32 bits.
-    static let bucketPairs: [UInt64] = (0...bucketCount).map { i in
+    package static let bucketPairs: [UInt64] = (0...bucketCount).map { i in
         let k = bucketStart[i]
         return UInt64(k) << 32 | UInt64(thresholds[Int(k)].bitPattern)
     }
@@ -70,8 +70,8 @@ public enum SRGB {
         }
     }
 
-    @inline(__always)
-    static func _encode8(_ v: Float, _ t: UnsafeBufferPointer<Float>, _ b: UnsafeBufferPointer<UInt8>) -> UInt8 {
+    @inlinable @inline(__always)
+    package static func _encode8(_ v: Float, _ t: UnsafeBufferPointer<Float>, _ b: UnsafeBufferPointer<UInt8>) -> UInt8 {
         // NaN and negatives go to 0, values >= 1 to 255.
         guard v > 0 else { return 0 }
         guard v < 1 else { return 255 }
