@@ -139,8 +139,14 @@ struct Gallery {
         }
         let pixels = try context.makeBuffer(shown, rect: frame, format: .rgba8)
         var reference: PixelBuffer?
-        if inPlace && !thin && hasInput {
-            reference = filter.categories.contains(.compositeOperation) ? foregroundPixels : photoPixels
+        if inPlace && !thin && hasInput, case let .image(input)?? = arguments["inputImage"] {
+            if input == inputs.photo {
+                reference = photoPixels
+            } else if input == inputs.foreground {
+                reference = foregroundPixels
+            } else {
+                reference = try context.makeBuffer(input, rect: frame, format: .rgba8)
+            }
         }
         return (pixels, Gallery.measure(pixels, against: reference, uniformAllowed: thin))
     }

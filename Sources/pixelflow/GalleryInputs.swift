@@ -35,6 +35,14 @@ struct GalleryInputs {
     let palette: Image
     /// The landscape at a quarter of its size (`CIEdgePreserveUpsampleFilter`).
     let small: Image
+    /// The landscape in CIELAB (`CIConvertRGBtoLab`'s output), for `CIConvertLabToRGB`.
+    let lab: Image
+    /// Depths (or disparities) from 1 to 8, larger where the landscape is darker, for
+    /// `CIDepthToDisparity` and `CIDisparityToDepth`.
+    let depth: Image
+    /// The landscape slightly blurred, for the color-difference filters (`CILabDeltaE`): the
+    /// difference shows the edges.
+    let blurred: Image
 
     /// Draws every picture at `width` x `height` pixels.
     ///
@@ -52,6 +60,9 @@ struct GalleryInputs {
         gradient = Image(try GalleryInputs.ramp())
         palette = Image(try GalleryInputs.paletteColors())
         small = try photo.lanczosScaled(scale: 0.25)
+        lab = try FilterRegistry.apply("CIConvertRGBtoLab", ["inputImage": .image(photo)])
+        depth = Image(try GalleryInputs.depthMap(landscape))
+        blurred = try photo.clampedToExtent().gaussianBlurred(radius: 1.5).cropped(to: frame)
     }
 
     /// The image given to an image input of `filter` other than `inputImage`, chosen by the
@@ -60,7 +71,11 @@ struct GalleryInputs {
         if input.isOptional { return nil }
         switch input.key {
         case "inputImage":
-            return filter.categories.contains(.compositeOperation) ? foreground : photo
+            switch filter.name {
+            case "CIConvertLabToRGB": return lab
+            case "CIDepthToDisparity", "CIDisparityToDepth": return depth
+            default: return filter.categories.contains(.compositeOperation) ? foreground : photo
+            }
         case "inputBackgroundImage" where filter.categories.contains(.compositeOperation):
             return background
         case "inputMask", "inputMaskImage": return mask
@@ -69,6 +84,8 @@ struct GalleryInputs {
         case "inputPaletteImage": return palette
         case "inputSmallImage": return small
         case "inputGuideImage": return photo
+        case "inputImage2" where filter.name.hasSuffix("DeltaE") || filter.name.hasSuffix("DeltaE2000"):
+            return blurred
         default:
             // inputBackgroundImage, inputTargetImage, inputImage2, inputBacksideImage,
             // inputDisplacementImage, inputTexture.
@@ -175,6 +192,19 @@ struct GalleryInputs {
             }
         }
         return out
+    }
+
+    /// 1 + 7 x (1 - luma) of `landscape`, in a float buffer (values above 1).
+    static func depthMap(_ landscape: PixelBuffer) throws -> PixelBuffer {
+        var buffer = try PixelBuffer(width: landscape.width, height: landscape.height, format: .rgbaF32)
+        for y in 0..<landscape.height {
+            for x in 0..<landscape.width {
+                let p = landscape[x, y]
+                let v = 1 + 7 * (1 - (0.2126 * p.x + 0.7152 * p.y + 0.0722 * p.z))
+                buffer[x, y] = SIMD4(v, v, v, 1)
+            }
+        }
+        return buffer
     }
 
     /// White at the center, fading (smoothly) to transparent black at the corners.
