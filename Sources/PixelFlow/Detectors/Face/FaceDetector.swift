@@ -135,6 +135,8 @@ public struct FaceDetector: Detector {
     public let cascade: CascadeClassifier
     let landmarks: _LandmarkCascades?
     let hog: _FaceHOGDetector?
+    /// dlib's 5-point landmark model, for the HOG detector's faces.
+    let shapePredictor: _FaceShapePredictor?
 
     /// Loads the cascades (the face cascade, and the eye and smile ones when
     /// `configuration.findsLandmarks`).
@@ -166,8 +168,10 @@ public struct FaceDetector: Detector {
         landmarks = configuration.findsLandmarks ? try _LandmarkCascades.load() : nil
         if case .default = configuration.cascade, options.accuracy == .high {
             hog = _FaceHOGDetector(model: try _FaceHOGModel.bundled())
+            shapePredictor = configuration.findsLandmarks ? _FaceShapePredictor(model: try _FaceShapeModel.bundled()) : nil
         } else {
             hog = nil
+            shapePredictor = nil
         }
     }
 
@@ -285,6 +289,8 @@ public struct FaceDetector: Detector {
         let smileNeighbors = configuration.smileNeighbors
         let token = control?.token
         let fromHOG = hog != nil
+        let shapePredictor = self.shapePredictor
+        let colour = shapePredictor == nil ? nil : (rgb ?? _RGB8(gray: gray))
         _parallelFor(faces.count, threads: threads) { i in
             if token?.isCancelled == true { return }
             var feature = faces[i]
@@ -298,6 +304,9 @@ public struct FaceDetector: Detector {
                 box = Rect(x: box.midX - side / 2, y: box.midY - 0.075 * box.width - side / 2, width: side, height: side)
             }
             landmarks.locate(in: gray, face: box, angle: angles[i], smileNeighbors: smileNeighbors, into: &feature)
+            if let shapePredictor, let colour, angles[i] == 0 {
+                _FaceShapePredictor.place(shapePredictor.landmarks(in: colour, box: feature.bounds), into: &feature)
+            }
             results.set(i, feature)
         }
         return results.values

@@ -42,6 +42,12 @@ public struct FaceFeature: Sendable, Hashable, CustomStringConvertible {
     /// filter's response above its threshold, dlib's detection score: 0 at the threshold, about
     /// 0.5 to 3 for clear faces. For a cascade, `detectionCount`. The two scales differ.
     public var confidence: Double
+    /// The face's landmark points, in top-left-origin pixels, when the detector places them:
+    /// at `.high` accuracy (the HOG detector) the five points of dlib's 5-point model, in its
+    /// order: the outer and inner corners of the eye nearer the image's right edge, the outer
+    /// and inner corners of the other eye, and the base of the nose (`"landmarks"` in
+    /// `pixelflow detect faces --json`). Empty otherwise.
+    public var landmarks: [Point] = []
 
     /// A face with the given box and landmarks, as `FaceDetector` reports it: positions and
     /// `bounds` in top-left-origin pixels, `faceAngle` in degrees clockwise on screen;
