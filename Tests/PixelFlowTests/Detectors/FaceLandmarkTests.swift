@@ -116,4 +116,85 @@ final class FaceLandmarkTests: XCTestCase {
         XCTAssertEqual(
             try FaceDetector(options: DetectorOptions(accuracy: .low)).features(in: buffer).first?.landmarks ?? [], [])
     }
+
+    /// Eye and mouth positions of the landmark model and of the eye cascades (as `FaceDetector`
+    /// ran them on HOG faces before the model), smiles and closed eyes, on the face set
+    /// (`scripts/make_face_set.py`) against dlib's points and the set's labels
+    /// (`scripts/face_landmark_fixtures.py truth`), on dlib's boxes. Runs only with
+    /// PIXELFLOW_FACE_SET=<folder of the set>; prints the figures of Docs/Detectors.md.
+    func testAccuracyOnTheFaceSet() throws {
+        guard let folder = ProcessInfo.processInfo.environment["PIXELFLOW_FACE_SET"] else {
+            throw XCTSkip("set PIXELFLOW_FACE_SET to the face set's folder (scripts/make_face_set.py)")
+        }
+        let truthURL = URL(fileURLWithPath: packageRoot).appendingPathComponent(".build/face-landmarks-dlib.json")
+        let doc = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: truthURL)) as? [String: Any])
+        let faces = try XCTUnwrap(doc["faces"] as? [[String: Any]]).filter { ($0["source"] as? String) != "none" }
+        let predictor = _FaceShapePredictor(model: try _FaceShapeModel.bundled())
+        let cascades = try _LandmarkCascades.load()
+        func distance(_ a: Point, _ b: Point) -> Double { ((a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y)).squareRoot() }
+        var eyeErrors: [String: [Double]] = ["model": [], "cascades": []]
+        var eyesMissed: [String: Int] = ["model": 0, "cascades": 0]
+        var mouthErrors: [String: [Double]] = ["model": [], "cascades": []]
+        var smile = (tp: 0, fp: 0, fn: 0, tn: 0)
+        var closedFlags = 0, openEyes = 0
+        var loaded: (String, _Gray8, _RGB8)?
+        for face in faces {
+            let file = try XCTUnwrap(face["file"] as? String)
+            if loaded?.0 != file {
+                let buffer = try PixelBuffer(contentsOfFile: folder + "/" + file)
+                loaded = (file, _CascadeKernels.gray(from: buffer), _RGB8(buffer))
+            }
+            let (_, gray, rgb) = try XCTUnwrap(loaded)
+            let box = Self.rect(try XCTUnwrap(face["box"] as? [Int]))
+            let p = try XCTUnwrap(face["points"] as? [[Int]]).map { Point(x: Double($0[0]), y: Double($0[1])) }
+            let trueRight = Point(x: (p[0].x + p[1].x) / 2, y: (p[0].y + p[1].y) / 2)
+            let trueLeft = Point(x: (p[2].x + p[3].x) / 2, y: (p[2].y + p[3].y) / 2)
+            let iod = distance(trueLeft, trueRight)
+            // The cascades as FaceDetector runs them on a HOG box (widened to a cascade's box).
+            let side = 1.15 * box.width
+            let widened = Rect(x: box.midX - side / 2, y: box.midY - 0.075 * box.width - side / 2, width: side, height: side)
+            var byCascades = FaceFeature(bounds: box)
+            cascades.locate(in: gray, face: widened, angle: 0, smileNeighbors: 20, into: &byCascades)
+            var byModel = byCascades
+            _FaceShapePredictor.place(predictor.landmarks(in: rgb, box: box), into: &byModel)
+            let mouth = (face["mouth"] as? [Double]).map { Point(x: $0[0], y: $0[1]) }
+            for (name, f) in [("model", byModel), ("cascades", byCascades)] {
+                for (found, truth) in [(f.leftEyePosition, trueLeft), (f.rightEyePosition, trueRight)] {
+                    if let found {
+                        eyeErrors[name, default: []].append(distance(found, truth) / iod)
+                    } else {
+                        eyesMissed[name, default: 0] += 1
+                    }
+                }
+                if let mouth, let m = f.mouthPosition { mouthErrors[name, default: []].append(distance(m, mouth) / iod) }
+            }
+            let smiling = (face["source"] as? String) == "astronaut"
+            switch (smiling, byCascades.hasSmile) {
+            case (true, true): smile.tp += 1
+            case (false, true): smile.fp += 1
+            case (true, false): smile.fn += 1
+            case (false, false): smile.tn += 1
+            }
+            if (face["source"] as? String) != "cameraman" {
+                openEyes += 2
+                closedFlags += (byCascades.leftEyeClosed ? 1 : 0) + (byCascades.rightEyeClosed ? 1 : 0)
+            }
+        }
+        func summary(_ v: [Double]) -> String {
+            let s = v.sorted()
+            guard !s.isEmpty else { return "none" }
+            let within = Double(s.filter { $0 <= 0.1 }.count) / Double(s.count)
+            return String(
+                format: "n %d, median %.3f, mean %.3f, p90 %.3f, within 0.1 IOD %.1f%%", s.count, s[s.count / 2],
+                s.reduce(0, +) / Double(s.count), s[min(s.count - 1, Int(0.9 * Double(s.count)))], 100 * within)
+        }
+        print("face set: \(faces.count) faces (dlib's boxes); errors in inter-ocular distances (IOD)")
+        for name in ["model", "cascades"] {
+            print("  eyes \(name): \(summary(eyeErrors[name] ?? [])), missed \(eyesMissed[name] ?? 0) of \(2 * faces.count)")
+            print("  mouth \(name): \(summary(mouthErrors[name] ?? []))")
+        }
+        print("  smile (astronaut faces smile): tp \(smile.tp) fp \(smile.fp) fn \(smile.fn) tn \(smile.tn)")
+        print("  closed-eye flags on open eyes (astronaut, Hopper): \(closedFlags) of \(openEyes)")
+        XCTAssertLessThan(summary(eyeErrors["model"] ?? []).count, 1000)
+    }
 }

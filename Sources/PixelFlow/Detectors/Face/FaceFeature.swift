@@ -13,14 +13,16 @@ public struct FaceFeature: Sendable, Hashable, CustomStringConvertible {
     /// OpenCV's frontal-face cascades, a square from the eyebrows to the chin.
     public var bounds: Rect
     /// The centre of the eye nearer the image's left edge, if one was found
-    /// (`CIFaceFeature.leftEyePosition`).
+    /// (`CIFaceFeature.leftEyePosition`): at `.high` accuracy the midpoint of the eye's two
+    /// corners in `landmarks`, otherwise the centre of the eye cascade's box.
     public var leftEyePosition: Point?
     /// The centre of the eye nearer the image's right edge, if one was found
     /// (`CIFaceFeature.rightEyePosition`).
     public var rightEyePosition: Point?
-    /// The centre of the mouth, if it could be placed (`CIFaceFeature.mouthPosition`): the centre
-    /// of the smile cascade's mouth box when it finds one, otherwise placed from the two eyes
-    /// (see `FaceDetector`); nil when neither is available.
+    /// The centre of the mouth, if it could be placed (`CIFaceFeature.mouthPosition`): at
+    /// `.high` accuracy placed below the base of the nose from `landmarks`; otherwise the centre
+    /// of the smile cascade's mouth box when it finds one, else placed from the two eyes (see
+    /// `FaceDetector`); nil when neither is available.
     public var mouthPosition: Point?
     /// True when the smile cascade finds a smile in the lower part of the face
     /// (`CIFaceFeature.hasSmile`).
