@@ -37,7 +37,7 @@ def main():
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--images", default="group_", help="file name prefix of the images timed")
     args = ap.parse_args()
-    images = sorted(f for f in os.listdir(args.set) if f.startswith(args.images))
+    images = sorted(f for f in os.listdir(args.set) if f.startswith(args.images) and f.endswith((".png", ".jpg")))
     binaries = [("branch", args.pixelflow)] + ([("baseline", args.baseline)] if args.baseline else [])
     per_face = {name: [] for name, _ in binaries}
     for rnd in range(args.rounds):
