@@ -167,7 +167,9 @@ enum DetectCommand: Subcommand {
         JSON: each feature is {"type": "face", "bounds": [x, y, w, h], "left_eye": [x, y] or
         null, "right_eye": ..., "mouth": ..., "has_smile": bool, "left_eye_closed": bool,
         "right_eye_closed": bool, "confidence": C} (plus "face_angle" when --angles is
-        given); C is the detector's score, higher when surer (HOG: the filter's response above
+        given, and "landmarks": [[x, y] x 5] at high accuracy: dlib's 5-point model, the
+        outer and inner corners of the right eye, then of the left eye, then the base of the
+        nose); C is the detector's score, higher when surer (HOG: the filter's response above
         its threshold; a cascade: its number of raw windows). --annotate draws
         a red square around each face, yellow squares on the eyes and a filled green ellipse
         on the mouth.
@@ -404,6 +406,7 @@ enum DetectCommand: Subcommand {
                     ("confidence", JSONText.number((f.confidence * 1000).rounded() / 1000)),
                 ]
                 if let a = f.faceAngle { fields.append(("face_angle", coordinate(a))) }
+                if !f.landmarks.isEmpty { fields.append(("landmarks", JSONText.array(f.landmarks.map { point($0) }))) }
                 return JSONText.object(fields)
             }
             Terminal.output(

@@ -52,6 +52,21 @@ final class FaceCLITests: TemporaryDirectoryTestCase {
         XCTAssertEqual(boxes.sorted { $0.lexicographicallyPrecedes($1) }, opencv)
     }
 
+    /// At `.high` accuracy the JSON adds the landmark model's five points; the eyes are the
+    /// midpoints of their corners.
+    func testJSONHasTheLandmarksAtHighAccuracy() throws {
+        try copyFixture("astronaut.png")
+        let r = try CLIProcess.run(["detect", "faces", "astronaut.png", "--json"], in: directory)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(r.stdout)) as? [String: Any])
+        let face = try XCTUnwrap((object["features"] as? [[String: Any]])?.first)
+        let points = try XCTUnwrap(face["landmarks"] as? [[Double]])
+        XCTAssertEqual(points.map(\.count), [2, 2, 2, 2, 2])
+        let left = try XCTUnwrap(face["left_eye"] as? [Double]), right = try XCTUnwrap(face["right_eye"] as? [Double])
+        XCTAssertEqual(left[0], (points[2][0] + points[3][0]) / 2, accuracy: 0.02)
+        XCTAssertEqual(right[1], (points[0][1] + points[1][1]) / 2, accuracy: 0.02)
+    }
+
     func testPlainTextAndNoFaces() throws {
         try copyFixture("astronaut.png")
         let r = try CLIProcess.run(["detect", "faces", "astronaut.png", "--cascade", Self.haarDefault], in: directory)

@@ -28,7 +28,16 @@ import Foundation
 /// longer OpenCV's `detectMultiScale` defaults (they are OpenCV's with `scaleFactor` 1.2, that
 /// threshold, and a doubled stride, which OpenCV has no parameter for).
 ///
-/// **Landmarks** (when `Configuration.findsLandmarks`). The face box (a HOG box first
+/// **Landmarks at `.high` accuracy** (the HOG detector, when `Configuration.findsLandmarks`):
+/// dlib's 5-point face landmark model (an ensemble of regression trees, Kazemi and Sullivan
+/// 2014; see `Docs/Detectors.md`) runs on each upright face box and gives
+/// `FaceFeature.landmarks` (the corners of both eyes and the base of the nose, dlib's points
+/// within 1 pixel). Each eye position is the midpoint of its two corners; the mouth lies on
+/// the line from the eyes' midpoint through the base of the nose, 0.4 of that distance beyond
+/// the nose. The smile and closed-eye flags come from the cascades below; faces found by a
+/// rotated search get the cascades' eyes and mouth.
+///
+/// **Landmarks with cascades** (when `Configuration.findsLandmarks`). The face box (a HOG box first
 /// widened to a cascade's: 1.15 times the side, its centre 7.5% of the side higher) is cut out
 /// of the gray image and resized (bilinear) to 120 pixels square, so the landmark cascades see the same
 /// scale whatever the face size; positions are mapped back to the image.
@@ -68,7 +77,8 @@ import Foundation
 /// pyramid level and stops within one band of window rows per worker when cancelled.
 ///
 /// - Complexity: see `CascadeClassifier.detectObjects`; landmarks add a constant cost per face
-///   (three to five cascades on a 120x120 crop). Rotated search multiplies the face search by
+///   (three to five cascades on a 120x120 crop, and at `.high` accuracy the landmark model's
+///   15 x (800 pixel reads + 500 trees of depth 4)). Rotated search multiplies the face search by
 ///   `1 + rotationAngles.count`.
 public struct FaceDetector: Detector {
     /// Which cascade file to use for faces.
@@ -135,6 +145,8 @@ public struct FaceDetector: Detector {
     public let cascade: CascadeClassifier
     let landmarks: _LandmarkCascades?
     let hog: _FaceHOGDetector?
+    /// dlib's 5-point landmark model, for the HOG detector's faces.
+    let shapePredictor: _FaceShapePredictor?
 
     /// Loads the cascades (the face cascade, and the eye and smile ones when
     /// `configuration.findsLandmarks`).
@@ -166,8 +178,10 @@ public struct FaceDetector: Detector {
         landmarks = configuration.findsLandmarks ? try _LandmarkCascades.load() : nil
         if case .default = configuration.cascade, options.accuracy == .high {
             hog = _FaceHOGDetector(model: try _FaceHOGModel.bundled())
+            shapePredictor = configuration.findsLandmarks ? _FaceShapePredictor(model: try _FaceShapeModel.bundled()) : nil
         } else {
             hog = nil
+            shapePredictor = nil
         }
     }
 
@@ -285,6 +299,8 @@ public struct FaceDetector: Detector {
         let smileNeighbors = configuration.smileNeighbors
         let token = control?.token
         let fromHOG = hog != nil
+        let shapePredictor = self.shapePredictor
+        let colour = shapePredictor == nil ? nil : (rgb ?? _RGB8(gray: gray))
         _parallelFor(faces.count, threads: threads) { i in
             if token?.isCancelled == true { return }
             var feature = faces[i]
@@ -298,6 +314,9 @@ public struct FaceDetector: Detector {
                 box = Rect(x: box.midX - side / 2, y: box.midY - 0.075 * box.width - side / 2, width: side, height: side)
             }
             landmarks.locate(in: gray, face: box, angle: angles[i], smileNeighbors: smileNeighbors, into: &feature)
+            if let shapePredictor, let colour, angles[i] == 0 {
+                _FaceShapePredictor.place(shapePredictor.landmarks(in: colour, box: feature.bounds), into: &feature)
+            }
             results.set(i, feature)
         }
         return results.values

@@ -13,14 +13,16 @@ public struct FaceFeature: Sendable, Hashable, CustomStringConvertible {
     /// OpenCV's frontal-face cascades, a square from the eyebrows to the chin.
     public var bounds: Rect
     /// The centre of the eye nearer the image's left edge, if one was found
-    /// (`CIFaceFeature.leftEyePosition`).
+    /// (`CIFaceFeature.leftEyePosition`): at `.high` accuracy the midpoint of the eye's two
+    /// corners in `landmarks`, otherwise the centre of the eye cascade's box.
     public var leftEyePosition: Point?
     /// The centre of the eye nearer the image's right edge, if one was found
     /// (`CIFaceFeature.rightEyePosition`).
     public var rightEyePosition: Point?
-    /// The centre of the mouth, if it could be placed (`CIFaceFeature.mouthPosition`): the centre
-    /// of the smile cascade's mouth box when it finds one, otherwise placed from the two eyes
-    /// (see `FaceDetector`); nil when neither is available.
+    /// The centre of the mouth, if it could be placed (`CIFaceFeature.mouthPosition`): at
+    /// `.high` accuracy placed below the base of the nose from `landmarks`; otherwise the centre
+    /// of the smile cascade's mouth box when it finds one, else placed from the two eyes (see
+    /// `FaceDetector`); nil when neither is available.
     public var mouthPosition: Point?
     /// True when the smile cascade finds a smile in the lower part of the face
     /// (`CIFaceFeature.hasSmile`).
@@ -42,6 +44,12 @@ public struct FaceFeature: Sendable, Hashable, CustomStringConvertible {
     /// filter's response above its threshold, dlib's detection score: 0 at the threshold, about
     /// 0.5 to 3 for clear faces. For a cascade, `detectionCount`. The two scales differ.
     public var confidence: Double
+    /// The face's landmark points, in top-left-origin pixels, when the detector places them:
+    /// at `.high` accuracy (the HOG detector) the five points of dlib's 5-point model, in its
+    /// order: the outer and inner corners of the eye nearer the image's right edge, the outer
+    /// and inner corners of the other eye, and the base of the nose (`"landmarks"` in
+    /// `pixelflow detect faces --json`). Empty otherwise.
+    public var landmarks: [Point] = []
 
     /// A face with the given box and landmarks, as `FaceDetector` reports it: positions and
     /// `bounds` in top-left-origin pixels, `faceAngle` in degrees clockwise on screen;
