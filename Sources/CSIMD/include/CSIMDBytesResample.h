@@ -36,4 +36,16 @@ void pf_u8_resample_h_run(const unsigned char *src, long bpp, const int32_t *sta
 void pf_u8_resample_v_run(const int16_t *const *rows, const int16_t *weights, long taps, long n,
                           unsigned char *dst);
 
+/* Output pixels x0 ..< x0 + count of one row of an affine warp with bilinear sampling, as
+ * pf_affine_bilinear_row computes positions: pixel x samples source position
+ * (a * (x + 0.5) + bx - 0.5, b * (x + 0.5) + by - 0.5) in source pixel coordinates, where `src`
+ * is source pixel (0, 0) and rows are `stride` bytes apart. Source pixels outside the window
+ * [wx, wx + ww) x [wy, wy + wh) read as 0; a position outside (wx - 1, wx + ww) x
+ * (wy - 1, wy + wh) gives 0. Weights are 11-bit fixed point (the fraction rounded to 1/2048);
+ * the horizontal sums keep 7 fractional bits; the result is rounded half up. Error against
+ * the exact bilinear value: under 0.15 unit before rounding. bpp is 1 or 4. */
+void pf_u8_affine_bilinear_row_run(const unsigned char *src, long stride, long bpp, long wx, long wy, long ww,
+                                   long wh, double a, double b, double bx, double by, long x0, long count,
+                                   unsigned char *dst);
+
 #endif

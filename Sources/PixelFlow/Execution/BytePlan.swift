@@ -2,7 +2,9 @@ import CSIMD
 
 /// The byte path: renders an 8-bit morphology or median filter of an 8-bit source straight
 /// from bytes to bytes, with exact 8-bit kernels, when that gives the same bytes as the float
-/// path would.
+/// path would; or a resampling warp with fixed-point taps, within 1 unit of the float path
+/// (`ByteForm`, ByteForms.swift, which also states the resampling forms' conditions). What
+/// follows is about the stencil form.
 ///
 /// The float path decodes every pixel to a `SIMD4<Float>` working value (premultiplied, linear
 /// light unless color management is off), filters, and encodes back. For an order statistic
@@ -41,6 +43,8 @@ struct BytePlan {
     let form: ByteForm
     /// For a resample, its fixed-point taps for the render (made by `make`).
     var taps: ByteResampleTaps?
+    /// For an affine resample, the source pixels it reads (outside: transparent).
+    var affineWindow: IntRect?
     /// The stencil's halo (none for a resample, which reads through its taps).
     var halo: (x: Int, y: Int) {
         if case let .stencil(s) = form { return s.halo }
@@ -196,6 +200,7 @@ struct BytePlan {
         let out = valid.map { rect.intersection($0) } ?? rect
         if out.isEmpty { return nil }
         if let taps { return taps.sourceRegion }
+        if let affineWindow { return affineWindow.isEmpty ? nil : affineWindow }
         let h = halo
         func span(_ range: Range<Int>, _ steps: [AxisStep]) -> ClosedRange<Int>? {
             var lo = Int.max, hi = Int.min
@@ -232,7 +237,11 @@ struct BytePlan {
     /// threads. Reports one progress unit per tile; stops taking tiles once cancelled.
     func run(rect: IntRect, into buffer: inout PixelBuffer, options: RenderContext.Options) {
         guard case let .stencil(stencil) = form else {
-            runResample(taps!, rect: rect, into: &buffer, options: options)
+            if let taps {
+                runResample(taps, rect: rect, into: &buffer, options: options)
+            } else {
+                runAffine(rect: rect, into: &buffer, options: options)
+            }
             return
         }
         let control = RenderControl.current

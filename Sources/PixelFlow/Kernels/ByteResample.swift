@@ -15,6 +15,15 @@ enum ByteResample: Sendable, CustomStringConvertible {
     case scale(inverse: AffineTransform)
     /// Antialiased Lanczos-3 of the input extent `input` onto `output`, as `LanczosWeights`.
     case lanczos3(output: IntRect, inputSpan: Size?, input: IntRect)
+    /// Bilinear sampling under any other affine transform (rotations, shears): not separable;
+    /// runs `pf_u8_affine_bilinear_row_run`, positions as `affineWarpRow`.
+    case affine(inverse: AffineTransform)
+
+    /// Whether the resampling runs as two one-axis passes (`taps(_:horizontal:)`).
+    var isSeparable: Bool {
+        if case .affine = self { return false }
+        return true
+    }
 
     /// The taps of output coordinate `o` on the x (`horizontal`) or y axis: input coordinates
     /// and weights, as the float kernel computes them (Float weights, widened).
@@ -36,6 +45,8 @@ enum ByteResample: Sendable, CustomStringConvertible {
                 span: horizontal ? span?.width : span?.height)
             let origin = horizontal ? e.x : e.y
             return (0..<w.counts[0]).map { (origin + w.starts[0] + $0, Double(w.weights[$0])) }
+        case .affine:
+            return []
         }
     }
 
@@ -43,6 +54,7 @@ enum ByteResample: Sendable, CustomStringConvertible {
         switch self {
         case .scale: return "bilinear scale"
         case let .lanczos3(o, _, _): return "lanczos3 to \(o.width)x\(o.height)"
+        case .affine: return "bilinear affine"
         }
     }
 }
