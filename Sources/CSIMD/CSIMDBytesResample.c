@@ -65,6 +65,27 @@ void pf_u8_resample_h_run(const unsigned char *src, long bpp, const int32_t *sta
     }
 }
 
+void pf_u8_resample_h_pairs_run(const unsigned char *src, long bpp, long width, int16_t *dst) {
+    long i = 0;
+#if PF_RS_SSE2
+    if (bpp == 4) {
+        const __m128i zero = _mm_setzero_si128();
+        /* 4 source pixels (16 bytes) give 2 outputs. */
+        for (; i + 2 <= width; i += 2) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(src + i * 8));
+            __m128i lo = _mm_unpacklo_epi8(v, zero), hi = _mm_unpackhi_epi8(v, zero);
+            __m128i sum = _mm_add_epi16(_mm_unpacklo_epi64(lo, hi), _mm_unpackhi_epi64(lo, hi));
+            _mm_storeu_si128((__m128i *)(void *)(dst + i * 4), _mm_slli_epi16(sum, 5));
+        }
+    }
+#endif
+    for (; i < width; i++) {
+        for (long c = 0; c < bpp; c++) {
+            dst[i * bpp + c] = (int16_t)(((int)src[2 * i * bpp + c] + (int)src[(2 * i + 1) * bpp + c]) * 32);
+        }
+    }
+}
+
 /* The vertical pass, written as plain loops over 16 values at a time (clang vectorizes them:
  * 16-bit products summed in 32 bits), compiled for the baseline and for AVX2. */
 static inline __attribute__((always_inline)) void rs_v_body(const int16_t *const *rows, const int16_t *weights,
@@ -115,75 +136,4 @@ void pf_u8_resample_v_run(const int16_t *const *rows, const int16_t *weights, lo
     }
 #endif
     rs_v_baseline(rows, weights, taps, n, dst);
-}
-
-/* Affine bilinear on bytes (see the header). */
-#define PF_AF_BITS 11
-#define PF_AF_ONE (1 << PF_AF_BITS)
-
-void pf_u8_affine_bilinear_row_run(const unsigned char *src, long stride, long bpp, long wx, long wy, long ww,
-                                   long wh, double a, double b, double bx, double by, long x0, long count,
-                                   unsigned char *dst) {
-#pragma clang fp contract(off)
-    const double xlo = (double)(wx - 1), xhi = (double)(wx + ww), ylo = (double)(wy - 1), yhi = (double)(wy + wh);
-    for (long i = 0; i < count; i++) {
-        const double cx = (double)(x0 + i) + 0.5;
-        const double fx = (a * cx + bx) - 0.5, fy = (b * cx + by) - 0.5;
-        unsigned char *out = dst + i * bpp;
-        if (!(fx > xlo && fx < xhi && fy > ylo && fy < yhi)) {
-            for (long c = 0; c < bpp; c++) out[c] = 0;
-            continue;
-        }
-        /* floor for values above -1 (positions inside the window are). */
-        long ix = (long)(fx + 1.0) - 1, iy = (long)(fy + 1.0) - 1;
-        int ux = (int)((fx - (double)ix) * PF_AF_ONE + 0.5), uy = (int)((fy - (double)iy) * PF_AF_ONE + 0.5);
-        if (ux >= PF_AF_ONE) { ix += 1; ux = 0; }
-        if (uy >= PF_AF_ONE) { iy += 1; uy = 0; }
-        const int inside = ix >= wx && ix + 1 < wx + ww && iy >= wy && iy + 1 < wy + wh;
-        const unsigned char *p00, *p10, *p01, *p11;
-        static const unsigned char zeros[4] = {0, 0, 0, 0};
-        if (inside) {
-            p00 = src + iy * stride + ix * bpp;
-            p10 = p00 + bpp;
-            p01 = p00 + stride;
-            p11 = p01 + bpp;
-        } else {
-            const int x0in = ix >= wx && ix < wx + ww, x1in = ix + 1 >= wx && ix + 1 < wx + ww;
-            const int y0in = iy >= wy && iy < wy + wh, y1in = iy + 1 >= wy && iy + 1 < wy + wh;
-            p00 = x0in && y0in ? src + iy * stride + ix * bpp : zeros;
-            p10 = x1in && y0in ? src + iy * stride + (ix + 1) * bpp : zeros;
-            p01 = x0in && y1in ? src + (iy + 1) * stride + ix * bpp : zeros;
-            p11 = x1in && y1in ? src + (iy + 1) * stride + (ix + 1) * bpp : zeros;
-        }
-#if PF_RS_SSE2
-        if (bpp == 4) {
-            const __m128i zero = _mm_setzero_si128();
-            int32_t q00, q10, q01, q11;
-            memcpy(&q00, p00, 4); memcpy(&q10, p10, 4); memcpy(&q01, p01, 4); memcpy(&q11, p11, 4);
-            const __m128i wxp = _mm_set1_epi32((int32_t)(((uint32_t)ux << 16) | (uint32_t)(PF_AF_ONE - ux)));
-            const __m128i wyp = _mm_set1_epi32((int32_t)(((uint32_t)uy << 16) | (uint32_t)(PF_AF_ONE - uy)));
-            const __m128i top = _mm_madd_epi16(
-                _mm_unpacklo_epi16(_mm_unpacklo_epi8(_mm_cvtsi32_si128(q00), zero), _mm_unpacklo_epi8(_mm_cvtsi32_si128(q10), zero)), wxp);
-            const __m128i bot = _mm_madd_epi16(
-                _mm_unpacklo_epi16(_mm_unpacklo_epi8(_mm_cvtsi32_si128(q01), zero), _mm_unpacklo_epi8(_mm_cvtsi32_si128(q11), zero)), wxp);
-            const __m128i r8 = _mm_set1_epi32(8);
-            const __m128i t16 = _mm_srai_epi32(_mm_add_epi32(top, r8), 4), b16 = _mm_srai_epi32(_mm_add_epi32(bot, r8), 4);
-            /* t16, b16 <= 255 * 128: fit 16 bits. Interleave per channel and weigh by rows. */
-            const __m128i tp = _mm_packs_epi32(t16, t16), bp = _mm_packs_epi32(b16, b16);
-            __m128i v = _mm_madd_epi16(_mm_unpacklo_epi16(tp, bp), wyp);
-            v = _mm_srai_epi32(_mm_add_epi32(v, _mm_set1_epi32(1 << 17)), 18);
-            v = _mm_packs_epi32(v, v);
-            v = _mm_packus_epi16(v, v);
-            int32_t res = _mm_cvtsi128_si32(v);
-            memcpy(out, &res, 4);
-            continue;
-        }
-#endif
-        for (long c = 0; c < bpp; c++) {
-            int32_t t = ((int32_t)p00[c] * (PF_AF_ONE - ux) + (int32_t)p10[c] * ux + 8) >> 4;
-            int32_t bo = ((int32_t)p01[c] * (PF_AF_ONE - ux) + (int32_t)p11[c] * ux + 8) >> 4;
-            int32_t v = (t * (PF_AF_ONE - uy) + bo * uy + (1 << 17)) >> 18;
-            out[c] = (unsigned char)(v > 255 ? 255 : v);
-        }
-    }
 }

@@ -31,21 +31,14 @@
 void pf_u8_resample_h_run(const unsigned char *src, long bpp, const int32_t *starts, const int32_t *counts,
                           const int16_t *weights, long maxTaps, long width, int16_t *dst);
 
+/* The horizontal pass when every output averages two adjacent source pixels (a 2x box shrink,
+ * the bilinear half-size scale): output i reads source pixels 2i and 2i + 1 from `src`;
+ * dst = (a + b) * 32, exactly what pf_u8_resample_h_run gives for weights 8192, 8192. */
+void pf_u8_resample_h_pairs_run(const unsigned char *src, long bpp, long width, int16_t *dst);
+
 /* dst[i] = clamp(round(sum_k rows[k][i] * weights[k] / 2^20), 0, 255) for 0 <= i < n;
  * taps == 0 writes zeros. */
 void pf_u8_resample_v_run(const int16_t *const *rows, const int16_t *weights, long taps, long n,
                           unsigned char *dst);
-
-/* Output pixels x0 ..< x0 + count of one row of an affine warp with bilinear sampling, as
- * pf_affine_bilinear_row computes positions: pixel x samples source position
- * (a * (x + 0.5) + bx - 0.5, b * (x + 0.5) + by - 0.5) in source pixel coordinates, where `src`
- * is source pixel (0, 0) and rows are `stride` bytes apart. Source pixels outside the window
- * [wx, wx + ww) x [wy, wy + wh) read as 0; a position outside (wx - 1, wx + ww) x
- * (wy - 1, wy + wh) gives 0. Weights are 11-bit fixed point (the fraction rounded to 1/2048);
- * the horizontal sums keep 7 fractional bits; the result is rounded half up. Error against
- * the exact bilinear value: under 0.15 unit before rounding. bpp is 1 or 4. */
-void pf_u8_affine_bilinear_row_run(const unsigned char *src, long stride, long bpp, long wx, long wy, long ww,
-                                   long wh, double a, double b, double bx, double by, long x0, long count,
-                                   unsigned char *dst);
 
 #endif

@@ -30,16 +30,13 @@ struct ByteResampleTaps {
         let xs = plan.xSteps, ys = plan.ySteps
         x = ByteAxisTaps(
             outputs: rect.x..<rect.maxX,
-            taps: { o in
-                if let v = valid, o < v.x || o >= v.maxX { return [] }
-                return resample.taps(o, horizontal: true)
-            }, map: { BytePlan.map($0, xs) })
+            taps: resample.axisTaps(rect.x..<rect.maxX, horizontal: true) { o in valid.map { o >= $0.x && o < $0.maxX } ?? true },
+            map: { BytePlan.map($0, xs) })
         y = ByteAxisTaps(
             outputs: rect.y..<rect.maxY,
-            taps: { o in
-                if let v = valid, o < v.y || o >= v.maxY { return [] }
-                return resample.taps(o, horizontal: false)
-            }, map: { BytePlan.map($0, ys) })
+            taps: resample.axisTaps(rect.y..<rect.maxY, horizontal: false) { o in valid.map { o >= $0.y && o < $0.maxY } ?? true
+            },
+            map: { BytePlan.map($0, ys) })
     }
 
     /// The source rect read, nil when none.
@@ -93,6 +90,11 @@ extension BytePlan {
                                 let mid = lo < hi ? arena.allocate((hi - lo) * n, of: Int16.self) : nil
                                 if let mid {
                                     for sy in lo..<hi {
+                                        let row = (src.base + sy * src.bytesPerRow).assumingMemoryBound(to: UInt8.self)
+                                        if let p = xt.pairsFrom {
+                                            pf_u8_resample_h_pairs_run(row + p * bpp, bpp, width, mid + (sy - lo) * n)
+                                            continue
+                                        }
                                         pf_u8_resample_h_run(
                                             (src.base + sy * src.bytesPerRow).assumingMemoryBound(to: UInt8.self), bpp,
                                             xTable.starts, xTable.counts, xTable.weights, xt.maxTaps, width,
@@ -155,33 +157,9 @@ extension BytePlan {
                 ))
         }
         var plan = self
-        if case .affine = resample {
-            // Only transparent outside a window of the source (crops): clamps stay in float.
-            var window = IntRect(x: 0, y: 0, width: source.width, height: source.height)
-            for (xs, ys) in zip(xSteps, ySteps) {
-                guard case let .restrict(x0, x1) = xs, case let .restrict(y0, y1) = ys else {
-                    return .failure(Refusal("a rotation or shear of a clamped input (stays in float)"))
-                }
-                window = window.intersection(IntRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0))
-            }
-            plan.affineWindow = window
-            if source.format.hasAlpha {
-                if source.alphaMode == .straight, !plan.sourceIsOpaque(for: rect) {
-                    return .failure(
-                        Refusal("straight alpha with pixels that are not opaque: premultiplying would change the values"))
-                }
-                if buffer.alphaMode == .straight {
-                    return .failure(
-                        Refusal(
-                            "a straight-alpha destination and a rotation or shear, whose edges have alpha below 255: unpremultiplying would change the values"
-                        ))
-                }
-            }
-            return .success(plan)
-        }
         let taps = ByteResampleTaps(resample, plan: self, rect: rect)
         plan.taps = taps
-        if source.format.hasAlpha {
+        if source.format.hasAlpha, source.alphaMode == .straight || buffer.alphaMode == .straight {
             let opaque = plan.sourceIsOpaque(for: rect)
             if source.alphaMode == .straight, !opaque {
                 return .failure(Refusal("straight alpha with pixels that are not opaque: premultiplying would change the values"))
@@ -192,49 +170,5 @@ extension BytePlan {
             }
         }
         return .success(plan)
-    }
-}
-
-extension BytePlan {
-    /// Renders `rect` into `buffer` with a bilinear affine warp on bytes
-    /// (`pf_u8_affine_bilinear_row_run`): full-width bands of output rows on all threads, each
-    /// row straight from the source (outside `affineWindow`: transparent, and outside `valid`:
-    /// transparent).
-    ///
-    /// - Complexity: per output pixel, 4 source pixels and about 20 integer operations.
-    func runAffine(rect: IntRect, into buffer: inout PixelBuffer, options: RenderContext.Options) {
-        guard case let .resample(.affine(t)) = form, let window = affineWindow else { return }
-        let control = RenderControl.current
-        let band = BytePlan.resampleBandHeight(options)
-        let bands = (rect.height + band - 1) / band
-        control?.setTotal(bands)
-        let bpp = source.format.bytesPerPixel
-        let out = valid.map { rect.intersection($0) } ?? rect
-        source.withUnsafeBytes { srcRaw in
-            let src = SharedSourceBytes(
-                base: srcRaw.baseAddress!, bytesPerRow: source.bytesPerRow, width: source.width, height: source.height)
-            let dstBytesPerRow = buffer.bytesPerRow
-            buffer.withUnsafeMutableBytes { raw in
-                let dst = SharedPixels(base: raw.baseAddress!, bytesPerRow: dstBytesPerRow)
-                Scheduler.run(count: bands, threads: options.threadCount) { b, _ in
-                    let y0 = rect.y + b * band, y1 = Swift.min(rect.maxY, y0 + band)
-                    for y in y0..<y1 {
-                        let row = (dst.base + (y - rect.y) * dst.bytesPerRow).assumingMemoryBound(to: UInt8.self)
-                        guard !out.isEmpty, y >= out.y, y < out.maxY else {
-                            row.update(repeating: 0, count: rect.width * bpp)
-                            continue
-                        }
-                        row.update(repeating: 0, count: (out.x - rect.x) * bpp)
-                        (row + (out.maxX - rect.x) * bpp).update(repeating: 0, count: (rect.maxX - out.maxX) * bpp)
-                        let cy = Double(y) + 0.5
-                        pf_u8_affine_bilinear_row_run(
-                            src.base.assumingMemoryBound(to: UInt8.self), src.bytesPerRow, bpp, window.x, window.y,
-                            window.width, window.height, t.a, t.b, t.c * cy + t.tx, t.d * cy + t.ty, out.x, out.width,
-                            row + (out.x - rect.x) * bpp)
-                    }
-                    control?.advance(1)
-                }
-            }
-        }
     }
 }

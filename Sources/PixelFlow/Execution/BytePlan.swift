@@ -43,8 +43,6 @@ struct BytePlan {
     let form: ByteForm
     /// For a resample, its fixed-point taps for the render (made by `make`).
     var taps: ByteResampleTaps?
-    /// For an affine resample, the source pixels it reads (outside: transparent).
-    var affineWindow: IntRect?
     /// The stencil's halo (none for a resample, which reads through its taps).
     var halo: (x: Int, y: Int) {
         if case let .stencil(s) = form { return s.halo }
@@ -200,7 +198,6 @@ struct BytePlan {
         let out = valid.map { rect.intersection($0) } ?? rect
         if out.isEmpty { return nil }
         if let taps { return taps.sourceRegion }
-        if let affineWindow { return affineWindow.isEmpty ? nil : affineWindow }
         let h = halo
         func span(_ range: Range<Int>, _ steps: [AxisStep]) -> ClosedRange<Int>? {
             var lo = Int.max, hi = Int.min
@@ -237,11 +234,7 @@ struct BytePlan {
     /// threads. Reports one progress unit per tile; stops taking tiles once cancelled.
     func run(rect: IntRect, into buffer: inout PixelBuffer, options: RenderContext.Options) {
         guard case let .stencil(stencil) = form else {
-            if let taps {
-                runResample(taps, rect: rect, into: &buffer, options: options)
-            } else {
-                runAffine(rect: rect, into: &buffer, options: options)
-            }
+            runResample(taps!, rect: rect, into: &buffer, options: options)
             return
         }
         let control = RenderControl.current

@@ -75,7 +75,7 @@ public struct RenderContext: Sendable {
         /// The most bytes of output one strip holds (default 2 MiB, at least 8 rows): keeps a
         /// streaming render's memory from growing with the image's width.
         public var maximumStripBytes: Int = 2 << 20
-        /// Whether a morphology or median filter, a bilinear scale or rotation, or a Lanczos
+        /// Whether a morphology or median filter, a bilinear scale without rotation, or a Lanczos
         /// scale of an 8-bit image rendered into a buffer of the same format may run on bytes
         /// with 8-bit kernels (a byte form), when that gives the float path's bytes: exactly for
         /// morphology and medians, within 1 unit for the fixed-point resampling (default on; see

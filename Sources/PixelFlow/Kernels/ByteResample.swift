@@ -15,38 +15,47 @@ enum ByteResample: Sendable, CustomStringConvertible {
     case scale(inverse: AffineTransform)
     /// Antialiased Lanczos-3 of the input extent `input` onto `output`, as `LanczosWeights`.
     case lanczos3(output: IntRect, inputSpan: Size?, input: IntRect)
-    /// Bilinear sampling under any other affine transform (rotations, shears): not separable;
-    /// runs `pf_u8_affine_bilinear_row_run`, positions as `affineWarpRow`.
-    case affine(inverse: AffineTransform)
-
-    /// Whether the resampling runs as two one-axis passes (`taps(_:horizontal:)`).
-    var isSeparable: Bool {
-        if case .affine = self { return false }
-        return true
-    }
-
-    /// The taps of output coordinate `o` on the x (`horizontal`) or y axis: input coordinates
-    /// and weights, as the float kernel computes them (Float weights, widened).
-    func taps(_ o: Int, horizontal: Bool) -> [(index: Int, weight: Double)] {
+    /// The taps of the outputs `outputs` on the x (`horizontal`) or y axis, as the float
+    /// kernel computes them (Float weights, widened): output `i` reads `counts[i]` input
+    /// coordinates from `starts[i]`, weights `weights[i * stride ..< i * stride + counts[i]]`.
+    /// Outputs for which `include` is false read nothing.
+    ///
+    /// - Complexity: O(outputs x taps).
+    func axisTaps(_ outputs: Range<Int>, horizontal: Bool, include: (Int) -> Bool) -> (
+        starts: [Int], counts: [Int], weights: [Double], stride: Int
+    ) {
+        var starts = [Int](repeating: 0, count: outputs.count), counts = starts
         switch self {
         case let .scale(inv):
             let scale = horizontal ? inv.a : inv.d, offset = horizontal ? inv.tx : inv.ty
-            let f = scale * (Double(o) + 0.5) + offset - 0.5
-            guard f.isFinite, Swift.abs(f) < 1e15 else { return [] }
-            let fl = f.rounded(.down)
-            let w = Float(f - fl)
-            return [(Int(fl), Double(1 - w)), (Int(fl) + 1, Double(w))]
+            var weights = [Double](repeating: 0, count: 2 * outputs.count)
+            for (i, o) in outputs.enumerated() where include(o) {
+                let f = scale * (Double(o) + 0.5) + offset - 0.5
+                guard f.isFinite, Swift.abs(f) < 1e15 else { continue }
+                let fl = f.rounded(.down)
+                let w = Float(f - fl)
+                starts[i] = Int(fl)
+                counts[i] = 2
+                weights[2 * i] = Double(1 - w)
+                weights[2 * i + 1] = Double(w)
+            }
+            return (starts, counts, weights, 2)
         case let .lanczos3(out, span, e):
             let first = horizontal ? out.x : out.y, size = horizontal ? out.width : out.height
-            let i = o - first
-            guard i >= 0, i < size else { return [] }
+            let lo = Swift.max(outputs.lowerBound, first), hi = Swift.min(outputs.upperBound, first + size)
+            guard lo < hi else { return (starts, counts, [0], 1) }
             let w = LanczosWeights(
-                outputRange: i..<i + 1, inputSize: horizontal ? e.width : e.height, outputSize: size,
+                outputRange: lo - first..<hi - first, inputSize: horizontal ? e.width : e.height, outputSize: size,
                 span: horizontal ? span?.width : span?.height)
             let origin = horizontal ? e.x : e.y
-            return (0..<w.counts[0]).map { (origin + w.starts[0] + $0, Double(w.weights[$0])) }
-        case .affine:
-            return []
+            var weights = [Double](repeating: 0, count: outputs.count * w.maxTaps)
+            for o in lo..<hi where include(o) {
+                let i = o - outputs.lowerBound, k = o - lo
+                starts[i] = origin + w.starts[k]
+                counts[i] = w.counts[k]
+                for t in 0..<w.counts[k] { weights[i * w.maxTaps + t] = Double(w.weights[k * w.maxTaps + t]) }
+            }
+            return (starts, counts, weights, w.maxTaps)
         }
     }
 
@@ -54,7 +63,6 @@ enum ByteResample: Sendable, CustomStringConvertible {
         switch self {
         case .scale: return "bilinear scale"
         case let .lanczos3(o, _, _): return "lanczos3 to \(o.width)x\(o.height)"
-        case .affine: return "bilinear affine"
         }
     }
 }
@@ -75,42 +83,84 @@ struct ByteAxisTaps {
     var span: ClosedRange<Int>?
     /// Whether a tap with a weight other than 0 was dropped (read a transparent pixel).
     var dropsTaps = false
+    /// When every output averages source pixels `2i + pairsFrom` and `2i + 1 + pairsFrom`
+    /// (weights 1/2, 1/2): the 2x box shrink, which `pf_u8_resample_h_pairs_run` computes
+    /// with the same result as the general kernel.
+    var pairsFrom: Int?
 
     static let one = Double(1 << PF_RS_WEIGHT_BITS)
 
-    /// - Complexity: O(outputs x taps).
-    init(outputs: Range<Int>, taps: (Int) -> [(index: Int, weight: Double)], map: (Int) -> Int?) {
-        var perOutput: [(start: Int, weights: [Double])] = []
-        perOutput.reserveCapacity(outputs.count)
-        for o in outputs {
-            var merged: [Int: Double] = [:]
-            for t in taps(o) {
-                if let s = map(t.index) {
-                    merged[s, default: 0] += t.weight
-                } else if t.weight != 0 {
-                    dropsTaps = true
+    /// - Complexity: O(outputs x taps x steps).
+    init(
+        outputs: Range<Int>, taps: (starts: [Int], counts: [Int], weights: [Double], stride: Int), map: (Int) -> Int?
+    ) {
+        let n = outputs.count
+        starts = [Int32](repeating: 0, count: n)
+        counts = [Int32](repeating: 0, count: n)
+        // Source coordinates and merged weights of one output (crops and clamps map consecutive
+        // coordinates to non-decreasing ones that step by at most 1, so no gaps in practice).
+        var src: [Int] = [], ws: [Double] = []
+        var rows: [(start: Int, begin: Int, count: Int)] = []
+        var all: [Double] = []
+        rows.reserveCapacity(n)
+        for i in 0..<n {
+            src.removeAll(keepingCapacity: true)
+            ws.removeAll(keepingCapacity: true)
+            for k in 0..<taps.counts[i] {
+                let w = taps.weights[i * taps.stride + k]
+                guard let s = map(taps.starts[i] + k) else {
+                    if w != 0 { dropsTaps = true }
+                    continue
+                }
+                // `src` holds consecutive coordinates from src[0]: add into it, growing it (with
+                // zero weights in any gap) when `s` lies outside.
+                if let first = src.first {
+                    if s < first {
+                        src.insert(contentsOf: s..<first, at: 0)
+                        ws.insert(contentsOf: [Double](repeating: 0, count: first - s), at: 0)
+                    } else if s > src[src.count - 1] {
+                        for g in src[src.count - 1] + 1...s {
+                            src.append(g)
+                            ws.append(0)
+                        }
+                    }
+                    ws[s - src[0]] += w
+                } else {
+                    src.append(s)
+                    ws.append(w)
                 }
             }
-            guard let lo = merged.keys.min(), let hi = merged.keys.max() else {
-                perOutput.append((0, []))
-                continue
+            let begin = all.count
+            all.append(contentsOf: ws)
+            rows.append((src.first ?? 0, begin, ws.count))
+            if let a = src.first, let b = src.last, a <= b {
+                span = span.map { Swift.min($0.lowerBound, a)...Swift.max($0.upperBound, b) } ?? a...b
             }
-            var ws = [Double](repeating: 0, count: hi - lo + 1)
-            for (s, w) in merged { ws[s - lo] = w }
-            perOutput.append((lo, ws))
-            span = span.map { Swift.min($0.lowerBound, lo)...Swift.max($0.upperBound, hi) } ?? lo...hi
         }
-        maxTaps = Swift.max(1, perOutput.map(\.weights.count).max() ?? 1)
-        weights = [Int16](repeating: 0, count: outputs.count * maxTaps)
-        for (i, p) in perOutput.enumerated() {
-            starts.append(Int32(p.start))
-            counts.append(Int32(p.weights.count))
-            guard !p.weights.isEmpty else { continue }
-            var q = p.weights.map { ($0 * ByteAxisTaps.one).rounded() }
-            let target = (p.weights.reduce(0, +) * ByteAxisTaps.one).rounded()
-            let largest = q.indices.max { Swift.abs(p.weights[$0]) < Swift.abs(p.weights[$1]) }!
+        maxTaps = Swift.max(1, rows.map(\.count).max() ?? 1)
+        weights = [Int16](repeating: 0, count: n * maxTaps)
+        for (i, p) in rows.enumerated() {
+            starts[i] = Int32(p.start)
+            counts[i] = Int32(p.count)
+            guard p.count > 0 else { continue }
+            let real = all[p.begin..<p.begin + p.count]
+            var q = real.map { ($0 * ByteAxisTaps.one).rounded() }
+            let target = (real.reduce(0, +) * ByteAxisTaps.one).rounded()
+            var largest = 0
+            for (k, w) in real.enumerated() where Swift.abs(w) > Swift.abs(real[real.startIndex + largest]) {
+                largest = k
+            }
             q[largest] += target - q.reduce(0, +)
             for (k, v) in q.enumerated() { weights[i * maxTaps + k] = Int16(Swift.min(Swift.max(v, -32768), 32767)) }
+        }
+        let half = Int16(1 << (PF_RS_WEIGHT_BITS - 1))
+        if n > 0, maxTaps == 2,
+            (0..<n).allSatisfy({
+                counts[$0] == 2 && starts[$0] == starts[0] + 2 * Int32($0) && weights[2 * $0] == half
+                    && weights[2 * $0 + 1] == half
+            })
+        {
+            pairsFrom = Int(starts[0])
         }
     }
 }
