@@ -47,18 +47,20 @@ struct ByteResampleTaps {
 }
 
 extension BytePlan {
-    /// Output rows per band of a byte resample: the context's tile height, at most 32 (the
-    /// horizontal pass of a band's source rows stays in the cache). Never changes the pixels.
+    /// Output rows per band of a byte resample: the context's tile height, at most 32. Never
+    /// changes the pixels.
     static func resampleBandHeight(_ options: RenderContext.Options) -> Int {
         Swift.max(1, Swift.min(options.tileHeight, 32))
     }
 
     /// Renders `rect` into `buffer` with the fixed-point taps `taps`: full-width bands of
-    /// output rows on all threads; per band, the horizontal pass of the source rows the band
-    /// reads into 16-bit arena scratch, then the vertical pass of each output row.
+    /// output rows on all threads; per output row, the vertical pass of the source rows it
+    /// reads (over the source columns the row's outputs read) into a 16-bit row of arena
+    /// scratch, then the horizontal pass into the destination. Vertical first: the horizontal
+    /// pass, which costs the most per value, then runs on output rows only.
     ///
-    /// - Complexity: per output pixel, taps x 2 multiply-adds per channel; per band, scratch
-    ///   of (source rows read) x width x channels x 2 bytes.
+    /// - Complexity: per output row, (source columns read) x channels x vertical taps plus
+    ///   width x channels x horizontal taps multiply-adds; scratch of one 16-bit row.
     func runResample(_ taps: ByteResampleTaps, rect: IntRect, into buffer: inout PixelBuffer, options: RenderContext.Options) {
         let control = RenderControl.current
         let band = BytePlan.resampleBandHeight(options)
@@ -66,53 +68,46 @@ extension BytePlan {
         control?.setTotal(bands)
         let bpp = source.format.bytesPerPixel
         let width = rect.width
-        let n = width * bpp
         let xt = taps.x, yt = taps.y
+        // The source columns read, and the x taps' starts relative to the first of them.
+        let columns = xt.span ?? 0...0
+        let starts = xt.starts.map { $0 - Int32(columns.lowerBound) }
+        let midCount = columns.count * bpp
         source.withUnsafeBytes { srcRaw in
             let src = SharedSourceBytes(
                 base: srcRaw.baseAddress!, bytesPerRow: source.bytesPerRow, width: source.width, height: source.height)
             let dstBytesPerRow = buffer.bytesPerRow
             buffer.withUnsafeMutableBytes { raw in
                 let dst = SharedPixels(base: raw.baseAddress!, bytesPerRow: dstBytesPerRow)
-                xt.starts.withUnsafeBufferPointer { xs in
+                starts.withUnsafeBufferPointer { xs in
                     xt.counts.withUnsafeBufferPointer { xc in
                         xt.weights.withUnsafeBufferPointer { xw in
                             let xTable = ByteTapPointers(
                                 starts: xs.baseAddress!, counts: xc.baseAddress!, weights: xw.baseAddress!)
                             Scheduler.run(count: bands, threads: options.threadCount) { b, arena in
-                                let y0 = b * band, y1 = Swift.min(rect.height, y0 + band)
-                                // The source rows the band reads (taps are monotone in the output).
-                                var lo = Int.max, hi = Int.min
-                                for j in y0..<y1 where yt.counts[j] > 0 {
-                                    lo = Swift.min(lo, Int(yt.starts[j]))
-                                    hi = Swift.max(hi, Int(yt.starts[j] + yt.counts[j]))
-                                }
-                                let mid = lo < hi ? arena.allocate((hi - lo) * n, of: Int16.self) : nil
-                                if let mid {
-                                    for sy in lo..<hi {
-                                        let row = (src.base + sy * src.bytesPerRow).assumingMemoryBound(to: UInt8.self)
-                                        if let p = xt.pairsFrom {
-                                            pf_u8_resample_h_pairs_run(row + p * bpp, bpp, width, mid + (sy - lo) * n)
-                                            continue
-                                        }
-                                        pf_u8_resample_h_run(
-                                            (src.base + sy * src.bytesPerRow).assumingMemoryBound(to: UInt8.self), bpp,
-                                            xTable.starts, xTable.counts, xTable.weights, xt.maxTaps, width,
-                                            mid + (sy - lo) * n)
-                                    }
-                                }
-                                let rows = arena.allocate(Swift.max(1, yt.maxTaps), of: UnsafePointer<Int16>?.self)
-                                for j in y0..<y1 {
+                                let mid = arena.allocate(Swift.max(1, midCount), of: Int16.self)
+                                let rows = arena.allocate(Swift.max(1, yt.maxTaps), of: UnsafePointer<UInt8>?.self)
+                                for j in b * band..<Swift.min(rect.height, (b + 1) * band) {
                                     let out = (dst.base + j * dst.bytesPerRow).assumingMemoryBound(to: UInt8.self)
                                     let count = Int(yt.counts[j])
-                                    guard count > 0, let mid else {
-                                        out.update(repeating: 0, count: n)
+                                    guard count > 0, xt.span != nil else {
+                                        out.update(repeating: 0, count: width * bpp)
                                         continue
                                     }
                                     let s = Int(yt.starts[j])
-                                    for k in 0..<count { rows[k] = UnsafePointer(mid + (s + k - lo) * n) }
+                                    for k in 0..<count {
+                                        rows[k] = UnsafePointer(
+                                            (src.base + (s + k) * src.bytesPerRow + columns.lowerBound * bpp)
+                                                .assumingMemoryBound(to: UInt8.self))
+                                    }
                                     yt.weights.withUnsafeBufferPointer { w in
-                                        pf_u8_resample_v_run(rows, w.baseAddress! + j * yt.maxTaps, count, n, out)
+                                        pf_u8_resample_v_to16_run(rows, w.baseAddress! + j * yt.maxTaps, count, midCount, mid)
+                                    }
+                                    if let p = xt.pairsFrom {
+                                        pf_u8_resample_h_from16_pairs_run(mid + (p - columns.lowerBound) * bpp, bpp, width, out)
+                                    } else {
+                                        pf_u8_resample_h_from16_run(
+                                            mid, bpp, xTable.starts, xTable.counts, xTable.weights, xt.maxTaps, width, out)
                                     }
                                 }
                                 control?.advance(1)

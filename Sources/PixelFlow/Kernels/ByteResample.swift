@@ -84,8 +84,8 @@ struct ByteAxisTaps {
     /// Whether a tap with a weight other than 0 was dropped (read a transparent pixel).
     var dropsTaps = false
     /// When every output averages source pixels `2i + pairsFrom` and `2i + 1 + pairsFrom`
-    /// (weights 1/2, 1/2): the 2x box shrink, which `pf_u8_resample_h_pairs_run` computes
-    /// with the same result as the general kernel.
+    /// (weights 1/2, 1/2): the 2x box shrink, which `pf_u8_resample_h_from16_pairs_run`
+    /// computes with the same result as the general kernel.
     var pairsFrom: Int?
 
     static let one = Double(1 << PF_RS_WEIGHT_BITS)

@@ -273,64 +273,66 @@ final class ByteResampleTests: XCTestCase {
         var rng = SeededRandom(seed: 77)
         for bpp in [1, 4] {
             for width in [1, 2, 3, 7, 16, 17, 33] {
+                // Vertical: `taps` rows of bytes into 16-bit values.
+                let n = width * bpp
+                for taps in [0, 1, 2, 5, 12] {
+                    let rows = (0..<taps).map { _ in (0..<n).map { _ in UInt8(truncatingIfNeeded: rng.next() >> 11) } }
+                    let w = (0..<taps).map { _ in Int16(Int(rng.next() % 9000) - 2000) }
+                    var out = [Int16](repeating: 1, count: n)
+                    rows.withPointers { p in pf_u8_resample_v_to16_run(p, w, taps, n, &out) }
+                    for i in 0..<n {
+                        var acc = 0.0
+                        for k in 0..<taps { acc += Double(rows[k][i]) * Double(w[k]) }
+                        let ref = Swift.min(32767, Swift.max(-32768, acc / 256))
+                        XCTAssertLessThanOrEqual(Swift.abs(Double(out[i]) - ref), 0.5, "v taps \(taps) n \(n)")
+                    }
+                }
+                // Horizontal: 16-bit values into bytes.
                 let srcWidth = 2 * width + 12
-                let src = (0..<srcWidth * bpp).map { _ in UInt8(truncatingIfNeeded: rng.next() >> 11) }
+                let src = (0..<srcWidth * bpp).map { _ in Int16(Int(rng.next() % 20000) - 2000) }
                 let maxTaps = 12
                 var starts: [Int32] = [], counts: [Int32] = [], weights = [Int16](repeating: 0, count: width * maxTaps)
                 for i in 0..<width {
-                    let n = Int(rng.next() % UInt64(maxTaps + 1))
-                    starts.append(Int32(rng.next() % UInt64(srcWidth - n + 1)))
-                    counts.append(Int32(n))
-                    for k in 0..<n { weights[i * maxTaps + k] = Int16(Int(rng.next() % 9000) - 2000) }
+                    let c = Int(rng.next() % UInt64(maxTaps + 1))
+                    starts.append(Int32(rng.next() % UInt64(srcWidth - c + 1)))
+                    counts.append(Int32(c))
+                    for k in 0..<c { weights[i * maxTaps + k] = Int16(Int(rng.next() % 9000) - 1000) }
                 }
-                var mid = [Int16](repeating: 0, count: width * bpp)
-                pf_u8_resample_h_run(src, bpp, starts, counts, weights, maxTaps, width, &mid)
+                var bytes = [UInt8](repeating: 1, count: width * bpp)
+                pf_u8_resample_h_from16_run(src, bpp, starts, counts, weights, maxTaps, width, &bytes)
                 for i in 0..<width {
                     for c in 0..<bpp {
                         var acc = 0.0
                         for k in 0..<Int(counts[i]) {
                             acc += Double(weights[i * maxTaps + k]) * Double(src[(Int(starts[i]) + k) * bpp + c])
                         }
-                        let ref = Swift.min(32767, Swift.max(-32768, acc / 256))
-                        XCTAssertLessThanOrEqual(Swift.abs(Double(mid[i * bpp + c]) - ref), 0.5, "h bpp \(bpp) width \(width)")
+                        let ref = Swift.min(255, Swift.max(0, acc / Double(1 << 20)))
+                        XCTAssertLessThanOrEqual(Swift.abs(Double(bytes[i * bpp + c]) - ref), 0.5, "h bpp \(bpp) width \(width)")
                     }
                 }
                 // The 2x box form equals the general kernel with weights 1/2, 1/2.
-                var pairs = [Int16](repeating: 0, count: width * bpp), general = pairs
+                let small = src.map { Int16(Swift.abs(Int($0)) % 16321) }
+                var pairs = [UInt8](repeating: 0, count: width * bpp), general = pairs
                 let halfWeights = [Int16](repeating: 8192, count: 2 * width)
                 let pairStarts = (0..<width).map { Int32(2 * $0) }, two = [Int32](repeating: 2, count: width)
-                pf_u8_resample_h_pairs_run(src, bpp, width, &pairs)
-                pf_u8_resample_h_run(src, bpp, pairStarts, two, halfWeights, 2, width, &general)
+                pf_u8_resample_h_from16_pairs_run(small, bpp, width, &pairs)
+                pf_u8_resample_h_from16_run(small, bpp, pairStarts, two, halfWeights, 2, width, &general)
                 XCTAssertEqual(pairs, general, "pairs bpp \(bpp) width \(width)")
-                // Vertical: `taps` rows of 16-bit values.
-                let n = width * bpp
-                for taps in [0, 1, 2, 5, 12] {
-                    let rows = (0..<taps).map { _ in (0..<n).map { _ in Int16(Int(rng.next() % 20000) - 2000) } }
-                    let w = (0..<taps).map { _ in Int16(Int(rng.next() % 9000) - 1000) }
-                    var out = [UInt8](repeating: 1, count: n)
-                    rows.withPointers { p in pf_u8_resample_v_run(p, w, taps, n, &out) }
-                    for i in 0..<n {
-                        var acc = 0.0
-                        for k in 0..<taps { acc += Double(rows[k][i]) * Double(w[k]) }
-                        let ref = Swift.min(255, Swift.max(0, acc / Double(1 << 20)))
-                        XCTAssertLessThanOrEqual(Swift.abs(Double(out[i]) - ref), 0.5, "v taps \(taps) n \(n)")
-                    }
-                }
             }
         }
     }
 }
 
-extension Array where Element == [Int16] {
+extension Array where Element == [UInt8] {
     /// Calls `body` with a pointer to one pointer per row.
-    fileprivate func withPointers<R>(_ body: (UnsafePointer<UnsafePointer<Int16>?>) -> R) -> R {
-        let copies = map { row -> UnsafeMutablePointer<Int16> in
-            let p = UnsafeMutablePointer<Int16>.allocate(capacity: Swift.max(1, row.count))
+    fileprivate func withPointers<R>(_ body: (UnsafePointer<UnsafePointer<UInt8>?>) -> R) -> R {
+        let copies = map { row -> UnsafeMutablePointer<UInt8> in
+            let p = UnsafeMutablePointer<UInt8>.allocate(capacity: Swift.max(1, row.count))
             p.initialize(from: row, count: row.count)
             return p
         }
         defer { copies.forEach { $0.deallocate() } }
-        let pointers: [UnsafePointer<Int16>?] = copies.map { UnsafePointer($0) }
+        let pointers: [UnsafePointer<UInt8>?] = copies.map { UnsafePointer($0) }
         return pointers.withUnsafeBufferPointer { body($0.baseAddress ?? UnsafePointer(bitPattern: 8)!) }
     }
 }
