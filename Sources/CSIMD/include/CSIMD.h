@@ -17,5 +17,6 @@
 #include "CSIMDBlend.h"
 #include "CSIMDDispatch.h"
 #include "CSIMDBytes.h"
+#include "CSIMDBytesResample.h"
 
 #endif

@@ -2,7 +2,9 @@ import CSIMD
 
 /// The byte path: renders an 8-bit morphology or median filter of an 8-bit source straight
 /// from bytes to bytes, with exact 8-bit kernels, when that gives the same bytes as the float
-/// path would.
+/// path would; or a resampling warp with fixed-point taps, within 1 unit of the float path
+/// (`ByteForm`, ByteForms.swift, which also states the resampling forms' conditions). What
+/// follows is about the stencil form.
 ///
 /// The float path decodes every pixel to a `SIMD4<Float>` working value (premultiplied, linear
 /// light unless color management is off), filters, and encodes back. For an order statistic
@@ -37,9 +39,16 @@ import CSIMD
 /// count and tile size (the kernels are exact). `Tests/PixelFlowTests/Execution/BytePlanTests.swift`
 /// compares the two paths.
 struct BytePlan {
-    /// The stencil to run on bytes.
-    let stencil: ByteStencil
-    /// The stencil node's name, for `explain()`.
+    /// The kernel form to run on bytes (a stencil, or a resample: see ByteForms.swift).
+    let form: ByteForm
+    /// For a resample, its fixed-point taps for the render (made by `make`).
+    var taps: ByteResampleTaps?
+    /// The stencil's halo (none for a resample, which reads through its taps).
+    var halo: (x: Int, y: Int) {
+        if case let .stencil(s) = form { return s.halo }
+        return (0, 0)
+    }
+    /// The node's name, for `explain()`.
     let name: String
     /// The 8-bit source.
     let source: PixelBuffer
@@ -92,8 +101,14 @@ struct BytePlan {
         // transparent outside, clamps windows that repeat their edges.
         var n = root
         while n.op.kind.identityWindow(n) != nil, !n.op.kind.repeatsEdgesOutsideWindow { restrict(n); n = n.inputs[0] }
-        guard let stencil = n.op.kind.byteForm, n.inputs.count == 1 else {
-            return .failure(Refusal("the output is not a morphology or median stencil with an 8-bit kernel"))
+        let form: ByteForm
+        if let stencil = n.op.kind.byteForm, n.inputs.count == 1 {
+            form = .stencil(stencil)
+        } else if let resample = n.op.kind.byteResample(n), n.inputs.count == 1 {
+            form = .resample(resample)
+        } else {
+            return .failure(
+                Refusal("the output is not a morphology or median stencil or a scale or Lanczos warp with an 8-bit form"))
         }
         restrict(n)
         var xs: [AxisStep] = [], ys: [AxisStep] = []
@@ -116,10 +131,12 @@ struct BytePlan {
             if let source = kind as? SourceKind, source.buffer.format == .rgba8 || source.buffer.format == .gray8 {
                 return .success(
                     BytePlan(
-                        stencil: stencil, name: n.op.label, source: source.buffer, valid: valid, xSteps: xs, ySteps: ys))
+                        form: form, name: n.op.label, source: source.buffer, valid: valid, xSteps: xs, ySteps: ys))
             }
             return .failure(
-                Refusal("the stencil's input is not an rgba8 or gray8 source under crops and clamps (found \(m.op.kindName))"))
+                Refusal(
+                    "the \(n.op.kindName)'s input is not an rgba8 or gray8 source under crops and clamps (found \(m.op.kindName))"
+                ))
         }
     }
 
@@ -140,7 +157,7 @@ struct BytePlan {
     ) -> Result<BytePlan, Refusal> {
         guard options.usesBytePath else { return .failure(Refusal("off in the context's options (usesBytePath)")) }
         guard options.optimizes else { return .failure(Refusal("optimization is off")) }
-        let plan: BytePlan
+        var plan: BytePlan
         switch recognize(root) {
         case let .success(p): plan = p
         case let .failure(r): return .failure(r)
@@ -158,7 +175,10 @@ struct BytePlan {
                     "decoding and encoding do not round-trip every byte (\(decode ? "sRGB" : "no") decode, \(encode ? "sRGB" : "no") encode)"
                 ))
         }
-        if case let .median(r) = plan.stencil, r >= 3, !ByteRoundTrip.quantizesExactly(key) {
+        if case let .resample(resample) = plan.form {
+            return plan.makeResample(resample, rect: rect, options: options, buffer: buffer)
+        }
+        if case let .stencil(.median(r)) = plan.form, r >= 3, !ByteRoundTrip.quantizesExactly(key) {
             return .failure(
                 Refusal(
                     "the float median of radius \(r) works on 256 quantized levels of the working values, which differ from the bytes (color management on)"
@@ -177,7 +197,8 @@ struct BytePlan {
     func sourceRegion(for rect: IntRect) -> IntRect? {
         let out = valid.map { rect.intersection($0) } ?? rect
         if out.isEmpty { return nil }
-        let h = stencil.halo
+        if let taps { return taps.sourceRegion }
+        let h = halo
         func span(_ range: Range<Int>, _ steps: [AxisStep]) -> ClosedRange<Int>? {
             var lo = Int.max, hi = Int.min
             for v in range { if let s = BytePlan.map(v, steps) { lo = Swift.min(lo, s); hi = Swift.max(hi, s) } }
@@ -205,13 +226,17 @@ struct BytePlan {
     /// area again for large windows (a 401 x 401 window on 256 x 64 tiles would read 16 times
     /// the output). Tiles never change the pixels.
     func tileSize(_ options: RenderContext.Options) -> (width: Int, height: Int) {
-        let h = stencil.halo
+        let h = halo
         return (Swift.max(options.tileWidth, 4 * h.x), Swift.max(options.tileHeight, 4 * h.y))
     }
 
     /// Renders `rect` into `buffer` (of the source's format, `rect`'s size), tiles on all
     /// threads. Reports one progress unit per tile; stops taking tiles once cancelled.
     func run(rect: IntRect, into buffer: inout PixelBuffer, options: RenderContext.Options) {
+        guard case let .stencil(stencil) = form else {
+            runResample(taps!, rect: rect, into: &buffer, options: options)
+            return
+        }
         let control = RenderControl.current
         let size = tileSize(options)
         let grid = TileGrid(rect: rect, tileWidth: size.width, tileHeight: size.height)
@@ -245,7 +270,7 @@ struct BytePlan {
                         let roi = inner.outset(halo.x, halo.y)
                         let input = plan.inputRows(roi, src, bpp: bpp, arena: arena)
                         byteStencilTile(
-                            plan.stencil, input: input, output: out(inner.x, inner.y),
+                            stencil, input: input, output: out(inner.x, inner.y),
                             outputStride: dst.bytesPerRow, width: inner.width, height: inner.height,
                             bpp: bpp, arena: arena)
                     }
@@ -315,7 +340,7 @@ struct BytePlan {
 
     /// One line for `explain()`.
     var summary: String {
-        "\(source.format) \(name) (\(stencil)) from a \(source.width)x\(source.height) \(source.format) \(source.alphaMode) source"
+        "\(source.format) \(name) (\(form)) from a \(source.width)x\(source.height) \(source.format) \(source.alphaMode) source"
     }
 }
 

@@ -75,11 +75,12 @@ public struct RenderContext: Sendable {
         /// The most bytes of output one strip holds (default 2 MiB, at least 8 rows): keeps a
         /// streaming render's memory from growing with the image's width.
         public var maximumStripBytes: Int = 2 << 20
-        /// Whether a morphology or median filter of an 8-bit image rendered into a buffer of
-        /// the same format may run on bytes with exact 8-bit kernels, when that gives the same
-        /// bytes as the float path (default on; see `explain(_:rect:into:)` and
-        /// Docs/Architecture.md, "The byte path"). Off, the float path always runs: for tests
-        /// and measurements.
+        /// Whether a morphology or median filter, a bilinear scale without rotation, or a Lanczos
+        /// scale of an 8-bit image rendered into a buffer of the same format may run on bytes
+        /// with 8-bit kernels (a byte form), when that gives the float path's bytes: exactly for
+        /// morphology and medians, within 1 unit for the fixed-point resampling (default on; see
+        /// `explain(_:rect:into:)` and Docs/Architecture.md, "The byte path"). Off, the float
+        /// path always runs: for tests and measurements.
         public var usesBytePath: Bool
         /// Whether a streamed JPEG that is first scaled down 4x or more (Lanczos, a bilinear
         /// affine scale, a thumbnail) is decoded 2, 4 or 8 times smaller with libjpeg's DCT

@@ -21,6 +21,8 @@ protocol NodeKind {
     var cost: Int { get }
     /// The exact 8-bit form of the node, if it has one (see `BytePlan`).
     var byteForm: ByteStencil? { get }
+    /// The separable 8-bit resampling form of `node`, if it has one (see `ByteForm`).
+    func byteResample(_ node: Node) -> ByteResample?
     /// A string equal for two nodes of this kind exactly when they compute the same thing from
     /// the same inputs; `unique` is a string no other node has (for closures that cannot be
     /// compared).
@@ -42,6 +44,7 @@ protocol NodeKind {
 extension NodeKind {
     func readsInPlace(input k: Int) -> Bool { false }
     var byteForm: ByteStencil? { nil }
+    func byteResample(_ node: Node) -> ByteResample? { nil }
     func isIdentity(_ node: Node) -> Bool { false }
     var stageRequirement: StageReason? { nil }
     func identityWindow(_ node: Node) -> IntRect? { nil }

@@ -1,0 +1,169 @@
+import CSIMD
+
+/// The kernel forms that run on bytes (the byte path, `BytePlan`): an 8-bit source rendered
+/// into an 8-bit destination of its format without converting a pixel to floats. Lowering
+/// chooses one per render when the node below the output's crops declares it and the render
+/// meets its conditions (`BytePlan.make`); `explain()` names it.
+enum ByteForm: CustomStringConvertible {
+    /// An exact order statistic (morphology, median): bit-identical to the float path.
+    case stencil(ByteStencil)
+    /// Separable resampling with fixed-point weights (bilinear scales, Lanczos-3): within 1
+    /// unit of the float path on every pixel and channel.
+    case resample(ByteResample)
+
+    var description: String {
+        switch self {
+        case let .stencil(s): return "\(s), exact"
+        case let .resample(r): return "\(r), fixed-point taps"
+        }
+    }
+}
+
+/// The taps of a byte resample for one render, both axes, in source coordinates.
+struct ByteResampleTaps {
+    let x: ByteAxisTaps, y: ByteAxisTaps
+
+    /// The taps of `resample` for the outputs of `rect`, through the crops and clamps of `plan`
+    /// (outputs outside `plan.valid` read nothing).
+    init(_ resample: ByteResample, plan: BytePlan, rect: IntRect) {
+        let valid = plan.valid
+        let xs = plan.xSteps, ys = plan.ySteps
+        x = ByteAxisTaps(
+            outputs: rect.x..<rect.maxX,
+            taps: resample.axisTaps(rect.x..<rect.maxX, horizontal: true) { o in valid.map { o >= $0.x && o < $0.maxX } ?? true },
+            map: { BytePlan.map($0, xs) })
+        y = ByteAxisTaps(
+            outputs: rect.y..<rect.maxY,
+            taps: resample.axisTaps(rect.y..<rect.maxY, horizontal: false) { o in valid.map { o >= $0.y && o < $0.maxY } ?? true
+            },
+            map: { BytePlan.map($0, ys) })
+    }
+
+    /// The source rect read, nil when none.
+    var sourceRegion: IntRect? {
+        guard let sx = x.span, let sy = y.span else { return nil }
+        return IntRect(x: sx.lowerBound, y: sy.lowerBound, width: sx.count, height: sy.count)
+    }
+}
+
+extension BytePlan {
+    /// Output rows per band of a byte resample: the context's tile height, at most 32. Never
+    /// changes the pixels.
+    static func resampleBandHeight(_ options: RenderContext.Options) -> Int {
+        Swift.max(1, Swift.min(options.tileHeight, 32))
+    }
+
+    /// Renders `rect` into `buffer` with the fixed-point taps `taps`: full-width bands of
+    /// output rows on all threads; per output row, the vertical pass of the source rows it
+    /// reads (over the source columns the row's outputs read) into a 16-bit row of arena
+    /// scratch, then the horizontal pass into the destination. Vertical first: the horizontal
+    /// pass, which costs the most per value, then runs on output rows only.
+    ///
+    /// - Complexity: per output row, (source columns read) x channels x vertical taps plus
+    ///   width x channels x horizontal taps multiply-adds; scratch of one 16-bit row.
+    func runResample(_ taps: ByteResampleTaps, rect: IntRect, into buffer: inout PixelBuffer, options: RenderContext.Options) {
+        let control = RenderControl.current
+        let band = BytePlan.resampleBandHeight(options)
+        let bands = (rect.height + band - 1) / band
+        control?.setTotal(bands)
+        let bpp = source.format.bytesPerPixel
+        let width = rect.width
+        let xt = taps.x, yt = taps.y
+        // The source columns read, and the x taps' starts relative to the first of them.
+        let columns = xt.span ?? 0...0
+        let starts = xt.starts.map { $0 - Int32(columns.lowerBound) }
+        let midCount = columns.count * bpp
+        source.withUnsafeBytes { srcRaw in
+            let src = SharedSourceBytes(
+                base: srcRaw.baseAddress!, bytesPerRow: source.bytesPerRow, width: source.width, height: source.height)
+            let dstBytesPerRow = buffer.bytesPerRow
+            buffer.withUnsafeMutableBytes { raw in
+                let dst = SharedPixels(base: raw.baseAddress!, bytesPerRow: dstBytesPerRow)
+                starts.withUnsafeBufferPointer { xs in
+                    xt.counts.withUnsafeBufferPointer { xc in
+                        xt.weights.withUnsafeBufferPointer { xw in
+                            let xTable = ByteTapPointers(
+                                starts: xs.baseAddress!, counts: xc.baseAddress!, weights: xw.baseAddress!)
+                            Scheduler.run(count: bands, threads: options.threadCount) { b, arena in
+                                let mid = arena.allocate(Swift.max(1, midCount), of: Int16.self)
+                                let rows = arena.allocate(Swift.max(1, yt.maxTaps), of: UnsafePointer<UInt8>?.self)
+                                for j in b * band..<Swift.min(rect.height, (b + 1) * band) {
+                                    let out = (dst.base + j * dst.bytesPerRow).assumingMemoryBound(to: UInt8.self)
+                                    let count = Int(yt.counts[j])
+                                    guard count > 0, xt.span != nil else {
+                                        out.update(repeating: 0, count: width * bpp)
+                                        continue
+                                    }
+                                    let s = Int(yt.starts[j])
+                                    for k in 0..<count {
+                                        rows[k] = UnsafePointer(
+                                            (src.base + (s + k) * src.bytesPerRow + columns.lowerBound * bpp)
+                                                .assumingMemoryBound(to: UInt8.self))
+                                    }
+                                    yt.weights.withUnsafeBufferPointer { w in
+                                        pf_u8_resample_v_to16_run(rows, w.baseAddress! + j * yt.maxTaps, count, midCount, mid)
+                                    }
+                                    if let p = xt.pairsFrom {
+                                        pf_u8_resample_h_from16_pairs_run(mid + (p - columns.lowerBound) * bpp, bpp, width, out)
+                                    } else {
+                                        pf_u8_resample_h_from16_run(
+                                            mid, bpp, xTable.starts, xTable.counts, xTable.weights, xt.maxTaps, width, out)
+                                    }
+                                }
+                                control?.advance(1)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The x taps of a byte resample, read by every band at once.
+///
+/// `@unchecked Sendable` because it carries raw pointers: the arrays they point into are only
+/// read during the render and outlive the `Scheduler.run` call (held by the
+/// `withUnsafeBufferPointer` calls around it).
+struct ByteTapPointers: @unchecked Sendable {
+    let starts: UnsafePointer<Int32>
+    let counts: UnsafePointer<Int32>
+    let weights: UnsafePointer<Int16>
+}
+
+extension BytePlan {
+    /// The plan of a byte resample for rendering `rect` into `buffer`, with its taps, or why
+    /// the float path must run (see `BytePlan.make`, which has checked the formats):
+    /// - no sRGB decoding or encoding: in linear light the float path resamples linear values,
+    ///   which a weighted sum of the encoded bytes does not give (that case stays in float);
+    /// - premultiplication changes nothing: the source is tagged premultiplied or every alpha
+    ///   byte the taps read is 255 (scanned), and the destination is tagged premultiplied or
+    ///   every output alpha is 255 (an opaque source and no tap on a transparent pixel), so
+    ///   the float path's unpremultiply has nothing to change either.
+    ///
+    /// - Complexity: O(outputs x taps) for the taps, plus the alpha scan of straight sources.
+    func makeResample(
+        _ resample: ByteResample, rect: IntRect, options: RenderContext.Options, buffer: PixelBuffer
+    ) -> Result<BytePlan, Refusal> {
+        if options.colorManagement == .linear, source.colorEncoding == .sRGB || buffer.colorEncoding == .sRGB {
+            return .failure(
+                Refusal(
+                    "resampling in linear light: the float path weighs linear values, not the sRGB-encoded bytes (stays in float)"
+                ))
+        }
+        var plan = self
+        let taps = ByteResampleTaps(resample, plan: self, rect: rect)
+        plan.taps = taps
+        if source.format.hasAlpha, source.alphaMode == .straight || buffer.alphaMode == .straight {
+            let opaque = plan.sourceIsOpaque(for: rect)
+            if source.alphaMode == .straight, !opaque {
+                return .failure(Refusal("straight alpha with pixels that are not opaque: premultiplying would change the values"))
+            }
+            if buffer.alphaMode == .straight, !(opaque && !taps.x.dropsTaps && !taps.y.dropsTaps) {
+                return .failure(
+                    Refusal("a straight-alpha destination and output alpha below 255: unpremultiplying would change the values"))
+            }
+        }
+        return .success(plan)
+    }
+}
