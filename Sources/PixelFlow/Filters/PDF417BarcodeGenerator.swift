@@ -13,13 +13,17 @@ extension FilterDescriptor {
                 attributeType: nil, valueClass: .data, defaultValue: .data([])),
             .number(
                 "inputMinWidth", default: 0, min: 0, max: 583,
-                summary: "The least width of the symbol without margins, in pixels (0: no limit; Core Image's range 56-583)."),
+                summary:
+                    "The least width of the symbol without margins, in pixels (0: no limit; met when a symbol can, the widest is 579)."
+            ),
             .number(
                 "inputMaxWidth", default: 0, min: 0, max: 583,
                 summary: "The greatest width of the symbol without margins, in pixels (0: no limit)."),
             .number(
                 "inputMinHeight", default: 0, min: 0, max: 283,
-                summary: "The least height of the symbol without margins, in pixels (0: no limit; Core Image's range 13-283)."),
+                summary:
+                    "The least height of the symbol without margins, in pixels (0: no limit; met when a symbol can, the tallest is 270)."
+            ),
             .number(
                 "inputMaxHeight", default: 0, min: 0, max: 283,
                 summary: "The greatest height of the symbol without margins, in pixels (0: no limit)."),
@@ -410,17 +414,19 @@ public enum PDF417Encoder {
         let overhead = o.compact ? 35 : 69
         let ratio = o.aspectRatio > 0 ? o.aspectRatio : 3
         var choice: (columns: Int, rows: Int, score: Double)?
+        // Maximums are hard limits; minimums are met when a symbol can meet them, otherwise
+        // the nearest symbol is taken (Core Image's ranges reach past the largest symbol).
         for c in (o.columns > 0 ? o.columns...o.columns : 1...30) {
-            var r = max(3, (needed + c - 1) / c)
+            var r = max(3, (needed + c - 1) / c, min(90, 928 / c, (o.minHeight + 2) / 3))
             if o.rows > 0 {
-                guard o.rows >= r else { continue }
+                guard o.rows * c >= needed else { continue }
                 r = o.rows
             }
             guard r <= 90, r * c <= 928 else { continue }
             let w = overhead + 17 * c, h = 3 * r
-            if o.minWidth > 0 && w < o.minWidth || o.maxWidth > 0 && w > o.maxWidth { continue }
-            if o.minHeight > 0 && h < o.minHeight || o.maxHeight > 0 && h > o.maxHeight { continue }
-            let score = abs(Double(w) / Double(h) - ratio) + Double(r * c - needed) * 1e-6
+            if o.maxWidth > 0 && w > o.maxWidth || o.maxHeight > 0 && h > o.maxHeight { continue }
+            let shortfall = max(0, o.minWidth - w) + max(0, o.minHeight - h)
+            let score = 1000 * Double(shortfall) + abs(Double(w) / Double(h) - ratio) + Double(r * c - needed) * 1e-6
             if choice == nil || score < choice!.score { choice = (c, r, score) }
         }
         guard let (columns, rows, _) = choice else {

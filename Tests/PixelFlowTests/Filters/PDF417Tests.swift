@@ -119,6 +119,11 @@ final class PDF417Tests: XCTestCase {
         // Compact style: 35 + 17 c modules.
         let compact = try Image.pdf417Barcode(message: "Hello", columns: 2, compact: true)
         XCTAssertEqual(compact.extent.width, 35 + 34 + 4)
+        // Minimums past the largest symbol give the nearest one: 30 columns of 30 rows (928
+        // codewords at most), short of the minimums by 4 + 193 pixels.
+        let widest = try FilterRegistry.apply(
+            "CIPDF417BarcodeGenerator", ["inputMinWidth": .number(583), "inputMinHeight": .number(283)])
+        XCTAssertEqual(widest.extent, Rect(x: 0, y: 0, width: 579 + 4, height: 90 + 4))
     }
 
     struct Fixture: Decodable {
