@@ -81,8 +81,13 @@ extension Image {
     /// ```
     ///
     /// - Parameters:
-    ///   - columns: data columns 1...30, 0 to choose them for `aspectRatio` (width / height).
+    ///   - message: the text to encode, as its UTF-8 bytes.
+    ///   - columns: data columns 1...30, 0 to choose them for `aspectRatio`.
     ///   - rows: rows 3...90, 0 for as few as fit.
+    ///   - correctionLevel: 0...8, for 2^(level+1) check codewords.
+    ///   - compaction: how the bytes become codewords; `.automatic` takes the fewest.
+    ///   - compact: compact PDF417 (no right row indicator, a one-module stop bar).
+    ///   - aspectRatio: the width / height to aim for when the columns are free (0: 3).
     /// - Throws: `PixelFlowError.invalidParameter` for a level outside 0...8, a message that
     ///   the forced compaction cannot hold (non-digits in numeric, bytes outside text's set in
     ///   text), or one that does not fit the size asked for (at most 928 codewords).
