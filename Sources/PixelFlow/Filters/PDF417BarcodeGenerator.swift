@@ -313,7 +313,8 @@ public enum PDF417Encoder {
     ///
     /// Automatic compaction cuts the message at the edges of runs of digits, other text
     /// characters and other bytes, and picks by dynamic programming over those cut points the
-    /// segments and modes with the fewest codewords.
+    /// segments and modes with the fewest codewords. Past 160 runs (a quadratic search) it
+    /// takes one text segment when every byte is text, else one byte segment.
     static func dataCodewords(for message: [UInt8], _ mode: Compaction, latchFirst: Bool) throws -> [Int] {
         switch mode {
         case .numeric:
