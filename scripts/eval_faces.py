@@ -7,6 +7,7 @@ OpenCV's detectMultiScale with alt2 and dlib's HOG detector, on the same images 
     swift build -c release --product pixelflow --scratch-path .build-bench
     python3 scripts/eval_faces.py [--pixelflow .build-bench/release/pixelflow] [--set .build/face-set]
                                   [--threads 2] [--runs 3] [--cascades] [--json OUT]
+                                  [--baseline OTHER_PIXELFLOW]
 
 Needs an OpenCV 4.x Python module (opencv-python-headless<5: the 5.x wheels have no
 CascadeClassifier) and dlib (PyPI dlib-bin); either missing is reported and skipped.
@@ -110,6 +111,7 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--cascades", action="store_true", help="also every OpenCV face cascade in PixelFlow")
+    ap.add_argument("--baseline", help="another pixelflow build, run as 'PixelFlow .high (baseline)' to compare")
     ap.add_argument("--only", default="", help="comma-separated detector names to run (default: all)")
     ap.add_argument("--json", help="write every detector's boxes and figures to this file")
     a = ap.parse_args()
@@ -139,6 +141,9 @@ def main():
         if only and name not in only:
             continue
         runners.append((name, lambda path, extra=extra: run_pixelflow(a.pixelflow, path, extra, a.threads, a.runs)))
+        if a.baseline and name == "PixelFlow .high":
+            runners.append(("PixelFlow .high (baseline)",
+                            lambda path, extra=extra: run_pixelflow(a.baseline, path, extra, a.threads, a.runs)))
     try:
         import cv2
         if not hasattr(cv2, "CascadeClassifier"):
@@ -190,6 +195,19 @@ def main():
             tp, fp, fn = t.per_category.get(c, [0, 0, 0])
             cells.append(str(fp) if c == "negative" else "%.2f" % t.f1(tp, fp, fn))
         print("| %s | %s |" % (t.name, " | ".join(cells)))
+    # Time ratios to dlib (img, 1), per image, then the median over the images.
+    dlib1 = [t for t in tallies if t.name.startswith("dlib") and t.name.endswith("upsample 1")]
+    if dlib1:
+        print("\nTime / dlib (img, 1): median over the images of the per-image ratio")
+        for t in tallies:
+            ratios = [x / y for x, y in zip(t.times, dlib1[0].times) if y > 0]
+            faster = sum(r < 1 for r in ratios)
+            print("  %-45s %.3f (faster on %d of %d images)" % (t.name, statistics.median(ratios), faster, len(ratios)))
+    base = [t for t in tallies if t.name == "PixelFlow .high (baseline)"]
+    high = [t for t in tallies if t.name == "PixelFlow .high"]
+    if base and high:
+        differ = sum(base[0].boxes[f] != high[0].boxes[f] for f in high[0].boxes)
+        print("PixelFlow .high against the baseline build: boxes differ on %d of %d images" % (differ, len(truth)))
     if a.json:
         json.dump({t.name: {"f1": t.f1(), "tp": t.tp, "fp": t.fp, "fn": t.fn, "ms": t.times, "boxes": t.boxes}
                    for t in tallies}, open(a.json, "w"), indent=1)

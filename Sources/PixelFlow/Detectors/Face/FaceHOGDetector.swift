@@ -1,3 +1,4 @@
+import CSIMD
 import Foundation
 
 /// The HOG face detector of `FaceDetector` at `.high` accuracy: dlib's frontal face detector
@@ -199,30 +200,14 @@ struct _FaceHOGDetector: Sendable {
     /// the thread count.
     static let bandRows = 48
 
-    /// `taps` values of `src` from `x` on, times `filter`, eight outputs at a time (`stride`
-    /// floats between taps): one pass of a separable term. Ten taps (dlib's filters) take an
-    /// unrolled loop.
-    @inline(__always)
-    static func taps8(_ src: UnsafePointer<Float>, stride: Int, _ filter: UnsafePointer<Float>, taps: Int) -> SIMD8<Float> {
-        var acc = SIMD8<Float>()
-        if taps == 10 {
-            for j in 0..<10 {
-                acc += UnsafeRawPointer(src + j * stride).loadUnaligned(as: SIMD8<Float>.self) * filter[j]
-            }
-        } else {
-            for j in 0..<taps {
-                acc += UnsafeRawPointer(src + j * stride).loadUnaligned(as: SIMD8<Float>.self) * filter[j]
-            }
-        }
-        return acc
-    }
-
     /// The filters' responses: for filter k, `rows` x `columns` floats, the response at (y, x)
     /// being the sum over the filter's cells (i, j) of the dot product of its 31 weights with
     /// the features of cell (y + i, x + j) of the padded feature image. Computed as dlib does,
     /// with the separable terms: per term, a horizontal pass of its row filter over the feature
     /// plane, then a vertical pass of its column filter added into the filter's response
-    /// (about 6,100 multiply-adds a position instead of 15,500).
+    /// (about 6,100 multiply-adds a position instead of 15,500). Both passes run in CSIMD's
+    /// `pf_correlate_v_run` (eight sums at a time, AVX2 where the processor has it), which sums
+    /// the taps in order without contraction: the same floats as a plain loop.
     func responses(_ f: _HOGFeatures, rows: Int, columns: Int, threads: Int, token: CancellationToken? = nil) -> [[Float]] {
         let m = model
         let fr = m.filterRows, fc = m.filterColumns, count = m.filterCount
@@ -249,50 +234,47 @@ struct _FaceHOGDetector: Sendable {
                         return
                     }
                     let inputRows = bandHeight + fr - 1
-                    var horizontal = [Float](repeating: 0, count: inputRows * columns + 8)
-                    out.withUnsafeMutableBufferPointer { o in
+                    // Both passes on the band as one flat row of `pc`-float rows (the feature
+                    // plane's stride), so each is one call of the vectorised correlation
+                    // (AVX2 where the processor has it); the floats past `columns` in each row
+                    // mix two rows and are never read.
+                    var horizontal = [Float](repeating: 0, count: inputRows * pc)
+                    var bandOut = [Float](repeating: 0, count: count * bandHeight * pc)
+                    var taps = [Float](repeating: 1, count: fr + 1)
+                    var sources = [UnsafePointer<Float>?](repeating: nil, count: max(fc, fr + 1))
+                    bandOut.withUnsafeMutableBufferPointer { o in
                         horizontal.withUnsafeMutableBufferPointer { h in
-                            let hp = h.baseAddress!
-                            for t in 0..<termCount {
-                                let term = terms.value + t * (fr + fc)
-                                let column = term, row = term + fr
-                                let plane = features.value + m.termPlane[t] * pr * pc + y0 * pc
-                                // Horizontal: the row filter along each input row.
-                                for y in 0..<inputRows {
-                                    let src = plane + y * pc, dst = hp + y * columns
-                                    var x = 0
-                                    while x + 8 <= columns {
-                                        let acc = Self.taps8(src + x, stride: 1, row, taps: fc)
-                                        UnsafeMutableRawPointer(dst + x).storeBytes(of: acc, as: SIMD8<Float>.self)
-                                        x += 8
-                                    }
-                                    while x < columns {
-                                        var acc: Float = 0
-                                        for j in 0..<fc { acc += src[x + j] * row[j] }
-                                        dst[x] = acc
-                                        x += 1
-                                    }
-                                }
-                                // Vertical: the column filter down the horizontal results, added
-                                // into the term's filter's responses.
-                                let response = o.baseAddress! + m.termFilter[t] * bandHeight * columns
-                                for y in 0..<bandHeight {
-                                    let dst = response + y * columns
-                                    var x = 0
-                                    while x + 8 <= columns {
-                                        let acc = Self.taps8(hp + y * columns + x, stride: columns, column, taps: fr)
-                                        let sum = UnsafeRawPointer(dst + x).loadUnaligned(as: SIMD8<Float>.self) + acc
-                                        UnsafeMutableRawPointer(dst + x).storeBytes(of: sum, as: SIMD8<Float>.self)
-                                        x += 8
-                                    }
-                                    while x < columns {
-                                        var acc: Float = 0
-                                        for i in 0..<fr { acc += hp[(y + i) * columns + x] * column[i] }
-                                        dst[x] += acc
-                                        x += 1
+                            taps.withUnsafeMutableBufferPointer { tapBuffer in
+                                sources.withUnsafeMutableBufferPointer { rowsBuffer in
+                                    let hp = h.baseAddress!, rowsOf = rowsBuffer.baseAddress!
+                                    for t in 0..<termCount {
+                                        let term = terms.value + t * (fr + fc)
+                                        let column = term, row = term + fr
+                                        let plane = features.value + m.termPlane[t] * pr * pc + y0 * pc
+                                        // Horizontal: h[i] = sum_j row[j] * plane[i + j].
+                                        for j in 0..<fc { rowsOf[j] = plane + j }
+                                        pf_correlate_v_run(rowsOf, row, Int32(fc), inputRows * pc - fc + 1, hp)
+                                        // Vertical, added into the term's filter's responses:
+                                        // r[x] = (sum_i column[i] * h[x + i * pc]) + 1 * r[x], the
+                                        // taps summed from 0 then added to r as before.
+                                        let response = o.baseAddress! + m.termFilter[t] * bandHeight * pc
+                                        for i in 0..<fr {
+                                            rowsOf[i] = UnsafePointer(hp + i * pc)
+                                            tapBuffer[i] = column[i]
+                                        }
+                                        rowsOf[fr] = UnsafePointer(response)
+                                        pf_correlate_v_run(
+                                            rowsOf, tapBuffer.baseAddress!, Int32(fr + 1), (bandHeight - 1) * pc + columns,
+                                            response)
                                     }
                                 }
                             }
+                        }
+                    }
+                    for k in 0..<count {
+                        for y in 0..<bandHeight {
+                            let from = (k * bandHeight + y) * pc, to = (k * bandHeight + y) * columns
+                            out.replaceSubrange(to..<(to + columns), with: bandOut[from..<(from + columns)])
                         }
                     }
                     slots.set(band, out)

@@ -1,3 +1,4 @@
+import CSIMD
 import Foundation
 
 /// An 8-bit RGB image, three bytes a pixel, for the HOG face detector.
@@ -131,15 +132,20 @@ struct _RGB8: Sendable {
                                             i += 1
                                         }
                                         let d = dst.value + 3 * newWidth * r
+                                        let line = UnsafeRawPointer(blended)
                                         for c in 0..<newWidth {
                                             let fx = fractionOf.value[c], gx = 1 - fx
-                                            let l = leftOf.value[c], rr = rightOf.value[c]
-                                            for ch in 0..<3 {
-                                                // Between 0 and 255 by construction (convex
-                                                // weights): truncated as dlib truncates.
-                                                let v = blended[l + ch] * gx + blended[rr + ch] * fx
-                                                d[3 * c + ch] = UInt8(truncatingIfNeeded: Int32(v))
-                                            }
+                                            // The three channels in one vector (the fourth lane
+                                            // reads the next pixel or the slack, and is dropped).
+                                            let a = line.loadUnaligned(fromByteOffset: 4 * leftOf.value[c], as: SIMD4<Float>.self)
+                                            let b = line.loadUnaligned(
+                                                fromByteOffset: 4 * rightOf.value[c], as: SIMD4<Float>.self)
+                                            // Between 0 and 255 by construction (convex weights):
+                                            // truncated as dlib truncates.
+                                            let v = pf_trunc_to_int4(a * gx + b * fx)
+                                            d[3 * c] = UInt8(truncatingIfNeeded: v[0])
+                                            d[3 * c + 1] = UInt8(truncatingIfNeeded: v[1])
+                                            d[3 * c + 2] = UInt8(truncatingIfNeeded: v[2])
                                         }
                                     }
                                 }
@@ -428,7 +434,10 @@ struct _HOGFeatures: Sendable {
             bestY.replace(with: gy, where: longer)
             bestLength.replace(with: length, where: longer)
         }
-        return (SIMD8<Float>(bestLength).squareRoot(), (bestY &+ 255) &* 511 &+ (bestX &+ 255))
+        // Square roots through CSIMD: Swift's SIMD8<Float>.squareRoot() is eight scalar calls here.
+        let squared = SIMD8<Float>(bestLength)
+        let length = SIMD8<Float>(lowHalf: pf_sqrt4(squared.lowHalf), highHalf: pf_sqrt4(squared.highHalf))
+        return (length, (bestY &+ 255) &* 511 &+ (bestX &+ 255))
     }
 
     static func normalise(
@@ -461,7 +470,7 @@ struct _HOGFeatures: Sendable {
                 let z1 = e(y, x + 1) + e(y, x + 2) + e(y + 1, x + 1) + e(y + 1, x + 2)
                 let z2 = e(y + 1, x) + e(y + 1, x + 1) + e(y + 2, x) + e(y + 2, x + 1)
                 let z3 = e(y, x) + e(y, x + 1) + e(y + 1, x) + e(y + 1, x + 1)
-                let cap = SIMD4<Float>(0.2, 0.2, 0.2, 0.2) * (SIMD4<Float>(z0, z1, z2, z3) + 0.0001).squareRoot()
+                let cap = SIMD4<Float>(0.2, 0.2, 0.2, 0.2) * pf_sqrt4(SIMD4<Float>(z0, z1, z2, z3) + 0.0001)
                 let scale = SIMD4<Float>(repeating: 0.1) / cap
                 let h = ((y + 2) * hw + x + 2) * 18
                 var texture = SIMD4<Float>.zero
