@@ -97,3 +97,17 @@ class TemporaryDirectoryTestCase: XCTestCase {
         if let directory { try? FileManager.default.removeItem(at: directory) }
     }
 }
+
+/// The bytes of `hex`, two hexadecimal digits a byte (how the barcode fixtures store messages).
+func bytes(hex: String) -> [UInt8] {
+    let digits = Array(hex.utf8)
+    return stride(from: 0, to: digits.count - 1, by: 2).map {
+        UInt8(String(decoding: digits[$0..<$0 + 2], as: UTF8.self), radix: 16)!
+    }
+}
+
+/// The JSON fixture `name` of Tests/PixelFlowTests/Fixtures/Barcodes, decoded as `T`.
+func barcodeFixture<T: Decodable>(_ name: String, as type: T.Type) throws -> T {
+    let url = URL(fileURLWithPath: packageRoot).appendingPathComponent("Tests/PixelFlowTests/Fixtures/Barcodes/\(name)")
+    return try JSONDecoder().decode(T.self, from: Data(contentsOf: url))
+}

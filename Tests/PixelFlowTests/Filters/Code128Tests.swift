@@ -81,19 +81,14 @@ final class Code128Tests: XCTestCase {
     }
 
     func testSymbolsThatZXingReadBack() throws {
-        let url = URL(fileURLWithPath: packageRoot).appendingPathComponent(
-            "Tests/PixelFlowTests/Fixtures/Barcodes/code128.json")
-        let fixture = try JSONDecoder().decode(Fixture.self, from: Data(contentsOf: url))
+        let fixture = try barcodeFixture("code128.json", as: Fixture.self)
         XCTAssertGreaterThanOrEqual(fixture.cases.count, 40)
         for (n, c) in fixture.cases.enumerated() {
             // zxing-cpp read the message back, from a symbol no wider than its own encoder's.
             XCTAssertEqual(c.zxing_hex, c.message_hex, "case \(n)")
             XCTAssertLessThanOrEqual(c.modules.count, c.zxing_modules, "case \(n)")
             // The generator still makes that symbol.
-            let message = stride(from: 0, to: c.message_hex.count, by: 2).map { i -> UInt8 in
-                let s = c.message_hex.index(c.message_hex.startIndex, offsetBy: i)
-                return UInt8(c.message_hex[s..<c.message_hex.index(s, offsetBy: 2)], radix: 16)!
-            }
+            let message = bytes(hex: c.message_hex)
             let image = try FilterRegistry.apply(
                 "CICode128BarcodeGenerator",
                 [

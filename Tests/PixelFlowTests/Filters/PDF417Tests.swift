@@ -139,18 +139,13 @@ final class PDF417Tests: XCTestCase {
     }
 
     func testSymbolsThatZXingReadBack() throws {
-        let url = URL(fileURLWithPath: packageRoot).appendingPathComponent(
-            "Tests/PixelFlowTests/Fixtures/Barcodes/pdf417.json")
-        let fixture = try JSONDecoder().decode(Fixture.self, from: Data(contentsOf: url))
+        let fixture = try barcodeFixture("pdf417.json", as: Fixture.self)
         XCTAssertGreaterThanOrEqual(fixture.cases.count, 50)
         for (n, c) in fixture.cases.enumerated() {
             // zxing-cpp read the message back.
             XCTAssertEqual(c.zxing_hex, c.message_hex, "case \(n)")
             // The generator still makes that symbol.
-            let message = stride(from: 0, to: c.message_hex.count, by: 2).map { i -> UInt8 in
-                let s = c.message_hex.index(c.message_hex.startIndex, offsetBy: i)
-                return UInt8(c.message_hex[s..<c.message_hex.index(s, offsetBy: 2)], radix: 16)!
-            }
+            let message = bytes(hex: c.message_hex)
             var values: [String: FilterValue] = ["inputMessage": .data(message)]
             for (key, value) in c.options { values[key] = .number(value) }
             let buffer = try RenderContext().makeBuffer(try FilterRegistry.apply("CIPDF417BarcodeGenerator", values))
