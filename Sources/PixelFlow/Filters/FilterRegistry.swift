@@ -42,6 +42,7 @@ extension FilterDescriptor {
         colorAdjustmentFilters + compositeFilters + generatorFilters + geometryFilters + blurFilters + stylizeFilters
             + blendModeFilters + reductionFilters + qrCodeFilters + code128Filters + pdf417Filters
             + colorCurveFilters + colorBalanceFilters + colorSpaceFilters + colorCubeFilters + colorEffectFilters
+            + photoEffectFilters
             + shapeGeneratorFilters + lightGeneratorFilters + gradientFilters + transitionFilters
             + perspectiveFilters + distortionFilters + tileFilters + halftoneFilters + scaleFilters
             + boxBlurFilters + motionBlurFilters + morphologyFilters + medianFilters + sharpenFilters + convolutionSizeFilters
