@@ -1,15 +1,33 @@
 // Detector results in Core Image's coordinates (`CoordinateConvention.coreImage`).
 
+/// A feature located by four named corners (QR codes, rectangles): one place that moves them.
+protocol _FourCornered {
+    var topLeft: Point { get set }
+    var topRight: Point { get set }
+    var bottomRight: Point { get set }
+    var bottomLeft: Point { get set }
+}
+
+extension _FourCornered {
+    /// The feature with each corner moved by `move`; each corner keeps its name.
+    func withCorners(_ move: (Point) -> Point) -> Self {
+        var f = self
+        f.topLeft = move(topLeft)
+        f.topRight = move(topRight)
+        f.bottomRight = move(bottomRight)
+        f.bottomLeft = move(bottomLeft)
+        return f
+    }
+}
+
+extension QRCodeFeature: _FourCornered {}
+extension RectangleFeature: _FourCornered {}
+
 extension QRCodeFeature: VerticallyFlippable {
     /// The code with its four corners mirrored top to bottom (`topLeft` stays the symbol's
     /// top-left corner, now with Core Image's y); `bounds` follows from the corners.
     public func flippedVertically(imageHeight: Double) -> QRCodeFeature {
-        var f = self
-        f.topLeft = topLeft.flippedVertically(imageHeight: imageHeight)
-        f.topRight = topRight.flippedVertically(imageHeight: imageHeight)
-        f.bottomRight = bottomRight.flippedVertically(imageHeight: imageHeight)
-        f.bottomLeft = bottomLeft.flippedVertically(imageHeight: imageHeight)
-        return f
+        withCorners { $0.flippedVertically(imageHeight: imageHeight) }
     }
 }
 
@@ -17,12 +35,7 @@ extension RectangleFeature: VerticallyFlippable {
     /// The quad with its corners mirrored top to bottom; each keeps its name (`topLeft` is
     /// still the corner at the top-left on screen, as in `CIRectangleFeature`).
     public func flippedVertically(imageHeight: Double) -> RectangleFeature {
-        var f = self
-        f.topLeft = topLeft.flippedVertically(imageHeight: imageHeight)
-        f.topRight = topRight.flippedVertically(imageHeight: imageHeight)
-        f.bottomRight = bottomRight.flippedVertically(imageHeight: imageHeight)
-        f.bottomLeft = bottomLeft.flippedVertically(imageHeight: imageHeight)
-        return f
+        withCorners { $0.flippedVertically(imageHeight: imageHeight) }
     }
 }
 

@@ -211,12 +211,7 @@ extension QRCodeFeature {
     /// The same feature with its corners scaled by `factor` (from a resampled image back to
     /// the original's coordinates).
     func scaled(by factor: Double) -> QRCodeFeature {
-        var f = self
-        f.topLeft = Point(x: topLeft.x * factor, y: topLeft.y * factor)
-        f.topRight = Point(x: topRight.x * factor, y: topRight.y * factor)
-        f.bottomRight = Point(x: bottomRight.x * factor, y: bottomRight.y * factor)
-        f.bottomLeft = Point(x: bottomLeft.x * factor, y: bottomLeft.y * factor)
-        return f
+        withCorners { Point(x: $0.x * factor, y: $0.y * factor) }
     }
 }
 
