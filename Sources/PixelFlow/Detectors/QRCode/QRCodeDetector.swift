@@ -82,6 +82,8 @@ public struct QRCodeDetector: Detector {
     func features(in luminance: QRLuminance, control: RenderControl? = nil) -> [QRCodeFeature] {
         var evidence = (dark: QRFinderEvidence(), light: QRFinderEvidence())
         var results = searchBothPolarities(luminance, control: control, evidence: &evidence)
+        let high = options.accuracy == .high
+        let exhaustive = options.tryHarder
         // The half-resolution plane, made once for the passes that use it.
         var halfPlane: QRLuminance?
         func half() -> QRLuminance {
@@ -90,12 +92,21 @@ public struct QRCodeDetector: Detector {
             halfPlane = plane
             return plane
         }
-        // Nothing at full resolution (or trying harder): look again at half resolution, where
-        // blurred or noisy large modules threshold and scan more cleanly (as zxing-cpp's
-        // downscaled pass does).
-        if (results.isEmpty || options.tryHarder) && options.accuracy == .high,
-            Swift.min(luminance.width, luminance.height) >= 2 * 29, control?.isCancelled != true
-        {
+        let halvable = Swift.min(luminance.width, luminance.height) >= 2 * 29
+        // The retries, cheapest per code read first (see Docs/QRCode.md, "Retries ordered by
+        // cost"). Nothing at full resolution: low-contrast codes (15-40 gray levels) fall
+        // under the binarizer's flat-block rule; at half resolution, every block with any
+        // contrast thresholded at its own mean reads most of them (and blurred large modules),
+        // at a quarter of the pixels.
+        var lowContrastEvidence = 0
+        if results.isEmpty && high && halvable && control?.isCancelled != true {
+            results = searchLowContrast(half(), control: control, evidence: &lowContrastEvidence)
+                .map { $0.scaled(by: 2) }
+        }
+        // Trying harder: the half-resolution plane with the usual binarization too (blurred or
+        // noisy large modules; it read no code of the hard set that the other passes miss),
+        // and for more codes even when some were found.
+        if exhaustive && high && halvable && control?.isCancelled != true {
             var more = searchBothPolarities(half(), control: control, retry: results.isEmpty)
                 .map { $0.scaled(by: 2) }
             more.removeAll { f in results.contains { $0.bounds.intersects(f.bounds) && $0.message == f.message } }
@@ -106,34 +117,52 @@ public struct QRCodeDetector: Detector {
         // Still nothing: blurred modules of 2-5 pixels read better at twice the resolution
         // (images up to a megapixel, or any size when trying harder). Only for a polarity
         // whose full-resolution scan confirmed a finder candidate on at least
-        // `doubledPassEvidence` lines (unless trying harder): every code of the hard set read
+        // `retryEvidence` lines (unless trying harder): every code of the hard set read
         // this way had one, and most images without a code have none, so they skip the
         // costliest pass (four times the pixels).
-        let doubleDark = options.tryHarder || evidence.dark.lines >= QRCodeDetector.doubledPassEvidence
-        let doubleLight = options.tryHarder || evidence.light.lines >= QRCodeDetector.doubledPassEvidence
-        if results.isEmpty && options.accuracy == .high && (luminance.width * luminance.height <= 1 << 20 || options.tryHarder),
+        let doubleDark = exhaustive || evidence.dark.lines >= QRCodeDetector.retryEvidence
+        let doubleLight = exhaustive || evidence.light.lines >= QRCodeDetector.retryEvidence
+        if results.isEmpty && high && (luminance.width * luminance.height <= 1 << 20 || exhaustive),
             doubleDark || doubleLight, control?.isCancelled != true
         {
-            results = searchBothPolarities(
-                luminance.doubled(), control: control, dark: doubleDark, light: doubleLight, retry: true
-            )
-            .map { $0.scaled(by: 0.5) }
+            // Only the part of the image around that polarity's candidates (all of it when
+            // trying harder): the symbols this pass reads had their three finders among them.
+            var region = (x0: 0, y0: 0, x1: luminance.width, y1: luminance.height)
+            if !exhaustive {
+                let boxes = [doubleDark ? evidence.dark.region : nil, doubleLight ? evidence.light.region : nil]
+                    .compactMap { $0 }
+                region.x0 = Swift.max(boxes.map(\.x0).min() ?? 0, 0)
+                region.y0 = Swift.max(boxes.map(\.y0).min() ?? 0, 0)
+                region.x1 = Swift.min(boxes.map(\.x1).max() ?? 0, luminance.width)
+                region.y1 = Swift.min(boxes.map(\.y1).max() ?? 0, luminance.height)
+            }
+            let origin = Point(x: Double(region.x0), y: Double(region.y0))
+            if region.x1 - region.x0 >= 21 && region.y1 - region.y0 >= 21 {
+                let part = luminance.cropped(
+                    x: region.x0, y: region.y0, width: region.x1 - region.x0, height: region.y1 - region.y0)
+                results = searchBothPolarities(
+                    part.doubled(), control: control, dark: doubleDark, light: doubleLight, retry: true
+                )
+                .map { $0.withCorners { Point(x: $0.x * 0.5 + origin.x, y: $0.y * 0.5 + origin.y) } }
+            } else {
+                control?.advanceUnlessCancelled(2)
+            }
         } else {
             control?.advanceUnlessCancelled(2)
         }
-        // Still nothing: low-contrast codes (15-40 gray levels) fall under the binarizer's
-        // flat-block rule; threshold every block with any contrast at its own mean instead, at
-        // full and then half resolution (twice the window, half the noise).
-        if results.isEmpty && options.accuracy == .high && control?.isCancelled != true {
+        // Still nothing: the low-contrast binarization at full resolution, for faint codes of
+        // small modules; only when a scan so far (full resolution, or the low-contrast one at
+        // half) confirmed a finder candidate on `retryEvidence` lines (unless trying harder).
+        let strongest = Swift.max(evidence.dark.lines, evidence.light.lines, lowContrastEvidence)
+        if results.isEmpty && high && (exhaustive || strongest >= QRCodeDetector.retryEvidence),
+            control?.isCancelled != true
+        {
             // Every other row, unless the full-resolution scan saw a finder candidate of modules
             // under 3 pixels (a finder's centre is then under 9 rows high, and noise breaks
             // the two hits it needs at every other row).
-            let sparse =
-                !options.tryHarder && Swift.min(evidence.dark.smallestModule, evidence.light.smallestModule) >= 3
-            results = searchLowContrast(luminance, control: control, sparse: sparse)
-            if results.isEmpty && Swift.min(luminance.width, luminance.height) >= 2 * 29 && control?.isCancelled != true {
-                results = searchLowContrast(half(), control: control).map { $0.scaled(by: 2) }
-            }
+            let sparse = !exhaustive && Swift.min(evidence.dark.smallestModule, evidence.light.smallestModule) >= 3
+            var lines = 0
+            results = searchLowContrast(luminance, control: control, sparse: sparse, evidence: &lines)
         }
         let minSide = options.minimumFeatureSize * Double(Swift.min(luminance.width, luminance.height))
         if minSide > 0 {
@@ -145,25 +174,31 @@ public struct QRCodeDetector: Detector {
 
     /// Codes from the low-contrast binarization (`QRBinarizer.lowContrastRange` and
     /// `lowContrastNeighbourhood`), dark-on-light then light-on-dark; `sparse` scans every
-    /// other row (see `_search(_:options:control:evidence:sparse:)`).
-    func searchLowContrast(_ luminance: QRLuminance, control: RenderControl?, sparse: Bool = false) -> [QRCodeFeature] {
+    /// other row (see `_search(_:options:control:evidence:sparse:)`). `evidence` is set to
+    /// the most scan lines that confirmed one finder candidate of either polarity.
+    func searchLowContrast(
+        _ luminance: QRLuminance, control: RenderControl?, sparse: Bool = false, evidence lines: inout Int
+    ) -> [QRCodeFeature] {
         let binary = QRBinarizer.binarize(
             luminance, minimumRange: QRBinarizer.lowContrastRange,
             neighbourhood: QRBinarizer.lowContrastNeighbourhood)
         // A retry: both polarities are usually searched, so one scan finds both.
         let finders = QRCodeDetector._scanBoth(binary, options: options, sparse: sparse)
+        lines = Swift.max(finders.dark.map(\.count).max() ?? 0, finders.light.map(\.count).max() ?? 0)
         var evidence = QRFinderEvidence()
         let results = QRCodeDetector._search(
-            binary, options: options, control: control, evidence: &evidence, sparse: sparse, finders: finders.dark)
+            binary, options: options, control: control, evidence: &evidence, sparse: sparse, finders: finders.dark,
+            retry: true)
         if !results.isEmpty || control?.isCancelled == true || finders.light.count < 3 { return results }
         return QRCodeDetector._search(
             binary.inverted(), options: options, control: control, evidence: &evidence, sparse: sparse,
-            finders: finders.light)
+            finders: finders.light, retry: true)
     }
 
-    /// Finder candidates confirmed on this many scan lines at full resolution let the doubled
-    /// pass run for their polarity.
-    static let doubledPassEvidence = 3
+    /// Finder candidates confirmed on this many scan lines let the costlier retries run: the
+    /// doubled pass for their polarity (from the full-resolution scan), the full-resolution
+    /// low-contrast pass (from that scan or the half-resolution low-contrast one).
+    static let retryEvidence = 3
 
     /// Dark-on-light codes, then light-on-dark ones when none were found (or always when
     /// trying harder); `dark` or `light` false skips that polarity. Advances `control` by 2
@@ -181,7 +216,8 @@ public struct QRCodeDetector: Detector {
     /// `_search(_:options:control:evidence:sparse:)`; empty for a polarity not searched).
     ///
     /// `retry`: the pass is a retry after nothing was found, where both polarities are
-    /// usually searched, so both are found in one scan of the rows.
+    /// usually searched, so both are found in one scan of the rows, and fewer finder triples
+    /// are tried (`_search`'s `retry`).
     func searchBothPolarities(
         _ luminance: QRLuminance, control: RenderControl? = nil, dark: Bool = true, light: Bool = true,
         retry: Bool = false, evidence: inout (dark: QRFinderEvidence, light: QRFinderEvidence)
@@ -192,13 +228,14 @@ public struct QRCodeDetector: Detector {
         var results: [QRCodeFeature] = []
         if dark {
             results = QRCodeDetector._search(
-                binary, options: options, control: control, evidence: &evidence.dark, finders: finders?.dark)
+                binary, options: options, control: control, evidence: &evidence.dark, finders: finders?.dark,
+                retry: retry)
         }
         control?.advanceUnlessCancelled(1)
         if light && (results.isEmpty || options.tryHarder) && control?.isCancelled != true {
             var more = QRCodeDetector._search(
                 binary.inverted(), options: options, control: control, evidence: &evidence.light,
-                finders: finders?.light)
+                finders: finders?.light, retry: retry)
             more.removeAll { f in results.contains { $0.bounds.intersects(f.bounds) && $0.message == f.message } }
             results += more
         }
