@@ -226,16 +226,25 @@ public struct QRCodeDetector: Detector {
         let binary = QRBinarizer.binarize(luminance)
         let finders = retry && dark && light ? QRCodeDetector._scanBoth(binary, options: options) : nil
         var results: [QRCodeFeature] = []
+        // The first pass scans every other row (as zxing-cpp scans every third), and every row
+        // again only when that saw a candidate of modules under 3 pixels (whose centre, under 9
+        // rows high, may need every row for the two hits).
+        let sparseFirst = !retry && !options.tryHarder && options.accuracy == .high
+        func search(_ img: QRBinaryImage, _ given: [QRFinderPattern]?, _ evidence: inout QRFinderEvidence) -> [QRCodeFeature] {
+            if sparseFirst {
+                let found = QRCodeDetector._search(
+                    img, options: options, control: control, evidence: &evidence, sparse: true)
+                if !found.isEmpty || evidence.smallestModule >= 3 || control?.isCancelled == true { return found }
+            }
+            return QRCodeDetector._search(
+                img, options: options, control: control, evidence: &evidence, finders: given, retry: retry)
+        }
         if dark {
-            results = QRCodeDetector._search(
-                binary, options: options, control: control, evidence: &evidence.dark, finders: finders?.dark,
-                retry: retry)
+            results = search(binary, finders?.dark, &evidence.dark)
         }
         control?.advanceUnlessCancelled(1)
         if light && (results.isEmpty || options.tryHarder) && control?.isCancelled != true {
-            var more = QRCodeDetector._search(
-                binary.inverted(), options: options, control: control, evidence: &evidence.light,
-                finders: finders?.light, retry: retry)
+            var more = search(binary.inverted(), finders?.light, &evidence.light)
             more.removeAll { f in results.contains { $0.bounds.intersects(f.bounds) && $0.message == f.message } }
             results += more
         }
