@@ -20,13 +20,16 @@
 /// error correction, which rejects grids that are not a QR code. Codes whose finders are
 /// used up are removed, so one image can hold several. Light-on-dark codes are read from
 /// the inverted threshold image when nothing else was found (or always with `tryHarder`).
-/// At accuracy high, an image with no readable code is searched again at half resolution,
-/// which reads blurred and noisy codes with large modules, and then (up to a megapixel, or
-/// at any size with `tryHarder`) at twice the resolution, which reads blurred 2-5 pixel
-/// modules (only for a polarity whose first scan saw a finder, unless `tryHarder`); last, a
-/// low-contrast pass (every block with any contrast thresholded at its mean, over a 3 x
-/// 3-block window), at full resolution (every other row unless the first scan saw small
-/// modules) and half resolution.
+/// The first pass scans every other row, and every row again when it read nothing but saw a
+/// finder candidate of modules under 3 pixels. At accuracy high, an image with no readable
+/// code is searched again, cheapest pass per code read first (Docs/QRCode.md): a low-contrast
+/// pass at half resolution (every block with any contrast thresholded at its mean, over a 3 x
+/// 3-block window); then, for a polarity whose first scan confirmed a finder candidate on 3 or
+/// more lines, twice the resolution over the candidates' region (blurred 2-5 pixel modules;
+/// images up to a megapixel, or any size with `tryHarder`); last, when some scan confirmed a
+/// candidate on 3 or more lines, the low-contrast pass at full resolution (every other row
+/// unless the first scan saw small modules). With `tryHarder` every pass runs (and the usual
+/// binarization at half resolution too), whole, with no evidence asked.
 ///
 /// Only decoded codes are reported: a symbol damaged beyond its correction capacity gives no
 /// feature rather than a wrong message.
@@ -98,7 +101,7 @@ public struct QRCodeDetector: Detector {
         // under the binarizer's flat-block rule; at half resolution, every block with any
         // contrast thresholded at its own mean reads most of them (and blurred large modules),
         // at a quarter of the pixels.
-        var lowContrastEvidence = 0
+        var lowContrastEvidence = (dark: QRFinderEvidence(), light: QRFinderEvidence())
         if results.isEmpty && high && halvable && control?.isCancelled != true {
             results = searchLowContrast(half(), control: control, evidence: &lowContrastEvidence)
                 .map { $0.scaled(by: 2) }
@@ -125,12 +128,17 @@ public struct QRCodeDetector: Detector {
         if results.isEmpty && high && (luminance.width * luminance.height <= 1 << 20 || exhaustive),
             doubleDark || doubleLight, control?.isCancelled != true
         {
-            // Only the part of the image around that polarity's candidates (all of it when
-            // trying harder): the symbols this pass reads had their three finders among them.
+            // Only the part of the image around that polarity's candidates, from the first scan
+            // and the half-resolution low-contrast one (all of it when trying harder): the
+            // symbols this pass reads have their three finders among them.
             var region = (x0: 0, y0: 0, x1: luminance.width, y1: luminance.height)
             if !exhaustive {
-                let boxes = [doubleDark ? evidence.dark.region : nil, doubleLight ? evidence.light.region : nil]
-                    .compactMap { $0 }
+                func twice(_ e: QRFinderEvidence) -> (x0: Int, y0: Int, x1: Int, y1: Int)? {
+                    e.lines > 0 ? (2 * e.region.x0, 2 * e.region.y0, 2 * e.region.x1, 2 * e.region.y1) : nil
+                }
+                var boxes: [(x0: Int, y0: Int, x1: Int, y1: Int)] = []
+                if doubleDark { boxes += [evidence.dark.region] + [twice(lowContrastEvidence.dark)].compactMap { $0 } }
+                if doubleLight { boxes += [evidence.light.region] + [twice(lowContrastEvidence.light)].compactMap { $0 } }
                 region.x0 = Swift.max(boxes.map(\.x0).min() ?? 0, 0)
                 region.y0 = Swift.max(boxes.map(\.y0).min() ?? 0, 0)
                 region.x1 = Swift.min(boxes.map(\.x1).max() ?? 0, luminance.width)
@@ -153,7 +161,8 @@ public struct QRCodeDetector: Detector {
         // Still nothing: the low-contrast binarization at full resolution, for faint codes of
         // small modules; only when a scan so far (full resolution, or the low-contrast one at
         // half) confirmed a finder candidate on `retryEvidence` lines (unless trying harder).
-        let strongest = Swift.max(evidence.dark.lines, evidence.light.lines, lowContrastEvidence)
+        let strongest = Swift.max(
+            evidence.dark.lines, evidence.light.lines, lowContrastEvidence.dark.lines, lowContrastEvidence.light.lines)
         if results.isEmpty && high && (exhaustive || strongest >= QRCodeDetector.retryEvidence),
             control?.isCancelled != true
         {
@@ -161,8 +170,8 @@ public struct QRCodeDetector: Detector {
             // under 3 pixels (a finder's centre is then under 9 rows high, and noise breaks
             // the two hits it needs at every other row).
             let sparse = !exhaustive && Swift.min(evidence.dark.smallestModule, evidence.light.smallestModule) >= 3
-            var lines = 0
-            results = searchLowContrast(luminance, control: control, sparse: sparse, evidence: &lines)
+            var unused = (dark: QRFinderEvidence(), light: QRFinderEvidence())
+            results = searchLowContrast(luminance, control: control, sparse: sparse, evidence: &unused)
         }
         let minSide = options.minimumFeatureSize * Double(Swift.min(luminance.width, luminance.height))
         if minSide > 0 {
@@ -174,17 +183,18 @@ public struct QRCodeDetector: Detector {
 
     /// Codes from the low-contrast binarization (`QRBinarizer.lowContrastRange` and
     /// `lowContrastNeighbourhood`), dark-on-light then light-on-dark; `sparse` scans every
-    /// other row (see `_search(_:options:control:evidence:sparse:)`). `evidence` is set to
-    /// the most scan lines that confirmed one finder candidate of either polarity.
+    /// other row (see `_search(_:options:control:evidence:sparse:)`). `evidence` is set from
+    /// the finder candidates of each polarity.
     func searchLowContrast(
-        _ luminance: QRLuminance, control: RenderControl?, sparse: Bool = false, evidence lines: inout Int
+        _ luminance: QRLuminance, control: RenderControl?, sparse: Bool = false,
+        evidence found: inout (dark: QRFinderEvidence, light: QRFinderEvidence)
     ) -> [QRCodeFeature] {
         let binary = QRBinarizer.binarize(
             luminance, minimumRange: QRBinarizer.lowContrastRange,
             neighbourhood: QRBinarizer.lowContrastNeighbourhood)
         // A retry: both polarities are usually searched, so one scan finds both.
         let finders = QRCodeDetector._scanBoth(binary, options: options, sparse: sparse)
-        lines = Swift.max(finders.dark.map(\.count).max() ?? 0, finders.light.map(\.count).max() ?? 0)
+        found = (QRFinderEvidence(finders.dark), QRFinderEvidence(finders.light))
         var evidence = QRFinderEvidence()
         let results = QRCodeDetector._search(
             binary, options: options, control: control, evidence: &evidence, sparse: sparse, finders: finders.dark,
