@@ -131,6 +131,8 @@ extension QRCodeDetector {
 struct QRFinderEvidence {
     var lines = 0
     var smallestModule = Double.infinity
+    /// How many candidates have modules under 3 pixels.
+    var smallCount = 0
     /// The bounds of every candidate, each as a square of 8 of its modules plus 16 pixels
     /// each way from its centre (the finder, its separator and the quiet zone, with room for
     /// the threshold window): a symbol whose three finders were found lies inside;
@@ -142,6 +144,7 @@ struct QRFinderEvidence {
     init(_ finders: [QRFinderPattern]) {
         lines = finders.map(\.count).max() ?? 0
         smallestModule = finders.map(\.moduleSize).min() ?? .infinity
+        smallCount = finders.count { $0.moduleSize < 3 }
         var first = true
         for f in finders {
             let reach = 8 * f.moduleSize + 16

@@ -161,9 +161,12 @@ public struct QRCodeDetector: Detector {
         // Still nothing: the low-contrast binarization at full resolution, for faint codes of
         // small modules; only when a scan so far (full resolution, or the low-contrast one at
         // half) confirmed a finder candidate on `retryEvidence` lines (unless trying harder).
+        // Or when the first scan saw a candidate of modules under 3 pixels: a finder of
+        // 2-pixel modules gives two lines at most under noise.
         let strongest = Swift.max(
             evidence.dark.lines, evidence.light.lines, lowContrastEvidence.dark.lines, lowContrastEvidence.light.lines)
-        if results.isEmpty && high && (exhaustive || strongest >= QRCodeDetector.retryEvidence),
+        let smallModules = evidence.dark.smallCount > 0 || evidence.light.smallCount > 0
+        if results.isEmpty && high && (exhaustive || strongest >= QRCodeDetector.retryEvidence || smallModules),
             control?.isCancelled != true
         {
             // Every other row, unless the full-resolution scan saw a finder candidate of modules
@@ -242,9 +245,16 @@ public struct QRCodeDetector: Detector {
         let sparseFirst = !retry && !options.tryHarder && options.accuracy == .high
         func search(_ img: QRBinaryImage, _ given: [QRFinderPattern]?, _ evidence: inout QRFinderEvidence) -> [QRCodeFeature] {
             if sparseFirst {
+                // Candidates need two lines, but one line of a finder of small modules is
+                // enough to ask for every row.
+                let scan = QRCodeDetector._scanParameters(img, options: options, sparse: true)
+                let hits = QRFinderPatternFinder.find(
+                    in: img, rowStep: scan.rowStep, maximumCount: scan.maximumCount, quorum: 1)
                 let found = QRCodeDetector._search(
-                    img, options: options, control: control, evidence: &evidence, sparse: true)
-                if !found.isEmpty || evidence.smallestModule >= 3 || control?.isCancelled == true { return found }
+                    img, options: options, control: control, evidence: &evidence, finders: hits.filter { $0.count >= 2 })
+                if !found.isEmpty || control?.isCancelled == true || !hits.contains(where: { $0.moduleSize < 3 }) {
+                    return found
+                }
             }
             return QRCodeDetector._search(
                 img, options: options, control: control, evidence: &evidence, finders: given, retry: retry)
