@@ -27,8 +27,9 @@
 /// 3-block window); then, for a polarity whose first scan confirmed a finder candidate on 3 or
 /// more lines, twice the resolution over the candidates' region (blurred 2-5 pixel modules;
 /// images up to a megapixel, or any size with `tryHarder`); last, when some scan confirmed a
-/// candidate on 3 or more lines, the low-contrast pass at full resolution (every other row
-/// unless the first scan saw small modules). With `tryHarder` every pass runs (and the usual
+/// candidate on 3 or more lines (or the first saw two of modules under 3 pixels), the
+/// low-contrast pass at full resolution (every other row unless the first scan saw small
+/// modules). With `tryHarder` every pass runs (and the usual
 /// binarization at half resolution too), whole, with no evidence asked.
 ///
 /// Only decoded codes are reported: a symbol damaged beyond its correction capacity gives no
@@ -161,11 +162,11 @@ public struct QRCodeDetector: Detector {
         // Still nothing: the low-contrast binarization at full resolution, for faint codes of
         // small modules; only when a scan so far (full resolution, or the low-contrast one at
         // half) confirmed a finder candidate on `retryEvidence` lines (unless trying harder).
-        // Or when the first scan saw a candidate of modules under 3 pixels: a finder of
-        // 2-pixel modules gives two lines at most under noise.
+        // Or when the first scan saw two candidates of modules under 3 pixels in one polarity:
+        // a finder of 2-pixel modules gives two lines at most under noise.
         let strongest = Swift.max(
             evidence.dark.lines, evidence.light.lines, lowContrastEvidence.dark.lines, lowContrastEvidence.light.lines)
-        let smallModules = evidence.dark.smallCount > 0 || evidence.light.smallCount > 0
+        let smallModules = evidence.dark.smallCount >= 2 || evidence.light.smallCount >= 2
         if results.isEmpty && high && (exhaustive || strongest >= QRCodeDetector.retryEvidence || smallModules),
             control?.isCancelled != true
         {
