@@ -27,6 +27,10 @@ void pf_u8_matrix_rgba_run(const unsigned char *src, unsigned char *dst, long co
 void pf_u8_matrix_gray_run(const unsigned char *src, unsigned char *dst, long count, const int16_t *w, int32_t bias,
                            int shift);
 
+/* Straight RGBA8 to premultiplied: each color byte c becomes round(c * a / 255) (exact: x / 255
+ * is never a tie), computed as (x + 128 + ((x + 128) >> 8)) >> 8 with x = c * a; alpha kept. */
+void pf_u8_premultiply_rgba_run(const unsigned char *src, unsigned char *dst, long count);
+
 /* Bytes through a 256-entry table: dst[i] = table[src[i]]. */
 void pf_u8_table_run(const unsigned char *src, unsigned char *dst, long count, const unsigned char *table);
 

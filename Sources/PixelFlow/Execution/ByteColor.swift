@@ -20,8 +20,9 @@ import CSIMD
 struct ByteColor: CustomStringConvertible {
     /// What the render computes: four output channels or one (gray8 destination).
     enum Output { case rgba, gray }
-    /// What the form runs.
-    enum Kind { case matrix, grayscale }
+    /// What the form runs: a matrix, grayscale, or premultiplying straight rgba8 (exact:
+    /// `pf_u8_premultiply_rgba_run`, the rows are the identity).
+    enum Kind { case matrix, grayscale, premultiply }
 
     let kind: Kind
     let output: Output
@@ -81,6 +82,7 @@ struct ByteColor: CustomStringConvertible {
     }
 
     var description: String {
+        if kind == .premultiply { return "premultiply, exact" }
         let what = kind == .grayscale ? "grayscale (Rec. 709 luma)" : "color matrix"
         let into = output == .gray ? " into luma" : ""
         return "\(what)\(into), fixed-point weights (\(shift) fractional bits, error < \(format3(Float(errorBound))) unit)"
@@ -95,8 +97,10 @@ extension BytePlan {
     /// that shape but must stay in float, or nil when it has another shape.
     ///
     /// The shapes: a color matrix over an `rgba8` or `gray8` source, with crops above and below,
-    /// rendered into a buffer of the source's format or (from `rgba8`) into `gray8`; or an
-    /// `rgba8` source rendered into `gray8`. The conditions, beyond `make`'s (options):
+    /// rendered into a buffer of the source's format or (from `rgba8`) into `gray8`; an
+    /// `rgba8` source rendered into `gray8`; a straight `rgba8` source rendered into a
+    /// premultiplied `rgba8` buffer (premultiply, exact: the float path's `c/255 * a/255`
+    /// rounds to the same byte as `c * a / 255`, which is never within 1/510 of a tie). The conditions, beyond `make`'s (options):
     /// - no sRGB decoding or encoding (color management off, or linear-tagged buffers): in
     ///   linear light the map applies to decoded values, which the bytes are not (that case
     ///   stays in float; 16-bit linear tables are not built);
@@ -138,10 +142,14 @@ extension BytePlan {
         case let .source(s) where s.format == .rgba8 && buffer.format == .gray8:
             matrix = .identity
             source = s
+        case let .source(s)
+        where s.format == .rgba8 && buffer.format == .rgba8 && s.alphaMode == .straight && buffer.alphaMode == .premultiplied:
+            matrix = .identity
+            source = s
         default:
             return nil
         }
-        let kind: ByteColor.Kind = n.inputs.isEmpty ? .grayscale : .matrix
+        let kind: ByteColor.Kind = n.inputs.isEmpty ? (buffer.format == .gray8 ? .grayscale : .premultiply) : .matrix
         guard source.format == .rgba8 || source.format == .gray8,
             buffer.format == source.format || (source.format == .rgba8 && buffer.format == .gray8)
         else {
@@ -177,7 +185,7 @@ extension BytePlan {
             return .success(
                 BytePlan(form: .color(color), name: n.op.label, source: source, valid: nil, xSteps: [], ySteps: []))
         }
-        if source.format == .gray8 { return form(premultiplied: false, zeroes: false) }
+        if source.format == .gray8 || kind == .premultiply { return form(premultiplied: false, zeroes: false) }
         let premultipliedReadsNoAlpha = matrix.premultipliedForm != nil
         switch (source.alphaMode, buffer.format == .gray8 ? AlphaMode.premultiplied : buffer.alphaMode) {
         case (.straight, .straight) where buffer.format == .rgba8:
@@ -232,7 +240,9 @@ extension BytePlan {
                                     let s = (src.base + (rect.y + j) * src.bytesPerRow + rect.x * bpp)
                                         .assumingMemoryBound(to: UInt8.self)
                                     let d = (dst.base + j * dst.bytesPerRow).assumingMemoryBound(to: UInt8.self)
-                                    if let table = fixed.table {
+                                    if color.kind == .premultiply {
+                                        pf_u8_premultiply_rgba_run(s, d, rect.width)
+                                    } else if let table = fixed.table {
                                         pf_u8_table_run(s, d, rect.width, table)
                                     } else if color.output == .gray {
                                         pf_u8_matrix_gray_run(s, d, rect.width, fixed.weights, fixed.bias[0], Int32(color.shift))

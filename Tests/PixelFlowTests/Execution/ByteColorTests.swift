@@ -256,6 +256,37 @@ final class ByteColorTests: XCTestCase {
         XCTAssertTrue(why.contains("byte path: off: the render rect reaches outside"), why)
     }
 
+    /// Straight rgba8 rendered into a premultiplied rgba8 buffer: bit-identical to the float path.
+    func testPremultiplyIsExact() throws {
+        for w in 1...45 {
+            let h = 1 + w % 5
+            let src = bytes(w, h, alpha: .straight, seed: UInt64(w))
+            let dest = try PixelBuffer(width: w, height: h, format: .rgba8, alphaMode: .premultiplied)
+            XCTAssertTrue(try lastLine(Image(src), dest, options()).contains("(premultiply, exact)"))
+            let fast = try render(Image(src), like: dest, options())
+            let slow = try render(Image(src), like: dest, options(bytePath: false))
+            XCTAssertEqual(bytesOf(fast), bytesOf(slow), "\(w)x\(h)")
+        }
+        // Every (color, alpha) pair against the exact rounding of c * a / 255.
+        var all = [UInt8](repeating: 0, count: 256 * 256 * 4)
+        for c in 0..<256 {
+            for a in 0..<256 {
+                all.replaceSubrange(
+                    (c * 256 + a) * 4..<(c * 256 + a) * 4 + 4, with: [UInt8(c), UInt8(c), UInt8(255 - c), UInt8(a)])
+            }
+        }
+        var out = [UInt8](repeating: 0, count: all.count)
+        pf_u8_premultiply_rgba_run(all, &out, 256 * 256)
+        for i in 0..<(256 * 256) {
+            let a = Int(all[4 * i + 3])
+            for k in 0..<3 {
+                let expect = UInt8((Double(Int(all[4 * i + k]) * a) / 255).rounded())
+                if out[4 * i + k] != expect { XCTFail("c \(all[4 * i + k]) a \(a): \(out[4 * i + k]) != \(expect)"); return }
+            }
+            XCTAssertEqual(out[4 * i + 3], all[4 * i + 3])
+        }
+    }
+
     // MARK: Kernels against scalar references, independent of the engine
 
     func testKernelsAgainstScalarReference() {
