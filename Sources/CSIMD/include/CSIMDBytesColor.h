@@ -31,6 +31,10 @@ void pf_u8_matrix_gray_run(const unsigned char *src, unsigned char *dst, long co
  * is never a tie), computed as (x + 128 + ((x + 128) >> 8)) >> 8 with x = c * a; alpha kept. */
 void pf_u8_premultiply_rgba_run(const unsigned char *src, unsigned char *dst, long count);
 
+/* Premultiplied RGBA8 source-over: each byte is fg + round(bg * (255 - fg.a) / 255), saturated
+ * at 255 (exact: never a tie), computed as above with x = bg * (255 - fg.a). */
+void pf_u8_source_over_rgba_run(const unsigned char *fg, const unsigned char *bg, unsigned char *dst, long count);
+
 /* Bytes through a 256-entry table: dst[i] = table[src[i]]. */
 void pf_u8_table_run(const unsigned char *src, unsigned char *dst, long count, const unsigned char *table);
 

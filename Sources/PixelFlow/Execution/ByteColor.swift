@@ -22,7 +22,9 @@ struct ByteColor: CustomStringConvertible {
     enum Output { case rgba, gray }
     /// What the form runs: a matrix, grayscale, or premultiplying straight rgba8 (exact:
     /// `pf_u8_premultiply_rgba_run`, the rows are the identity).
-    enum Kind { case matrix, grayscale, premultiply }
+    /// Or source-over of two premultiplied rgba8 sources (exact:
+    /// `pf_u8_source_over_rgba_run`; the plan's source is the foreground, `background` the other).
+    enum Kind { case matrix, grayscale, premultiply, sourceOver }
 
     let kind: Kind
     let output: Output
@@ -38,6 +40,8 @@ struct ByteColor: CustomStringConvertible {
     /// The weights and biases for the kernels (bias with the rounding term).
     let weights: [Int16]
     let fixedBias: [Int32]
+    /// For source-over, the background source.
+    var background: PixelBuffer?
 
     /// The quantized form of `rows` and `bias`, or nil when no shift from 14 (15 for gray
     /// outputs) down to 8 holds the weights in 16 bits and the biases in 24 bits.
@@ -83,6 +87,7 @@ struct ByteColor: CustomStringConvertible {
 
     var description: String {
         if kind == .premultiply { return "premultiply, exact" }
+        if kind == .sourceOver { return "source-over, exact" }
         let what = kind == .grayscale ? "grayscale (Rec. 709 luma)" : "color matrix"
         let into = output == .gray ? " into luma" : ""
         return "\(what)\(into), fixed-point weights (\(shift) fractional bits, error < \(format3(Float(errorBound))) unit)"
@@ -132,9 +137,25 @@ extension BytePlan {
             return n
         }
         let n = belowCrops(root)
-        let matrix: ColorMatrix
+        var matrix = ColorMatrix.identity
         let source: PixelBuffer
+        var background: PixelBuffer?
         switch n.op {
+        case let .blend(k) where k.builtin == .sourceOver:
+            guard case let .source(f) = belowCrops(n.inputs[0]).op, case let .source(b) = belowCrops(n.inputs[1]).op,
+                f.format == .rgba8, b.format == .rgba8, buffer.format == .rgba8
+            else { return nil }
+            guard f.alphaMode == .premultiplied, b.alphaMode == .premultiplied, buffer.alphaMode == .premultiplied else {
+                return .failure(Refusal("source-over on bytes needs premultiplied sources and destination"))
+            }
+            guard options.colorManagement == .none || [f, b, buffer].allSatisfy({ $0.colorEncoding != .sRGB }) else {
+                return .failure(Refusal("source-over in linear light blends decoded values, not the sRGB-encoded bytes"))
+            }
+            guard f.width == b.width, f.height == b.height, IntRect(x: 0, y: 0, width: f.width, height: f.height).contains(rect),
+                valid.map({ $0.contains(rect) }) ?? true
+            else { return .failure(Refusal("the render rect reaches outside one of the blended sources or their crops")) }
+            source = f
+            background = b
         case let .colorMatrix(m):
             guard case let .source(s) = belowCrops(n.inputs[0]).op else { return nil }
             matrix = m
@@ -149,7 +170,8 @@ extension BytePlan {
         default:
             return nil
         }
-        let kind: ByteColor.Kind = n.inputs.isEmpty ? (buffer.format == .gray8 ? .grayscale : .premultiply) : .matrix
+        let kind: ByteColor.Kind =
+            background != nil ? .sourceOver : n.inputs.isEmpty ? (buffer.format == .gray8 ? .grayscale : .premultiply) : .matrix
         guard source.format == .rgba8 || source.format == .gray8,
             buffer.format == source.format || (source.format == .rgba8 && buffer.format == .gray8)
         else {
@@ -177,15 +199,18 @@ extension BytePlan {
                 bias = [(0..<3).reduce(0.0) { $0 + bias[$1] * ByteColor.luma[$1] }]
             }
             guard
-                let color = ByteColor(kind: kind, output: output, rows: rows, bias: bias, zeroesTransparent: zeroes),
+                var color = ByteColor(kind: kind, output: output, rows: rows, bias: bias, zeroesTransparent: zeroes),
                 color.errorBound < 0.5
             else {
                 return .failure(Refusal("the color matrix's coefficients are too large for 16-bit fixed-point weights"))
             }
+            color.background = background
             return .success(
                 BytePlan(form: .color(color), name: n.op.label, source: source, valid: nil, xSteps: [], ySteps: []))
         }
-        if source.format == .gray8 || kind == .premultiply { return form(premultiplied: false, zeroes: false) }
+        if source.format == .gray8 || kind == .premultiply || kind == .sourceOver {
+            return form(premultiplied: false, zeroes: false)
+        }
         let premultipliedReadsNoAlpha = matrix.premultipliedForm != nil
         switch (source.alphaMode, buffer.format == .gray8 ? AlphaMode.premultiplied : buffer.alphaMode) {
         case (.straight, .straight) where buffer.format == .rgba8:
@@ -223,36 +248,46 @@ extension BytePlan {
         let bands = (rect.height + band - 1) / band
         control?.setTotal(bands)
         let table = source.format == .gray8 ? color.grayTable : []
-        source.withUnsafeBytes { srcRaw in
-            let src = SharedSourceBytes(
-                base: srcRaw.baseAddress!, bytesPerRow: source.bytesPerRow, width: source.width, height: source.height)
-            let dstBytesPerRow = buffer.bytesPerRow
-            let bpp = source.format.bytesPerPixel
-            buffer.withUnsafeMutableBytes { raw in
-                let dst = SharedPixels(base: raw.baseAddress!, bytesPerRow: dstBytesPerRow)
-                color.weights.withUnsafeBufferPointer { w in
-                    color.fixedBias.withUnsafeBufferPointer { b in
-                        table.withUnsafeBufferPointer { t in
-                            let fixed = ByteColorPointers(
-                                weights: w.baseAddress!, bias: b.baseAddress!, table: table.isEmpty ? nil : t.baseAddress)
-                            Scheduler.run(count: bands, threads: options.threadCount) { i, _ in
-                                for j in i * band..<Swift.min(rect.height, (i + 1) * band) {
-                                    let s = (src.base + (rect.y + j) * src.bytesPerRow + rect.x * bpp)
-                                        .assumingMemoryBound(to: UInt8.self)
-                                    let d = (dst.base + j * dst.bytesPerRow).assumingMemoryBound(to: UInt8.self)
-                                    if color.kind == .premultiply {
-                                        pf_u8_premultiply_rgba_run(s, d, rect.width)
-                                    } else if let table = fixed.table {
-                                        pf_u8_table_run(s, d, rect.width, table)
-                                    } else if color.output == .gray {
-                                        pf_u8_matrix_gray_run(s, d, rect.width, fixed.weights, fixed.bias[0], Int32(color.shift))
-                                    } else {
-                                        pf_u8_matrix_rgba_run(
-                                            s, d, rect.width, fixed.weights, fixed.bias, Int32(color.shift),
-                                            color.zeroesTransparent ? 1 : 0)
+        let other = color.background ?? source
+        other.withUnsafeBytes { otherRaw in
+            source.withUnsafeBytes { srcRaw in
+                let bg = SharedSourceBytes(
+                    base: otherRaw.baseAddress!, bytesPerRow: other.bytesPerRow, width: other.width, height: other.height)
+                let src = SharedSourceBytes(
+                    base: srcRaw.baseAddress!, bytesPerRow: source.bytesPerRow, width: source.width, height: source.height)
+                let dstBytesPerRow = buffer.bytesPerRow
+                let bpp = source.format.bytesPerPixel
+                buffer.withUnsafeMutableBytes { raw in
+                    let dst = SharedPixels(base: raw.baseAddress!, bytesPerRow: dstBytesPerRow)
+                    color.weights.withUnsafeBufferPointer { w in
+                        color.fixedBias.withUnsafeBufferPointer { b in
+                            table.withUnsafeBufferPointer { t in
+                                let fixed = ByteColorPointers(
+                                    weights: w.baseAddress!, bias: b.baseAddress!, table: table.isEmpty ? nil : t.baseAddress)
+                                Scheduler.run(count: bands, threads: options.threadCount) { i, _ in
+                                    for j in i * band..<Swift.min(rect.height, (i + 1) * band) {
+                                        let s = (src.base + (rect.y + j) * src.bytesPerRow + rect.x * bpp)
+                                            .assumingMemoryBound(to: UInt8.self)
+                                        let d = (dst.base + j * dst.bytesPerRow).assumingMemoryBound(to: UInt8.self)
+                                        if color.kind == .sourceOver {
+                                            let b = (bg.base + (rect.y + j) * bg.bytesPerRow + rect.x * bpp)
+                                                .assumingMemoryBound(to: UInt8.self)
+                                            pf_u8_source_over_rgba_run(s, b, d, rect.width)
+                                        } else if color.kind == .premultiply {
+                                            pf_u8_premultiply_rgba_run(s, d, rect.width)
+                                        } else if let table = fixed.table {
+                                            pf_u8_table_run(s, d, rect.width, table)
+                                        } else if color.output == .gray {
+                                            pf_u8_matrix_gray_run(
+                                                s, d, rect.width, fixed.weights, fixed.bias[0], Int32(color.shift))
+                                        } else {
+                                            pf_u8_matrix_rgba_run(
+                                                s, d, rect.width, fixed.weights, fixed.bias, Int32(color.shift),
+                                                color.zeroesTransparent ? 1 : 0)
+                                        }
                                     }
+                                    control?.advance(1)
                                 }
-                                control?.advance(1)
                             }
                         }
                     }

@@ -287,6 +287,43 @@ final class ByteColorTests: XCTestCase {
         }
     }
 
+    /// Source-over of two premultiplied rgba8 sources into premultiplied rgba8: bit-identical to
+    /// the float path; refused for straight alpha.
+    func testSourceOverIsExact() throws {
+        for w in 1...45 {
+            let h = 1 + w % 4
+            let fg = bytes(w, h, alpha: .premultiplied, seed: UInt64(100 + w))
+            let bg = bytes(w, h, alpha: .premultiplied, opaque: w % 3 == 0, seed: UInt64(200 + w))
+            let image = Image(fg).composited(over: Image(bg))
+            let dest = try PixelBuffer(width: w, height: h, format: .rgba8, alphaMode: .premultiplied)
+            XCTAssertTrue(try lastLine(image, dest, options()).contains("(source-over, exact)"))
+            let fast = try render(image, like: dest, options())
+            let slow = try render(image, like: dest, options(bytePath: false))
+            XCTAssertEqual(bytesOf(fast), bytesOf(slow), "\(w)x\(h)")
+        }
+        let straight = bytes(9, 2, alpha: .straight, seed: 4)
+        let dest = try PixelBuffer(width: 9, height: 2, format: .rgba8, alphaMode: .premultiplied)
+        XCTAssertTrue(
+            try lastLine(Image(straight).composited(over: Image(straight)), dest, options()).hasPrefix(
+                "byte path: off: source-over on bytes needs premultiplied"))
+        // Every (foreground alpha, background byte) pair against the exact formula.
+        var fgAll = [UInt8](repeating: 0, count: 256 * 256 * 4), bgAll = fgAll
+        for a in 0..<256 {
+            for b in 0..<256 {
+                let i = (a * 256 + b) * 4
+                fgAll.replaceSubrange(i..<i + 4, with: [UInt8(a / 2), UInt8(a), 0, UInt8(a)])
+                bgAll.replaceSubrange(i..<i + 4, with: [UInt8(b), UInt8(255 - b), UInt8(b), 255])
+            }
+        }
+        var out = [UInt8](repeating: 0, count: fgAll.count)
+        pf_u8_source_over_rgba_run(fgAll, bgAll, &out, 256 * 256)
+        for i in 0..<(256 * 256 * 4) {
+            let a = Int(fgAll[i / 4 * 4 + 3])
+            let expect = UInt8(Swift.min(255, Int(fgAll[i]) + Int((Double(Int(bgAll[i]) * (255 - a)) / 255).rounded())))
+            if out[i] != expect { XCTFail("byte \(i): \(out[i]) != \(expect)"); return }
+        }
+    }
+
     // MARK: Kernels against scalar references, independent of the engine
 
     func testKernelsAgainstScalarReference() {
