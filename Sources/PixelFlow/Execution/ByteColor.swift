@@ -105,7 +105,10 @@ extension BytePlan {
     /// rendered into a buffer of the source's format or (from `rgba8`) into `gray8`; an
     /// `rgba8` source rendered into `gray8`; a straight `rgba8` source rendered into a
     /// premultiplied `rgba8` buffer (premultiply, exact: the float path's `c/255 * a/255`
-    /// rounds to the same byte as `c * a / 255`, which is never within 1/510 of a tie). The conditions, beyond `make`'s (options):
+    /// rounds to the same byte as `c * a / 255`, which is never within 1/510 of a tie); and
+    /// source-over of two premultiplied `rgba8` sources of one size into premultiplied `rgba8`
+    /// (exact by the same argument). The conditions of the matrix forms, beyond `make`'s
+    /// (options):
     /// - no sRGB decoding or encoding (color management off, or linear-tagged buffers): in
     ///   linear light the map applies to decoded values, which the bytes are not (that case
     ///   stays in float; 16-bit linear tables are not built);
