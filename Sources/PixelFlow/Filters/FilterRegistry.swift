@@ -41,7 +41,8 @@ extension FilterDescriptor {
     static var builtIn: [FilterDescriptor] {
         colorAdjustmentFilters + compositeFilters + generatorFilters + geometryFilters + blurFilters + stylizeFilters
             + blendModeFilters + reductionFilters + qrCodeFilters + code128Filters + pdf417Filters
-            + colorCurveFilters + colorBalanceFilters + colorSpaceFilters + colorCubeFilters + colorEffectFilters
+            + colorCurveFilters + colorBalanceFilters + colorSpaceFilters + colorCubeFilters + colorSpaceLookupFilters
+            + colorEffectFilters
             + photoEffectFilters
             + shapeGeneratorFilters + lightGeneratorFilters + gradientFilters + transitionFilters
             + perspectiveFilters + distortionFilters + tileFilters + halftoneFilters + scaleFilters
