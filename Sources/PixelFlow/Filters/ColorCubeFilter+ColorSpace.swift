@@ -140,7 +140,7 @@ extension FilterDescriptor {
             FilterInput(
                 key: "inputCubeData",
                 summary:
-                    "dimension^3 RGBA entries, little-endian Float32, premultiplied; red varies fastest, then green, then blue.",
+                    "dimension^3 RGBA entries, little-endian Float32, premultiplied; red varies fastest, then green, then blue. The default 2x2x2 identity stands for the identity at any dimension.",
                 attributeType: nil, valueClass: .data, defaultValue: .data(identityCubeBytes)),
             .boolean(
                 "inputExtrapolate", default: false,
@@ -149,7 +149,7 @@ extension FilterDescriptor {
         ]
     ) { a in
         let d = Int(try a.number("inputCubeDimension"))
-        let cube = try ColorCubeTable(dimension: d, bytes: try a.data("inputCubeData")) { a.fail("inputCubeData", $0) }
+        let cube = try ColorCubeTable(dimension: d, cubeBytes: try a.data("inputCubeData")) { a.fail("inputCubeData", $0) }
         let extrapolate = try a.number("inputExtrapolate") != 0
         let conversion = try _colorSpaceConversion(a)
         return _inSpace(try a.image(), name: "colorCube in space", conversion) { p, n in
@@ -170,7 +170,8 @@ extension FilterDescriptor {
                 summary: "Entries along each axis of both cubes."),
             FilterInput(
                 key: "inputCube0Data",
-                summary: "The cube used where the mask is 0: dimension^3 RGBA little-endian Float32 entries, red fastest.",
+                summary:
+                    "The cube used where the mask is 0: dimension^3 RGBA little-endian Float32 entries, red fastest; the default 2x2x2 identity stands for the identity at any dimension.",
                 attributeType: nil, valueClass: .data, defaultValue: .data(identityCubeBytes)),
             FilterInput(
                 key: "inputCube1Data",
@@ -183,8 +184,8 @@ extension FilterDescriptor {
         ]
     ) { a in
         let d = Int(try a.number("inputCubeDimension"))
-        let cube0 = try ColorCubeTable(dimension: d, bytes: try a.data("inputCube0Data")) { a.fail("inputCube0Data", $0) }
-        let cube1 = try ColorCubeTable(dimension: d, bytes: try a.data("inputCube1Data")) { a.fail("inputCube1Data", $0) }
+        let cube0 = try ColorCubeTable(dimension: d, cubeBytes: try a.data("inputCube0Data")) { a.fail("inputCube0Data", $0) }
+        let cube1 = try ColorCubeTable(dimension: d, cubeBytes: try a.data("inputCube1Data")) { a.fail("inputCube1Data", $0) }
         let extrapolate = try a.number("inputExtrapolate") != 0
         let conversion = try _colorSpaceConversion(a)
         let image = try a.image(), mask = try a.image("inputMaskImage")
@@ -226,6 +227,18 @@ extension FilterDescriptor {
         let lower = Float(domain[0]), upper = Float(domain[1])
         return _inSpace(try a.image(), name: "colorCurves in space", conversion) { p, n in
             colorCurvesRow(p, count: n, curves: curves, lower: lower, upper: upper)
+        }
+    }
+}
+
+extension ColorCubeTable {
+    /// The cube of a filter's data input: the default (the 2x2x2 identity's bytes) stands for
+    /// the identity at any dimension, as in `CIColorCube`; other bytes must match `dimension`.
+    init(dimension d: Int, cubeBytes bytes: [UInt8], fail: (String) -> PixelFlowError) throws {
+        if bytes == FilterDescriptor.identityCubeBytes {
+            self = .identity(dimension: 2)
+        } else {
+            try self.init(dimension: d, bytes: bytes, fail: fail)
         }
     }
 }
