@@ -44,6 +44,13 @@ public struct Canvas: Sendable {
     public internal(set) var buffer: PixelBuffer
     /// Maps drawing coordinates to buffer pixel coordinates; identity by default.
     public var transform: AffineTransform = .identity
+    /// The global alpha, 0...1, multiplying everything drawn (`CGContext.setAlpha`); 1 by
+    /// default. Values outside are clamped; NaN draws nothing.
+    public var alpha: Double = 1
+    /// How drawn pixels combine with those already there; `.normal` (source-over) by default.
+    public var blendMode: BlendMode = .normal
+    /// The states `saveState()` pushed.
+    var _savedStates: [GraphicsState] = []
 
     /// A canvas that draws into `buffer` (any format; gray formats store the luma).
     public init(buffer: PixelBuffer) {
