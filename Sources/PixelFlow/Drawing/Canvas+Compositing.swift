@@ -68,7 +68,7 @@ extension Canvas {
         let width = raster.width
         buffer.withUnsafeMutableBytes { bytes in
             let base = bytes.baseAddress!
-            raster.forEachRow(rule: rule) { y, x0, cov in
+            func run(_ y: Int, _ x0: Int, _ cov: UnsafeBufferPointer<Double>) {
                 var i = 0
                 let n = cov.count
                 while i < n {
@@ -94,6 +94,13 @@ extension Canvas {
                     me._fromWorking(tmp, count)
                     storeRowRGBA(tmp, count: count, format: fmt, into: p, encodeSRGB: codes, scratch: tmp + 2 * width)
                     i = j
+                }
+            }
+            raster.forEachRow(rule: rule) { y, x0, cov in
+                if me._clip == nil {
+                    run(y, x0, cov)
+                } else {
+                    me._clipped(y: y, x0: x0, cov).withUnsafeBufferPointer { run(y, x0, $0) }
                 }
             }
         }

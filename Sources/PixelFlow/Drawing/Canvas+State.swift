@@ -47,12 +47,13 @@ extension Canvas {
         var transform: AffineTransform
         var alpha: Double
         var blendMode: BlendMode
+        var clip: [Float]?
     }
 
-    /// Pushes the graphics state (transform, alpha, blend mode) on a stack, as
+    /// Pushes the graphics state (transform, alpha, blend mode, clip) on a stack, as
     /// `CGContext.saveGState()`.
     public mutating func saveState() {
-        _savedStates.append(GraphicsState(transform: transform, alpha: alpha, blendMode: blendMode))
+        _savedStates.append(GraphicsState(transform: transform, alpha: alpha, blendMode: blendMode, clip: _clip))
     }
 
     /// Pops the state saved last and makes it current, as `CGContext.restoreGState()`; does
@@ -62,6 +63,41 @@ extension Canvas {
         transform = s.transform
         alpha = s.alpha
         blendMode = s.blendMode
+        _clip = s.clip
+    }
+
+    /// Narrows the clip to `rect` (in drawing coordinates, through `transform`): drawing
+    /// afterwards only reaches the area inside both, anti-aliased at the edges, as
+    /// `CGContext.clip(to:)`. Only `restoreState()` widens it again.
+    public mutating func clip(to rect: Rect) {
+        var path = Path()
+        if _valid(rect, allowEmpty: true) { path.addRect(rect) }
+        clip(to: path)
+    }
+
+    /// Narrows the clip to the inside of `path` under `rule` (through `transform`), as
+    /// `CGContext.clip(using:)`. An empty path clips everything away.
+    public mutating func clip(to path: Path, rule: FillRule = .nonZero) {
+        let w = buffer.width, h = buffer.height
+        var mask = [Float](repeating: 0, count: w * h)
+        let contours = path.flattened(tolerance: tolerance).map { mapped($0.points) }.filter { $0.count >= 3 }
+        if !contours.isEmpty, let raster = _ScanlineRasterizer(bounding: contours, clipWidth: w, clipHeight: h) {
+            raster.forEachRow(rule: rule) { y, x0, cov in
+                for (i, c) in cov.enumerated() { mask[y * w + x0 + i] = Float(c) }
+            }
+        }
+        if let old = _clip {
+            for i in 0..<mask.count { mask[i] *= old[i] }
+        }
+        _clip = mask
+    }
+
+    /// The coverages of a rasterized row run under the clip: `cov` (from column `x0` of row
+    /// `y`) times the clip mask, or `cov` itself without a clip.
+    func _clipped(y: Int, x0: Int, _ cov: UnsafeBufferPointer<Double>) -> [Double] {
+        guard let clip = _clip else { return Array(cov) }
+        let base = y * buffer.width + x0
+        return cov.enumerated().map { $0.element * Double(clip[base + $0.offset]) }
     }
 
     /// The number of states saved and not yet restored.
@@ -182,7 +218,8 @@ extension Canvas {
         // in linear premultiplied floats.
         let placed = try image.clampedToExtent().transformed(by: place, sampling: interpolation)
         var rows: [(y: Int, x0: Int, coverage: [Double])] = []
-        raster.forEachRow(rule: .nonZero) { y, x0, cov in rows.append((y, x0, Array(cov))) }
+        let me0 = self
+        raster.forEachRow(rule: .nonZero) { y, x0, cov in rows.append((y, x0, me0._clipped(y: y, x0: x0, cov))) }
         guard let first = rows.first else { return }
         let minX = rows.map(\.x0).min()!, maxX = rows.map { $0.x0 + $0.coverage.count }.max()!
         let region = IntRect(x: minX, y: first.y, width: maxX - minX, height: rows.last!.y - first.y + 1)
