@@ -25,4 +25,14 @@ extension Canvas {
         }
         _fill(contours.map(mapped), rule: .nonZero, color: color)
     }
+
+    /// Fills `path` with `fillColor` under `rule`, as `CGContext.fillPath(using:)`.
+    public mutating func fill(_ path: Path, rule: FillRule = .nonZero) {
+        fill(path, rule: rule, color: fillColor)
+    }
+
+    /// Strokes `path` with `strokeColor` and `lineStyle`, as `CGContext.strokePath()`.
+    public mutating func stroke(_ path: Path) {
+        stroke(path, style: lineStyle, color: strokeColor)
+    }
 }

@@ -48,12 +48,18 @@ extension Canvas {
         var alpha: Double
         var blendMode: BlendMode
         var clip: [Float]?
+        var fillColor: Color
+        var strokeColor: Color
+        var lineStyle: StrokeStyle
     }
 
-    /// Pushes the graphics state (transform, alpha, blend mode, clip) on a stack, as
-    /// `CGContext.saveGState()`.
+    /// Pushes the graphics state (transform, alpha, blend mode, clip, fill and stroke colors,
+    /// line style) on a stack, as `CGContext.saveGState()`.
     public mutating func saveState() {
-        _savedStates.append(GraphicsState(transform: transform, alpha: alpha, blendMode: blendMode, clip: _clip))
+        _savedStates.append(
+            GraphicsState(
+                transform: transform, alpha: alpha, blendMode: blendMode, clip: _clip, fillColor: fillColor,
+                strokeColor: strokeColor, lineStyle: lineStyle))
     }
 
     /// Pops the state saved last and makes it current, as `CGContext.restoreGState()`; does
@@ -64,6 +70,9 @@ extension Canvas {
         alpha = s.alpha
         blendMode = s.blendMode
         _clip = s.clip
+        fillColor = s.fillColor
+        strokeColor = s.strokeColor
+        lineStyle = s.lineStyle
     }
 
     /// Narrows the clip to `rect` (in drawing coordinates, through `transform`): drawing

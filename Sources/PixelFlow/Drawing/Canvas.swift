@@ -53,6 +53,13 @@ public struct Canvas: Sendable {
     public var alpha: Double = 1
     /// How drawn pixels combine with those already there; `.normal` (source-over) by default.
     public var blendMode: BlendMode = .normal
+    /// The color `fill(_:rule:)` uses (`CGContext.setFillColor`); opaque black by default.
+    public var fillColor: Color = Color(red: 0, green: 0, blue: 0)
+    /// The color `stroke(_:)` uses (`CGContext.setStrokeColor`); opaque black by default.
+    public var strokeColor: Color = Color(red: 0, green: 0, blue: 0)
+    /// The line settings `stroke(_:)` uses (`setLineWidth`, `setLineCap`, `setLineJoin`,
+    /// `setMiterLimit`, `setLineDash`); Core Graphics' defaults.
+    public var lineStyle = StrokeStyle()
     /// The states `saveState()` pushed.
     var _savedStates: [GraphicsState] = []
     /// The clip as a coverage per buffer pixel (row-major), nil when nothing is clipped.

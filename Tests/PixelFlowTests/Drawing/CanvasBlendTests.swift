@@ -117,9 +117,35 @@ final class CanvasBlendTests: XCTestCase {
         XCTAssertEqual(c.transform, AffineTransform(translationX: 2, y: 1))
         XCTAssertEqual(c.alpha, 0.25)
         XCTAssertEqual(c.blendMode, .multiply)
+        // Colors and line style are state too.
+        c.fillColor = .red
+        c.lineStyle.width = 3
+        c.saveState()
+        c.fillColor = .blue
+        c.strokeColor = .green
+        c.lineStyle = StrokeStyle(width: 7, cap: .round, dash: [1, 2])
+        c.restoreState()
+        XCTAssertEqual(c.fillColor, .red)
+        XCTAssertEqual(c.strokeColor, Color(red: 0, green: 0, blue: 0))
+        XCTAssertEqual(c.lineStyle, StrokeStyle(width: 3))
         c.restoreState()  // unbalanced: ignored, as in Core Graphics
         XCTAssertEqual(c.savedStateCount, 0)
         XCTAssertEqual(c.alpha, 0.25)
+        // fill(_:) and stroke(_:) take the state's colors and line style.
+        var d = try Canvas(width: 20, height: 10)
+        var box = Path()
+        box.addRect(Rect(x: 2, y: 2, width: 6, height: 6))
+        d.fillColor = Color(red: 1, green: 1, blue: 1, alpha: 0.5)
+        d.fill(box)
+        XCTAssertEqual(d.buffer[4, 4].w, 0.5, accuracy: 1e-6)
+        var line = Path()
+        line.move(to: Point(x: 10, y: 5))
+        line.addLine(to: Point(x: 20, y: 5))
+        d.strokeColor = .white
+        d.lineStyle = StrokeStyle(width: 2)
+        d.stroke(line)
+        XCTAssertEqual(d.buffer[15, 4].w, 1, accuracy: 1e-6)
+        XCTAssertEqual(d.buffer[15, 2].w, 0)
     }
 
     func testDrawImageIntoARect() throws {
