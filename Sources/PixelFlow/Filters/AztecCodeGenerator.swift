@@ -66,17 +66,7 @@ extension Image {
 
     /// The image of a laid-out Aztec symbol: one opaque pixel per module.
     static func aztecCode(_ symbol: AztecEncoder.Symbol) throws -> Image {
-        let n = symbol.size
-        var buffer = try PixelBuffer(width: n, height: n, format: .rgba8)
-        let white: UInt32 = 0xFFFF_FFFF
-        let black = UInt32(littleEndian: 0xFF00_0000)
-        symbol.modules.withUnsafeBufferPointer { modules in
-            buffer.withUnsafeMutableRows { y, row in
-                let pixels = row.assumingMemoryBound(to: UInt32.self)
-                for x in 0..<n { pixels[x] = modules[y * n + x] ? black : white }
-            }
-        }
-        return Image(buffer)
+        try Image._barcode(modules: symbol.modules, columns: symbol.size, rows: symbol.size)
     }
 }
 

@@ -245,17 +245,7 @@ extension ColorCubeTable {
 
 extension ColorCurvesTable {
     /// The bytes of the curves as Core Image takes them: RGB Float32 triples, little-endian.
-    var bytes: [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(entries.count * 12)
-        for v in entries {
-            for c in 0..<3 {
-                let u = v[c].bitPattern.littleEndian
-                for k in 0..<4 { out.append(UInt8(truncatingIfNeeded: u >> (8 * UInt32(k)))) }
-            }
-        }
-        return out
-    }
+    var bytes: [UInt8] { _Float32LE.bytes(entries.flatMap { [$0.x, $0.y, $0.z] }) }
 
     /// At most this many entries (a 16-bit table has 65536).
     static let maximumCount = 1 << 16
@@ -270,13 +260,13 @@ extension ColorCurvesTable {
         let count = bytes.count / 12
         guard count <= Self.maximumCount else { throw fail("has \(count) entries; at most \(Self.maximumCount)") }
         var e = [SIMD3<Float>](repeating: .zero, count: count)
-        for i in 0..<count {
-            for c in 0..<3 {
-                let o = (i * 3 + c) * 4
-                let u = UInt32(bytes[o]) | UInt32(bytes[o + 1]) << 8 | UInt32(bytes[o + 2]) << 16 | UInt32(bytes[o + 3]) << 24
-                let v = Float(bitPattern: u)
-                guard v.isFinite else { throw fail("entry \(i) is not finite") }
-                e[i][c] = v
+        try bytes.withUnsafeBufferPointer { raw in
+            for i in 0..<count {
+                for c in 0..<3 {
+                    let v = _Float32LE.value(raw, at: (i * 3 + c) * 4)
+                    guard v.isFinite else { throw fail("entry \(i) is not finite") }
+                    e[i][c] = v
+                }
             }
         }
         self.init(entries: e)

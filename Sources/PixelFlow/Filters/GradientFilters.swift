@@ -104,15 +104,7 @@ extension FilterDescriptor {
         name: "CIDistanceGradientFromRedMask", displayName: "Distance Gradient From Red Mask",
         summary:
             "An infinite image whose gray is 0 where the mask's red exceeds 0.5 and the distance to the nearest such pixel over maximumDistance elsewhere (at most 1); exact Euclidean distance transform.",
-        categories: [.gradient],
-        inputs: [
-            .image(
-                summary:
-                    "The mask: a pixel belongs to it where its red channel (working space) exceeds 0.5; needs a finite extent."),
-            .number(
-                "inputMaximumDistance", .distance, default: 10, min: 0, max: 1000,
-                summary: "The distance in pixels that maps to 1."),
-        ]
+        categories: [.gradient], inputs: _distanceInputs("The distance in pixels that maps to 1.")
     ) { a in
         try _distanceGradient(a, signed: false)
     }
@@ -122,16 +114,19 @@ extension FilterDescriptor {
         summary:
             "An infinite image whose gray is the distance to the mask's edge over maximumDistance, clamped to 1: positive outside the mask (distance to the nearest mask pixel), negative inside it (distance to the nearest pixel outside); exact Euclidean distance transforms.",
         categories: [.gradient],
-        inputs: [
+        inputs: _distanceInputs("The distance in pixels that maps to 1 (and to -1 inside the mask).")
+    ) { a in
+        try _distanceGradient(a, signed: true)
+    }
+
+    /// The inputs of the two distance gradients: the mask and the maximum distance.
+    static func _distanceInputs(_ maximumSummary: String) -> [FilterInput] {
+        [
             .image(
                 summary:
                     "The mask: a pixel belongs to it where its red channel (working space) exceeds 0.5; needs a finite extent."),
-            .number(
-                "inputMaximumDistance", .distance, default: 10, min: 0, max: 1000,
-                summary: "The distance in pixels that maps to 1 (and to -1 inside the mask)."),
+            .number("inputMaximumDistance", .distance, default: 10, min: 0, max: 1000, summary: maximumSummary),
         ]
-    ) { a in
-        try _distanceGradient(a, signed: true)
     }
 
     /// The two distance gradients: one stage over the mask's extent grown by the maximum
