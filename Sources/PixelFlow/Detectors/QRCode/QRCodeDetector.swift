@@ -97,8 +97,8 @@ public struct QRCodeDetector: Detector {
             return plane
         }
         let halvable = Swift.min(luminance.width, luminance.height) >= 2 * 29
-        // The retries, cheapest per code read first (see Docs/QRCode.md, "Retries ordered by
-        // cost"). Nothing at full resolution: low-contrast codes (15-40 gray levels) fall
+        // The retries, cheapest per code read first (see Docs/QRCode.md, "Retries by cost per
+        // code"). Nothing at full resolution: low-contrast codes (15-40 gray levels) fall
         // under the binarizer's flat-block rule; at half resolution, every block with any
         // contrast thresholded at its own mean reads most of them (and blurred large modules),
         // at a quarter of the pixels.
