@@ -46,7 +46,6 @@ final class LayerTests: XCTestCase {
         "Kernels/BlendKernels.swift -> BlendKernel",
         "Kernels/BoxKernels.swift -> Scheduler",
         "Kernels/BoxKernels.swift -> StencilKernel",
-        "Kernels/ColorKernels.swift -> ColorMatrix",
         "Kernels/PointProgram.swift -> Op",
         "Kernels/ResampleKernels.swift -> Sampling",
         "Kernels/ResampleKernels.swift -> WarpKernel",
