@@ -41,14 +41,6 @@ final class LayerTests: XCTestCase {
         "Execution/StreamedSource.swift -> _TIFFRowDecoder",
         "Graph/Kinds/StreamedSourceKind.swift -> StreamedSource",
         "Graph/Node.swift -> StreamedSource",
-        "Graph/Reduction.swift -> Scheduler",
-        "Graph/Reduction.swift -> SharedPixels",
-        "Kernels/BlendKernels.swift -> BlendKernel",
-        "Kernels/BoxKernels.swift -> Scheduler",
-        "Kernels/BoxKernels.swift -> StencilKernel",
-        "Kernels/PointProgram.swift -> Op",
-        "Kernels/ResampleKernels.swift -> Sampling",
-        "Kernels/ResampleKernels.swift -> WarpKernel",
         "Optimizer/ShrinkSourcesOnLoad.swift -> StreamedSource",
     ]
 

@@ -1,11 +1,3 @@
-/// How a warp reads between pixels.
-public enum Sampling: String, Sendable, CaseIterable {
-    /// The nearest pixel.
-    case nearest
-    /// Linear interpolation of the four nearest pixels.
-    case bilinear
-}
-
 /// A geometric operation that maps each output position to an input position.
 enum Warp: Sendable, CustomStringConvertible {
     /// `transform` maps input coordinates to output coordinates.

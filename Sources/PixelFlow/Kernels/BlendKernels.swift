@@ -30,12 +30,4 @@ enum BuiltinBlend: Sendable, Equatable {
         }
         pf_blend_row_run(op, fg, bg, dst, count, amount, nonTemporal ? 1 : 0)
     }
-
-    /// The blend as a kernel (`dst` holds the background on entry).
-    func kernel(name: String, extentRule: BlendKernel.ExtentRule) -> BlendKernel {
-        let blend = self
-        return BlendKernel(name: name, extentRule: extentRule, builtin: blend) { fg, dst, n in
-            blend.apply(fg, UnsafePointer(dst), into: dst, count: n)
-        }
-    }
 }

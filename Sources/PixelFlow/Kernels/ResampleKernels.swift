@@ -32,17 +32,17 @@ func affineWarpRow(
     }
 }
 
-/// Fills `count` pixels of output row `y` from `x0` by sampling `src` where `kernel.map`
-/// sends each output pixel center. Samples outside `src.rect` are transparent.
+/// Fills `count` pixels of output row `y` from `x0` by sampling `src` with `sampling` where
+/// `map` sends each output pixel center. Samples outside `src.rect` are transparent.
 func customWarpRow(
-    _ src: Tile, kernel: WarpKernel, x0: Int, y: Int, count: Int,
+    _ src: Tile, sampling: Sampling, map: (_ x: Double, _ y: Double) -> Point, x0: Int, y: Int, count: Int,
     into dst: UnsafeMutablePointer<SIMD4<Float>>
 ) {
     let r = src.rect
     let cy = Double(y) + 0.5
     for i in 0..<count {
-        let p = kernel.map(Double(x0 + i) + 0.5, cy)
-        switch kernel.sampling {
+        let p = map(Double(x0 + i) + 0.5, cy)
+        switch sampling {
         case .nearest:
             guard p.x.isFinite, p.y.isFinite, p.x >= Double(r.x), p.x < Double(r.maxX), p.y >= Double(r.y), p.y < Double(r.maxY)
             else {
