@@ -6,7 +6,7 @@ import CSIMD
 /// pixels per AVX2 vector). The evaluator runs them straight from their inputs' rows when
 /// both are stored as premultiplied floats, so a blend of two buffers reads each once and
 /// writes its output once.
-enum BuiltinBlend: Sendable, Equatable {
+package enum BuiltinBlend: Sendable, Equatable {
     /// Porter-Duff source-over: `fg + bg * (1 - fg.a)`.
     case sourceOver
     /// Porter-Duff source-atop: `rgb = fg.rgb * bg.a + bg.rgb * (1 - fg.a)`, `a = bg.a`.
@@ -18,7 +18,7 @@ enum BuiltinBlend: Sendable, Equatable {
     /// `nonTemporal`, stores are non-temporal (`dst` 16-byte aligned; fence before reading).
     /// Tolerance against the scalar formulas: 0 (the same operations in the same order).
     @inline(__always)
-    func apply(
+    package func apply(
         _ fg: UnsafePointer<SIMD4<Float>>, _ bg: UnsafePointer<SIMD4<Float>>,
         into dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int, nonTemporal: Bool = false
     ) {

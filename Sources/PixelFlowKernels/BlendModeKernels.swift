@@ -73,41 +73,41 @@ func _straightBlendRow(
 // MARK: Component-wise compositing (Core Image's componentAdd, componentMax, ...)
 
 /// Addition compositing: `fg + dst` on all four channels, unclamped (`CIAdditionCompositing`).
-func additionCompositeRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
+package func additionCompositeRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
     for i in 0..<count { dst[i] = fg[i] + dst[i] }
 }
 
 /// Maximum compositing: the per-channel maximum of the premultiplied pixels (`CIMaximumCompositing`).
-func maximumCompositeRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
+package func maximumCompositeRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
     for i in 0..<count { dst[i] = _lanewiseMax(dst[i], fg[i]) }
 }
 
 /// Minimum compositing: the per-channel minimum of the premultiplied pixels (`CIMinimumCompositing`).
-func minimumCompositeRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
+package func minimumCompositeRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
     for i in 0..<count { dst[i] = _lanewiseMin(dst[i], fg[i]) }
 }
 
 /// Multiply compositing: `fg * dst` on all four channels (`CIMultiplyCompositing`).
-func multiplyCompositeRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
+package func multiplyCompositeRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
     for i in 0..<count { dst[i] = fg[i] * dst[i] }
 }
 
 // MARK: Porter-Duff
 
 /// Porter-Duff source-in: `fg * dst.a` (`CISourceInCompositing`).
-func sourceInRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
+package func sourceInRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
     for i in 0..<count { dst[i] = fg[i] * dst[i].w }
 }
 
 /// Porter-Duff source-out: `fg * (1 - dst.a)` (`CISourceOutCompositing`).
-func sourceOutRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
+package func sourceOutRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
     for i in 0..<count { dst[i] = fg[i] * (1 - dst[i].w) }
 }
 
 // MARK: Separable blend modes on premultiplied values (no division)
 
 /// Multiply: `B = Cb * Cs`, so `as * ab * B = cb * cs`.
-func multiplyBlendRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
+package func multiplyBlendRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
     for i in 0..<count {
         let f = fg[i], b = dst[i]
         dst[i] = _composeBlend(f, b, f * b)
@@ -115,7 +115,7 @@ func multiplyBlendRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePoi
 }
 
 /// Screen: `B = Cb + Cs - Cb * Cs`, so `as * ab * B = cb * as + cs * ab - cb * cs`.
-func screenBlendRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
+package func screenBlendRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
     for i in 0..<count {
         let f = fg[i], b = dst[i]
         dst[i] = _composeBlend(f, b, b * f.w + f * b.w - f * b)
@@ -123,7 +123,7 @@ func screenBlendRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePoint
 }
 
 /// Darken: `B = min(Cb, Cs)`, so `as * ab * B = min(cb * as, cs * ab)`.
-func darkenBlendRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
+package func darkenBlendRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
     for i in 0..<count {
         let f = fg[i], b = dst[i]
         dst[i] = _composeBlend(f, b, _lanewiseMin(b * f.w, f * b.w))
@@ -131,7 +131,7 @@ func darkenBlendRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePoint
 }
 
 /// Lighten: `B = max(Cb, Cs)`, so `as * ab * B = max(cb * as, cs * ab)`.
-func lightenBlendRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
+package func lightenBlendRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
     for i in 0..<count {
         let f = fg[i], b = dst[i]
         dst[i] = _composeBlend(f, b, _lanewiseMax(b * f.w, f * b.w))
@@ -139,7 +139,7 @@ func lightenBlendRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePoin
 }
 
 /// Difference: `B = |Cb - Cs|`, so `as * ab * B = |cb * as - cs * ab|`.
-func differenceBlendRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
+package func differenceBlendRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
     for i in 0..<count {
         let f = fg[i], b = dst[i]
         let d = b * f.w - f * b.w
@@ -150,7 +150,7 @@ func differenceBlendRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutableP
 }
 
 /// Exclusion: `B = Cb + Cs - 2 * Cb * Cs`, so `as * ab * B = cb * as + cs * ab - 2 * cb * cs`.
-func exclusionBlendRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
+package func exclusionBlendRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
     for i in 0..<count {
         let f = fg[i], b = dst[i]
         let p = f * b
@@ -159,7 +159,7 @@ func exclusionBlendRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePo
 }
 
 /// Linear dodge: `B = Cb + Cs`, unclamped, so `as * ab * B = cb * as + cs * ab`.
-func linearDodgeBlendRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
+package func linearDodgeBlendRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
     for i in 0..<count {
         let f = fg[i], b = dst[i]
         dst[i] = _composeBlend(f, b, b * f.w + f * b.w)
@@ -167,7 +167,7 @@ func linearDodgeBlendRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutable
 }
 
 /// Linear burn: `B = Cb + Cs - 1`, unclamped, so `as * ab * B = cb * as + cs * ab - as * ab`.
-func linearBurnBlendRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
+package func linearBurnBlendRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
     for i in 0..<count {
         let f = fg[i], b = dst[i]
         dst[i] = _composeBlend(f, b, b * f.w + f * b.w - f.w * b.w)
@@ -175,7 +175,7 @@ func linearBurnBlendRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutableP
 }
 
 /// Linear light: `B = Cb + 2 * Cs - 1`, unclamped, so `as * ab * B = cb * as + 2 * cs * ab - as * ab`.
-func linearLightBlendRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
+package func linearLightBlendRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
     for i in 0..<count {
         let f = fg[i], b = dst[i]
         let s = f * b.w
@@ -184,7 +184,7 @@ func linearLightBlendRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutable
 }
 
 /// Subtract: `B = max(Cb - Cs, 0)`, so `as * ab * B = max(cb * as - cs * ab, 0)`.
-func subtractBlendRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
+package func subtractBlendRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
     for i in 0..<count {
         let f = fg[i], b = dst[i]
         var m = b * f.w - f * b.w
@@ -196,7 +196,7 @@ func subtractBlendRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePoi
 /// Pin light: `B = Cs <= 0.5 ? min(Cb, 2 * Cs) : max(Cb, 2 * Cs - 1)`; on premultiplied values
 /// `Cs <= 0.5` is `cs <= as / 2`, and `as * ab * B` is `min(cb * as, 2 * cs * ab)` or
 /// `max(cb * as, 2 * cs * ab - as * ab)`.
-func pinLightBlendRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
+package func pinLightBlendRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
     for i in 0..<count {
         let f = fg[i], b = dst[i]
         let bs = b * f.w, s = f * b.w
@@ -210,7 +210,7 @@ func pinLightBlendRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePoi
 
 /// Divide: `B = Cb / Cs`, and 1 where `Cs = 0`; unclamped. On premultiplied values
 /// `as * ab * Cb / Cs = cb * as * as / cs`, and `as * ab` where `cs = 0`.
-func divideBlendRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
+package func divideBlendRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
     for i in 0..<count {
         let f = fg[i], b = dst[i]
         var m = (b * f.w) * f.w / f
@@ -256,29 +256,29 @@ func _hardLight(_ cb: SIMD4<Float>, _ cs: SIMD4<Float>) -> SIMD4<Float> {
 }
 
 /// Color dodge (W3C `color-dodge`).
-func colorDodgeBlendRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
+package func colorDodgeBlendRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
     _straightBlendRow(fg, dst, count: count) { cb, cs in _colorDodge(cb, cs) }
 }
 
 /// Color burn (W3C `color-burn`).
-func colorBurnBlendRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
+package func colorBurnBlendRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
     _straightBlendRow(fg, dst, count: count) { cb, cs in _colorBurn(cb, cs) }
 }
 
 /// Hard light (W3C `hard-light`).
-func hardLightBlendRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
+package func hardLightBlendRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
     _straightBlendRow(fg, dst, count: count) { cb, cs in _hardLight(cb, cs) }
 }
 
 /// Overlay (W3C `overlay`): `HardLight(Cs, Cb)`, hard light with the roles swapped.
-func overlayBlendRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
+package func overlayBlendRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
     _straightBlendRow(fg, dst, count: count) { cb, cs in _hardLight(cs, cb) }
 }
 
 /// Soft light (W3C `soft-light`): `Cb - (1 - 2Cs) * Cb * (1 - Cb)` where `Cs <= 0.5`, else
 /// `Cb + (2Cs - 1) * (D(Cb) - Cb)` with `D(Cb) = ((16Cb - 12)Cb + 4)Cb` for `Cb <= 0.25`
 /// and `sqrt(Cb)` above.
-func softLightBlendRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
+package func softLightBlendRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
     _straightBlendRow(fg, dst, count: count) { cb, cs in
         var d = cb.squareRoot()
         d.replace(with: ((16 * cb - 12) * cb + 4) * cb, where: cb .<= 0.25)
@@ -291,7 +291,7 @@ func softLightBlendRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePo
 
 /// Vivid light: `ColorBurn(Cb, 2Cs)` where `Cs <= 0.5`, else `ColorDodge(Cb, 2Cs - 1)`, with
 /// the W3C definitions of burn and dodge.
-func vividLightBlendRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
+package func vividLightBlendRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
     _straightBlendRow(fg, dst, count: count) { cb, cs in
         let cs2 = cs + cs
         var r = _colorDodge(cb, cs2 - 1)
@@ -334,25 +334,25 @@ func _blendSaturation(_ c: SIMD4<Float>) -> Float {
 }
 
 /// Hue: `SetLum(SetSat(Cs, Sat(Cb)), Lum(Cb))`.
-func hueBlendRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
+package func hueBlendRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
     _straightBlendRow(fg, dst, count: count) { cb, cs in
         _setLuminosity(_setSaturation(cs, _blendSaturation(cb)), _blendLuminosity(cb))
     }
 }
 
 /// Saturation: `SetLum(SetSat(Cb, Sat(Cs)), Lum(Cb))`.
-func saturationBlendRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
+package func saturationBlendRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
     _straightBlendRow(fg, dst, count: count) { cb, cs in
         _setLuminosity(_setSaturation(cb, _blendSaturation(cs)), _blendLuminosity(cb))
     }
 }
 
 /// Color: `SetLum(Cs, Lum(Cb))`.
-func colorBlendRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
+package func colorBlendRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
     _straightBlendRow(fg, dst, count: count) { cb, cs in _setLuminosity(cs, _blendLuminosity(cb)) }
 }
 
 /// Luminosity: `SetLum(Cb, Lum(Cs))`.
-func luminosityBlendRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
+package func luminosityBlendRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
     _straightBlendRow(fg, dst, count: count) { cb, cs in _setLuminosity(cb, _blendLuminosity(cs)) }
 }

@@ -45,7 +45,7 @@ func boxSumRowRestarting(
 ///
 /// - Complexity: about 4 additions and 1 multiplication per pixel, plus
 ///   `2 (2r + 1) / block` for restarts; scratch `(width + block) x (height + 2r + block)` pixels.
-func boxMeanTile(_ input: Tile, _ output: Tile, radius r: Int, block: Int, arena: Arena) {
+package func boxMeanTile(_ input: Tile, _ output: Tile, radius r: Int, block: Int, arena: Arena) {
     let o = output.rect
     if o.isEmpty { return }
     let hs = GaussianPlan.floorDiv(o.x, block) * block
@@ -90,14 +90,14 @@ func boxMeanTile(_ input: Tile, _ output: Tile, radius r: Int, block: Int, arena
 
 /// Box-blur kernel parameters: the restart block for a radius, and whether the kernel runs
 /// tile-local or over the whole region.
-enum BoxPlan {
+package enum BoxPlan {
     /// Radii up to this run inside each tile; larger ones as a whole-region pass.
-    static let tileLocalLimit = 8
+    package static let tileLocalLimit = 8
 
     /// Running sums restart every `block(radius:)` pixels: 8 for small radii (little extra halo
     /// per tile), and a power of two at least `2r + 1` above, so the restarts' direct sums cost
     /// under one addition per pixel.
-    static func block(radius r: Int) -> Int {
+    package static func block(radius r: Int) -> Int {
         if r <= tileLocalLimit { return 8 }
         var b = 64
         while b < 2 * r + 1 { b *= 2 }
@@ -106,7 +106,7 @@ enum BoxPlan {
 
     /// Output pieces of a whole-region pass: rows and columns cut at absolute multiples of
     /// `size` (itself a multiple of the block), so each piece starts on a restart.
-    static func pieces(of rect: IntRect, size: Int) -> [IntRect] {
+    package static func pieces(of rect: IntRect, size: Int) -> [IntRect] {
         var out: [IntRect] = []
         var y = rect.y
         while y < rect.maxY {
@@ -125,15 +125,15 @@ enum BoxPlan {
 
 /// One horizontal span of a footprint made of rows: row offset `dy`, half-width `halfWidth`
 /// (the span covers `x - halfWidth ... x + halfWidth`) and its weight.
-struct SpanTerm: Sendable, Hashable {
-    var dy: Int
-    var halfWidth: Int
-    var weight: Float
+package struct SpanTerm: Sendable, Hashable {
+    package var dy: Int
+    package var halfWidth: Int
+    package var weight: Float
 }
 
 /// The spans of a disc of radius `radius`: row `dy` covers `|dx| <= floor(sqrt(radius^2 - dy^2))`
 /// for `|dy| <= floor(radius)`.
-func discSpans(radius: Double, weight: Float = 1) -> [SpanTerm] {
+package func discSpans(radius: Double, weight: Float = 1) -> [SpanTerm] {
     let R = Int(radius.rounded(.down))
     if R < 0 { return [] }
     return (-R...R).map { dy in
@@ -149,7 +149,7 @@ func discSpans(radius: Double, weight: Float = 1) -> [SpanTerm] {
 ///
 /// - Complexity: about 3 additions per pixel per term, so O(r) for a disc of radius r;
 ///   scratch two rows.
-func spanSumTile(_ input: Tile, _ output: Tile, terms: [SpanTerm], scale: Float, block: Int, arena: Arena) {
+package func spanSumTile(_ input: Tile, _ output: Tile, terms: [SpanTerm], scale: Float, block: Int, arena: Arena) {
     let o = output.rect
     if o.isEmpty { return }
     let hs = GaussianPlan.floorDiv(o.x, block) * block

@@ -9,7 +9,7 @@ import CSIMD
 /// A stencil that has an exact 8-bit form: a filter declares it on its `StencilKernel` beside
 /// the float kernel, and the byte path runs it when rendering bytes to bytes gives the same
 /// result as the float path (`BytePlan`).
-enum ByteStencil: Sendable, Hashable, CustomStringConvertible {
+package enum ByteStencil: Sendable, Hashable, CustomStringConvertible {
     /// The per-channel maximum (dilation) or minimum (erosion) over a `width` x `height`
     /// window centered on the pixel (both odd), as `rectangleExtremumTile`.
     case rectangle(maximum: Bool, width: Int, height: Int)
@@ -20,7 +20,7 @@ enum ByteStencil: Sendable, Hashable, CustomStringConvertible {
     case median(radius: Int)
 
     /// How far the stencil reaches on each side, in pixels.
-    var halo: (x: Int, y: Int) {
+    package var halo: (x: Int, y: Int) {
         switch self {
         case let .rectangle(_, w, h): return (w / 2, h / 2)
         case let .spans(_, spans):
@@ -29,7 +29,7 @@ enum ByteStencil: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    var description: String {
+    package var description: String {
         switch self {
         case let .rectangle(m, w, h): return "\(m ? "max" : "min") \(w)x\(h) rectangle"
         case let .spans(m, s): return "\(m ? "max" : "min") over \(s.count) spans"
@@ -49,7 +49,7 @@ enum ByteStencil: Sendable, Hashable, CustomStringConvertible {
 ///   down (van Herk/Gil-Werman); spans: the same per span row; medians: about 18 (3x3) or 116
 ///   (5x5) operations per 16 bytes, `4 (2r + 1)` histogram updates above (Huang 1979).
 ///   Scratch: one row for rectangles up to 15 rows high, else `2 (height + 2 halo)` rows.
-func byteStencilTile(
+package func byteStencilTile(
     _ stencil: ByteStencil, input: UnsafePointer<UnsafePointer<UInt8>?>,
     output: UnsafeMutablePointer<UInt8>, outputStride: Int,
     width: Int, height: Int, bpp: Int, arena: Arena

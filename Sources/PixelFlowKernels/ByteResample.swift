@@ -9,7 +9,7 @@ import CSIMD
 /// A resampling warp that has a separable 8-bit form: per axis, each output coordinate reads
 /// a few input coordinates with real weights. A node kind declares it (`NodeKind.byteResample`)
 /// with the same positions and weights as its float kernel.
-enum ByteResample: Sendable, CustomStringConvertible {
+package enum ByteResample: Sendable, CustomStringConvertible {
     /// Bilinear sampling under a transform without rotation or shear: output (x, y) reads
     /// input `inverse` applied to the pixel center, as `bilinearAxisSamples`.
     case scale(inverse: AffineTransform)
@@ -21,7 +21,7 @@ enum ByteResample: Sendable, CustomStringConvertible {
     /// Outputs for which `include` is false read nothing.
     ///
     /// - Complexity: O(outputs x taps).
-    func axisTaps(_ outputs: Range<Int>, horizontal: Bool, include: (Int) -> Bool) -> (
+    package func axisTaps(_ outputs: Range<Int>, horizontal: Bool, include: (Int) -> Bool) -> (
         starts: [Int], counts: [Int], weights: [Double], stride: Int
     ) {
         var starts = [Int](repeating: 0, count: outputs.count), counts = starts
@@ -59,7 +59,7 @@ enum ByteResample: Sendable, CustomStringConvertible {
         }
     }
 
-    var description: String {
+    package var description: String {
         switch self {
         case .scale: return "bilinear scale"
         case let .lanczos3(o, _, _): return "lanczos3 to \(o.width)x\(o.height)"
@@ -74,24 +74,24 @@ enum ByteResample: Sendable, CustomStringConvertible {
 /// Input coordinates go through `map` (crops and clamps down to the source; nil is a
 /// transparent pixel, whose tap is dropped); taps that land on the same source pixel are
 /// merged. The quantized weights of an output sum to its real weights' sum, rounded.
-struct ByteAxisTaps {
-    var starts: [Int32] = []
-    var counts: [Int32] = []
-    var weights: [Int16] = []
-    var maxTaps = 1
+package struct ByteAxisTaps {
+    package var starts: [Int32] = []
+    package var counts: [Int32] = []
+    package var weights: [Int16] = []
+    package var maxTaps = 1
     /// The source pixels read, nil when none.
-    var span: ClosedRange<Int>?
+    package var span: ClosedRange<Int>?
     /// Whether a tap with a weight other than 0 was dropped (read a transparent pixel).
-    var dropsTaps = false
+    package var dropsTaps = false
     /// When every output averages source pixels `2i + pairsFrom` and `2i + 1 + pairsFrom`
     /// (weights 1/2, 1/2): the 2x box shrink, which `pf_u8_resample_h_from16_pairs_run`
     /// computes with the same result as the general kernel.
-    var pairsFrom: Int?
+    package var pairsFrom: Int?
 
-    static let one = Double(1 << PF_RS_WEIGHT_BITS)
+    package static let one = Double(1 << PF_RS_WEIGHT_BITS)
 
     /// - Complexity: O(outputs x taps x steps).
-    init(
+    package init(
         outputs: Range<Int>, taps: (starts: [Int], counts: [Int], weights: [Double], stride: Int), map: (Int) -> Int?
     ) {
         let n = outputs.count

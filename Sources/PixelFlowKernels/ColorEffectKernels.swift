@@ -13,7 +13,7 @@ import CSIMD
 /// `out = c0 + c1 x + c2 x^2 + c3 x^3` per channel, alpha included; `c[k]` holds the degree-k
 /// coefficient of red, green, blue and alpha (`CIColorPolynomial`). Horner's rule.
 /// Tolerance: 0 against the same Horner evaluation; 2e-6 relative against the sum of powers.
-func colorPolynomialRow(
+package func colorPolynomialRow(
     _ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
     _ c0: SIMD4<Float>, _ c1: SIMD4<Float>, _ c2: SIMD4<Float>, _ c3: SIMD4<Float>
 ) {
@@ -27,7 +27,7 @@ func colorPolynomialRow(
 /// `k0 r + k1 g + k2 b + k3 r^2 + k4 g^2 + k5 b^2 + k6 rg + k7 gb + k8 br + k9`, alpha unchanged;
 /// `k[j]` holds the coefficient `j` of red, green and blue outputs (`CIColorCrossPolynomial`).
 /// Tolerance: 0 against the same sum in this order.
-func colorCrossPolynomialRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, _ k: [SIMD4<Float>]) {
+package func colorCrossPolynomialRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, _ k: [SIMD4<Float>]) {
     let k0 = k[0], k1 = k[1], k2 = k[2], k3 = k[3], k4 = k[4], k5 = k[5], k6 = k[6], k7 = k[7], k8 = k[8], k9 = k[9]
     for i in 0..<count {
         let v = p[i]
@@ -45,16 +45,16 @@ func colorCrossPolynomialRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int
 /// A 1D lookup table sampled at `count` evenly spaced inputs from `lower` to `upper`, read
 /// with linear interpolation; inputs outside the range take the end values or, when
 /// `extrapolate`, continue along the end slopes.
-struct LookupTable1D: Sendable {
-    let values: [Float]
-    let lower: Float
-    let upper: Float
-    let lowerSlope: Float
-    let upperSlope: Float
-    let extrapolate: Bool
+package struct LookupTable1D: Sendable {
+    package let values: [Float]
+    package let lower: Float
+    package let upper: Float
+    package let lowerSlope: Float
+    package let upperSlope: Float
+    package let extrapolate: Bool
 
     /// Samples `f` at `count` points (`count >= 2`), in Double.
-    init(
+    package init(
         count: Int, lower: Double, upper: Double, extrapolate: Bool, lowerSlope: Double, upperSlope: Double,
         _ f: (Double) -> Double
     ) {
@@ -71,7 +71,7 @@ struct LookupTable1D: Sendable {
 /// Applies `table` to the red, green and blue channels, alpha unchanged (`CIToneCurve`).
 /// Tolerance: 1e-6 against the interpolated table computed in Double; the table itself
 /// differs from the curve by at most h^2/8 * max|f''| for a step h.
-func lookupTableRGBRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, table t: LookupTable1D) {
+package func lookupTableRGBRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, table t: LookupTable1D) {
     let n = t.values.count
     let scale = Float(n - 1) / (t.upper - t.lower)
     let lo = SIMD4<Float>(repeating: t.lower), hi = SIMD4<Float>(repeating: t.upper)
@@ -127,7 +127,7 @@ func _gradientSample(_ table: UnsafeBufferPointer<SIMD4<Float>>, _ t: Float) -> 
 /// `encodeIndex` the luminance is sRGB-encoded first (a perceptual index for palettes laid
 /// out by eye). Used by `CIColorMap`, `CIFalseColor`, `CIThermal` and `CIXRay`.
 /// Tolerance: 1e-6 against the same formula in Double.
-func gradientMapRow(
+package func gradientMapRow(
     _ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, table: [SIMD4<Float>],
     premultipliedTable: Bool, encodeIndex: Bool
 ) {
@@ -152,7 +152,7 @@ func gradientMapRow(
 
 /// `min(max(x, lower), upper)` on all four channels (`CIColorClamp`). NaN stays NaN.
 /// Tolerance: 0.
-func colorClampRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, lower: SIMD4<Float>, upper: SIMD4<Float>) {
+package func colorClampRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, lower: SIMD4<Float>, upper: SIMD4<Float>) {
     for i in 0..<count {
         var v = p[i]
         v.replace(with: lower, where: v .< lower)
@@ -163,7 +163,7 @@ func colorClampRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, lower: S
 
 /// Color channels become 1 where greater than `threshold`, else 0; alpha unchanged
 /// (`CIColorThreshold`). Tolerance: 0.
-func colorThresholdRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, threshold: Float) {
+package func colorThresholdRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, threshold: Float) {
     let t = SIMD4<Float>(repeating: threshold)
     for i in 0..<count {
         let v = p[i]
@@ -177,7 +177,7 @@ func colorThresholdRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, thre
 /// `rgb = 1 / max(rgb, 1e-6)`, alpha unchanged: depth to disparity and back
 /// (`CIDepthToDisparity`, `CIDisparityToDepth`), finite for zero and negative inputs.
 /// Tolerance: 0 (one correctly rounded division).
-func reciprocalRGBRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
+package func reciprocalRGBRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
     let floor = SIMD4<Float>(repeating: 1e-6)
     for i in 0..<count {
         let v = p[i]
@@ -192,7 +192,7 @@ func reciprocalRGBRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
 /// `rgb = floor(rgb * steps + 0.5) / steps` with `steps = levels - 1`: each channel snapped
 /// to one of `levels` evenly spaced values in [0, 1]; alpha unchanged (`CIColorPosterize`).
 /// Tolerance: 0.
-func posterizeRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, levels: Float) {
+package func posterizeRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, levels: Float) {
     let steps = levels - 1
     for i in 0..<count {
         let v = p[i]
@@ -204,7 +204,7 @@ func posterizeRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, levels: F
 
 /// `(m, m, m, a)` with `m` the largest (`largest`) or smallest color channel
 /// (`CIMaximumComponent`, `CIMinimumComponent`). Tolerance: 0.
-func componentExtremeRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, largest: Bool) {
+package func componentExtremeRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, largest: Bool) {
     for i in 0..<count {
         let v = p[i]
         let m = largest ? Swift.max(v.x, Swift.max(v.y, v.z)) : Swift.min(v.x, Swift.min(v.y, v.z))
@@ -214,7 +214,7 @@ func componentExtremeRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, la
 
 /// White with alpha `clamp(luma(rgb) * a, 0, 1)`: the luminance of the premultiplied color
 /// becomes coverage (`CIMaskToAlpha`). Tolerance: 0.
-func maskToAlphaRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
+package func maskToAlphaRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
     for i in 0..<count {
         let v = p[i]
         var a = (0.2126 * v.x + 0.7152 * v.y + 0.0722 * v.z) * v.w
@@ -227,7 +227,7 @@ func maskToAlphaRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
 /// Vibrance: `out = l + (c - l) * (1 + amount * (1 - s))` with `l` the Rec. 709 luma and
 /// `s = max - min` of the color channels clamped to [0, 1], so dull colors gain more
 /// saturation than vivid ones; alpha unchanged (`CIVibrance`). Tolerance: 0.
-func vibranceRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, amount: Float) {
+package func vibranceRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, amount: Float) {
     for i in 0..<count {
         let v = p[i]
         let l = 0.2126 * v.x + 0.7152 * v.y + 0.0722 * v.z
@@ -248,7 +248,7 @@ func vibranceRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, amount: Fl
 /// (`CIPalettize`). `keys` are the palette colors themselves, or their CIELAB values for a
 /// perceptual match. Tolerance: 0 (exact ties aside, the same entry as a scalar search).
 /// - Complexity: O(palette size) per pixel.
-func palettizeRow(
+package func palettizeRow(
     _ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, palette: [SIMD4<Float>], keys: [SIMD4<Float>],
     perceptual: Bool
 ) {
@@ -277,7 +277,7 @@ func palettizeRow(
 
 /// `|fg - bg|` on straight colors, alpha `fg.a * bg.a`, premultiplied
 /// (`CIColorAbsoluteDifference`). Tolerance: 1e-6 (unpremultiplying costs an ulp).
-func absoluteDifferenceRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
+package func absoluteDifferenceRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
     for i in 0..<count {
         let f = fg[i], b = dst[i]
         let a = f.w * b.w
@@ -292,7 +292,7 @@ func absoluteDifferenceRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutab
 /// Multiplies the color lanes of `dst` by the first lane of `fg` (a factor image), alpha
 /// unchanged: premultiplied colors scale like straight ones (`CIVignette`,
 /// `CIVignetteEffect`). Tolerance: 0.
-func scaleColorByFactorRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
+package func scaleColorByFactorRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
     for i in 0..<count {
         let f = fg[i].x, b = dst[i]
         dst[i] = SIMD4(b.x * f, b.y * f, b.z * f, b.w)
@@ -301,7 +301,7 @@ func scaleColorByFactorRow(_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutab
 
 /// Adds `intensity * noise * alpha` to the premultiplied color lanes of `dst` (noise from
 /// `fg`, in [-0.5, 0.5)), alpha unchanged (`CIDither`). Tolerance: 0.
-func addScaledNoiseRow(
+package func addScaledNoiseRow(
     _ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
     intensity: Float
 ) {
@@ -330,7 +330,7 @@ func _hash32(_ v: UInt32) -> UInt32 {
 /// Noise in [-0.5, 0.5) for the three color lanes of pixel `(x, y)`, a pure function of the
 /// position (so tiles and threads never change it); alpha lane 1.
 @inline(__always)
-func ditherNoise(x: Int, y: Int) -> SIMD4<Float> {
+package func ditherNoise(x: Int, y: Int) -> SIMD4<Float> {
     let h0 = _hash32(UInt32(truncatingIfNeeded: x) ^ _hash32(UInt32(truncatingIfNeeded: y) &+ 0x9E37_79B9))
     let h1 = _hash32(h0 &+ 0x632B_E5AB)
     let h2 = _hash32(h1 &+ 0x85EB_CA77)
@@ -339,7 +339,7 @@ func ditherNoise(x: Int, y: Int) -> SIMD4<Float> {
 }
 
 /// Fills `count` pixels of row `y` from column `x` with noise (`ditherNoise`).
-func ditherNoiseFill(x: Int, y: Int, count: Int, out: UnsafeMutablePointer<SIMD4<Float>>) {
+package func ditherNoiseFill(x: Int, y: Int, count: Int, out: UnsafeMutablePointer<SIMD4<Float>>) {
     for i in 0..<count { out[i] = ditherNoise(x: x + i, y: y) }
 }
 
@@ -353,8 +353,8 @@ func _smoothstep01(_ t: Double) -> Double {
 /// The darkening factor of `CIVignette` at pixel center `(px, py)`:
 /// `max(0, 1 - intensity * min(d^2 / radius^2, 1e6))`, `d` the distance to `center` over
 /// `halfDiagonal`.
-@inline(__always)
-func vignetteFactor(
+@inlinable @inline(__always)
+package func vignetteFactor(
     px: Double, py: Double, center: Point, halfDiagonal: Double, radius: Double,
     intensity: Double
 ) -> Float {
@@ -368,7 +368,7 @@ func vignetteFactor(
 /// `1 - intensity * smoothstep(radius * (1 - falloff), radius, d)`, a hard edge at `radius`
 /// when `falloff` is 0.
 @inline(__always)
-func vignetteEffectFactor(
+package func vignetteEffectFactor(
     px: Double, py: Double, center: Point, radius: Double, intensity: Double,
     falloff: Double
 ) -> Float {
@@ -388,9 +388,15 @@ func vignetteEffectFactor(
 
 /// A validated color cube: `dimension^3` RGBA entries, red varying fastest, then green, then
 /// blue (Core Image's layout), premultiplied.
-struct ColorCubeTable: Sendable {
-    let dimension: Int
-    let entries: [SIMD4<Float>]
+package struct ColorCubeTable: Sendable {
+    package let dimension: Int
+    package let entries: [SIMD4<Float>]
+
+    /// The memberwise initializer, for the layers above.
+    package init(dimension: Int, entries: [SIMD4<Float>]) {
+        self.dimension = dimension
+        self.entries = entries
+    }
 }
 
 /// Trilinear lookup in `cube` of each pixel's RGB (`CIColorCube`). Coordinates are clamped to
@@ -398,7 +404,7 @@ struct ColorCubeTable: Sendable {
 /// entry `e` (premultiplied) gives the straight color `e.rgb / e.a` with alpha `e.a * in.a`.
 /// Tolerance: 1e-6 against the same interpolation in Double.
 /// - Complexity: 8 table reads and 7 lerps per pixel.
-func colorCubeRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, cube: ColorCubeTable, extrapolate: Bool) {
+package func colorCubeRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, cube: ColorCubeTable, extrapolate: Bool) {
     let d = cube.dimension
     let scale = Float(d - 1)
     let maxCell = SIMD4<Float>(repeating: Float(d - 2))

@@ -2,7 +2,7 @@
 
 /// `p[i] = M * p[i] + bias` for `count` pixels.
 /// Tolerance against a scalar reference: 0 (same operations in the same order).
-func colorMatrixRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, matrix m: ColorMatrix) {
+package func colorMatrixRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, matrix m: ColorMatrix) {
     let (c0, c1, c2, c3) = m.columns
     let b = m.bias
     var i = 0
@@ -18,7 +18,7 @@ func colorMatrixRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, matrix 
 /// Powers that are multiples of 1/4 up to 16 in magnitude (0.25, 0.5, 0.75, 1.5, 2.2 is not)
 /// use square roots and multiplies (a few ulp); others use `fastSignedPow`.
 /// Tolerance against a scalar reference: 2e-6 relative.
-func gammaRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, power: Float) {
+package func gammaRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, power: Float) {
     let quarters = power * 4
     if quarters == quarters.rounded(), abs(power) <= 16, power != 0 {
         let n = Int(abs(quarters))

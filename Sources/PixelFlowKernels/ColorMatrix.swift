@@ -46,7 +46,7 @@ public struct ColorMatrix: Hashable, Sendable, CustomStringConvertible {
     /// The same map on premultiplied colors, when there is one: for a matrix that keeps alpha
     /// and does not read it into the colors, `(M u + b) * a = M c + b * a`, so the bias moves
     /// into the alpha column. Nil otherwise.
-    var premultipliedForm: ColorMatrix? {
+    package var premultipliedForm: ColorMatrix? {
         guard preservesAlpha, columns.3.x == 0, columns.3.y == 0, columns.3.z == 0 else { return nil }
         var p = self
         p.columns.3 = SIMD4(bias.x, bias.y, bias.z, 1)

@@ -8,7 +8,7 @@ import CSIMD
 /// Runs in C on the row as flat floats (`pf_correlate_h`, AVX2 when the processor has it);
 /// each output sums its taps in order starting from 0.
 /// Tolerance against a scalar reference: 0 (sums in tap order).
-func correlateRowHorizontal(
+package func correlateRowHorizontal(
     _ src: UnsafePointer<SIMD4<Float>>, taps: UnsafeBufferPointer<Float>,
     count: Int, into dst: UnsafeMutablePointer<SIMD4<Float>>
 ) {
@@ -22,7 +22,7 @@ func correlateRowHorizontal(
 /// Vertical correlation: `dst[x] = sum_k taps[k] * rows[k][x]` for `count` pixels, in C on
 /// flat floats (`pf_correlate_v`, AVX2 when the processor has it).
 /// Tolerance against a scalar reference: 0 (sums in tap order).
-func correlateRowsVertical(
+package func correlateRowsVertical(
     _ rows: UnsafePointer<UnsafePointer<SIMD4<Float>>>, taps: UnsafeBufferPointer<Float>,
     count: Int, into dst: UnsafeMutablePointer<SIMD4<Float>>
 ) {
@@ -37,7 +37,7 @@ func correlateRowsVertical(
 /// `correlateRowsVertical` row by row (`pf_correlate_v_block`: four output rows share each
 /// input load, so an input row is read once per block instead of once per tap).
 /// Tolerance against a scalar reference: 0 (sums in tap order).
-func correlateRowsVertical(
+package func correlateRowsVertical(
     _ rows: UnsafePointer<UnsafePointer<SIMD4<Float>>>, taps: UnsafeBufferPointer<Float>,
     count: Int, into dsts: UnsafePointer<UnsafeMutablePointer<SIMD4<Float>>>, outputs: Int
 ) {
@@ -51,7 +51,7 @@ func correlateRowsVertical(
 /// copied from the center pixel and bias applies to RGB only. Four outputs per step share each
 /// weight's broadcast; 3x3 kernels run in `pf_correlate3x3_row` (CSIMD.h), two pixels per step.
 /// Tolerance against a scalar reference: 0 (every output sums in row-major order, then bias).
-func correlate2D(
+package func correlate2D(
     _ rows: UnsafePointer<UnsafePointer<SIMD4<Float>>>, kw: Int, kh: Int,
     weights: UnsafeBufferPointer<Float>, bias: Float, rgbOnly: Bool,
     count: Int, into dst: UnsafeMutablePointer<SIMD4<Float>>
@@ -105,7 +105,7 @@ func correlate2D(
 /// happens at fixed absolute positions, every output is computed the same way whatever range
 /// is asked for, so tiles and sub-rects agree bit for bit.
 /// Tolerance against a scalar reference: 1e-6 relative (at most `block` running updates).
-func boxRowRestarting(
+package func boxRowRestarting(
     _ src: UnsafePointer<SIMD4<Float>>, srcStart: Int, outStart: Int, count: Int,
     radius r: Int, block: Int, scale: Float, into dst: UnsafeMutablePointer<SIMD4<Float>>
 ) {
@@ -126,7 +126,7 @@ func boxRowRestarting(
 /// The same as `boxRowRestarting` down the columns of a strip: rows are `width` pixels apart,
 /// row `k` of `src` is absolute row `srcStart + k`, and output row `i` is centered on absolute
 /// row `outStart + i` (a multiple of `block`).
-func boxColumnsRestarting(
+package func boxColumnsRestarting(
     _ src: UnsafePointer<SIMD4<Float>>, width: Int, srcStart: Int, outStart: Int, count: Int,
     radius r: Int, block: Int, scale: Float, into dst: UnsafeMutablePointer<SIMD4<Float>>,
     accumulator acc: UnsafeMutablePointer<SIMD4<Float>>

@@ -28,7 +28,7 @@ extension LookupTable1D {
 /// Applies `red`, `green` and `blue` (each at least 2 entries) to their channels, alpha
 /// unchanged, one channel at a time over the row. Tolerance: 1e-6 against the interpolated
 /// tables computed in Double (the same reads as `lookupTableRGBRow`, per channel).
-func lookupTablesRGBRow(
+package func lookupTablesRGBRow(
     _ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, red: LookupTable1D, green: LookupTable1D, blue: LookupTable1D
 ) {
     @inline(__always) func channel(_ ch: Int, _ table: LookupTable1D) {

@@ -8,7 +8,7 @@ import Foundation
 // Sobel weights are the classic [-1 0 1; -2 0 2; -1 0 1] (and its transpose, y pointing down).
 
 /// Rec. 709 luma of a working-space pixel (premultiplied values give premultiplied luma).
-@inline(__always) func edgeLuma(_ p: SIMD4<Float>) -> Float {
+@inline(__always) package func edgeLuma(_ p: SIMD4<Float>) -> Float {
     let v = p * rec709Luma
     return v.x + v.y + v.z
 }
@@ -16,7 +16,7 @@ import Foundation
 /// `CIEdges` over `output.rect`: per channel, `intensity * sqrt(gx^2 + gy^2)` of the raw
 /// Sobel gradients (a unit step gives 4); alpha is 1. `input` covers `output.rect` grown by 1.
 /// - Complexity: about 20 operations and one vector square root per pixel.
-func edgesTile(_ input: Tile, _ output: Tile, intensity: Float) {
+package func edgesTile(_ input: Tile, _ output: Tile, intensity: Float) {
     let o = output.rect
     for y in o.y..<o.maxY {
         let a = UnsafePointer(input.pointer(x: o.x - 1, y: y - 1)), b = UnsafePointer(input.pointer(x: o.x - 1, y: y)),
@@ -34,7 +34,7 @@ func edgesTile(_ input: Tile, _ output: Tile, intensity: Float) {
 
 /// `CISobelGradients` over `output.rect`: `(gx, gy, 0, 1)` with the raw (unnormalized,
 /// signed) Sobel gradients of the Rec. 709 luma. `input` covers `output.rect` grown by 1.
-func sobelGradientsTile(_ input: Tile, _ output: Tile) {
+package func sobelGradientsTile(_ input: Tile, _ output: Tile) {
     let o = output.rect
     for y in o.y..<o.maxY {
         let a = UnsafePointer(input.pointer(x: o.x - 1, y: y - 1)), b = UnsafePointer(input.pointer(x: o.x - 1, y: y)),
@@ -53,8 +53,8 @@ func sobelGradientsTile(_ input: Tile, _ output: Tile) {
 
 /// A plane of `Float` with its absolute origin, for multi-step scalar stencils.
 struct EdgePlane {
-    var base: UnsafeMutablePointer<Float>
-    var x0: Int, y0: Int, width: Int, height: Int
+    package var base: UnsafeMutablePointer<Float>
+    package var x0: Int, y0: Int, width: Int, height: Int
     init(_ arena: Arena, x0: Int, y0: Int, width: Int, height: Int) {
         base = arena.allocate(Swift.max(1, width * height), of: Float.self)
         self.x0 = x0; self.y0 = y0; self.width = width; self.height = height
@@ -91,7 +91,7 @@ func lumaPlane(_ input: Tile, around o: IntRect, grow g: Int, perceptual: Bool =
 
 /// The halo `cannyTile` needs: the Gaussian's radius, 1 for Sobel, 1 for non-maximum
 /// suppression and 1 per hysteresis pass.
-func cannyHalo(taps: Int, passes: Int) -> Int { taps / 2 + 2 + passes }
+package func cannyHalo(taps: Int, passes: Int) -> Int { taps / 2 + 2 + passes }
 
 /// Canny edge detection over `output.rect`, tile-local: Rec. 709 luma (its square root when
 /// `perceptual`), the separable Gaussian `taps`, Sobel gradients divided by 8, non-maximum
@@ -101,7 +101,7 @@ func cannyHalo(taps: Int, passes: Int) -> Int { taps / 2 + 2 + passes }
 /// weak pixel with a strong 8-neighbour to strong, so an edge grows at most `passes` pixels
 /// from a strong one (unlike unbounded hysteresis). Output white `(1,1,1,1)` on strong, black
 /// opaque elsewhere. `input` covers `output.rect` grown by `cannyHalo`.
-func cannyTile(
+package func cannyTile(
     _ input: Tile, _ output: Tile, taps: [Float], perceptual: Bool, high: Float, low: Float, passes: Int,
     arena: Arena
 ) {
@@ -194,7 +194,7 @@ func cannyTile(
 /// `s = f + sharpness * (f - mean3x3(f))`, then `e = edgeIntensity * |Sobel(s)| / 8`, and
 /// `alpha = clamp((e - threshold) * contrast, 0, 1)`; the output is black `(0, 0, 0, alpha)`
 /// premultiplied. `input` covers `output.rect` grown by 3.
-func lineOverlayTile(
+package func lineOverlayTile(
     _ input: Tile, _ output: Tile, noise: Float, sharpness: Float, edgeIntensity: Float,
     threshold: Float, contrast: Float, arena: Arena
 ) {
@@ -237,7 +237,7 @@ func lineOverlayTile(
 
 /// `CIComicEffect`'s ink over `output.rect`: `v = 1 - clamp((|Sobel(luma)| / 8 - 0.04) * 8, 0, 1)`,
 /// output `(v, v, v, 1)`. `input` covers `output.rect` grown by 1.
-func comicInkTile(_ input: Tile, _ output: Tile, arena: Arena) {
+package func comicInkTile(_ input: Tile, _ output: Tile, arena: Arena) {
     let o = output.rect
     if o.isEmpty { return }
     let lum = lumaPlane(input, around: o, grow: 1, arena: arena)
@@ -255,7 +255,7 @@ func comicInkTile(_ input: Tile, _ output: Tile, arena: Arena) {
 /// The spot light factor at pixel center `(px, py)` on the plane z = 0 with normal (0, 0, 1):
 /// `brightness * max(0, L.z) * max(0, -L . S)^concentration`, where `L` is the unit vector
 /// from the pixel to the light and `S` the unit vector from the light to where it points.
-func spotLightFactor(
+package func spotLightFactor(
     px: Double, py: Double, light: SIMD3<Double>, pointsAt: SIMD3<Double>,
     brightness: Double, concentration: Double
 ) -> Float {

@@ -7,26 +7,26 @@
 ///   not depend on sigma (Wells 1986; box widths chosen as in Gwosdek et al. 2011 so the
 ///   variance matches). Checked against the exact blur in the tests: max abs error below
 ///   0.012 of full scale on step edges.
-enum GaussianPlan {
-    static let tileLocalLimit = 3.0
+package enum GaussianPlan {
+    package static let tileLocalLimit = 3.0
     static let exactLimit = 12.0
     static let boxCount = 4
 
-    enum Mode: Equatable { case tileLocal, exact, boxes([Int]) }
+    package enum Mode: Equatable { case tileLocal, exact, boxes([Int]) }
 
-    static func mode(sigma: Double) -> Mode {
+    package static func mode(sigma: Double) -> Mode {
         if sigma <= tileLocalLimit { return .tileLocal }
         if sigma <= exactLimit { return .exact }
         return .boxes(boxRadii(sigma: sigma))
     }
 
     /// Box running sums restart at multiples of this many pixels (absolute coordinates).
-    static let boxBlock = 64
+    package static let boxBlock = 64
 
     /// For a cascade of boxes producing `final` (absolute coordinates along one axis): the
     /// input range it reads and the range each pass produces, first pass first. Each pass
     /// starts at a multiple of `boxBlock` so that its running sums restart at fixed places.
-    static func boxPassRanges(final: Range<Int>, radii: [Int]) -> (input: Range<Int>, outputs: [Range<Int>]) {
+    package static func boxPassRanges(final: Range<Int>, radii: [Int]) -> (input: Range<Int>, outputs: [Range<Int>]) {
         var outputs: [Range<Int>] = []
         var need = final
         for r in radii.reversed() {
@@ -40,7 +40,7 @@ enum GaussianPlan {
     static func floorDiv(_ a: Int, _ b: Int) -> Int { a >= 0 ? a / b : -((-a + b - 1) / b) }
 
     /// The input rect a blur of `sigma` reads to produce `rect`.
-    static func inputRect(sigma: Double, for rect: IntRect) -> IntRect {
+    package static func inputRect(sigma: Double, for rect: IntRect) -> IntRect {
         switch mode(sigma: sigma) {
         case .tileLocal, .exact:
             let r = exactRadius(sigma: sigma)
@@ -53,10 +53,10 @@ enum GaussianPlan {
     }
 
     /// Radius of the exact kernel: ceil(3 sigma).
-    static func exactRadius(sigma: Double) -> Int { Swift.max(0, Int((3 * sigma).rounded(.up))) }
+    package static func exactRadius(sigma: Double) -> Int { Swift.max(0, Int((3 * sigma).rounded(.up))) }
 
     /// How far the blur reaches on each side.
-    static func kernelRadius(sigma: Double) -> Int {
+    package static func kernelRadius(sigma: Double) -> Int {
         switch mode(sigma: sigma) {
         case .tileLocal, .exact: return exactRadius(sigma: sigma)
         case let .boxes(r): return r.reduce(0, +)
@@ -64,7 +64,7 @@ enum GaussianPlan {
     }
 
     /// Normalized taps of the exact kernel, `2 * radius + 1` of them.
-    static func exactTaps(sigma: Double) -> [Float] {
+    package static func exactTaps(sigma: Double) -> [Float] {
         let r = exactRadius(sigma: sigma)
         if r == 0 || sigma <= 0 { return [1] }
         var w = (-r...r).map { k in exp(-Double(k * k) / (2 * sigma * sigma)) }

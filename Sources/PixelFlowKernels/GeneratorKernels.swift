@@ -24,7 +24,7 @@
 
 /// `v` limited to 0...1.
 @inline(__always)
-func _unit(_ v: Double) -> Double { v < 0 ? 0 : (v > 1 ? 1 : v) }
+package func _unit(_ v: Double) -> Double { v < 0 ? 0 : (v > 1 ? 1 : v) }
 
 /// `a + (b - a) * t` on premultiplied colors.
 @inline(__always)
@@ -32,7 +32,7 @@ func _mix(_ a: SIMD4<Float>, _ b: SIMD4<Float>, _ t: Double) -> SIMD4<Float> { a
 
 /// Hermite smoothstep of `t` in 0...1: `t^2 (3 - 2t)`.
 @inline(__always)
-func _smoothstep(_ t: Double) -> Double { t * t * (3 - 2 * t) }
+package func _smoothstep(_ t: Double) -> Double { t * t * (3 - 2 * t) }
 
 /// The pixel's coverage by a rect: the product of its overlap along each axis, each
 /// `clamp(distance to the nearer edge + 0.5, 0, 1)` (1 for an infinite rect).
@@ -62,17 +62,25 @@ func softSquareWave(_ p: Double, origin: Double, period: Double, transition: Dou
 
 /// Where a checkerboard or stripes pattern starts, its cell width and the width of the ramp
 /// between colors: `max(1, (1 - sharpness) * width)` pixels (one pixel is the anti-aliased edge).
-struct PeriodicPattern: Sendable {
-    var centerX: Double
-    var centerY: Double
-    var width: Double
-    var sharpness: Double
-    var transition: Double { Swift.max(1, (1 - sharpness) * width) }
+package struct PeriodicPattern: Sendable {
+    package var centerX: Double
+    package var centerY: Double
+    package var width: Double
+    package var sharpness: Double
+
+    /// The memberwise initializer, for the layers above.
+    package init(centerX: Double, centerY: Double, width: Double, sharpness: Double) {
+        self.centerX = centerX
+        self.centerY = centerY
+        self.width = width
+        self.sharpness = sharpness
+    }
+    package var transition: Double { Swift.max(1, (1 - sharpness) * width) }
 }
 
 /// Checkerboard: `t = (1 - wx * wy) / 2` with `w` the soft square waves along x and y;
 /// `color0` where `t = 0` (the cell whose top-left corner is the center), `color1` where 1.
-func checkerboardRow(
+package func checkerboardRow(
     x0: Int, y: Int, count: Int, out: UnsafeMutablePointer<SIMD4<Float>>,
     pattern p: PeriodicPattern, color0: SIMD4<Float>, color1: SIMD4<Float>
 ) {
@@ -85,7 +93,7 @@ func checkerboardRow(
 }
 
 /// Vertical stripes: `t = (1 - wx) / 2`; `color0` on the stripe right of the center's x.
-func stripesRow(
+package func stripesRow(
     x0: Int, y: Int, count: Int, out: UnsafeMutablePointer<SIMD4<Float>>,
     pattern p: PeriodicPattern, color0: SIMD4<Float>, color1: SIMD4<Float>
 ) {
@@ -112,7 +120,7 @@ func roundedRectSignedDistance(_ x: Double, _ y: Double, rect: Rect, radius: Dou
 
 /// A filled rounded rect (`strokeWidth == nil`): coverage `clamp(0.5 - d, 0, 1)`; or the band
 /// of `strokeWidth` pixels inside its outline: `clamp(0.5 - d) - clamp(0.5 - (d + strokeWidth))`.
-func roundedRectangleRow(
+package func roundedRectangleRow(
     x0: Int, y: Int, count: Int, out: UnsafeMutablePointer<SIMD4<Float>>,
     rect: Rect, radius: Double, strokeWidth: Double?, color: SIMD4<Float>
 ) {
@@ -139,7 +147,7 @@ func blurredBoxProfile(_ p: Double, lo: Double, hi: Double, sigma: Double) -> Do
 
 /// A rect convolved with an isotropic Gaussian of `sigma` pixels: separable, so the coverage is
 /// the product of the x and y profiles (exact, no sampling of the blur).
-func blurredRectangleRow(
+package func blurredRectangleRow(
     x0: Int, y: Int, count: Int, out: UnsafeMutablePointer<SIMD4<Float>>,
     rect: Rect, sigma: Double, color: SIMD4<Float>
 ) {
@@ -167,7 +175,7 @@ func segmentDistance(_ x: Double, _ y: Double, _ ax: Double, _ ay: Double, _ bx:
 /// coverage of one line `min(clamp(width / 2 + 0.5 - distance, 0, 1), width)` (a line thinner
 /// than a pixel covers about its width), union by maximum.
 /// - Complexity: O(segments) per pixel (a cheap row test skips segments far from the row).
-func meshRow(
+package func meshRow(
     x0: Int, y: Int, count: Int, out: UnsafeMutablePointer<SIMD4<Float>>,
     segments: [Double], width: Double, color: SIMD4<Float>
 ) {
@@ -196,7 +204,7 @@ func meshRow(
 /// A 32-bit integer hash with low bias ("lowbias32", C. Wellons, "Prospecting for Hash
 /// Functions", 2018): every output bit depends on every input bit.
 @inline(__always)
-func lowbias32(_ v: UInt32) -> UInt32 {
+package func lowbias32(_ v: UInt32) -> UInt32 {
     var x = v
     x ^= x >> 16
     x &*= 0x7FEB_352D
@@ -219,7 +227,7 @@ func randomValues(x: Int, y: Int) -> SIMD4<Float> {
 }
 
 /// Uniform noise: the unpremultiplied pixel is `randomValues(x, y)`, written premultiplied.
-func randomRow(x0: Int, y: Int, count: Int, out: UnsafeMutablePointer<SIMD4<Float>>) {
+package func randomRow(x0: Int, y: Int, count: Int, out: UnsafeMutablePointer<SIMD4<Float>>) {
     for i in 0..<count {
         let v = randomValues(x: x0 + i, y: y)
         out[i] = v * SIMD4(v.w, v.w, v.w, 1)
@@ -231,7 +239,7 @@ func randomRow(x0: Int, y: Int, count: Int, out: UnsafeMutablePointer<SIMD4<Floa
 /// Linear gradient parameter: the projection of `(x, y) - p0` on `p1 - p0`, over its length
 /// squared, limited to 0...1 (0 everywhere when the points coincide); smoothstepped if `smooth`.
 @inline(__always)
-func linearGradientParameter(_ x: Double, _ y: Double, p0: Point, p1: Point, smooth: Bool) -> Double {
+package func linearGradientParameter(_ x: Double, _ y: Double, p0: Point, p1: Point, smooth: Bool) -> Double {
     let dx = p1.x - p0.x, dy = p1.y - p0.y
     let len2 = dx * dx + dy * dy
     guard len2 > 0 else { return 0 }
@@ -242,7 +250,7 @@ func linearGradientParameter(_ x: Double, _ y: Double, p0: Point, p1: Point, smo
 /// Radial gradient parameter: `(distance - r0) / (r1 - r0)` limited to 0...1; for equal
 /// radii, the anti-aliased step `clamp(distance - r0 + 0.5, 0, 1)`.
 @inline(__always)
-func radialGradientParameter(_ x: Double, _ y: Double, center: Point, r0: Double, r1: Double) -> Double {
+package func radialGradientParameter(_ x: Double, _ y: Double, center: Point, r0: Double, r1: Double) -> Double {
     let dx = x - center.x, dy = y - center.y
     let d = (dx * dx + dy * dy).squareRoot()
     if r1 == r0 { return _unit(d - r0 + 0.5) }
@@ -252,7 +260,7 @@ func radialGradientParameter(_ x: Double, _ y: Double, center: Point, r0: Double
 /// Gaussian gradient weight of `color0`: `exp(-d^2 / (2 sigma^2))` with `sigma = radius / 3`,
 /// so the weight falls to 1 % at the radius; 0 everywhere for a radius of 0.
 @inline(__always)
-func gaussianGradientWeight(_ x: Double, _ y: Double, center: Point, radius: Double) -> Double {
+package func gaussianGradientWeight(_ x: Double, _ y: Double, center: Point, radius: Double) -> Double {
     guard radius > 0 else { return 0 }
     let dx = x - center.x, dy = y - center.y
     let sigma = radius / 3
@@ -261,7 +269,7 @@ func gaussianGradientWeight(_ x: Double, _ y: Double, center: Point, radius: Dou
 
 /// Fills a row with `color0 + (color1 - color0) * t(x, y)` (premultiplied working colors).
 @inline(__always)
-func gradientRow(
+package func gradientRow(
     x0: Int, y: Int, count: Int, out: UnsafeMutablePointer<SIMD4<Float>>,
     color0: SIMD4<Float>, color1: SIMD4<Float>, _ t: (Double, Double) -> Double
 ) {
@@ -283,14 +291,28 @@ func striationPattern(_ angle: Double, time: Double, contrast: Double, f1: Doubl
 }
 
 /// Parameters of the lenticular halo (`CILenticularHaloGenerator`).
-struct HaloParameters: Sendable {
-    var center: Point
-    var radius: Double
-    var width: Double
-    var overlap: Double
-    var striationStrength: Double
-    var striationContrast: Double
-    var time: Double
+package struct HaloParameters: Sendable {
+    package var center: Point
+    package var radius: Double
+    package var width: Double
+    package var overlap: Double
+    package var striationStrength: Double
+    package var striationContrast: Double
+    package var time: Double
+
+    /// The memberwise initializer, for the layers above.
+    package init(
+        center: Point, radius: Double, width: Double, overlap: Double, striationStrength: Double, striationContrast: Double,
+        time: Double
+    ) {
+        self.center = center
+        self.radius = radius
+        self.width = width
+        self.overlap = overlap
+        self.striationStrength = striationStrength
+        self.striationContrast = striationContrast
+        self.time = time
+    }
 }
 
 /// Lenticular halo, an approximation: three rings, one per color channel, with the profile
@@ -299,7 +321,7 @@ struct HaloParameters: Sendable {
 /// a white ring). Multiplied by striations `max(0, 1 + strength * (2 s(angle) - 1))`.
 /// The output is the color, premultiplied, scaled per channel; alpha is the color's alpha
 /// times the largest channel intensity (at most 1).
-func lenticularHaloRow(
+package func lenticularHaloRow(
     x0: Int, y: Int, count: Int, out: UnsafeMutablePointer<SIMD4<Float>>,
     _ p: HaloParameters, color: SIMD4<Float>
 ) {
@@ -325,14 +347,28 @@ func lenticularHaloRow(
 }
 
 /// Parameters of the star shine (`CIStarShineGenerator`).
-struct StarShineParameters: Sendable {
-    var center: Point
-    var radius: Double
-    var crossScale: Double
-    var crossAngle: Double
-    var crossOpacity: Double
-    var crossWidth: Double
-    var epsilon: Double
+package struct StarShineParameters: Sendable {
+    package var center: Point
+    package var radius: Double
+    package var crossScale: Double
+    package var crossAngle: Double
+    package var crossOpacity: Double
+    package var crossWidth: Double
+    package var epsilon: Double
+
+    /// The memberwise initializer, for the layers above.
+    package init(
+        center: Point, radius: Double, crossScale: Double, crossAngle: Double, crossOpacity: Double, crossWidth: Double,
+        epsilon: Double
+    ) {
+        self.center = center
+        self.radius = radius
+        self.crossScale = crossScale
+        self.crossAngle = crossAngle
+        self.crossOpacity = crossOpacity
+        self.crossWidth = crossWidth
+        self.epsilon = epsilon
+    }
 }
 
 /// Star shine, an approximation: intensity `I = core + shell + spikes` with
@@ -340,7 +376,7 @@ struct StarShineParameters: Sendable {
 /// the color), and two spikes along the cross angle and its perpendicular,
 /// `2^crossOpacity * exp(-(v / crossWidth)^2) * exp(-|u| / L)`, `L = crossScale * radius * 2^epsilon`.
 /// The color goes from white (core) to `color`; alpha is `color.alpha * min(1, I)`.
-func starShineRow(
+package func starShineRow(
     x0: Int, y: Int, count: Int, out: UnsafeMutablePointer<SIMD4<Float>>,
     _ p: StarShineParameters, color: SIMD4<Float>
 ) {
@@ -374,13 +410,26 @@ func starShineRow(
 }
 
 /// Parameters of the sunbeams (`CISunbeamsGenerator`) and of the flash transition's light.
-struct SunbeamsParameters: Sendable {
-    var center: Point
-    var sunRadius: Double
-    var maxStriationRadius: Double
-    var striationStrength: Double
-    var striationContrast: Double
-    var time: Double
+package struct SunbeamsParameters: Sendable {
+    package var center: Point
+    package var sunRadius: Double
+    package var maxStriationRadius: Double
+    package var striationStrength: Double
+    package var striationContrast: Double
+    package var time: Double
+
+    /// The memberwise initializer, for the layers above.
+    package init(
+        center: Point, sunRadius: Double, maxStriationRadius: Double, striationStrength: Double, striationContrast: Double,
+        time: Double
+    ) {
+        self.center = center
+        self.sunRadius = sunRadius
+        self.maxStriationRadius = maxStriationRadius
+        self.striationStrength = striationStrength
+        self.striationContrast = striationContrast
+        self.time = time
+    }
 }
 
 /// Sunbeams intensity at `(x, y)`, an approximation: `max(disc, beams)` with the anti-aliased
@@ -388,7 +437,7 @@ struct SunbeamsParameters: Sendable {
 /// `strength * s(angle) * clamp(1 - (d - R) / (R_max - R), 0, 1)^2`, `R_max = sunRadius *
 /// maxStriationRadius` (no beams when `R_max <= R`).
 @inline(__always)
-func sunbeamsIntensity(_ x: Double, _ y: Double, _ p: SunbeamsParameters) -> Double {
+package func sunbeamsIntensity(_ x: Double, _ y: Double, _ p: SunbeamsParameters) -> Double {
     let dx = x - p.center.x, dy = y - p.center.y
     let d = (dx * dx + dy * dy).squareRoot()
     let disc = _unit(p.sunRadius - d + 0.5)
@@ -407,7 +456,7 @@ func sunbeamsIntensity(_ x: Double, _ y: Double, _ p: SunbeamsParameters) -> Dou
 }
 
 /// Sunbeams: the color, premultiplied, times `min(1, sunbeamsIntensity)`.
-func sunbeamsRow(
+package func sunbeamsRow(
     x0: Int, y: Int, count: Int, out: UnsafeMutablePointer<SIMD4<Float>>,
     _ p: SunbeamsParameters, color: SIMD4<Float>
 ) {
@@ -464,7 +513,7 @@ func squaredDistanceTransform1D(
 /// `(v, v, v, 1)` for the tile's `width * height` pixels, row by row.
 /// - Complexity: O(pixels): one column pass and one row pass; scratch of 3 doubles and an
 ///   integer per pixel of the longer side, and a double per pixel.
-func distanceGradient(_ tile: Tile, maximumDistance: Double, into out: UnsafeMutablePointer<SIMD4<Float>>) {
+package func distanceGradient(_ tile: Tile, maximumDistance: Double, into out: UnsafeMutablePointer<SIMD4<Float>>) {
     let w = tile.rect.width, h = tile.rect.height
     if w <= 0 || h <= 0 { return }
     let big = Double(w * w + h * h) + 1

@@ -28,7 +28,7 @@ import CSIMD
 /// The sRGB encoding (`SRGB.fromLinear`) of each color channel, odd-symmetric for negatives
 /// (`CILinearToSRGBToneCurve`). Tolerance: 3e-6 relative against `SRGB.fromLinear`
 /// (the power goes through `fastSignedPow`).
-func linearToSRGBRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
+package func linearToSRGBRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
     for i in 0..<count {
         let v = p[i]
         let a = _abs4(v)
@@ -42,7 +42,7 @@ func linearToSRGBRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
 
 /// The sRGB decoding (`SRGB.toLinear`) of each color channel, odd-symmetric for negatives
 /// (`CISRGBToneCurveToLinear`). Tolerance: 3e-6 relative against `SRGB.toLinear`.
-func sRGBToLinearRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
+package func sRGBToLinearRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
     for i in 0..<count {
         let v = p[i]
         let a = _abs4(v)
@@ -57,7 +57,7 @@ func sRGBToLinearRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
 // MARK: CIELAB
 
 /// Linear sRGB (D65) to XYZ, IEC 61966-2-1, by columns.
-let _rgbToXYZ: (SIMD4<Float>, SIMD4<Float>, SIMD4<Float>) = (
+package let _rgbToXYZ: (SIMD4<Float>, SIMD4<Float>, SIMD4<Float>) = (
     SIMD4(0.4124564, 0.2126729, 0.0193339, 0), SIMD4(0.3575761, 0.7151522, 0.1191920, 0),
     SIMD4(0.1804375, 0.0721750, 0.9503041, 0)
 )
@@ -77,7 +77,7 @@ let _xyzToRGB: (SIMD4<Float>, SIMD4<Float>, SIMD4<Float>) = {
 let _labWhite = SIMD4<Float>(0.95047, 1, 1.08883, 1)
 
 /// The inverse of a 3x3 matrix (rows), by cofactors.
-func invert3x3(_ m: [[Double]]) -> [[Double]] {
+package func invert3x3(_ m: [[Double]]) -> [[Double]] {
     let a = m[0][0], b = m[0][1], c = m[0][2], d = m[1][0], e = m[1][1], f = m[1][2], g = m[2][0], h = m[2][1], k = m[2][2]
     let A = e * k - f * h, B = -(d * k - f * g), C = d * h - e * g
     let det = a * A + b * B + c * C
@@ -111,7 +111,7 @@ func _labFInverse(_ f: SIMD4<Float>) -> SIMD4<Float> {
 /// CIELAB `(L*, a*, b*, alpha)` of a linear sRGB pixel. Tolerance: 1e-4 absolute in L*, a*,
 /// b* against the formula in Double (the cube root goes through fastExp2/fastLog2).
 @inline(__always)
-func rgbToLab(_ v: SIMD4<Float>) -> SIMD4<Float> {
+package func rgbToLab(_ v: SIMD4<Float>) -> SIMD4<Float> {
     let xyz = _rgbToXYZ.0 * v.x + _rgbToXYZ.1 * v.y + _rgbToXYZ.2 * v.z
     let f = _labF(xyz / _labWhite)
     return SIMD4(116 * f.y - 16, 500 * (f.x - f.y), 200 * (f.y - f.z), v.w)
@@ -119,7 +119,7 @@ func rgbToLab(_ v: SIMD4<Float>) -> SIMD4<Float> {
 
 /// Linear sRGB of a CIELAB pixel `(L*, a*, b*, alpha)`.
 @inline(__always)
-func labToRGB(_ v: SIMD4<Float>) -> SIMD4<Float> {
+package func labToRGB(_ v: SIMD4<Float>) -> SIMD4<Float> {
     let fy = (v.x + 16) * (1.0 / 116.0)
     let f = SIMD4<Float>(fy + v.y * (1.0 / 500.0), fy, fy - v.z * (1.0 / 200.0), 0)
     let xyz = _labFInverse(f) * _labWhite
@@ -135,7 +135,7 @@ let _labNormalizeOffset = SIMD4<Float>(0, 0.5, 0.5, 0)
 
 /// Linear sRGB to CIELAB in the color lanes (`CIConvertRGBtoLab`), optionally normalized.
 /// Tolerance: 1e-4 absolute (unnormalized) against the formula in Double.
-func rgbToLabRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, normalize: Bool) {
+package func rgbToLabRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, normalize: Bool) {
     for i in 0..<count {
         var lab = rgbToLab(p[i])
         if normalize { lab = lab * _labNormalizeScale + _labNormalizeOffset }
@@ -145,7 +145,7 @@ func rgbToLabRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, normalize:
 
 /// CIELAB in the color lanes to linear sRGB (`CIConvertLabToRGB`), optionally from normalized
 /// values. Tolerance: 1e-5 absolute against the formula in Double.
-func labToRGBRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, normalize: Bool) {
+package func labToRGBRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, normalize: Bool) {
     for i in 0..<count {
         var v = p[i]
         if normalize { v = (v - _labNormalizeOffset) / _labNormalizeScale }
@@ -157,8 +157,8 @@ func labToRGBRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, normalize:
 
 /// CIE94 colour difference (graphic arts: kL = kC = kH = 1, K1 = 0.045, K2 = 0.015) of
 /// `lab2` from the reference `lab1`.
-@inline(__always)
-func deltaE94(_ lab1: SIMD4<Float>, _ lab2: SIMD4<Float>) -> Float {
+@inlinable @inline(__always)
+package func deltaE94(_ lab1: SIMD4<Float>, _ lab2: SIMD4<Float>) -> Float {
     let dL = lab1.x - lab2.x
     let c1 = (lab1.y * lab1.y + lab1.z * lab1.z).squareRoot()
     let c2 = (lab2.y * lab2.y + lab2.z * lab2.z).squareRoot()
@@ -173,7 +173,7 @@ func deltaE94(_ lab1: SIMD4<Float>, _ lab2: SIMD4<Float>) -> Float {
 /// CIEDE2000 colour difference of two CIELAB colors (kL = kC = kH = 1), following Sharma,
 /// Wu and Dalal (2005), equations (1)-(22), in Float. Tolerance: 1e-4 against their
 /// published test data (34 pairs, 4 decimals).
-func deltaE2000(_ lab1: SIMD4<Float>, _ lab2: SIMD4<Float>) -> Float {
+package func deltaE2000(_ lab1: SIMD4<Float>, _ lab2: SIMD4<Float>) -> Float {
     let (L1, a1, b1) = (lab1.x, lab1.y, lab1.z)
     let (L2, a2, b2) = (lab2.x, lab2.y, lab2.z)
     let C1 = (a1 * a1 + b1 * b1).squareRoot(), C2 = (a2 * a2 + b2 * b2).squareRoot()
@@ -224,7 +224,7 @@ func deltaE2000(_ lab1: SIMD4<Float>, _ lab2: SIMD4<Float>) -> Float {
 /// Writes `(dE, dE, dE, 1)` premultiplied into `dst`, with `dE` the colour difference of the
 /// straight colors of `fg` (the reference) and `dst`, taken as linear sRGB (`CILabDeltaE`
 /// with `ciede2000` false, the CIEDE2000 variant otherwise).
-func labDeltaERow(
+package func labDeltaERow(
     _ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
     ciede2000: Bool
 ) {

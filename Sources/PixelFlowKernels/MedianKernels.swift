@@ -18,7 +18,7 @@ import CSIMD
 /// (Paeth, Graphics Gems 1990). `scratch` holds `3 * (count + 2)` pixels.
 ///
 /// - Complexity: about 18 min/max operations per pixel. Exact.
-func median3x3Row(
+package func median3x3Row(
     _ rows: UnsafePointer<UnsafePointer<SIMD4<Float>>>, count: Int,
     into dst: UnsafeMutablePointer<SIMD4<Float>>, scratch: UnsafeMutablePointer<SIMD4<Float>>
 ) {
@@ -44,7 +44,7 @@ func median3x3Row(
 /// pruned merge network (`_median25`). `scratch` holds `15 * (count + 4)` pixels.
 ///
 /// - Complexity: about 116 min/max operations per pixel. Exact.
-func median5x5Row(
+package func median5x5Row(
     _ rows: UnsafePointer<UnsafePointer<SIMD4<Float>>>, count: Int,
     into dst: UnsafeMutablePointer<SIMD4<Float>>, scratch: UnsafeMutablePointer<SIMD4<Float>>
 ) {
@@ -78,7 +78,7 @@ func median5x5Row(
 ///
 /// - Complexity: O(r) per pixel (`4 (2r + 1)` histogram updates) plus O(r^2) per row; scratch
 ///   4 KiB.
-func medianHistogramTile(
+package func medianHistogramTile(
     _ levels: UnsafePointer<SIMD4<UInt8>>, stride: Int, radius r: Int, count: Int, height: Int,
     into output: Tile
 ) {
@@ -137,7 +137,7 @@ func medianHistogramTile(
 }
 
 /// Quantizes `count` pixels to levels `clamp(round(v * 255), 0, 255)` (NaN gives 0).
-func quantizeLevelsRow(_ src: UnsafePointer<SIMD4<Float>>, count: Int, into dst: UnsafeMutablePointer<SIMD4<UInt8>>) {
+package func quantizeLevelsRow(_ src: UnsafePointer<SIMD4<Float>>, count: Int, into dst: UnsafeMutablePointer<SIMD4<UInt8>>) {
     for i in 0..<count {
         var s = src[i] * 255 + 0.5
         s.replace(with: 0, where: .!(s .>= 0))

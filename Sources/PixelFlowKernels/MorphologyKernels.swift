@@ -5,16 +5,16 @@ import CSIMD
 // (for NaN lanes `pf_max4`/`pf_min4` return the other operand; -0 and +0 may come out either way).
 
 /// The per-channel maximum or minimum, as a type so kernels specialize for each.
-protocol _Extremum {
+package protocol _Extremum {
     static func pick(_ a: SIMD4<Float>, _ b: SIMD4<Float>) -> SIMD4<Float>
 }
 
-enum _Maximum: _Extremum {
-    @inline(__always) static func pick(_ a: SIMD4<Float>, _ b: SIMD4<Float>) -> SIMD4<Float> { pf_max4(a, b) }
+package enum _Maximum: _Extremum {
+    @inline(__always) package static func pick(_ a: SIMD4<Float>, _ b: SIMD4<Float>) -> SIMD4<Float> { pf_max4(a, b) }
 }
 
-enum _Minimum: _Extremum {
-    @inline(__always) static func pick(_ a: SIMD4<Float>, _ b: SIMD4<Float>) -> SIMD4<Float> { pf_min4(a, b) }
+package enum _Minimum: _Extremum {
+    @inline(__always) package static func pick(_ a: SIMD4<Float>, _ b: SIMD4<Float>) -> SIMD4<Float> { pf_min4(a, b) }
 }
 
 /// Windows up to this many pixels are scanned directly; wider ones use van Herk/Gil-Werman.
@@ -104,7 +104,11 @@ func extremumRows<E: _Extremum>(
 ///
 /// - Complexity: per pixel `min(width - 1, 3) + min(height - 1, 3)` operations (van Herk above
 ///   `directExtremumLimit`); scratch `(height + tileHeight)` rows.
-func rectangleExtremumTile<E: _Extremum>(_ e: E.Type, _ input: Tile, _ output: Tile, width: Int, height: Int, arena: Arena) {
+@_specialize(exported:true,where E == _Maximum)
+@_specialize(exported:true,where E == _Minimum)
+package func rectangleExtremumTile<E: _Extremum>(
+    _ e: E.Type, _ input: Tile, _ output: Tile, width: Int, height: Int, arena: Arena
+) {
     let o = output.rect
     if o.isEmpty { return }
     let rx = width / 2, ry = height / 2
@@ -171,7 +175,9 @@ func rectangleExtremumTile<E: _Extremum>(_ e: E.Type, _ input: Tile, _ output: T
 ///
 /// - Complexity: O(radius) per pixel (about 4 operations per disc row, van Herk for wide
 ///   rows); scratch three rows.
-func discExtremumTile<E: _Extremum>(_ e: E.Type, _ input: Tile, _ output: Tile, spans: [SpanTerm], arena: Arena) {
+@_specialize(exported:true,where E == _Maximum)
+@_specialize(exported:true,where E == _Minimum)
+package func discExtremumTile<E: _Extremum>(_ e: E.Type, _ input: Tile, _ output: Tile, spans: [SpanTerm], arena: Arena) {
     let o = output.rect
     if o.isEmpty { return }
     let w = o.width

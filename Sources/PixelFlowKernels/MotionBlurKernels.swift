@@ -9,17 +9,17 @@
 // Line-sampling blurs: fixed sparse correlations (motion) and per-pixel rays (zoom).
 
 /// One tap of a sparse correlation: offset and weight.
-struct SparseTap: Sendable, Hashable {
-    var dx: Int
-    var dy: Int
-    var weight: Float
+package struct SparseTap: Sendable, Hashable {
+    package var dx: Int
+    package var dy: Int
+    package var weight: Float
 }
 
 /// The taps of a motion blur: `2K + 1` bilinear samples at unit spacing (`K = ceil(radius)`,
 /// spacing `radius / K`) along the direction `angle` (radians, counter-clockwise on screen, so
 /// `(cos a, -sin a)` in y-down pixels), each spread over its four neighbours, equal offsets
 /// merged, weights summing to 1. Sorted by (dy, dx) so rows are read in order.
-func motionBlurTaps(radius: Double, angle: Double) -> [SparseTap] {
+package func motionBlurTaps(radius: Double, angle: Double) -> [SparseTap] {
     let k = Swift.max(1, Int(radius.rounded(.up)))
     let step = radius / Double(k)
     let ux = cos(angle) * step, uy = -sin(angle) * step
@@ -43,7 +43,7 @@ func motionBlurTaps(radius: Double, angle: Double) -> [SparseTap] {
 /// `output.rect` grown by the largest offsets.
 ///
 /// - Complexity: one multiply-add per tap per pixel (O(radius) for a motion blur).
-func sparseCorrelateTile(_ input: Tile, _ output: Tile, taps: [SparseTap]) {
+package func sparseCorrelateTile(_ input: Tile, _ output: Tile, taps: [SparseTap]) {
     let o = output.rect
     let w = o.width
     for y in o.y..<o.maxY {
@@ -60,7 +60,7 @@ func sparseCorrelateTile(_ input: Tile, _ output: Tile, taps: [SparseTap]) {
 /// Bilinear sample of `tile` at pixel-index position `(px, py)` (pixel centers at integers),
 /// transparent outside the tile.
 @inline(__always)
-func bilinearSample(_ tile: Tile, _ px: Float, _ py: Float) -> SIMD4<Float> {
+package func bilinearSample(_ tile: Tile, _ px: Float, _ py: Float) -> SIMD4<Float> {
     let x0f = px.rounded(.down), y0f = py.rounded(.down)
     let fx = px - x0f, fy = py - y0f
     let x0 = Int(x0f), y0 = Int(y0f)
@@ -78,7 +78,7 @@ func bilinearSample(_ tile: Tile, _ px: Float, _ py: Float) -> SIMD4<Float> {
 /// `output.rect` grown by `ceil(amount) + 1`.
 ///
 /// - Complexity: O(amount) samples per pixel.
-func zoomBlurTile(_ input: Tile, _ output: Tile, center: SIMD2<Double>, amount: Double) {
+package func zoomBlurTile(_ input: Tile, _ output: Tile, center: SIMD2<Double>, amount: Double) {
     let o = output.rect
     for y in o.y..<o.maxY {
         let d = output.row(y)

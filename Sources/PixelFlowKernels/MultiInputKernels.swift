@@ -37,7 +37,7 @@ func bilinearSampleAtPosition(_ src: Tile, _ px: Double, _ py: Double) -> SIMD4<
 /// must cover `out.rect` grown by `ceil(scale / 2) + 1`, `map` must cover `out.rect`.
 ///
 /// - Complexity: one bilinear sample per pixel.
-func displacementTile(_ image: Tile, _ map: Tile, _ out: Tile, scale: Float) {
+package func displacementTile(_ image: Tile, _ map: Tile, _ out: Tile, scale: Float) {
     let o = out.rect
     for y in o.y..<o.maxY {
         let m = map.pointer(x: o.x, y: y), d = out.row(y)
@@ -57,7 +57,7 @@ func displacementTile(_ image: Tile, _ map: Tile, _ out: Tile, scale: Float) {
 /// `image` covers `out.rect` grown by `ceil(scale / 2) + 1`.
 ///
 /// - Complexity: four texture reads and one bilinear sample per pixel.
-func glassTile(_ image: Tile, _ texture: Tile, _ out: Tile, scale: Float, origin: (x: Int, y: Int)) {
+package func glassTile(_ image: Tile, _ texture: Tile, _ out: Tile, scale: Float, origin: (x: Int, y: Int)) {
     let o = out.rect, t = texture.rect
     if t.isEmpty { out.clear(); return }
     @inline(__always) func luma(_ x: Int, _ y: Int) -> Float {
@@ -84,7 +84,7 @@ func glassTile(_ image: Tile, _ texture: Tile, _ out: Tile, scale: Float, origin
 func guidedFilterBlock(radius r: Int) -> Int { r <= 8 ? 8 : 32 }
 
 /// How far the guided filter reads around its output: two box means, each `r + block - 1`.
-func guidedFilterHalo(radius r: Int) -> Int { 2 * (r + guidedFilterBlock(radius: r) - 1) }
+package func guidedFilterHalo(radius r: Int) -> Int { 2 * (r + guidedFilterBlock(radius: r) - 1) }
 
 /// He, Sun and Tang's guided filter ("Guided Image Filtering", ECCV 2010 / TPAMI 2013) with a
 /// gray guide, over `out.rect`: with `I` the Rec. 709 luma of the guide's premultiplied pixel
@@ -101,7 +101,7 @@ func guidedFilterHalo(radius r: Int) -> Int { 2 * (r + guidedFilterBlock(radius:
 ///
 /// - Complexity: five box means, about 40 operations per pixel whatever the radius; scratch
 ///   about eight tiles of the output grown by the halo.
-func guidedFilterTile(_ p: Tile, _ guide: Tile, _ out: Tile, radius r: Int, epsilon: Float, arena: Arena) {
+package func guidedFilterTile(_ p: Tile, _ guide: Tile, _ out: Tile, radius r: Int, epsilon: Float, arena: Arena) {
     let block = guidedFilterBlock(radius: r)
     let h1 = r + block - 1
     let mid = out.rect.outset(h1, h1), full = out.rect.outset(2 * h1, 2 * h1)
@@ -167,7 +167,7 @@ let gaborKernel5x5: [Float] = {
 /// `sqrt(red^2 + green^2)`, alpha 1.
 ///
 /// - Complexity: 50 SIMD multiply-adds per pixel.
-func gaborGradientsTile(_ input: Tile, _ out: Tile) {
+package func gaborGradientsTile(_ input: Tile, _ out: Tile) {
     let o = out.rect
     gaborKernel5x5.withUnsafeBufferPointer { w in
         for y in o.y..<o.maxY {
@@ -209,7 +209,7 @@ func gaborGradientsTile(_ input: Tile, _ out: Tile) {
 /// by 1; `shading` covers the shading image's extent.
 ///
 /// - Complexity: five reads and one bilinear sample per pixel.
-func shadedMaterialTile(_ height: Tile, _ shading: Tile, _ out: Tile, scale: Float) {
+package func shadedMaterialTile(_ height: Tile, _ shading: Tile, _ out: Tile, scale: Float) {
     let o = out.rect, s = shading.rect
     if s.isEmpty { out.clear(); return }
     let cx = Double(s.x) + Double(s.width) / 2, cy = Double(s.y) + Double(s.height) / 2

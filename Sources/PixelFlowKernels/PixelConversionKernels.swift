@@ -7,7 +7,7 @@ import CSIMD
 /// are converted from sRGB encoding to linear light (8-bit through the exact 256-entry table).
 /// Alpha and premultiplication are left as stored.
 
-func loadRowRGBA(
+package func loadRowRGBA(
     _ src: UnsafeRawPointer, format: PixelFormat, count: Int,
     into dst: UnsafeMutablePointer<SIMD4<Float>>, decodeSRGB: Bool
 ) {
@@ -49,14 +49,14 @@ func loadRowRGBA(
     }
 }
 
-func _decodeSRGBInPlace(_ p: UnsafeMutablePointer<SIMD4<Float>>, _ count: Int) {
+package func _decodeSRGBInPlace(_ p: UnsafeMutablePointer<SIMD4<Float>>, _ count: Int) {
     for i in 0..<count {
         let v = p[i]
         p[i] = SIMD4(SRGB.toLinear(v.x), SRGB.toLinear(v.y), SRGB.toLinear(v.z), v.w)
     }
 }
 
-func _encodeSRGBInPlace(_ p: UnsafeMutablePointer<SIMD4<Float>>, _ count: Int) {
+package func _encodeSRGBInPlace(_ p: UnsafeMutablePointer<SIMD4<Float>>, _ count: Int) {
     for i in 0..<count {
         let v = p[i]
         p[i] = SIMD4(SRGB.fromLinear(v.x), SRGB.fromLinear(v.y), SRGB.fromLinear(v.z), v.w)
@@ -68,7 +68,7 @@ func _encodeSRGBInPlace(_ p: UnsafeMutablePointer<SIMD4<Float>>, _ count: Int) {
 /// Integer formats round half up and clamp; NaN stores as 0. `scratch` (at least `count`
 /// pixels) may be overwritten; `src` is not modified.
 
-func storeRowRGBA(
+package func storeRowRGBA(
     _ src: UnsafePointer<SIMD4<Float>>, count: Int, format: PixelFormat,
     into dst: UnsafeMutableRawPointer, encodeSRGB: Bool,
     scratch: UnsafeMutablePointer<SIMD4<Float>>
@@ -118,20 +118,20 @@ func storeRowRGBA(
 }
 
 /// Multiplies the color channels by alpha, in place (vector C code: `pf_premultiply`).
-func premultiplyRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
+package func premultiplyRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
     pf_premultiply(p, count)
 }
 
 /// Divides the color channels by alpha (as a multiply by `1 / alpha`), in place; pixels
 /// with alpha 1 are unchanged and pixels whose alpha is not above 0 become (0, 0, 0, 0).
 /// Branch-free C (`pf_unpremultiply`); the scalar reference is in the tests.
-func unpremultiplyRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
+package func unpremultiplyRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
     pf_unpremultiply(p, count)
 }
 
 /// Sets pixels whose alpha is not above 0 to (0, 0, 0, 0), in place: what a premultiply
 /// followed by an unpremultiply does to them, without touching the others.
-func zeroTransparentRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
+package func zeroTransparentRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
     pf_zero_unless_positive_alpha(p, count)
 }
 

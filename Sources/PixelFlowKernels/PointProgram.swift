@@ -1,13 +1,13 @@
 import CSIMD
 
 /// A color step that a planar point program can run (see `PointProgram`).
-enum PointStep: Sendable, Hashable {
+package enum PointStep: Sendable, Hashable {
     /// `rgb = sign(rgb) * |rgb|^(whole + rest / 4)`, or its reciprocal when `inverted`; the
     /// powers `gammaRow` computes with square roots.
     case gammaQuarters(whole: Int32, rest: Int32, inverted: Bool)
 
     /// The step for `gammaRow(power:)` when it uses square roots, else nil.
-    static func gamma(power: Float) -> PointStep? {
+    package static func gamma(power: Float) -> PointStep? {
         let quarters = power * 4
         guard quarters == quarters.rounded(), abs(power) <= 16, power != 0 else { return nil }
         let n = Int32(abs(quarters))
@@ -21,12 +21,12 @@ enum PointStep: Sendable, Hashable {
 /// Bit-identical to running `colorMatrixRow`, `gammaRow`, `unpremultiplyRow`,
 /// `premultiplyRow` and `zeroTransparentRow` in turn (on finite values; a matrix that keeps
 /// alpha does not compute it, so an infinite color does not turn alpha into NaN).
-struct PointProgram {
+package struct PointProgram {
     private var steps: [pf_point_step]
 
     /// The program that runs `steps` in order (see `init?(_ ops:)` in Graph/, which builds
     /// them from color nodes).
-    init(steps: [pf_point_step]) {
+    package init(steps: [pf_point_step]) {
         self.steps = steps
     }
 
@@ -35,13 +35,13 @@ struct PointProgram {
 
     /// Pixels per `run` call in the evaluator for input it loads first: a chunk that stays in
     /// the L1 cache (input read in place goes a row per call).
-    static let maxCount = Int(PF_PROGRAM_MAX)
+    package static let maxCount = Int(PF_PROGRAM_MAX)
 
     /// Runs the program over `count` pixels from `src` into `dst` (which may be `src`).
     /// `unpremultiplyInput`: the input is premultiplied; `premultiplyOutput`: premultiply the
     /// result, else zero the pixels whose alpha is not above 0; `nonTemporal`: store
     /// non-temporally (`dst` 16-byte aligned; call `pf_store_fence` before others read it).
-    func run(
+    package func run(
         _ src: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
         unpremultiplyInput: Bool, premultiplyOutput: Bool, nonTemporal: Bool
     ) {
@@ -57,7 +57,9 @@ struct PointProgram {
     /// premultiplying or zeroing after: for matrices in their premultiplied form
     /// (`ColorMatrix.premultipliedForm`), which work on premultiplied pixels directly.
     /// Bit-identical to `colorMatrixRow` on each matrix in turn (finite values).
-    func runAsIs(_ src: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int, nonTemporal: Bool) {
+    package func runAsIs(
+        _ src: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int, nonTemporal: Bool
+    ) {
         let flags: Int32 = nonTemporal ? Int32(PF_PROGRAM_STREAM) : 0
         steps.withUnsafeBufferPointer { s in
             pf_point_program_run(src, dst, count, s.baseAddress, Int32(s.count), flags)

@@ -8,7 +8,7 @@ import CSIMD
 /// Coordinates are computed per pixel (not incrementally) so results never depend on where
 /// a tile starts. Bilinear sampling runs in C (`pf_affine_bilinear_row_run`, coordinates four
 /// pixels at a time). Tolerance against a scalar reference: 0.
-func affineWarpRow(
+package func affineWarpRow(
     _ src: Tile, inverse t: AffineTransform, sampling: Sampling, x0: Int, y: Int,
     count: Int, into dst: UnsafeMutablePointer<SIMD4<Float>>
 ) {
@@ -34,7 +34,7 @@ func affineWarpRow(
 
 /// Fills `count` pixels of output row `y` from `x0` by sampling `src` with `sampling` where
 /// `map` sends each output pixel center. Samples outside `src.rect` are transparent.
-func customWarpRow(
+package func customWarpRow(
     _ src: Tile, sampling: Sampling, map: (_ x: Double, _ y: Double) -> Point, x0: Int, y: Int, count: Int,
     into dst: UnsafeMutablePointer<SIMD4<Float>>
 ) {
@@ -63,7 +63,7 @@ func customWarpRow(
 }
 
 @inline(__always)
-func bilinearSample(_ src: Tile, _ ix: Int, _ iy: Int, _ wx: Float, _ wy: Float) -> SIMD4<Float> {
+package func bilinearSample(_ src: Tile, _ ix: Int, _ iy: Int, _ wx: Float, _ wy: Float) -> SIMD4<Float> {
     let r = src.rect
     if ix >= r.x && ix + 1 < r.maxX && iy >= r.y && iy + 1 < r.maxY {
         let p = src.pointer(x: ix, y: iy)
@@ -89,7 +89,7 @@ func bilinearSample(_ src: Tile, _ ix: Int, _ iy: Int, _ wx: Float, _ wy: Float)
 /// and `f - floor(f)` to `weight`; returns the outputs whose sample is defined (the generic
 /// guard `lo - 1 < f < hi`) and, inside them, those whose two taps both lie in `lo ..< hi`.
 /// Both are contiguous ranges because `f` is monotonic in `o`.
-func bilinearAxisSamples(
+package func bilinearAxisSamples(
     scale: Double, offset: Double, start: Int, count: Int, lo: Int, hi: Int,
     index: UnsafeMutablePointer<Int>, weight: UnsafeMutablePointer<Float>
 )
@@ -116,16 +116,16 @@ func bilinearAxisSamples(
 /// edges and the weights of each output pixel are normalized to sum to 1.
 ///
 /// - Complexity: O(outputs x taps) to build; taps = 6 x max(1, input/output).
-struct LanczosWeights {
+package struct LanczosWeights {
     /// First input index (relative to the input origin) for each output in the range.
-    var starts: [Int]
+    package var starts: [Int]
     /// Number of taps for each output.
-    var counts: [Int]
+    package var counts: [Int]
     /// `maxTaps` weights per output.
-    var weights: [Float]
-    var maxTaps: Int
+    package var weights: [Float]
+    package var maxTaps: Int
 
-    static func lanczos3(_ x: Double) -> Double {
+    package static func lanczos3(_ x: Double) -> Double {
         if x == 0 { return 1 }
         if x <= -3 || x >= 3 { return 0 }
         let px = Double.pi * x
@@ -134,7 +134,7 @@ struct LanczosWeights {
 
     /// Output `o`'s taps: `span` (default `inputSize`) input pixels map onto `outputSize`
     /// outputs; taps stop at `0` and `inputSize`.
-    static func window(_ o: Int, inputSize: Int, outputSize: Int, span: Double? = nil)
+    package static func window(_ o: Int, inputSize: Int, outputSize: Int, span: Double? = nil)
         -> (start: Int, count: Int, center: Double, scale: Double)
     {
         let scale = (span ?? Double(inputSize)) / Double(outputSize)
@@ -147,7 +147,7 @@ struct LanczosWeights {
     }
 
     /// The input indices (relative to the input origin) the outputs in `outputRange` read.
-    static func sourceSpan(outputRange: Range<Int>, inputSize: Int, outputSize: Int, span: Double? = nil) -> Range<Int> {
+    package static func sourceSpan(outputRange: Range<Int>, inputSize: Int, outputSize: Int, span: Double? = nil) -> Range<Int> {
         let a = window(Swift.max(0, outputRange.lowerBound), inputSize: inputSize, outputSize: outputSize, span: span)
         let b = window(
             Swift.min(outputSize - 1, outputRange.upperBound - 1), inputSize: inputSize, outputSize: outputSize,
@@ -155,7 +155,7 @@ struct LanczosWeights {
         return a.start..<Swift.max(a.start, b.start + b.count)
     }
 
-    init(outputRange: Range<Int>, inputSize: Int, outputSize: Int, span: Double? = nil) {
+    package init(outputRange: Range<Int>, inputSize: Int, outputSize: Int, span: Double? = nil) {
         let scale = Swift.max((span ?? Double(inputSize)) / Double(outputSize), 1)
         maxTaps = Int((3 * scale).rounded(.up)) * 2 + 2
         starts = []; counts = []
@@ -180,16 +180,16 @@ struct LanczosWeights {
 /// `LanczosWeights` for a whole range of outputs, in memory a tile loop reads without
 /// allocating or bridging arrays: built once per render for the region a Lanczos node
 /// produces; a tile reads the entries of its own outputs.
-final class LanczosTable: @unchecked Sendable {
+package final class LanczosTable: @unchecked Sendable {
     /// The output index (relative to the output origin) of entry 0.
-    let first: Int
-    let count: Int
-    let maxTaps: Int
-    let starts: UnsafeMutablePointer<Int>
-    let counts: UnsafeMutablePointer<Int>
-    let weights: UnsafeMutablePointer<Float>
+    package let first: Int
+    package let count: Int
+    package let maxTaps: Int
+    package let starts: UnsafeMutablePointer<Int>
+    package let counts: UnsafeMutablePointer<Int>
+    package let weights: UnsafeMutablePointer<Float>
 
-    init(outputRange: Range<Int>, inputSize: Int, outputSize: Int, span: Double? = nil) {
+    package init(outputRange: Range<Int>, inputSize: Int, outputSize: Int, span: Double? = nil) {
         let w = LanczosWeights(outputRange: outputRange, inputSize: inputSize, outputSize: outputSize, span: span)
         first = outputRange.lowerBound
         count = outputRange.count
@@ -209,13 +209,13 @@ final class LanczosTable: @unchecked Sendable {
     }
 
     /// Whether the table holds the outputs `range` (relative to the output origin).
-    func covers(_ range: Range<Int>) -> Bool { range.lowerBound >= first && range.upperBound <= first + count }
+    package func covers(_ range: Range<Int>) -> Bool { range.lowerBound >= first && range.upperBound <= first + count }
 }
 
 /// Separable Lanczos resampling: horizontal pass over the source rows, then vertical.
 /// `src` must cover the spans of the outputs' taps (shifted by `inputOrigin`); `wx` and `wy`
 /// hold the taps of the tile's outputs, whose first is `out.rect`'s origin minus `outputOrigin`.
-func lanczosResample(
+package func lanczosResample(
     _ src: Tile, wx: LanczosTable, wy: LanczosTable, outputOrigin: (Int, Int), inputOrigin: (Int, Int),
     into out: Tile, arena: Arena
 ) {

@@ -1,7 +1,7 @@
 // Sharpening and edge-aware smoothing over tiles of `SIMD4<Float>`.
 
 /// Rec. 709 luma weights, applied to working-space RGB.
-let rec709Luma = SIMD4<Float>(0.2126, 0.7152, 0.0722, 0)
+package let rec709Luma = SIMD4<Float>(0.2126, 0.7152, 0.0722, 0)
 
 /// Unsharp masking over `output.rect`: `out = in + intensity * (in - gaussian(in))`, or with
 /// `lumaOnly` the luma of `in - gaussian(in)` added to R, G and B (alpha kept). The Gaussian
@@ -12,7 +12,7 @@ let rec709Luma = SIMD4<Float>(0.2126, 0.7152, 0.0722, 0)
 ///   `(height + taps.count) x width` pixels.
 /// - Tolerance against a scalar reference: 0 for the blur (taps summed in order), then one
 ///   rounding per operation of the formula.
-func unsharpTile(_ input: Tile, _ output: Tile, taps: [Float], intensity: Float, lumaOnly: Bool, arena: Arena) {
+package func unsharpTile(_ input: Tile, _ output: Tile, taps: [Float], intensity: Float, lumaOnly: Bool, arena: Arena) {
     let o = output.rect
     if o.isEmpty { return }
     let r = taps.count / 2
@@ -46,7 +46,7 @@ func unsharpTile(_ input: Tile, _ output: Tile, taps: [Float], intensity: Float,
 /// noise below the threshold and keeps edges above it. `input` covers `output.rect` grown by 1.
 ///
 /// - Complexity: 9 comparisons, selects and additions per pixel. Deterministic (fixed order).
-func sigmaFilter3x3Tile(_ input: Tile, _ output: Tile, threshold: Float) {
+package func sigmaFilter3x3Tile(_ input: Tile, _ output: Tile, threshold: Float) {
     let o = output.rect
     for y in o.y..<o.maxY {
         let d = output.row(y)

@@ -17,7 +17,7 @@
 #endif
 
 /// The range of `x * dx + y * dy` over the corners of `r`.
-func projectedRange(_ r: Rect, _ dx: Double, _ dy: Double) -> (lo: Double, hi: Double) {
+package func projectedRange(_ r: Rect, _ dx: Double, _ dy: Double) -> (lo: Double, hi: Double) {
     let xs = [r.x, r.x + r.width], ys = [r.y, r.y + r.height]
     var lo = Double.infinity, hi = -Double.infinity
     for x in xs { for y in ys { let s = x * dx + y * dy; lo = Swift.min(lo, s); hi = Swift.max(hi, s) } }
@@ -25,7 +25,7 @@ func projectedRange(_ r: Rect, _ dx: Double, _ dy: Double) -> (lo: Double, hi: D
 }
 
 /// `r` swept along `(dx, dy) * [0, length]`: the bounding box of all its translates.
-func sweptRect(_ r: Rect, _ dx: Double, _ dy: Double, _ length: Double) -> Rect {
+package func sweptRect(_ r: Rect, _ dx: Double, _ dy: Double, _ length: Double) -> Rect {
     if r.isInfinite || r.isEmpty { return r }
     let ox = dx * length, oy = dy * length
     return Rect(
@@ -37,25 +37,25 @@ func sweptRect(_ r: Rect, _ dx: Double, _ dy: Double, _ length: Double) -> Rect 
 /// With `s = x dx + y dy` and the band's leading edge `L = lo + time * (hi - lo + width)`,
 /// `position = (L - s) / width` is below 0 ahead of the band (the image), in 0...1 inside it,
 /// above 1 behind it (the target).
-struct SweepBand: Sendable {
-    var dx: Double, dy: Double
-    var lead: Double
-    var width: Double
+package struct SweepBand: Sendable {
+    package var dx: Double, dy: Double
+    package var lead: Double
+    package var width: Double
 
-    init(extent: Rect, angle: Double, width: Double, time: Double) {
+    package init(extent: Rect, angle: Double, width: Double, time: Double) {
         dx = cos(angle); dy = -sin(angle)
         let (lo, hi) = projectedRange(extent, dx, dy)
         self.width = width
         lead = lo + time * (hi - lo + width)
     }
 
-    @inline(__always) func position(_ x: Double, _ y: Double) -> Double { (lead - (x * dx + y * dy)) / width }
+    @inline(__always) package func position(_ x: Double, _ y: Double) -> Double { (lead - (x * dx + y * dy)) / width }
 
     /// The target's weight: `clamp(position, 0, 1)`, a cross-fade across the band.
-    @inline(__always) func targetWeight(_ x: Double, _ y: Double) -> Double { _unit(position(x, y)) }
+    @inlinable @inline(__always) package func targetWeight(_ x: Double, _ y: Double) -> Double { _unit(position(x, y)) }
 
     /// The pixel's coverage by the band `[L - width, L)` along the direction.
-    @inline(__always) func bandCoverage(_ x: Double, _ y: Double) -> Double {
+    @inlinable @inline(__always) package func bandCoverage(_ x: Double, _ y: Double) -> Double {
         let d = lead - (x * dx + y * dy)
         return _unit(Swift.min(d, width - d) + 0.5) * (width >= 1 ? 1 : width)
     }
@@ -65,14 +65,14 @@ struct SweepBand: Sendable {
 /// `width` pixels across, perpendicular to the direction; bar k moves by
 /// `max(0, time * (length + offset) - offset * frac(k * 0.618...))` (golden-ratio stagger), so all
 /// have left a page of `length` pixels along the direction at time 1.
-struct BarsSweep: Sendable {
-    var dx: Double, dy: Double
-    var width: Double
-    var offset: Double
-    var travel: Double
-    var page: Rect
+package struct BarsSweep: Sendable {
+    package var dx: Double, dy: Double
+    package var width: Double
+    package var offset: Double
+    package var travel: Double
+    package var page: Rect
 
-    init(page: Rect, angle: Double, width: Double, offset: Double, time: Double) {
+    package init(page: Rect, angle: Double, width: Double, offset: Double, time: Double) {
         dx = cos(angle); dy = -sin(angle)
         let (lo, hi) = projectedRange(page, dx, dy)
         self.width = width
@@ -81,20 +81,20 @@ struct BarsSweep: Sendable {
         travel = time * ((hi - lo) + offset)
     }
 
-    @inline(__always) func shift(_ x: Double, _ y: Double) -> Double {
+    @inline(__always) package func shift(_ x: Double, _ y: Double) -> Double {
         let k = ((x * -dy + y * dx) / width).rounded(.down)
         let g = k * 0.6180339887498949
         return Swift.max(0, travel - offset * (g - g.rounded(.down)))
     }
 
     /// Where the image shown at `(x, y)` comes from.
-    @inline(__always) func source(_ x: Double, _ y: Double) -> Point {
+    @inline(__always) package func source(_ x: Double, _ y: Double) -> Point {
         let s = shift(x, y)
         return Point(x: x - dx * s, y: y - dy * s)
     }
 
     /// How much of the moved image covers the pixel (its source's coverage by the page).
-    @inline(__always) func coverage(_ x: Double, _ y: Double) -> Double {
+    @inline(__always) package func coverage(_ x: Double, _ y: Double) -> Double {
         let p = source(x, y)
         return rectCoverage(p.x, p.y, page)
     }
@@ -103,14 +103,14 @@ struct BarsSweep: Sendable {
 /// Holes growing in a brick pattern of cells `2 radius` wide (mod transition), rotated by
 /// `angle` about the center and shrunk away from it by `1 + distance / compression`; a hole's
 /// radius is `time * (radius sqrt 2 + 1)`, so at time 1 the holes cover every cell.
-struct ModHoles: Sendable {
-    var cx: Double, cy: Double
-    var cosA: Double, sinA: Double
-    var radius: Double
-    var compression: Double
-    var hole: Double
+package struct ModHoles: Sendable {
+    package var cx: Double, cy: Double
+    package var cosA: Double, sinA: Double
+    package var radius: Double
+    package var compression: Double
+    package var hole: Double
 
-    init(center: Point, angle: Double, radius: Double, compression: Double, time: Double) {
+    package init(center: Point, angle: Double, radius: Double, compression: Double, time: Double) {
         cx = center.x; cy = center.y
         cosA = cos(angle); sinA = sin(angle)
         self.radius = radius
@@ -119,7 +119,7 @@ struct ModHoles: Sendable {
     }
 
     /// The target's weight: `clamp(hole - distance to the cell's center, 0, 1)`.
-    @inline(__always) func targetWeight(_ x: Double, _ y: Double) -> Double {
+    @inlinable @inline(__always) package func targetWeight(_ x: Double, _ y: Double) -> Double {
         let qx = x - cx, qy = y - cy
         var u = qx * cosA - qy * sinA, v = qx * sinA + qy * cosA
         let k = 1 + (u * u + v * v).squareRoot() / compression
@@ -136,13 +136,13 @@ struct ModHoles: Sendable {
 /// A circular wave growing from the center (ripple transition): its front is at
 /// `R = time * (maxDistance + width + 1) - 0.5`; inside it the target shows, and in the ring
 /// `R - width < d < R` the target is displaced radially by `scale * sin(pi u)`, `u = (R - d) / width`.
-struct RippleWave: Sendable {
-    var cx: Double, cy: Double
-    var front: Double
-    var width: Double
-    var scale: Double
+package struct RippleWave: Sendable {
+    package var cx: Double, cy: Double
+    package var front: Double
+    package var width: Double
+    package var scale: Double
 
-    init(center: Point, extent: Rect, width: Double, scale: Double, time: Double) {
+    package init(center: Point, extent: Rect, width: Double, scale: Double, time: Double) {
         cx = center.x; cy = center.y
         var far = 0.0
         for x in [extent.x, extent.x + extent.width] {
@@ -155,21 +155,23 @@ struct RippleWave: Sendable {
         front = time * (far + width + 1) - 0.5
     }
 
-    @inline(__always) func distance(_ x: Double, _ y: Double) -> Double {
+    @inline(__always) package func distance(_ x: Double, _ y: Double) -> Double {
         ((x - cx) * (x - cx) + (y - cy) * (y - cy)).squareRoot()
     }
 
     /// The target's weight: the anti-aliased disc `clamp(R - d + 0.5, 0, 1)`.
-    @inline(__always) func targetWeight(_ x: Double, _ y: Double) -> Double { _unit(front - distance(x, y) + 0.5) }
+    @inlinable @inline(__always) package func targetWeight(_ x: Double, _ y: Double) -> Double {
+        _unit(front - distance(x, y) + 0.5)
+    }
 
     /// The ring parameter `u` in 0...1, or nil outside the ring.
-    @inline(__always) func ring(_ x: Double, _ y: Double) -> Double? {
+    @inline(__always) package func ring(_ x: Double, _ y: Double) -> Double? {
         let u = (front - distance(x, y)) / width
         return u >= 0 && u <= 1 ? u : nil
     }
 
     /// Where the target shown at `(x, y)` is sampled.
-    @inline(__always) func source(_ x: Double, _ y: Double) -> Point {
+    @inline(__always) package func source(_ x: Double, _ y: Double) -> Point {
         guard let u = ring(x, y) else { return Point(x: x, y: y) }
         let d = distance(x, y)
         guard d > 0 else { return Point(x: x, y: y) }
@@ -184,15 +186,15 @@ struct RippleWave: Sendable {
 /// back side up, on top of itself. The fold line moves from the page's far edge at time 0
 /// (`a = hi`) to beyond its near edge at time 1 (`a = lo - radius - margin`, the margin leaving
 /// room for a shadow cast past the cylinder).
-struct PageCurl: Sendable {
-    var dx: Double, dy: Double
-    var axis: Double
-    var radius: Double
-    var page: Rect
+package struct PageCurl: Sendable {
+    package var dx: Double, dy: Double
+    package var axis: Double
+    package var radius: Double
+    package var page: Rect
     /// How far (in pixels) the page's content can move from where it started.
-    var reach: Double
+    package var reach: Double
 
-    init(page: Rect, angle: Double, radius: Double, time: Double, margin: Double = 0) {
+    package init(page: Rect, angle: Double, radius: Double, time: Double, margin: Double = 0) {
         dx = cos(angle); dy = -sin(angle)
         let (lo, hi) = projectedRange(page, dx, dy)
         self.radius = radius
@@ -204,14 +206,14 @@ struct PageCurl: Sendable {
     /// What shows at a pixel: where the front and back faces are sampled, their weights
     /// (back over front over target; the three add up to 1), and on the cylinder the sine of
     /// its surface angle (positive for the front face, negative for the back), else nil.
-    struct Sample {
-        var front: Point
-        var back: Point
-        var weights: SIMD3<Double>  // back, front, target
-        var slope: Double?
+    package struct Sample {
+        package var front: Point
+        package var back: Point
+        package var weights: SIMD3<Double>  // back, front, target
+        package var slope: Double?
     }
 
-    @inline(__always) func sample(_ x: Double, _ y: Double) -> Sample {
+    @inline(__always) package func sample(_ x: Double, _ y: Double) -> Sample {
         let s = x * dx + y * dy
         let dist = s - axis
         let p = Point(x: x, y: y)
@@ -240,14 +242,14 @@ struct PageCurl: Sendable {
 /// it occupies the bottom `h = bottomHeight + (H - bottomHeight)(1 - time)` pixels of its rect,
 /// compressed linearly (flat panels seen from the front), in `folds` panels whose tilt
 /// `acos(h / H)` darkens even panels by `amount sin(tilt)` and odd ones by half that.
-struct AccordionFold: Sendable {
-    var page: Rect
-    var height: Double
-    var folds: Double
-    var amount: Double
-    var top: Double { page.y + page.height - height }
+package struct AccordionFold: Sendable {
+    package var page: Rect
+    package var height: Double
+    package var folds: Double
+    package var amount: Double
+    package var top: Double { page.y + page.height - height }
 
-    init(page: Rect, bottomHeight: Double, folds: Double, amount: Double, time: Double) {
+    package init(page: Rect, bottomHeight: Double, folds: Double, amount: Double, time: Double) {
         let h0 = Swift.min(bottomHeight, page.height)
         self.page = page
         height = h0 + (page.height - h0) * (1 - time)
@@ -256,19 +258,19 @@ struct AccordionFold: Sendable {
     }
 
     /// Where the image shown at `(x, y)` comes from (a point outside the page where none does).
-    @inline(__always) func source(_ x: Double, _ y: Double) -> Point {
+    @inline(__always) package func source(_ x: Double, _ y: Double) -> Point {
         guard height > 0 else { return Point(x: x, y: page.y - 2) }
         return Point(x: x, y: page.y + (y - top) * (page.height / height))
     }
 
     /// How much of the folded image covers the pixel.
-    @inline(__always) func coverage(_ x: Double, _ y: Double) -> Double {
+    @inline(__always) package func coverage(_ x: Double, _ y: Double) -> Double {
         guard height > 0 else { return 0 }
         return rectCoverage(x, y, Rect(x: page.x, y: top, width: page.width, height: height))
     }
 
     /// The shading factor of the panel at row `y` (1 when unfolded).
-    @inline(__always) func shade(_ y: Double) -> Double {
+    @inlinable @inline(__always) package func shade(_ y: Double) -> Double {
         guard height > 0, page.height > 0 else { return 1 }
         let c = Swift.min(1, height / page.height)
         let tilt = (1 - c * c).squareRoot()

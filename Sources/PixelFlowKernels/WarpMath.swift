@@ -14,13 +14,13 @@
 // MARK: Regions of interest
 
 /// The bounding box of the disc of `radius` about `center`.
-@inline(__always)
-func _discBox(_ center: Point, _ radius: Double) -> Rect {
+@inlinable @inline(__always)
+package func _discBox(_ center: Point, _ radius: Double) -> Rect {
     Rect(x: center.x - radius, y: center.y - radius, width: 2 * radius, height: 2 * radius)
 }
 
 /// The smallest and largest distance from `p` to the points of `r` (finite, non-empty).
-func _distanceRange(from p: Point, to r: Rect) -> (min: Double, max: Double) {
+package func _distanceRange(from p: Point, to r: Rect) -> (min: Double, max: Double) {
     let dx = Swift.max(r.minX - p.x, 0, p.x - r.maxX), dy = Swift.max(r.minY - p.y, 0, p.y - r.maxY)
     let fx = Swift.max(Swift.abs(p.x - r.minX), Swift.abs(p.x - r.maxX))
     let fy = Swift.max(Swift.abs(p.y - r.minY), Swift.abs(p.y - r.maxY))
@@ -31,7 +31,7 @@ func _distanceRange(from p: Point, to r: Rect) -> (min: Double, max: Double) {
 /// `center` and reads within `reach` of the center inside it: `rect` when `rect` misses the
 /// disc, else `rect` united with the box of the disc of `reach`, intersected with `rect`
 /// grown by `maxShift` (the largest distance any pixel moves) when that is smaller.
-func _radialROI(_ rect: Rect, center: Point, radius: Double, reach: Double, maxShift: Double) -> Rect {
+package func _radialROI(_ rect: Rect, center: Point, radius: Double, reach: Double, maxShift: Double) -> Rect {
     if rect.isEmpty || rect.isInfinite { return rect }
     if _distanceRange(from: center, to: rect).min >= radius { return rect }
     let a = rect.union(_discBox(center, reach))
@@ -41,14 +41,14 @@ func _radialROI(_ rect: Rect, center: Point, radius: Double, reach: Double, maxS
 
 /// The largest value of `f` over `[0, 1]`, sampled at 2049 points, plus 1% and 1e-9 of
 /// slack: a safe bound for the smooth radial profiles of the distortions.
-func _sampledMaximum(_ f: (Double) -> Double) -> Double {
+package func _sampledMaximum(_ f: (Double) -> Double) -> Double {
     var m = -Double.infinity
     for i in 0...2048 { m = Swift.max(m, f(Double(i) / 2048)) }
     return m * 1.01 + 1e-9
 }
 
 /// The box of the points `points`.
-func _boundingBox(_ points: [Point]) -> Rect {
+package func _boundingBox(_ points: [Point]) -> Rect {
     Rect(
         minX: points.map(\.x).min()!, minY: points.map(\.y).min()!,
         maxX: points.map(\.x).max()!, maxY: points.map(\.y).max()!)
@@ -66,32 +66,32 @@ func _parallelogramBox(origin o: Point, _ e1: Point, _ e2: Point, lo: Double, hi
 // MARK: Periodic folds
 
 /// `x` modulo `m` in `[0, m)`.
-@inline(__always)
-func _mod(_ x: Double, _ m: Double) -> Double {
+@inlinable @inline(__always)
+package func _mod(_ x: Double, _ m: Double) -> Double {
     let r = x - m * (x / m).rounded(.down)
     return r >= m ? 0 : r
 }
 
 /// Wraps `a` into `[-0.5, 0.5)` by whole periods (translation).
-@inline(__always)
-func _wrapCentered(_ a: Double) -> Double { a - (a + 0.5).rounded(.down) }
+@inlinable @inline(__always)
+package func _wrapCentered(_ a: Double) -> Double { a - (a + 0.5).rounded(.down) }
 
 /// Folds `a` into `[-0.5, 0.5]` by mirroring at the half-integers (a triangle wave).
-@inline(__always)
-func _reflectCentered(_ a: Double) -> Double {
+@inlinable @inline(__always)
+package func _reflectCentered(_ a: Double) -> Double {
     let u = _mod(a + 0.5, 2)
     return u < 1 ? u - 0.5 : 1.5 - u
 }
 
 /// A frame on the plane: `origin`, and the axes of a lattice cell rotated by `angle`
 /// (radians) and scaled by `width` pixels, with `acute` the angle between the axes.
-struct _LatticeFrame: Sendable {
-    var origin: Point
-    var e1: Point
-    var e2: Point
+package struct _LatticeFrame: Sendable {
+    package var origin: Point
+    package var e1: Point
+    package var e2: Point
     private var inv: (Double, Double, Double, Double)
 
-    init(origin: Point, angle: Double, width: Double, acute: Double = Double.pi / 2) {
+    package init(origin: Point, angle: Double, width: Double, acute: Double = Double.pi / 2) {
         self.origin = origin
         e1 = Point(x: width * cos(angle), y: width * sin(angle))
         e2 = Point(x: width * cos(angle + acute), y: width * sin(angle + acute))
@@ -101,27 +101,27 @@ struct _LatticeFrame: Sendable {
 
     /// Lattice coordinates of the image point `p`.
     @inline(__always)
-    func local(_ p: Point) -> (Double, Double) {
+    package func local(_ p: Point) -> (Double, Double) {
         let dx = p.x - origin.x, dy = p.y - origin.y
         return (inv.0 * dx + inv.1 * dy, inv.2 * dx + inv.3 * dy)
     }
 
     /// The image point with lattice coordinates `(a, b)`.
     @inline(__always)
-    func image(_ a: Double, _ b: Double) -> Point {
+    package func image(_ a: Double, _ b: Double) -> Point {
         Point(x: origin.x + a * e1.x + b * e2.x, y: origin.y + a * e1.y + b * e2.y)
     }
 
     /// The box of the cell `[lo, hi]^2` in image coordinates.
-    func box(lo: Double, hi: Double) -> Rect { _parallelogramBox(origin: origin, e1, e2, lo: lo, hi: hi) }
+    package func box(lo: Double, hi: Double) -> Rect { _parallelogramBox(origin: origin, e1, e2, lo: lo, hi: hi) }
 
     /// True when the axes are not degenerate.
-    var isValid: Bool { inv.0.isFinite && inv.1.isFinite && inv.2.isFinite && inv.3.isFinite }
+    package var isValid: Bool { inv.0.isFinite && inv.1.isFinite && inv.2.isFinite && inv.3.isFinite }
 }
 
 /// Reduces `(x, y)` (units of the hexagonal lattice spacing, axes `(1, 0)` and
 /// `(1/2, sqrt(3)/2)`) to the hexagon of the nearest lattice point, centered on 0.
-func _hexReduce(_ x: Double, _ y: Double) -> (Double, Double) {
+package func _hexReduce(_ x: Double, _ y: Double) -> (Double, Double) {
     let s3 = 3.0.squareRoot()
     let b = y * 2 / s3, a = x - b / 2
     let fa = a.rounded(.down), fb = b.rounded(.down)
@@ -137,8 +137,8 @@ func _hexReduce(_ x: Double, _ y: Double) -> (Double, Double) {
 
 /// Folds the polar angle of `(x, y)` into `[0, wedge)` by rotations (`mirror == false`) or
 /// into `[0, wedge / 2]` by mirrors at every multiple of `wedge / 2` (`mirror == true`).
-@inline(__always)
-func _foldAngle(_ x: Double, _ y: Double, wedge: Double, mirror: Bool) -> (Double, Double) {
+@inlinable @inline(__always)
+package func _foldAngle(_ x: Double, _ y: Double, wedge: Double, mirror: Bool) -> (Double, Double) {
     let r = (x * x + y * y).squareRoot()
     if r == 0 { return (0, 0) }
     var t = _mod(atan2(y, x), wedge)
@@ -148,7 +148,7 @@ func _foldAngle(_ x: Double, _ y: Double, wedge: Double, mirror: Bool) -> (Doubl
 
 /// Folds a point into the equilateral triangle (0, 0), (1, 0), (1/2, sqrt(3)/2) by the
 /// reflections in its sides (the kaleidoscope group *333, p3m1).
-func _foldIntoTriangle(_ x0: Double, _ y0: Double) -> (Double, Double) {
+package func _foldIntoTriangle(_ x0: Double, _ y0: Double) -> (Double, Double) {
     let s3 = 3.0.squareRoot()
     // Its translations are the lattice of (3/2, sqrt(3)/2) and (0, sqrt(3)).
     let a = x0 / 1.5
@@ -178,15 +178,15 @@ func _foldIntoTriangle(_ x0: Double, _ y0: Double) -> (Double, Double) {
 
 /// A separable reconstruction filter: its kernel and its support (half-width, in input
 /// pixels at scale 1).
-struct _ResampleFilter: Sendable {
-    var name: String
-    var support: Double
-    var kernel: @Sendable (Double) -> Double
+package struct _ResampleFilter: Sendable {
+    package var name: String
+    package var support: Double
+    package var kernel: @Sendable (Double) -> Double
 
     /// The Mitchell-Netravali cubic with parameters `b` and `c` (B=0, C=0.5 is Keys' and
     /// Pillow's bicubic, a = -0.5; B=1/3, C=1/3 is Mitchell's recommendation).
     /// D. Mitchell, A. Netravali, "Reconstruction Filters in Computer Graphics", SIGGRAPH 1988.
-    static func cubic(b: Double, c: Double) -> _ResampleFilter {
+    package static func cubic(b: Double, c: Double) -> _ResampleFilter {
         _ResampleFilter(name: "cubic B=\(b) C=\(c)", support: 2) { x in
             let t = Swift.abs(x)
             if t < 1 {
@@ -200,12 +200,12 @@ struct _ResampleFilter: Sendable {
     }
 
     /// The box filter: with a widened support it averages the input area each output covers.
-    static let box = _ResampleFilter(name: "box", support: 0.5) { x in (x >= -0.5 && x < 0.5) ? 1 : 0 }
+    package static let box = _ResampleFilter(name: "box", support: 0.5) { x in (x >= -0.5 && x < 0.5) ? 1 : 0 }
 
     /// The taps of output `o` (Pillow's convention: the support widens by the downscale
     /// factor, taps stop at the input's edges, the weights are normalized to sum to 1):
     /// the first input index and the weights.
-    func taps(_ o: Int, inputSize: Int, outputSize: Int) -> (start: Int, weights: [Float]) {
+    package func taps(_ o: Int, inputSize: Int, outputSize: Int) -> (start: Int, weights: [Float]) {
         let scale = Double(inputSize) / Double(outputSize)
         let fs = Swift.max(scale, 1)
         let support = self.support * fs

@@ -1,5 +1,6 @@
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
 
 /// Hostile, corrupt and truncated input: every case throws a named error, none crashes.
 final class CodecBadInputTests: XCTestCase {

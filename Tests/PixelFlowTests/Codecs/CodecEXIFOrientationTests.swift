@@ -1,5 +1,6 @@
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
 
 /// EXIF orientation parsing (both byte orders) and the eight transforms.
 final class CodecEXIFOrientationTests: XCTestCase {

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
 
 /// Writing files atomically, choosing formats by extension, and file descriptors.
 final class CodecFileTests: XCTestCase {

@@ -1,5 +1,6 @@
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
 
 /// Files written by other software (Pillow; see scripts/make_codec_fixtures.py).
 final class CodecFixtureTests: XCTestCase {

@@ -1,5 +1,6 @@
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
 
 /// The PNM and BMP variants beyond the fixtures, written byte by byte.
 final class CodecPNMAndBMPTests: XCTestCase {

@@ -1,5 +1,6 @@
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
 
 /// Encode then decode, for every format and pixel layout it stores losslessly.
 final class CodecRoundTripTests: XCTestCase {

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
 
 /// Fixtures, test images and pixel access shared by the codec tests.
 enum CodecTestSupport {

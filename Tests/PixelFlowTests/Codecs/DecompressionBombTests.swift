@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)

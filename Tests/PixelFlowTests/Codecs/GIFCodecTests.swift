@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
 
 /// The GIF codec: fixtures written with Pillow 13 (Fixtures/GIF/make_fixtures.py), round
 /// trips through the encoder, the animation writer, and hostile input.

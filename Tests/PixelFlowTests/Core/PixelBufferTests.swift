@@ -1,5 +1,6 @@
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
 @testable import PixelFlowCore
 
 final class PixelBufferTests: XCTestCase {

@@ -3,6 +3,7 @@ import Foundation
 import Synchronization
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
 
 /// Progress reports and cancellation of the three detectors (`QRCodeDetector`,
 /// `RectangleDetector`, `FaceDetector`), with the promises of renders (`CancellationTests`):

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
 
 /// Reading cascade XML: the installed files load; malformed, truncated and hostile files
 /// throw a `PixelFlowError` that says what is wrong, and never trap.

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
 
 /// The cascade engine against OpenCV 4's `CascadeClassifier::detectMultiScale`, window by
 /// window, on the photographs in Fixtures/Faces (made by make_fixtures.py there).

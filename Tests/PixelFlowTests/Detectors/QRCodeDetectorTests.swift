@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
 
 /// A QR code rendered into a scene, with where its corners must be found.
 struct QRScene {

@@ -1,5 +1,6 @@
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
 
 /// A blend of two sources runs chunk by chunk (`Evaluator.blendRows`), and premultiplied
 /// float inputs take the built-in kernels straight from the buffers' rows (no copies,

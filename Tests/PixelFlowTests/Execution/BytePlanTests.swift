@@ -1,5 +1,6 @@
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
 
 /// The byte path (`BytePlan`) gives exactly the float path's bytes, for every schedule, and is
 /// refused where it would not.

@@ -1,6 +1,7 @@
 import Dispatch
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
 
 /// Progress reports and cancellation of renders.
 final class CancellationTests: XCTestCase {

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
 
 /// `MemoryBudget`: renders wait for bytes instead of failing, never hold more than the budget
 /// together (a single render larger than it runs alone), and give everything back.

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
 
 /// Many threads rendering shared images with one shared context. Run under
 /// `swift test --sanitize=thread` to let ThreadSanitizer check it (Docs/Reliability.md).

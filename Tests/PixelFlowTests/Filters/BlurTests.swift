@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
 
 // MARK: Shared helpers for the neighbourhood-filter tests
 

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import PixelFlow
+@testable import PixelFlowKernels
 
 /// `CICode128BarcodeGenerator`: the standard's structure and check character, bad input, and
 /// symbols that an independent decoder read back (Tests/PixelFlowTests/Fixtures/Barcodes,

@@ -1,5 +1,6 @@
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
 
 /// Renders `make(Image(input))` with `context` and compares every pixel with `ref` applied to
 /// the input's stored straight values, within `tolerance` (absolute, all four channels).

@@ -1,5 +1,6 @@
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
 
 /// CIDisplacementDistortion and CIGlassDistortion against scalar references written here
 /// (Double positions, bilinear sampling with pixel centers at half integers, transparent

@@ -1,5 +1,6 @@
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
 
 /// Helpers shared by the warp filter tests (distortions, tiles, scaling).
 enum WarpTestSupport {

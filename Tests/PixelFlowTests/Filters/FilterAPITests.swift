@@ -1,5 +1,6 @@
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
 
 /// `Filter`, the CIFilter-shaped API: lookup, keys, attributes, setting values, output.
 final class FilterAPITests: XCTestCase {

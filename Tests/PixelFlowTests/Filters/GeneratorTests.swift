@@ -1,5 +1,6 @@
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
 
 /// Renders `image` over `rect` as premultiplied rgbaF32 with stored values (no color management),
 /// so generator output can be compared with plain formulas.

@@ -1,5 +1,6 @@
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
 
 /// The gradient generators (GradientFilters.swift) against scalar references of their
 /// formulas at every pixel of renders placed anywhere on their infinite extents, with stored

@@ -1,5 +1,6 @@
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
 
 /// Reductions against plain loops over the same pixels (stored values, premultiplied).
 final class ReductionTests: XCTestCase {

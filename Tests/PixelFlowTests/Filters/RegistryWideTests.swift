@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
 
 /// Checks that every registered filter meets the contracts its descriptor declares. The
 /// tests loop over `FilterRegistry.all`, so a filter added later is covered without a line

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
 
 final class ScaleTests: XCTestCase {
     struct Fixture: Decodable {

@@ -1,5 +1,6 @@
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
 
 /// Stylize filters (masks, cells, glow, spot color) against scalar references written from
 /// the formulas in the filters' file headers, on stored values (`rawContext`). Tolerances:

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
 
 /// `Image.fileOrientation`: the orientation a file declared and whether reading it applied
 /// it, for every way `Image(contentsOfFile:)` and `Image(encoded:)` read a file (decoded

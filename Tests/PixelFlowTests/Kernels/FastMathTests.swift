@@ -1,5 +1,6 @@
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
 
 /// The vectorized pow against Double's, over the range gamma and exposure chains use.
 final class FastMathTests: XCTestCase {

@@ -1,5 +1,6 @@
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
 
 final class CustomKernelTests: XCTestCase {
     let buffer = TestImages.random(

@@ -1,5 +1,6 @@
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
 
 /// Each pass alone: the graph before, the graph after, and rendered pixels equal to the
 /// unoptimized graph within the stated tolerance.

@@ -1,5 +1,6 @@
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
 
 /// Assertions on the plan itself: stages, fused nodes, materialized buffers.
 final class PlanTests: XCTestCase {

@@ -1,5 +1,6 @@
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
 
 /// The shape of the output tiles (`RenderPlan.outputGrid`): full-width bands where every
 /// output row reads its input rows from left to right (pointwise chains; and scales without

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
 
 /// The tests' oracle: a small scalar interpreter of the node graph, independent of the engine.
 ///
