@@ -25,22 +25,9 @@ final class LayerTests: XCTestCase {
         "Execution/MemoryBudget.swift -> Image",
         "Execution/RenderContext+Streaming.swift -> Image",
         "Execution/RenderContext+Streaming.swift -> _AtomicFile",
-        "Execution/RenderContext+Streaming.swift -> _RowEncoder",
         "Execution/RenderContext.swift -> ColorSpace",
         "Execution/RenderContext.swift -> Image",
         "Execution/RenderPlan+Explain.swift -> Image",
-        "Execution/StreamedSource+Orientation.swift -> EXIFOrientation",
-        "Execution/StreamedSource+Orientation.swift -> _FileIO",
-        "Execution/StreamedSource+Orientation.swift -> _RowDecoder",
-        "Execution/StreamedSource.swift -> DecodeOptions",
-        "Execution/StreamedSource.swift -> _FileBytes",
-        "Execution/StreamedSource.swift -> _JPEGInput",
-        "Execution/StreamedSource.swift -> _JPEGRowDecoder",
-        "Execution/StreamedSource.swift -> _RowDecoder",
-        "Execution/StreamedSource.swift -> _TIFFRowDecoder",
-        "Graph/Kinds/StreamedSourceKind.swift -> StreamedSource",
-        "Graph/Node.swift -> StreamedSource",
-        "Optimizer/ShrinkSourcesOnLoad.swift -> StreamedSource",
     ]
 
     func testTargetsDependOnLowerLayersOnly() throws {

@@ -1,3 +1,23 @@
+/// A decoder that delivers a file's rows top to bottom on demand: what a `StreamedSource`
+/// reads, so that a render holds a window of rows instead of the whole image.
+///
+/// Its rows equal, byte for byte, the stored pixels of decoding the whole file
+/// (`_ImageCodecs.decodeStored`); a `StreamedSource` then wraps it to apply what a full decode
+/// does next (`converted(_:)`: CMYK, the color profile; `oriented(_:)`: a mirror or a flip).
+///
+/// Implementations own a library object that is not thread-safe; a render hands a decoder to
+/// one codec thread at a time and waits for it before using it again.
+protocol _RowDecoder: AnyObject, Sendable {
+    var width: Int { get }
+    var height: Int { get }
+    /// `gray8`, `rgba8` or `rgba16`, sRGB-tagged with straight alpha.
+    var format: PixelFormat { get }
+    /// Decodes the next `count` rows, row `i` into `rows(i)` (`width * format.bytesPerPixel`
+    /// bytes). Throws `decodingFailed` for corrupt or truncated data; the decoder is then
+    /// unusable.
+    func readRows(count: Int, into rows: (Int) -> UnsafeMutableRawPointer) throws
+}
+
 /// The pixels of an image file, decoded row by row while a render needs them, rather than
 /// all at once before it starts: the source of `Image(contentsOfFile:options:streaming:)`.
 ///
@@ -59,67 +79,6 @@ final class StreamedSource: Sendable, CustomStringConvertible {
         self.factory = factory
     }
 
-    /// Reads the header of the JPEG in `bytes` (checking limits and decoding nothing else).
-    ///
-    /// - Parameter rawCMYK: a CMYK file's rows are its ink values, for `converted(_:)`.
-    convenience init(jpeg bytes: [UInt8], name: String, options: DecodeOptions, rawCMYK: Bool = false) throws {
-        // One copy of the file, shared by every decoder this source makes: the caller's array
-        // can go once the image is made.
-        try self.init(jpeg: _JPEGInput(_FileBytes(bytes)), name: name, options: options, rawCMYK: rawCMYK)
-    }
-
-    /// The same over `input`: a copy of the bytes, or the open file read as rows are decoded.
-    convenience init(jpeg input: _JPEGInput, name: String, options: DecodeOptions, rawCMYK: Bool = false) throws {
-        let decoder = try _JPEGRowDecoder(input: input, name: name, options: options, rawCMYK: rawCMYK)
-        let (w, h, format) = (decoder.width, decoder.height, decoder.format)
-        let held = input.heldBytes
-        self.init(
-            name: name, width: w, height: h, format: format, isOpaque: true, kind: "JPEG", heldBytes: held,
-            makeShrunk: { k in
-                StreamedSource(
-                    name: name, width: (w + k - 1) / k, height: (h + k - 1) / k, format: format,
-                    isOpaque: true, kind: "JPEG", heldBytes: held, shrinkFactor: k
-                ) {
-                    let d = try _JPEGRowDecoder(
-                        input: input, name: name, options: options, shrinkFactor: k,
-                        rawCMYK: rawCMYK)
-                    guard d.width == (w + k - 1) / k, d.height == (h + k - 1) / k, d.format == format else {
-                        throw PixelFlowError.decodingFailed(file: name, reason: "JPEG: the header changed between reads")
-                    }
-                    return d
-                }
-            }
-        ) {
-            // A file rewritten in place since it was opened may declare another size.
-            let d = try _JPEGRowDecoder(input: input, name: name, options: options, rawCMYK: rawCMYK)
-            guard d.width == w, d.height == h, d.format == format else {
-                throw PixelFlowError.decodingFailed(file: name, reason: "JPEG: the header changed between reads")
-            }
-            return d
-        }
-    }
-
-    /// Reads the header of the TIFF in `bytes`, or `nil` when its first page cannot be
-    /// streamed (see `_TIFFRowDecoder`).
-    /// The source holds one copy of the bytes, shared by its decoders.
-    convenience init?(tiff data: [UInt8], name: String, options: DecodeOptions) throws {
-        try self.init(tiff: _TIFFRowDecoder.Bytes(data), name: name, options: options)
-    }
-
-    /// The same over `bytes`, which may read an open file.
-    convenience init?(tiff bytes: _TIFFRowDecoder.Bytes, name: String, options: DecodeOptions) throws {
-        guard let decoder = try _TIFFRowDecoder(bytes: bytes, name: name, options: options) else { return nil }
-        self.init(
-            name: name, width: decoder.width, height: decoder.height, format: decoder.format,
-            isOpaque: decoder.isOpaque, kind: "TIFF", heldBytes: bytes.heldBytes
-        ) {
-            guard let decoder = try _TIFFRowDecoder(bytes: bytes, name: name, options: options) else {
-                throw PixelFlowError.decodingFailed(file: name, reason: "TIFF: the page can no longer be streamed")
-            }
-            return decoder
-        }
-    }
-
     var description: String {
         "\(width)x\(height) \(format) streamed \(kind)" + (shrinkFactor > 1 ? " shrunk 1/\(shrinkFactor) on load" : "")
     }
@@ -142,65 +101,4 @@ final class StreamedSource: Sendable, CustomStringConvertible {
 
     /// A decoder positioned before the first row.
     func makeDecoder() throws -> any _RowDecoder { try factory() }
-
-    /// A window over every row, fully decoded: what a render that needs random access uses.
-    func decodeFully() throws -> RowWindow {
-        let window = try RowWindow(source: self, capacity: height)
-        try window.decode(upTo: height)
-        return window
-    }
-}
-
-/// The decoded rows of a `StreamedSource` that a render may currently read, in a ring of
-/// `capacity` rows: row `y` lives in slot `y % capacity`, so decoding row `y` overwrites row
-/// `y - capacity`. A streaming render chooses `capacity` so that the rows it decodes ahead
-/// never land on rows the current strip reads (see `StripSchedule`).
-///
-/// `@unchecked Sendable`: tiles on many threads read rows through `row(_:)` while at most one
-/// codec thread decodes further rows with `decode(upTo:)` into slots no tile of the current
-/// strip reads; the render waits for that thread before the next strip starts.
-final class RowWindow: @unchecked Sendable {
-    let source: StreamedSource
-    let capacity: Int
-    let bytesPerRow: Int
-    let format: PixelFormat
-    /// Whether every alpha value is the maximum (the source's file has no alpha).
-    var isOpaque: Bool { source.isOpaque }
-    /// `.sRGB`, or `.linear` for rows converted into linear sRGB floats.
-    var colorEncoding: ColorEncoding { source.colorEncoding }
-    /// True when the rows have straight alpha (false for converted, premultiplied floats).
-    var isStraight: Bool { source.alphaMode == .straight }
-    /// Rows `0..<decodedRows` have been decoded (the last `capacity` of them are held).
-    private(set) var decodedRows = 0
-    private let storage: UnsafeMutableRawPointer
-    private var decoder: (any _RowDecoder)?
-
-    /// Allocates `capacity` rows and opens a decoder.
-    init(source: StreamedSource, capacity: Int) throws {
-        self.source = source
-        self.capacity = Swift.max(1, Swift.min(capacity, source.height))
-        format = source.format
-        bytesPerRow = (source.width * source.format.bytesPerPixel + 15) & ~15
-        decoder = try source.makeDecoder()
-        storage = .allocate(byteCount: self.capacity * bytesPerRow, alignment: 64)
-    }
-
-    deinit { storage.deallocate() }
-
-    /// The first byte of row `y`, which must be among the last `capacity` decoded rows.
-    @inline(__always) func row(_ y: Int) -> UnsafeRawPointer {
-        UnsafeRawPointer(storage + (y % capacity) * bytesPerRow)
-    }
-
-    /// Decodes rows until `decodedRows >= min(rows, height)`.
-    ///
-    /// - Throws: `decodingFailed` for corrupt or truncated data; the window is then unusable.
-    func decode(upTo rows: Int) throws {
-        let target = Swift.min(rows, source.height)
-        guard target > decodedRows, let decoder else { return }
-        let first = decodedRows
-        try decoder.readRows(count: target - first) { i in storage + ((first + i) % capacity) * bytesPerRow }
-        decodedRows = target
-        if target == source.height { self.decoder = nil }  // frees the library's state early
-    }
 }
