@@ -3,3 +3,4 @@
 // also makes them visible to every file of this module.
 @_exported import PixelFlowCore
 @_exported import PixelFlowKernels
+@_exported import PixelFlowGraph

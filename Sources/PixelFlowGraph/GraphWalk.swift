@@ -2,9 +2,9 @@ import Synchronization
 
 /// Graph utilities shared by the optimizer passes and the planner. All of them are
 /// iterative, so graphs thousands of nodes deep do not exhaust the stack.
-enum GraphWalk {
+package enum GraphWalk {
     /// Every node reachable from `root`, each once, inputs before the nodes that read them.
-    static func postOrder(_ root: Node) -> [Node] {
+    package static func postOrder(_ root: Node) -> [Node] {
         GraphWalk.count()
         var order: [Node] = []
         var seen = Set<ObjectIdentifier>([ObjectIdentifier(root)])
@@ -22,7 +22,7 @@ enum GraphWalk {
     }
 
     /// How many consumers each node has within the graph of `root` (the root has none).
-    static func consumerCounts(_ order: [Node]) -> [ObjectIdentifier: Int] {
+    package static func consumerCounts(_ order: [Node]) -> [ObjectIdentifier: Int] {
         var counts: [ObjectIdentifier: Int] = [:]
         for n in order { for i in n.inputs { counts[ObjectIdentifier(i), default: 0] += 1 } }
         return counts
@@ -30,7 +30,7 @@ enum GraphWalk {
 
     /// Rebuilds the graph bottom-up. `transform` sees each node with its inputs already
     /// rewritten and returns its replacement (or the node itself). Shared nodes stay shared.
-    static func rewrite(_ root: Node, _ transform: (Node) -> Node) -> Node {
+    package static func rewrite(_ root: Node, _ transform: (Node) -> Node) -> Node {
         var map: [ObjectIdentifier: Node] = [:]
         for n in postOrder(root) {
             let inputs = n.inputs.map { map[ObjectIdentifier($0)]! }
@@ -42,7 +42,7 @@ enum GraphWalk {
     }
 
     /// The longest path from `root` to a source, in nodes.
-    static func depth(_ root: Node) -> Int {
+    package static func depth(_ root: Node) -> Int {
         var d: [ObjectIdentifier: Int] = [:]
         for n in postOrder(root) {
             d[ObjectIdentifier(n)] = 1 + (n.inputs.map { d[ObjectIdentifier($0)]! }.max() ?? 0)
@@ -60,5 +60,5 @@ extension GraphWalk {
 
     /// Counts one walk.
     @inline(__always)
-    static func count() { walks.add(1, ordering: .relaxed) }
+    package static func count() { walks.add(1, ordering: .relaxed) }
 }

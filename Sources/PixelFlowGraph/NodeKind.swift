@@ -5,7 +5,7 @@
 ///
 /// A node's domain of definition is its `Node.extent`, which the code that builds the node
 /// computes (a stencil grows its input's by the halo, a blend follows its `ExtentRule`).
-protocol NodeKind {
+package protocol NodeKind {
     /// The kind's name as `explain()` prints it ("stencil").
     var kindName: String { get }
     /// The node's parameters in a few words ("gaussian sigma 2.0").
@@ -42,18 +42,18 @@ protocol NodeKind {
 }
 
 extension NodeKind {
-    func readsInPlace(input k: Int) -> Bool { false }
-    var byteForm: ByteStencil? { nil }
-    func byteResample(_ node: Node) -> ByteResample? { nil }
-    func isIdentity(_ node: Node) -> Bool { false }
-    var stageRequirement: StageReason? { nil }
-    func identityWindow(_ node: Node) -> IntRect? { nil }
-    var repeatsEdgesOutsideWindow: Bool { false }
-    var isStored: Bool { false }
+    package func readsInPlace(input k: Int) -> Bool { false }
+    package var byteForm: ByteStencil? { nil }
+    package func byteResample(_ node: Node) -> ByteResample? { nil }
+    package func isIdentity(_ node: Node) -> Bool { false }
+    package var stageRequirement: StageReason? { nil }
+    package func identityWindow(_ node: Node) -> IntRect? { nil }
+    package var repeatsEdgesOutsideWindow: Bool { false }
+    package var isStored: Bool { false }
 }
 
 /// How a node's output rows read its input rows (`NodeKind.rowOrder`).
-enum RowOrder: Equatable {
+package enum RowOrder: Equatable {
     /// Pixel by pixel: output pixel (x, y) reads input pixel (x, y) only.
     case pointwise
     /// Each output row reads the input rows within `haloY` of it, from left to right; with
@@ -65,7 +65,7 @@ enum RowOrder: Equatable {
 }
 
 /// Why a node is a stage: computed into a buffer of its own before the stages that read it.
-enum StageReason: Equatable, CustomStringConvertible {
+package enum StageReason: Equatable, CustomStringConvertible {
     /// Reductions compute their output from whole input regions.
     case reduction
     /// Every tile of the named multi-input stencil reads the node whole.
@@ -80,7 +80,7 @@ enum StageReason: Equatable, CustomStringConvertible {
     /// Fused evaluation would nest deeper than `RenderPlan.maximumStageDepth`.
     case depth(Int)
 
-    var description: String {
+    package var description: String {
         switch self {
         case .reduction: return "reduction"
         case let .readWhole(name): return "read whole by every tile of \(name)"
@@ -94,7 +94,7 @@ enum StageReason: Equatable, CustomStringConvertible {
 
 extension Op {
     /// The node kind's description: the one switch on `Op` that lowering goes through.
-    var kind: any NodeKind {
+    package var kind: any NodeKind {
         switch self {
         case let .source(b): return SourceKind(buffer: b)
         case let .streamedSource(s): return StreamedSourceKind(source: s)
@@ -109,8 +109,8 @@ extension Op {
         }
     }
 
-    var kindName: String { kind.kindName }
-    var label: String { kind.label }
+    package var kindName: String { kind.kindName }
+    package var label: String { kind.label }
 }
 
 /// Bit patterns of a vector, for fingerprints.

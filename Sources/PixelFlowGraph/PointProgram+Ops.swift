@@ -3,7 +3,7 @@ import CSIMD
 extension PointProgram {
     /// The program for `ops` (color matrices and color kernels with a `pointStep`), or nil
     /// when one of them cannot run as a step.
-    init?(_ ops: [Op]) {
+    package init?(_ ops: [Op]) {
         var steps: [pf_point_step] = []
         steps.reserveCapacity(ops.count)
         for op in ops {

@@ -2,7 +2,7 @@
 /// reads its input in place, its stage, its kernel form) is its description,
 /// `Stencil.traits` (Graph/Kinds/StencilKind.swift), which lowering reads instead of matching
 /// on these cases.
-enum Stencil: Sendable, CustomStringConvertible {
+package enum Stencil: Sendable, CustomStringConvertible {
     /// Correlation with a `width` x `height` kernel (row-major, top row first) plus `bias`;
     /// `rgbOnly` leaves alpha as the center pixel's.
     case convolution(width: Int, height: Int, weights: [Float], bias: Float, rgbOnly: Bool)
@@ -11,7 +11,7 @@ enum Stencil: Sendable, CustomStringConvertible {
     /// A neighbourhood operation given as code (median, morphology, edge detectors, ...).
     case custom(StencilKernel)
 
-    var description: String {
+    package var description: String {
         switch self {
         case let .convolution(w, h, _, bias, rgb): return "convolution \(w)x\(h) bias \(bias)\(rgb ? " rgb" : "")"
         case let .gaussian(s): return "gaussian sigma \(s)"
@@ -23,7 +23,7 @@ enum Stencil: Sendable, CustomStringConvertible {
 /// Something a custom stencil kernel can do beyond computing a tile of its output from a tile
 /// of its one input. A kernel lists the capabilities it has; lowering reads them (see
 /// `StencilTraits`), and nothing else in the engine asks what a kernel is.
-enum StencilCapability: Sendable {
+package enum StencilCapability: Sendable {
     /// The kernel only reads its input tile, so the tile may be a view of pixels where they
     /// are stored (a source buffer, a stage buffer) instead of a copy. Kernels that use the
     /// input tile as scratch space do not have it.
@@ -44,10 +44,10 @@ enum StencilCapability: Sendable {
 /// A further input of a stencil kernel: `region` maps an output rect to the rect of that input
 /// the kernel reads. With `readWhole`, every tile reads all of it (a repeated texture, a
 /// shading sphere): lowering computes it once, as a stage, and tiles read that stage in place.
-struct ExtraInput: Sendable {
+package struct ExtraInput: Sendable {
     /// The rect of the input that outputs in a rect read. Rules other than `custom` are data,
     /// so the tile loop computes them without calling a closure.
-    enum Region: Sendable {
+    package enum Region: Sendable {
         /// The output rect grown by `x` and `y` pixels on each side (0: where the output is).
         case output(grownBy: (x: Int, y: Int) = (0, 0))
         /// The same rect whatever the output (the whole of a texture).
@@ -56,7 +56,7 @@ struct ExtraInput: Sendable {
         case custom(@Sendable (IntRect) -> IntRect)
 
         /// The rect for outputs in `rect`.
-        func callAsFunction(_ rect: IntRect) -> IntRect {
+        package func callAsFunction(_ rect: IntRect) -> IntRect {
             switch self {
             case let .output(g): return rect.outset(g.x, g.y)
             case let .fixed(r): return r
@@ -65,8 +65,8 @@ struct ExtraInput: Sendable {
         }
     }
 
-    let region: Region
-    let readWhole: Bool
+    package let region: Region
+    package let readWhole: Bool
 }
 
 /// A neighbourhood operation written as a function of input tiles.
@@ -76,25 +76,25 @@ struct ExtraInput: Sendable {
 /// further input `k`, which covers its `extraInput` region; all are transparent outside
 /// their image's extent. Each output pixel must be computed the same way wherever a tile or
 /// region starts, so that results do not depend on the schedule.
-struct StencilKernel: Sendable {
+package struct StencilKernel: Sendable {
     /// A body over the primary input only, or over every input.
-    enum Body: Sendable {
+    package enum Body: Sendable {
         case oneInput(@Sendable (_ input: Tile, _ output: Tile, _ threads: Int, _ arena: Arena) -> Void)
         case inputs(@Sendable (_ inputs: StencilInputs, _ output: Tile, _ threads: Int, _ arena: Arena) -> Void)
     }
 
-    var name: String
+    package var name: String
     /// True when `name` fully determines the computation (see `GeneratorKernel`).
-    var sharesByName: Bool = true
-    var haloX: Int
-    var haloY: Int
+    package var sharesByName: Bool = true
+    package var haloX: Int
+    package var haloY: Int
     /// Rough cost per output pixel in point operations (the planner's estimate).
-    var cost: Int = 4
+    package var cost: Int = 4
     /// What the kernel can do besides a tile of one input (see `StencilCapability`).
-    var capabilities: [StencilCapability] = []
-    var body: Body
+    package var capabilities: [StencilCapability] = []
+    package var body: Body
 
-    init(
+    package init(
         name: String, sharesByName: Bool = true, haloX: Int, haloY: Int, cost: Int = 4,
         capabilities: [StencilCapability] = [],
         _ apply: @escaping @Sendable (_ input: Tile, _ output: Tile, _ threads: Int, _ arena: Arena) -> Void
@@ -112,7 +112,7 @@ struct StencilKernel: Sendable {
     /// `k` over `extraInputRegions[k - 1]` of the output rect. The same schedule rules hold: every
     /// output pixel must be computed the same way whatever tile or region it falls in.
     /// `readWhole`: every tile reads the further inputs whole (see `StencilCapability`).
-    static func reading(
+    package static func reading(
         _ extraInputRegions: [ExtraInput.Region], name: String, haloX: Int, haloY: Int,
         wholeRegion: Bool = false, cost: Int = 4, readWhole: Bool = false,
         _ body: @escaping @Sendable (_ inputs: StencilInputs, _ output: Tile, _ threads: Int, _ arena: Arena) -> Void
@@ -128,7 +128,7 @@ struct StencilKernel: Sendable {
 
     /// Runs the kernel: `inputs[0]` covers the output grown by the halo, `inputs[k]` the
     /// region of further input `k`. The tiles may live in an arena (no array per tile).
-    func run(_ inputs: StencilInputs, _ output: Tile, _ threads: Int, _ arena: Arena) {
+    package func run(_ inputs: StencilInputs, _ output: Tile, _ threads: Int, _ arena: Arena) {
         switch body {
         case let .oneInput(f): f(inputs[0], output, threads, arena)
         case let .inputs(f): f(inputs, output, threads, arena)
@@ -136,7 +136,7 @@ struct StencilKernel: Sendable {
     }
 
     /// Runs a kernel on its primary input alone.
-    func run(_ input: Tile, _ output: Tile, _ threads: Int, _ arena: Arena) {
+    package func run(_ input: Tile, _ output: Tile, _ threads: Int, _ arena: Arena) {
         switch body {
         case let .oneInput(f): f(input, output, threads, arena)
         case let .inputs(f):
@@ -145,7 +145,7 @@ struct StencilKernel: Sendable {
     }
 
     /// The regions of the further inputs, in order.
-    var extraInputRegions: [ExtraInput.Region] {
+    package var extraInputRegions: [ExtraInput.Region] {
         capabilities.compactMap { if case let .extraInput(e) = $0 { return e.region } else { return nil } }
     }
     /// How many further inputs the kernel reads (no allocation: asked per tile).
@@ -155,23 +155,23 @@ struct StencilKernel: Sendable {
         return n
     }
     /// Whether every tile reads the further inputs whole.
-    var readsExtraInputsWhole: Bool {
+    package var readsExtraInputsWhole: Bool {
         for c in capabilities { if case let .extraInput(e) = c, e.readWhole { return true } }
         return false
     }
     /// Whether the kernel is a stage computed over its whole region.
-    var isWholeRegion: Bool {
+    package var isWholeRegion: Bool {
         for c in capabilities { if case .wholeRegion = c { return true } }
         return false
     }
     /// Whether the input tile may be a view of stored pixels.
-    var readsInputInPlace: Bool {
+    package var readsInputInPlace: Bool {
         guard extraInputCount == 0 else { return false }
         for c in capabilities { if case .readsInputInPlace = c { return true } }
         return false
     }
     /// The exact 8-bit form, if any.
-    var byteForm: ByteStencil? {
+    package var byteForm: ByteStencil? {
         for c in capabilities { if case let .byteForm(b) = c { return b } }
         return nil
     }
@@ -188,7 +188,7 @@ struct StencilKernel: Sendable {
     }
 
     /// The rect of input `k` (0: the primary) that outputs in `rect` read.
-    func inputRegion(_ k: Int, for rect: IntRect) -> IntRect {
+    package func inputRegion(_ k: Int, for rect: IntRect) -> IntRect {
         k == 0 ? rect.outset(haloX, haloY) : extraInputRegion(k, for: rect)
     }
 }
@@ -199,14 +199,14 @@ struct StencilKernel: Sendable {
 /// `@unchecked Sendable`: the list and the tiles are only read while the kernel runs; a kernel
 /// that splits its output into pieces on several threads shares them read-only, and the memory
 /// outlives the call.
-struct StencilInputs: @unchecked Sendable {
-    let base: UnsafePointer<Tile>
-    let count: Int
+package struct StencilInputs: @unchecked Sendable {
+    package let base: UnsafePointer<Tile>
+    package let count: Int
 
-    init(base: UnsafePointer<Tile>, count: Int) {
+    package init(base: UnsafePointer<Tile>, count: Int) {
         self.base = base
         self.count = count
     }
 
-    subscript(i: Int) -> Tile { base[i] }
+    package subscript(i: Int) -> Tile { base[i] }
 }

@@ -7,7 +7,7 @@
 ///
 /// Implementations own a library object that is not thread-safe; a render hands a decoder to
 /// one codec thread at a time and waits for it before using it again.
-protocol _RowDecoder: AnyObject, Sendable {
+package protocol _RowDecoder: AnyObject, Sendable {
     var width: Int { get }
     var height: Int { get }
     /// `gray8`, `rgba8` or `rgba16`, sRGB-tagged with straight alpha.
@@ -28,38 +28,38 @@ protocol _RowDecoder: AnyObject, Sendable {
 /// fallback).
 ///
 /// Immutable, so `Sendable`; each render makes its own decoder.
-final class StreamedSource: Sendable, CustomStringConvertible {
+package final class StreamedSource: Sendable, CustomStringConvertible {
     /// How errors name the input, usually its path.
-    let name: String
-    let width: Int
-    let height: Int
+    package let name: String
+    package let width: Int
+    package let height: Int
     /// `.rgba8`, `.rgba16` or `.gray8`, sRGB-encoded with straight alpha; or, for a file whose
     /// color profile is converted in the stream (`converted(_:)`), `.rgbaF32` in linear sRGB,
     /// premultiplied: what a full decode of the file gives.
-    let format: PixelFormat
+    package let format: PixelFormat
     /// `.sRGB`, or `.linear` for rows converted into linear sRGB floats.
-    let colorEncoding: ColorEncoding
+    package let colorEncoding: ColorEncoding
     /// `.straight`, or `.premultiplied` for rows converted into linear sRGB floats.
-    let alphaMode: AlphaMode
+    package let alphaMode: AlphaMode
     /// True when every alpha is the maximum (the file has no alpha channel or transparency).
-    let isOpaque: Bool
+    package let isOpaque: Bool
     /// The file format's name, for `description` and `explain()`.
-    let kind: String
+    package let kind: String
     /// 1 for the file's own size; 2, 4 or 8 for a source that decodes the file that many
     /// times smaller on each side (`shrunk(by:)`): its pixel (x, y) stands for the file's
     /// pixels `[k x, k x + k) x [k y, k y + k)`, padded past the file's right and bottom edges.
-    let shrinkFactor: Int
+    package let shrinkFactor: Int
     /// Bytes of the file this source keeps in memory for its decoders: the file's size when
     /// they decode from a copy, 0 when they read the open file as they go.
-    let heldBytes: Int
+    package let heldBytes: Int
     /// Makes a decoder positioned before the first row (`makeDecoder()`); wrapped by
     /// `oriented(_:)` and `converted(_:)`.
-    let factory: @Sendable () throws -> any _RowDecoder
+    package let factory: @Sendable () throws -> any _RowDecoder
     private let makeShrunk: (@Sendable (Int) -> StreamedSource)?
 
     /// A source whose decoders `factory` makes, each positioned before the first row;
     /// `makeShrunk`, when the format can decode smaller, makes the source of `shrunk(by:)`.
-    init(
+    package init(
         name: String, width: Int, height: Int, format: PixelFormat, colorEncoding: ColorEncoding = .sRGB,
         alphaMode: AlphaMode = .straight, isOpaque: Bool, kind: String,
         heldBytes: Int, shrinkFactor: Int = 1, makeShrunk: (@Sendable (Int) -> StreamedSource)? = nil,
@@ -79,26 +79,26 @@ final class StreamedSource: Sendable, CustomStringConvertible {
         self.factory = factory
     }
 
-    var description: String {
+    package var description: String {
         "\(width)x\(height) \(format) streamed \(kind)" + (shrinkFactor > 1 ? " shrunk 1/\(shrinkFactor) on load" : "")
     }
 
     /// The factors `shrunk(by:)` accepts: 2, 4 and 8 for a JPEG at its own size (libjpeg's
     /// DCT scaling), none otherwise.
-    var shrinkFactors: [Int] { makeShrunk == nil ? [] : [2, 4, 8] }
+    package var shrinkFactors: [Int] { makeShrunk == nil ? [] : [2, 4, 8] }
 
     /// The same file decoded `factor` times smaller on each side, `ceil(width / factor)` x
     /// `ceil(height / factor)`, or nil when `factor` is not among `shrinkFactors`. Reads
     /// nothing now; its renders decode only the smaller rows (each 8x8 block of the file
     /// becomes a (8 / factor)-pixel square computed from its low-frequency coefficients).
-    func shrunk(by factor: Int) -> StreamedSource? {
+    package func shrunk(by factor: Int) -> StreamedSource? {
         guard shrinkFactors.contains(factor), let makeShrunk else { return nil }
         return makeShrunk(factor)
     }
 
     /// The image's rect, at the origin.
-    var bounds: IntRect { IntRect(x: 0, y: 0, width: width, height: height) }
+    package var bounds: IntRect { IntRect(x: 0, y: 0, width: width, height: height) }
 
     /// A decoder positioned before the first row.
-    func makeDecoder() throws -> any _RowDecoder { try factory() }
+    package func makeDecoder() throws -> any _RowDecoder { try factory() }
 }

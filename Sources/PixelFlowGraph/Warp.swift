@@ -1,5 +1,5 @@
 /// A geometric operation that maps each output position to an input position.
-enum Warp: Sendable, CustomStringConvertible {
+package enum Warp: Sendable, CustomStringConvertible {
     /// `transform` maps input coordinates to output coordinates.
     case affine(AffineTransform, Sampling)
     /// Antialiased Lanczos-3 resampling of the input extent onto `output`. `inputSpan`, when
@@ -13,7 +13,7 @@ enum Warp: Sendable, CustomStringConvertible {
     /// A position mapping given as a closure (built-in distortions and user warps).
     case custom(WarpKernel)
 
-    var description: String {
+    package var description: String {
         switch self {
         case let .affine(t, s): return "affine \(t) \(s.rawValue)"
         case let .lanczos(o, span?): return "lanczos3 to \(o.width)x\(o.height) from \(span.width)x\(span.height)"
@@ -25,13 +25,25 @@ enum Warp: Sendable, CustomStringConvertible {
 }
 
 /// A warp given by a function from output positions to input positions.
-struct WarpKernel: Sendable {
-    var name: String
+package struct WarpKernel: Sendable {
+    package var name: String
     /// True when `name` fully determines the mapping (see `GeneratorKernel`).
-    var sharesByName: Bool = true
-    var sampling: Sampling
+    package var sharesByName: Bool = true
+    package var sampling: Sampling
     /// The input rect that outputs in a rect read (before the sampler's margin).
-    var regionOfInterest: @Sendable (Rect) -> Rect
+    package var regionOfInterest: @Sendable (Rect) -> Rect
     /// Maps the output pixel center `(x, y)` to the input position to sample.
-    var map: @Sendable (_ x: Double, _ y: Double) -> Point
+    package var map: @Sendable (_ x: Double, _ y: Double) -> Point
+
+    /// The memberwise initializer, for the layers above.
+    package init(
+        name: String, sharesByName: Bool = true, sampling: Sampling, regionOfInterest: @escaping @Sendable (Rect) -> Rect,
+        map: @escaping @Sendable (_ x: Double, _ y: Double) -> Point
+    ) {
+        self.name = name
+        self.sharesByName = sharesByName
+        self.sampling = sampling
+        self.regionOfInterest = regionOfInterest
+        self.map = map
+    }
 }

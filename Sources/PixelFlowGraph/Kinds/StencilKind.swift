@@ -1,5 +1,5 @@
 /// How a stencil is computed, as lowering chooses its kernel.
-enum StencilForm {
+package enum StencilForm {
     /// A 2-D correlation, row by row (`correlate2D`).
     case correlation2D(width: Int, height: Int, weights: [Float], bias: Float, rgbOnly: Bool)
     /// Separable taps inside each tile: horizontal over the halo rows, then vertical.
@@ -14,24 +14,24 @@ enum StencilForm {
 /// What a stencil says about itself: the facts lowering reads (see `NodeKind`). Gaussians and
 /// convolutions are ordinary stencils here, with the same kind of capabilities as kernels
 /// written as code.
-struct StencilTraits {
-    var halo: (x: Int, y: Int)
-    var cost: Int
+package struct StencilTraits {
+    package var halo: (x: Int, y: Int)
+    package var cost: Int
     /// The kernel only reads input 0, so it may read stored pixels in place.
-    var readsInputInPlace: Bool
+    package var readsInputInPlace: Bool
     /// When the stencil runs over its whole region as a stage: what the passes are.
-    var wholeRegion: String?
+    package var wholeRegion: String?
     /// The whole-region passes can write their output straight into a destination buffer
     /// (so a render whose output is this stage runs no output tiles).
-    var writesIntoDestination: Bool
+    package var writesIntoDestination: Bool
     /// Further inputs beyond input 0.
-    var extraInputCount: Int
-    var byteForm: ByteStencil?
-    var form: StencilForm
+    package var extraInputCount: Int
+    package var byteForm: ByteStencil?
+    package var form: StencilForm
 }
 
 extension Stencil: NodeKind {
-    var traits: StencilTraits {
+    package var traits: StencilTraits {
         switch self {
         case let .convolution(w, h, weights, bias, rgb):
             return StencilTraits(
@@ -54,10 +54,10 @@ extension Stencil: NodeKind {
         }
     }
 
-    var kindName: String { "stencil" }
+    package var kindName: String { "stencil" }
 
     /// How far the stencil reaches on each side, in pixels (asked per tile: no allocation).
-    var halo: (x: Int, y: Int) {
+    package var halo: (x: Int, y: Int) {
         switch self {
         case let .convolution(w, h, _, _, _): return (w / 2, h / 2)
         case let .gaussian(sigma):
@@ -66,12 +66,12 @@ extension Stencil: NodeKind {
         case let .custom(k): return (k.haloX, k.haloY)
         }
     }
-    var label: String { description }
+    package var label: String { description }
 
-    func inputRegion(_ k: Int, of node: Node, for rect: IntRect) -> IntRect { inputRegion(k, for: rect) }
+    package func inputRegion(_ k: Int, of node: Node, for rect: IntRect) -> IntRect { inputRegion(k, for: rect) }
 
     /// The rect of input `k` that outputs in `rect` read.
-    func inputRegion(_ k: Int, for rect: IntRect) -> IntRect {
+    package func inputRegion(_ k: Int, for rect: IntRect) -> IntRect {
         switch self {
         case let .gaussian(sigma): return GaussianPlan.inputRect(sigma: sigma, for: rect)
         case let .custom(kernel) where k > 0: return kernel.inputRegion(k, for: rect)
@@ -81,9 +81,9 @@ extension Stencil: NodeKind {
         }
     }
 
-    func readsInPlace(input k: Int) -> Bool { k == 0 && traits.readsInputInPlace }
+    package func readsInPlace(input k: Int) -> Bool { k == 0 && traits.readsInputInPlace }
 
-    var rowOrder: RowOrder {
+    package var rowOrder: RowOrder {
         let t = traits
         if t.wholeRegion != nil || t.extraInputCount > 0 { return .unordered }
         // Taller reaches only when the input is read in place: a copied region would repeat
@@ -92,11 +92,11 @@ extension Stencil: NodeKind {
         return t.readsInputInPlace ? .rows(haloY: t.halo.y, needsStoredInput: true) : .unordered
     }
 
-    var cost: Int { traits.cost }
-    var byteForm: ByteStencil? { traits.byteForm }
-    var stageRequirement: StageReason? { traits.wholeRegion.map(StageReason.wholeRegion) }
+    package var cost: Int { traits.cost }
+    package var byteForm: ByteStencil? { traits.byteForm }
+    package var stageRequirement: StageReason? { traits.wholeRegion.map(StageReason.wholeRegion) }
 
-    func isIdentity(_ node: Node) -> Bool {
+    package func isIdentity(_ node: Node) -> Bool {
         switch self {
         case let .gaussian(sigma): return sigma == 0
         case let .convolution(w, h, weights, bias, _):
@@ -107,7 +107,7 @@ extension Stencil: NodeKind {
         }
     }
 
-    func fingerprint(unique: String) -> String {
+    package func fingerprint(unique: String) -> String {
         switch self {
         case let .convolution(w, h, weights, bias, rgb):
             return "conv \(w)x\(h) \(weights.map(\.bitPattern)) \(bias.bitPattern) \(rgb)"
@@ -117,7 +117,7 @@ extension Stencil: NodeKind {
     }
 
     /// How the stencil runs, for `explain()`.
-    var formNote: String? {
+    package var formNote: String? {
         switch traits.form {
         case .separableTaps: return "exact taps in tiles"
         case .wholeRegionPasses(_, .boxes(let r)): return "\(r.count) box passes, radii \(r)"

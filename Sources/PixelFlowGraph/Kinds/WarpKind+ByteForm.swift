@@ -2,7 +2,7 @@
 extension Warp {
     /// A bilinear scale without rotation (`separableScaleInverse`) or a Lanczos-3 warp of an
     /// input with a finite extent; nil for rotations, nearest sampling and custom warps.
-    func byteResample(_ node: Node) -> ByteResample? {
+    package func byteResample(_ node: Node) -> ByteResample? {
         switch self {
         case .affine:
             // Rotations and shears stay in float: a fixed-point bilinear kernel sampling one

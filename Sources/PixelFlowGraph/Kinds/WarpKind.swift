@@ -1,12 +1,12 @@
 /// The description of a warp node: output position -> input position, with a sampler.
 extension Warp: NodeKind {
-    var kindName: String { "warp" }
-    var label: String { description }
+    package var kindName: String { "warp" }
+    package var label: String { description }
 
-    func inputRegion(_ k: Int, of node: Node, for rect: IntRect) -> IntRect { region(for: rect, input: node.inputs[k]) }
+    package func inputRegion(_ k: Int, of node: Node, for rect: IntRect) -> IntRect { region(for: rect, input: node.inputs[k]) }
 
     /// The rect of `input` that outputs in `rect` read.
-    func region(for rect: IntRect, input: Node) -> IntRect {
+    package func region(for rect: IntRect, input: Node) -> IntRect {
         switch self {
         case let .affine(t, sampling):
             guard let inv = t.inverted() else { return .empty }
@@ -37,7 +37,7 @@ extension Warp: NodeKind {
 
     /// `t.apply(to: r)` (the bounding box of the transformed corners) without allocating: it
     /// runs per tile. The same comparisons in the same order, so the same rect.
-    static func boundingBox(of r: Rect, under t: AffineTransform) -> Rect {
+    package static func boundingBox(of r: Rect, under t: AffineTransform) -> Rect {
         if r.isInfinite || r.isEmpty { return r }
         let p0 = t.apply(to: Point(x: r.minX, y: r.minY)), p1 = t.apply(to: Point(x: r.maxX, y: r.minY))
         let p2 = t.apply(to: Point(x: r.minX, y: r.maxY)), p3 = t.apply(to: Point(x: r.maxX, y: r.maxY))
@@ -60,7 +60,7 @@ extension Warp: NodeKind {
 
     /// The inverse transform when the warp is a bilinear scale without rotation, which reads
     /// its input rows from left to right.
-    var separableScaleInverse: AffineTransform? {
+    package var separableScaleInverse: AffineTransform? {
         guard case let .affine(t, .bilinear) = self, let inv = t.inverted(), inv.b == 0, inv.c == 0,
             inv.a.isFinite, inv.d.isFinite, inv.tx.isFinite, inv.ty.isFinite
         else { return nil }
@@ -70,12 +70,12 @@ extension Warp: NodeKind {
     /// Scales without rotation and Lanczos scales read their input row by row, so they read a
     /// stored input where it is. Rotations copy their region: reading source rows along a slant
     /// ran 1.3x slower from the buffer in memory than from the copy in the cache.
-    func readsInPlace(input k: Int) -> Bool {
+    package func readsInPlace(input k: Int) -> Bool {
         if case .lanczos = self { return true }
         return separableScaleInverse != nil
     }
 
-    var rowOrder: RowOrder {
+    package var rowOrder: RowOrder {
         if case .clamp = self { return .rows(haloY: 0, needsStoredInput: false) }
         // A source that needs converting is converted two rows at a time, which full-width
         // rows would push out of the L1 cache.
@@ -83,7 +83,7 @@ extension Warp: NodeKind {
         return .unordered
     }
 
-    var cost: Int {
+    package var cost: Int {
         switch self {
         case .affine, .custom: return 3
         case .lanczos: return 8
@@ -91,7 +91,7 @@ extension Warp: NodeKind {
         }
     }
 
-    func isIdentity(_ node: Node) -> Bool {
+    package func isIdentity(_ node: Node) -> Bool {
         switch self {
         case let .affine(t, _): return t.isIdentity
         case let .lanczos(o, nil): return o.rect == node.inputs[0].extent
@@ -100,18 +100,18 @@ extension Warp: NodeKind {
     }
 
     /// Outside the clamped rect a clamp repeats its edge pixels.
-    var repeatsEdgesOutsideWindow: Bool {
+    package var repeatsEdgesOutsideWindow: Bool {
         if case .clamp = self { return true }
         return false
     }
 
     /// Inside the clamped rect a clamp is its input.
-    func identityWindow(_ node: Node) -> IntRect? {
+    package func identityWindow(_ node: Node) -> IntRect? {
         if case let .clamp(e) = self { return e }
         return nil
     }
 
-    func fingerprint(unique: String) -> String {
+    package func fingerprint(unique: String) -> String {
         switch self {
         case let .affine(t, s): return "affine \([t.a, t.b, t.c, t.d, t.tx, t.ty].map { $0.bitPattern }) \(s)"
         case let .lanczos(o, span): return "lanczos \(o) \(span.map { [$0.width.bitPattern, $0.height.bitPattern] } ?? [])"

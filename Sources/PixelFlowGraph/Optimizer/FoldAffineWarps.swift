@@ -3,9 +3,9 @@
 ///
 /// Before: `affine(T2) <- affine(T1) <- x`. After: `affine(T1 then T2) <- x`.
 enum FoldAffineWarps: OptimizerPass {
-    static let name = "fold affine warps"
+    package static let name = "fold affine warps"
 
-    static func run(_ root: Node) -> (Node, changes: Int) {
+    package static func run(_ root: Node) -> (Node, changes: Int) {
         var changes = 0
         let out = GraphWalk.rewrite(root) { n in
             guard case let .warp(.affine(t2, s2)) = n.op, case let .warp(.affine(t1, s1)) = n.inputs[0].op, s1 == s2 else {

@@ -5,9 +5,9 @@
 /// Before: `colorMatrix(B) <- colorMatrix(A) <- x`. After: `colorMatrix(B * A) <- x`.
 /// The result differs from applying them one by one only by float rounding (about 1e-6).
 enum FoldColorMatrices: OptimizerPass {
-    static let name = "fold color matrices"
+    package static let name = "fold color matrices"
 
-    static func run(_ root: Node) -> (Node, changes: Int) {
+    package static func run(_ root: Node) -> (Node, changes: Int) {
         var changes = 0
         let out = GraphWalk.rewrite(root) { n in
             guard case let .colorMatrix(outer) = n.op, case let .colorMatrix(inner) = n.inputs[0].op else { return n }

@@ -5,9 +5,9 @@
 ///
 /// Before: `crop(A) <- colorMatrix <- crop(B) <- x`. After: `colorMatrix <- crop(A & B) <- x`.
 enum MergeCrops: OptimizerPass {
-    static let name = "merge and push crops"
+    package static let name = "merge and push crops"
 
-    static func run(_ root: Node) -> (Node, changes: Int) {
+    package static func run(_ root: Node) -> (Node, changes: Int) {
         var changes = 0
         let out = GraphWalk.rewrite(root) { n in
             guard case let .crop(r) = n.op else { return n }
@@ -58,7 +58,7 @@ enum MergeCrops: OptimizerPass {
 
 extension BlendKernel {
     /// The extent of a blend of inputs with extents `fg` and `bg`.
-    func extent(_ fg: Rect, _ bg: Rect) -> Rect {
+    package func extent(_ fg: Rect, _ bg: Rect) -> Rect {
         switch extentRule {
         case .union: return fg.union(bg)
         case .background: return bg

@@ -1,14 +1,14 @@
 /// One rewrite of the graph: a pure function from a graph to an equivalent (or, for
 /// `FoldAffineWarps`, a better) graph, with the number of changes it made.
-protocol OptimizerPass: SendableMetatype {
+package protocol OptimizerPass: SendableMetatype {
     /// A verb phrase naming what the pass does, as `explain()` prints it.
     static var name: String { get }
     static func run(_ root: Node) -> (Node, changes: Int)
 }
 
 /// The optimizer: the passes in order, and what each changed.
-enum Optimizer {
-    static let passes: [any OptimizerPass.Type] = [
+package enum Optimizer {
+    package static let passes: [any OptimizerPass.Type] = [
         RemoveIdentities.self, MergeCrops.self, FoldColorMatrices.self, FoldAffineWarps.self,
         ShrinkSourcesOnLoad.self, RemoveIdentities.self, ShareCommonSubgraphs.self,
     ]
@@ -17,7 +17,7 @@ enum Optimizer {
     ///
     /// - Parameter shrinksOnLoad: whether `ShrinkSourcesOnLoad` runs, the one pass that
     ///   changes pixels (`RenderContext.Options.shrinksOnLoad`).
-    static func optimize(_ root: Node, shrinksOnLoad: Bool = true) -> (Node, log: [String]) {
+    package static func optimize(_ root: Node, shrinksOnLoad: Bool = true) -> (Node, log: [String]) {
         var node = root
         var log: [String] = []
         for p in passes {

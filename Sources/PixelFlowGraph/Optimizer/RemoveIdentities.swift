@@ -6,9 +6,9 @@
 /// whose kernel is a centered 1 with no bias, Gaussian blurs of sigma 0, Lanczos scales
 /// onto the input's own extent.
 enum RemoveIdentities: OptimizerPass {
-    static let name = "remove identities"
+    package static let name = "remove identities"
 
-    static func run(_ root: Node) -> (Node, changes: Int) {
+    package static func run(_ root: Node) -> (Node, changes: Int) {
         var changes = 0
         let out = GraphWalk.rewrite(root) { n in
             if isIdentity(n) { changes += 1; return n.inputs[0] }
@@ -18,5 +18,5 @@ enum RemoveIdentities: OptimizerPass {
     }
 
     /// Whether `n` leaves its input unchanged, as its kind says (`NodeKind.isIdentity`).
-    static func isIdentity(_ n: Node) -> Bool { n.op.kind.isIdentity(n) }
+    package static func isIdentity(_ n: Node) -> Bool { n.op.kind.isIdentity(n) }
 }

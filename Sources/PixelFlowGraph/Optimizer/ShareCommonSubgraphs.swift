@@ -6,9 +6,9 @@
 /// Kernels made from user closures are only shared when they are the same node, since two
 /// closures cannot be compared.
 enum ShareCommonSubgraphs: OptimizerPass {
-    static let name = "share common subgraphs"
+    package static let name = "share common subgraphs"
 
-    static func run(_ root: Node) -> (Node, changes: Int) {
+    package static func run(_ root: Node) -> (Node, changes: Int) {
         var changes = 0
         var table: [String: Node] = [:]
         let out = GraphWalk.rewrite(root) { n in

@@ -36,12 +36,12 @@
 /// `RenderContext.Options.shrinksOnLoad = false` (or `optimizes = false`) turns the pass off
 /// and gives the exact path's bytes.
 enum ShrinkSourcesOnLoad: OptimizerPass {
-    static let name = "shrink sources on load"
+    package static let name = "shrink sources on load"
 
     /// The least reduction left to the resampler after the shrink, on each axis.
     static let remainingReduction = 2.0
 
-    static func run(_ root: Node) -> (Node, changes: Int) {
+    package static func run(_ root: Node) -> (Node, changes: Int) {
         var changes = 0
         // One shrunk source per (source, factor), so equal rewrites share their decode.
         var shrunkNodes: [String: Node] = [:]
@@ -98,13 +98,13 @@ enum ShrinkSourcesOnLoad: OptimizerPass {
     }
 
     /// The largest of `factors` that leaves at least `remainingReduction` of `reduction`.
-    static func factor(reduction: Double, among factors: [Int]) -> Int? {
+    package static func factor(reduction: Double, among factors: [Int]) -> Int? {
         factors.filter { Double($0) * remainingReduction <= reduction }.max()
     }
 
     /// The streamed source `node` reads at its own size, at the origin, through nothing but
     /// single-input color matrices.
-    static func streamedSource(under node: Node) -> (Node, StreamedSource)? {
+    package static func streamedSource(under node: Node) -> (Node, StreamedSource)? {
         var n = node
         while case .colorMatrix = n.op, n.inputs.count == 1 { n = n.inputs[0] }
         guard case let .streamedSource(s) = n.op, s.shrinkFactor == 1, n.extent == s.bounds.rect else { return nil }
@@ -112,7 +112,7 @@ enum ShrinkSourcesOnLoad: OptimizerPass {
     }
 
     /// The chain from `top` down to `source` (color matrices) rebuilt over `replacement`.
-    static func replacing(_ source: Node, with replacement: Node, under top: Node) -> Node {
+    package static func replacing(_ source: Node, with replacement: Node, under top: Node) -> Node {
         if top === source { return replacement }
         let input = replacing(source, with: replacement, under: top.inputs[0])
         return Node(top.op, inputs: [input], extent: replacement.extent)

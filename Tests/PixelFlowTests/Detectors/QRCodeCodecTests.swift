@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
+@testable import PixelFlowGraph
 
 /// A segno-made symbol from Tests/PixelFlowTests/Fixtures/QR (see scripts/make_qr_fixtures.py).
 struct QRFixture {

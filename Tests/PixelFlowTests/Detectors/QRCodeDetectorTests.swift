@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
+@testable import PixelFlowGraph
 
 /// A QR code rendered into a scene, with where its corners must be found.
 struct QRScene {

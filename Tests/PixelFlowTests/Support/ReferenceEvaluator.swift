@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
+@testable import PixelFlowGraph
 
 /// The tests' oracle: a small scalar interpreter of the node graph, independent of the engine.
 ///
