@@ -40,7 +40,12 @@ let package = Package(
         // ones (`@_exported import`), so `import PixelFlow` gives a user everything.
         // PixelFlowCore: pixels, geometry, errors, and the Tile and Arena of the tile loop.
         .target(name: "PixelFlowCore", path: "Sources/PixelFlowCore"),
-        .target(name: "PixelFlow", dependencies: ["PixelFlowCore", "CCodecShims", "CSIMD"], path: "Sources/PixelFlow",
+        // PixelFlowKernels: row functions on pointers and tiles (C ones in CSIMD); no graph
+        // types, no scheduler.
+        .target(name: "PixelFlowKernels", dependencies: ["PixelFlowCore", "CSIMD"], path: "Sources/PixelFlowKernels"),
+        // PixelFlowGraph: the node kinds and their descriptions (Graph), the optimizer's passes.
+        .target(name: "PixelFlowGraph", dependencies: ["PixelFlowCore", "PixelFlowKernels", "CSIMD"], path: "Sources/PixelFlowGraph"),
+        .target(name: "PixelFlow", dependencies: ["PixelFlowCore", "PixelFlowKernels", "PixelFlowGraph", "CCodecShims", "CSIMD"], path: "Sources/PixelFlow",
                 // The face detector's models (OpenCV cascades, licences beside them), read
                 // through Bundle.module: Detectors/Face/Resources/README.md.
                 resources: [.copy("Detectors/Face/Resources")]),
@@ -58,7 +63,7 @@ let package = Package(
         .executableTarget(name: "LiveDetection", dependencies: ["PixelFlow", "ExampleSupport"], path: "Examples/LiveDetection"),
         .executableTarget(name: "Transitions", dependencies: ["PixelFlow", "ExampleSupport"], path: "Examples/Transitions"),
         .executableTarget(name: "FaceMarkers", dependencies: ["PixelFlow", "ExampleSupport"], path: "Examples/FaceMarkers"),
-        .testTarget(name: "PixelFlowTests", dependencies: ["PixelFlow", "PixelFlowCore"], path: "Tests/PixelFlowTests",
+        .testTarget(name: "PixelFlowTests", dependencies: ["PixelFlow", "PixelFlowCore", "PixelFlowKernels", "PixelFlowGraph"], path: "Tests/PixelFlowTests",
                     exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generates the median sorting networks in Sources/PixelFlow/Kernels/MedianKernels.swift.
+"""Generates the median sorting networks in Sources/PixelFlowKernels/MedianKernels.swift.
 
 Batcher odd-even merges of sorted columns, padded to powers of two, pruned to the comparators
 the middle output depends on, and checked against sorting on random inputs.

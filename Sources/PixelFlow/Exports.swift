@@ -2,3 +2,5 @@
 // `import PixelFlow` gives a user every public type, wherever it is declared. This import
 // also makes them visible to every file of this module.
 @_exported import PixelFlowCore
+@_exported import PixelFlowKernels
+@_exported import PixelFlowGraph

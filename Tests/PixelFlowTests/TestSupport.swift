@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
+@testable import PixelFlowGraph
 
 /// SplitMix64: a small seeded generator so test images are the same on every run.
 struct SeededRandom: RandomNumberGenerator {

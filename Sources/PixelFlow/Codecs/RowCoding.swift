@@ -1,36 +1,3 @@
-/// A decoder that delivers a file's rows top to bottom on demand: what a `StreamedSource`
-/// reads, so that a render holds a window of rows instead of the whole image.
-///
-/// Its rows equal, byte for byte, the stored pixels of decoding the whole file
-/// (`_ImageCodecs.decodeStored`); a `StreamedSource` then wraps it to apply what a full decode
-/// does next (`converted(_:)`: CMYK, the color profile; `oriented(_:)`: a mirror or a flip).
-///
-/// Implementations own a library object that is not thread-safe; a render hands a decoder to
-/// one codec thread at a time and waits for it before using it again.
-protocol _RowDecoder: AnyObject, Sendable {
-    var width: Int { get }
-    var height: Int { get }
-    /// `gray8`, `rgba8` or `rgba16`, sRGB-tagged with straight alpha.
-    var format: PixelFormat { get }
-    /// Decodes the next `count` rows, row `i` into `rows(i)` (`width * format.bytesPerPixel`
-    /// bytes). Throws `decodingFailed` for corrupt or truncated data; the decoder is then
-    /// unusable.
-    func readRows(count: Int, into rows: (Int) -> UnsafeMutableRawPointer) throws
-}
-
-/// An encoder that takes rows top to bottom and writes the file to a descriptor as it goes,
-/// with the settings (and so the bytes) of encoding the whole buffer in memory.
-///
-/// Used by one thread at a time, like `_RowDecoder`.
-protocol _RowEncoder: AnyObject, Sendable {
-    /// The layout of the rows it takes: `rgba8`, `rgba16` or `gray8`, sRGB, straight alpha.
-    var format: PixelFormat { get }
-    /// Compresses the next `count` rows, `bytesPerRow` apart from `rows`.
-    func write(rows: UnsafeRawPointer, bytesPerRow: Int, count: Int) throws
-    /// Writes the end of the file once every row was written.
-    func finish() throws
-}
-
 /// Thrown by a row encoder made `assumingOpaque` (it writes no alpha channel, as the
 /// in-memory encoder does for a buffer whose every alpha is the maximum) when a row has an
 /// alpha below the maximum, before anything of that row is written: the caller writes the

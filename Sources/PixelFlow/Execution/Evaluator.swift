@@ -460,7 +460,8 @@ final class Evaluator: @unchecked Sendable {
             preconditionFailure("Lanczos warps return above")
         case let .custom(k):
             for y in out.rect.y..<out.rect.maxY {
-                customWarpRow(src, kernel: k, x0: out.rect.x, y: y, count: out.rect.width, into: out.row(y))
+                customWarpRow(
+                    src, sampling: k.sampling, map: k.map, x0: out.rect.x, y: y, count: out.rect.width, into: out.row(y))
             }
         case let .clamp(e):
             // Per row: the first column of the extent repeated, the columns inside it copied,

@@ -119,3 +119,46 @@ extension Image {
         ])
     }
 }
+
+/// The stencil of a box mean of radius `r`.
+func boxStencil(radius r: Int) -> StencilKernel {
+    let block = BoxPlan.block(radius: r)
+    let whole = r > BoxPlan.tileLocalLimit
+    let halo = r + block - 1
+    return StencilKernel(
+        name: "box r\(r)", haloX: halo, haloY: halo, cost: 6,
+        capabilities: [.readsInputInPlace] + (whole ? [.wholeRegion] : [])
+    ) { input, output, threads, arena in
+        if whole {
+            BoxPlan.runPieces(output, size: Swift.max(256, 2 * block), threads: threads) { piece, a in
+                boxMeanTile(input, piece, radius: r, block: block, arena: a)
+            }
+        } else {
+            boxMeanTile(input, output, radius: r, block: block, arena: arena)
+        }
+    }
+}
+
+/// The stencil of a weighted span footprint (disc and bokeh blurs), normalized by the sum of
+/// its weights; whole-region above `BoxPlan.tileLocalLimit`.
+func spanStencil(name: String, terms: [SpanTerm]) -> StencilKernel {
+    let reach = terms.map(\.halfWidth).max() ?? 0
+    let rows = terms.map { abs($0.dy) }.max() ?? 0
+    let block = BoxPlan.block(radius: reach)
+    let whole = Swift.max(reach, rows) > BoxPlan.tileLocalLimit
+    var total: Double = 0
+    for t in terms { total += Double(t.weight) * Double(2 * t.halfWidth + 1) }
+    let scale = Float(1 / Swift.max(total, 1e-30))
+    return StencilKernel(
+        name: name, haloX: reach + block - 1, haloY: rows, cost: 3 * Swift.max(1, terms.count),
+        capabilities: [.readsInputInPlace] + (whole ? [.wholeRegion] : [])
+    ) { input, output, threads, arena in
+        if whole {
+            BoxPlan.runPieces(output, size: Swift.max(256, 2 * block), threads: threads) { piece, a in
+                spanSumTile(input, piece, terms: terms, scale: scale, block: block, arena: a)
+            }
+        } else {
+            spanSumTile(input, output, terms: terms, scale: scale, block: block, arena: arena)
+        }
+    }
+}

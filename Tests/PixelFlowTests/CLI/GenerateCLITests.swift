@@ -2,6 +2,8 @@ import Foundation
 import XCTest
 
 @testable import PixelFlow
+@testable import PixelFlowKernels
+@testable import PixelFlowGraph
 
 /// `pixelflow generate`, run as a subprocess: finite and infinite extents, `--size`, formats,
 /// standard output, `hex:` messages, and the exit statuses of errors.

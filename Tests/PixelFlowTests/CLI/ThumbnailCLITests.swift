@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
+@testable import PixelFlowGraph
 
 /// `pixelflow thumbnail`, run as a subprocess: the size and aspect ratio of the box, the
 /// EXIF orientation, shrink-on-load against `--exact`, and the exit statuses of errors.

@@ -1,5 +1,7 @@
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
+@testable import PixelFlowGraph
 
 /// EXIF orientation parsing (both byte orders) and the eight transforms.
 final class CodecEXIFOrientationTests: XCTestCase {

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
+@testable import PixelFlowGraph
 
 /// Writing files atomically, choosing formats by extension, and file descriptors.
 final class CodecFileTests: XCTestCase {

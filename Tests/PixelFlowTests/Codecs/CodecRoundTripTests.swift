@@ -1,5 +1,7 @@
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
+@testable import PixelFlowGraph
 
 /// Encode then decode, for every format and pixel layout it stores losslessly.
 final class CodecRoundTripTests: XCTestCase {

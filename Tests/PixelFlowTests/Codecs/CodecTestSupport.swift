@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
+@testable import PixelFlowGraph
 
 /// Fixtures, test images and pixel access shared by the codec tests.
 enum CodecTestSupport {

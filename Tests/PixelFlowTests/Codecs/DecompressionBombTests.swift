@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
+@testable import PixelFlowGraph
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)

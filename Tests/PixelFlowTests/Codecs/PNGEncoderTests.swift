@@ -2,6 +2,8 @@ import CCodecShims
 import Foundation
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
+@testable import PixelFlowGraph
 
 /// The PNG encoder of non-interlaced files: rows filtered by the minimum-sum heuristic and
 /// compressed in parallel chunks (`_PNGImageDataEncoder`). Checked against libpng's decoder

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
+@testable import PixelFlowGraph
 
 /// The TIFF codec: fixtures written by tifffile and Pillow (Fixtures/TIFF/make_fixtures.py),
 /// round trips through every layout and compression the encoder writes, metadata, pages,

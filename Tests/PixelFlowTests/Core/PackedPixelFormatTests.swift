@@ -1,6 +1,8 @@
 import XCTest
 
 @testable import PixelFlow
+@testable import PixelFlowKernels
+@testable import PixelFlowGraph
 @testable import PixelFlowCore
 
 /// `bgra8` and `argb8`: their byte layouts, packed 32-bit access, the float subscript and

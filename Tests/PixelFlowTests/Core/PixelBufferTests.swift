@@ -1,5 +1,7 @@
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
+@testable import PixelFlowGraph
 @testable import PixelFlowCore
 
 final class PixelBufferTests: XCTestCase {

@@ -2,6 +2,8 @@ import Foundation
 import XCTest
 
 @testable import PixelFlow
+@testable import PixelFlowKernels
+@testable import PixelFlowGraph
 @testable import PixelFlowCore
 
 /// The default thread count follows the processors the process may use, as a batch job on a

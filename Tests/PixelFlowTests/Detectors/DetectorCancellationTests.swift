@@ -3,6 +3,8 @@ import Foundation
 import Synchronization
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
+@testable import PixelFlowGraph
 
 /// Progress reports and cancellation of the three detectors (`QRCodeDetector`,
 /// `RectangleDetector`, `FaceDetector`), with the promises of renders (`CancellationTests`):

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
+@testable import PixelFlowGraph
 
 /// Reading cascade XML: the installed files load; malformed, truncated and hostile files
 /// throw a `PixelFlowError` that says what is wrong, and never trap.

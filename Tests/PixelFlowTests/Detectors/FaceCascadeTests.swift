@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
+@testable import PixelFlowGraph
 
 /// The cascade engine against OpenCV 4's `CascadeClassifier::detectMultiScale`, window by
 /// window, on the photographs in Fixtures/Faces (made by make_fixtures.py there).

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
+@testable import PixelFlowGraph
 
 /// The cascade files ship as package resources: faces are found with no OpenCV data installed,
 /// and OpenCV's files still load by path.

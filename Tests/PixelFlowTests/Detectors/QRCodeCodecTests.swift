@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
+@testable import PixelFlowGraph
 
 /// A segno-made symbol from Tests/PixelFlowTests/Fixtures/QR (see scripts/make_qr_fixtures.py).
 struct QRFixture {

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
+@testable import PixelFlowGraph
 
 final class QRCodeGeneratorTests: XCTestCase {
     /// Reads the modules back from a rendered code: `scale` pixels per module, 4-module quiet zone.

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
+@testable import PixelFlowGraph
 
 /// Canvas coverage against a reference computed here by supersampling each pixel on a
 /// 16 x 16 grid with an exact inside test; tolerance 0.03 of coverage (the grid itself is

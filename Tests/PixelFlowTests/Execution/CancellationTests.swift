@@ -1,6 +1,8 @@
 import Dispatch
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
+@testable import PixelFlowGraph
 
 /// Progress reports and cancellation of renders.
 final class CancellationTests: XCTestCase {

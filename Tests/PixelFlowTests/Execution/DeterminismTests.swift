@@ -1,5 +1,7 @@
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
+@testable import PixelFlowGraph
 
 /// A schedule (threads, tile size) never changes the pixels, and the pixels are the
 /// reference evaluator's (Support/ReferenceEvaluator.swift) within its tolerance.

@@ -2,6 +2,8 @@ import Dispatch
 import Foundation
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
+@testable import PixelFlowGraph
 
 /// `MemoryBudget`: renders wait for bytes instead of failing, never hold more than the budget
 /// together (a single render larger than it runs alone), and give everything back.

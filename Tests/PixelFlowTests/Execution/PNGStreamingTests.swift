@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
+@testable import PixelFlowGraph
 
 /// Streamed PNG sources and streamed PNG writes: the rows of a full decode for every layout
 /// (`gray8`, `rgba8`, `rgba16`), and the bytes of rendering whole then encoding, whatever the

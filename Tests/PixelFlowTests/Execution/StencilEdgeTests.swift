@@ -1,5 +1,7 @@
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
+@testable import PixelFlowGraph
 
 /// Edge tiles of a stencil over a clamped float source (`Evaluator.edgeSplit`): the part of
 /// the tile whose input region lies inside the source reads the source where it is stored, and

@@ -1,5 +1,7 @@
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
+@testable import PixelFlowGraph
 
 /// Custom stencil kernels, tile-local and whole-region, agree with a plain loop and with
 /// each other whatever the schedule.

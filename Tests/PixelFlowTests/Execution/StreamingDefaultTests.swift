@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
+@testable import PixelFlowGraph
 
 /// Files are read as streamed sources by default, with the same pixels as a full decode, and
 /// `explain()` says how they are read.

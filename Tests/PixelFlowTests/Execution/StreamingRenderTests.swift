@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
+@testable import PixelFlowGraph
 
 /// Streamed JPEG sources (`Image(contentsOfFile:options:streaming:)`) and streamed JPEG writes
 /// (`RenderContext.write(_:toFile:...)`): same pixels and same bytes as decoding, rendering

@@ -2,6 +2,8 @@ import Dispatch
 import Foundation
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
+@testable import PixelFlowGraph
 
 /// Many threads rendering shared images with one shared context. Run under
 /// `swift test --sanitize=thread` to let ThreadSanitizer check it (Docs/Reliability.md).

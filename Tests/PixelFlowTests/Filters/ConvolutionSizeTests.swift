@@ -1,5 +1,7 @@
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
+@testable import PixelFlowGraph
 
 /// The 5x5, 7x7, 9-tap and RGB convolutions against a plain correlation loop.
 final class ConvolutionSizeTests: XCTestCase {

@@ -1,5 +1,7 @@
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
+@testable import PixelFlowGraph
 
 /// Helpers shared by the warp filter tests (distortions, tiles, scaling).
 enum WarpTestSupport {

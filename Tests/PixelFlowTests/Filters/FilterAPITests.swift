@@ -1,5 +1,7 @@
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
+@testable import PixelFlowGraph
 
 /// `Filter`, the CIFilter-shaped API: lookup, keys, attributes, setting values, output.
 final class FilterAPITests: XCTestCase {

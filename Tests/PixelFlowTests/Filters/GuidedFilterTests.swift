@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
+@testable import PixelFlowGraph
 
 /// CIGuidedFilter and CIEdgePreserveUpsampleFilter: against a scalar Double reference written
 /// here (direct box sums, edges repeated) and against numpy values from the paper's algorithm

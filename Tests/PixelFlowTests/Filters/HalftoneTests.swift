@@ -1,5 +1,7 @@
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
+@testable import PixelFlowGraph
 
 final class HalftoneTests: XCTestCase {
     let buffer = WarpTestSupport.source()

@@ -2,6 +2,8 @@ import Foundation
 import XCTest
 
 @testable import PixelFlow
+@testable import PixelFlowKernels
+@testable import PixelFlowGraph
 
 /// `CIPDF417BarcodeGenerator`: the standard's codeword patterns, compaction and Reed-Solomon
 /// examples, bad input, and symbols that an independent decoder read back

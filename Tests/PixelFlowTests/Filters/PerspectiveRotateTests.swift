@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
+@testable import PixelFlowGraph
 
 /// CIPerspectiveRotate against a scalar reference written here from the geometry (a ray
 /// through each output pixel meets the turned plane; no homography code shared with the

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
+@testable import PixelFlowGraph
 
 /// The photo effects against values computed with numpy and scipy from the published curves
 /// (scripts/make_photo_effect_fixtures.py, Docs/ColorLooks.md).

@@ -1,5 +1,7 @@
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
+@testable import PixelFlowGraph
 
 /// Reductions against plain loops over the same pixels (stored values, premultiplied).
 final class ReductionTests: XCTestCase {

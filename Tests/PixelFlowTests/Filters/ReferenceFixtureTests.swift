@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
+@testable import PixelFlowGraph
 
 /// Gaussian blur and Lanczos scale against values made by OpenCV and Pillow
 /// (scripts/make_filter_fixtures.py).

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
+@testable import PixelFlowGraph
 
 /// CIGaborGradients, CIDepthOfField and CIShadedMaterial against scalar references written
 /// here, on stored values of opaque images (so premultiplied equals straight).

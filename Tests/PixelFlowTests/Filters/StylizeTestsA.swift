@@ -1,5 +1,7 @@
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
+@testable import PixelFlowGraph
 
 /// Stylize filters (masks, cells, glow, spot color) against scalar references written from
 /// the formulas in the filters' file headers, on stored values (`rawContext`). Tolerances:

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
+@testable import PixelFlowGraph
 
 /// Stylize filters (edges and tone) against plain scalar references in Double over the whole
 /// image, with edge pixels repeated outward (the filters clamp to the extent). Renders use

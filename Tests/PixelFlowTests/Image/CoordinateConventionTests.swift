@@ -1,6 +1,8 @@
 import XCTest
 
 @testable import PixelFlow
+@testable import PixelFlowKernels
+@testable import PixelFlowGraph
 
 /// `CoordinateConvention.coreImage`: Core Image snippets run unchanged apart from the option
 /// give what the same snippet gives in top-left coordinates with every y mirrored by hand

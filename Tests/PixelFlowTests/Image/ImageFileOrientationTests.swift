@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
+@testable import PixelFlowGraph
 
 /// `Image.fileOrientation`: the orientation a file declared and whether reading it applied
 /// it, for every way `Image(contentsOfFile:)` and `Image(encoded:)` read a file (decoded

@@ -1,6 +1,8 @@
 import CSIMD
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
+@testable import PixelFlowGraph
 
 /// The planar point program (`pf_point_program`, `PointProgram`) against the interleaved row
 /// kernels it replaces, and those kernels' alpha helpers against plain scalar loops.

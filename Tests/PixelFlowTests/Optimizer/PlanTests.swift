@@ -1,5 +1,7 @@
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
+@testable import PixelFlowGraph
 
 /// Assertions on the plan itself: stages, fused nodes, materialized buffers.
 final class PlanTests: XCTestCase {

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
+@testable import PixelFlowGraph
 
 /// Shrink-on-load (`ShrinkSourcesOnLoad`): which graphs it rewrites and with which factor,
 /// that the shrunk decode has libjpeg's rounded-up size, how far its results are from the

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
+@testable import PixelFlowGraph
 
 /// The tests' oracle: a small scalar interpreter of the node graph, independent of the engine.
 ///

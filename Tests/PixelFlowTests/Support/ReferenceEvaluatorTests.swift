@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowKernels
+@testable import PixelFlowGraph
 
 /// The reference evaluator covers every node kind (`Op`), and agrees with values worked out by
 /// hand where the engine is not involved at all.
