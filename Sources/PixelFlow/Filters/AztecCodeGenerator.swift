@@ -80,6 +80,9 @@ enum AztecEncoder {
         let compact: Bool
         let layers: Int
         let dataCodewords: Int
+        /// Every codeword (data, then check words) and their size in bits.
+        let codewords: [Int]
+        let wordSize: Int
         let modules: [Bool]
     }
 
@@ -418,7 +421,9 @@ enum AztecEncoder {
 
     /// Lays out every codeword (data then check words, `capacityBits / wordSize` of them) and
     /// the mode message (layers and `dataCount`) around the bull's-eye.
-    static func place(codewords all: [Int], wordSize size: Int, layers: Int, compact: Bool, dataCodewords dataCount: Int) -> Symbol {
+    static func place(codewords all: [Int], wordSize size: Int, layers: Int, compact: Bool, dataCodewords dataCount: Int)
+        -> Symbol
+    {
         let total = capacityBits(layers: layers, compact: compact)
         // The layers' bits: the remainder of the capacity first (zeros), then every codeword.
         var message = [Bool](repeating: false, count: total % size)
@@ -528,6 +533,7 @@ enum AztecEncoder {
                 line += 16
             }
         }
-        return Symbol(size: n, compact: compact, layers: layers, dataCodewords: dataCount, modules: m)
+        return Symbol(
+            size: n, compact: compact, layers: layers, dataCodewords: dataCount, codewords: all, wordSize: size, modules: m)
     }
 }
