@@ -18,5 +18,6 @@
 #include "CSIMDDispatch.h"
 #include "CSIMDBytes.h"
 #include "CSIMDBytesResample.h"
+#include "CSIMDBytesShrink.h"
 
 #endif
