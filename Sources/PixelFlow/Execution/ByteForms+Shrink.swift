@@ -160,3 +160,54 @@ extension BytePlan {
         }
     }
 }
+
+extension BytePlan {
+    /// The factor of a box shrink that runs as exact byte means (`pf_u8_box_shrink_run` mode
+    /// 0, `runBoxBytes`): the root is `Warp.boxShrink` of a whole source at the origin with
+    /// nothing between, the render rect lies inside the box's output, and premultiplication
+    /// changes nothing (checked by `makeResample` before). Else nil (the taps run it).
+    func exactBoxFactor(rect: IntRect) -> Int? {
+        guard case let .resample(.box(k, o, e)) = form, shrink == nil, o.x == 0, o.y == 0,
+            e == IntRect(x: 0, y: 0, width: source.width, height: source.height), o.contains(rect),
+            BytePlan.isIdentity(0..<source.width, xSteps), BytePlan.isIdentity(0..<source.height, ySteps)
+        else { return nil }
+        return k
+    }
+
+    /// Renders `rect` of a box shrink by `k` as exact means of the source bytes (rounded half
+    /// up): bands of output rows on all threads, each row from its k source rows.
+    ///
+    /// - Complexity: one add per source byte read; scratch of one 32-bit source row.
+    func runBoxBytes(_ k: Int, rect: IntRect, into buffer: inout PixelBuffer, options: RenderContext.Options) {
+        let control = RenderControl.current
+        let band = BytePlan.resampleBandHeight(options)
+        let bands = (rect.height + band - 1) / band
+        control?.setTotal(bands)
+        let bpp = source.format.bytesPerPixel
+        let src = source
+        let dstBytesPerRow = buffer.bytesPerRow
+        src.withUnsafeBytes { srcRaw in
+            let s = SharedSourceBytes(
+                base: srcRaw.baseAddress!, bytesPerRow: src.bytesPerRow, width: src.width, height: src.height)
+            let x0 = k * rect.x
+            let inWidth = Swift.max(0, Swift.min(s.width - x0, k * rect.width))
+            buffer.withUnsafeMutableBytes { raw in
+                let dst = SharedPixels(base: raw.baseAddress!, bytesPerRow: dstBytesPerRow)
+                Scheduler.run(count: bands, threads: options.threadCount) { b, arena in
+                    let scratch = arena.allocate(Swift.max(1, inWidth * bpp), of: UInt32.self)
+                    let rows = arena.allocate(k, of: UnsafePointer<UInt8>?.self)
+                    for j in b * band..<Swift.min(rect.height, (b + 1) * band) {
+                        let y0 = k * (rect.y + j), y1 = Swift.min(s.height, y0 + k)
+                        for r in 0..<Swift.max(0, y1 - y0) {
+                            rows[r] = UnsafePointer(
+                                (s.base + (y0 + r) * s.bytesPerRow + x0 * bpp).assumingMemoryBound(to: UInt8.self))
+                        }
+                        pf_u8_box_shrink_run(
+                            rows, Swift.max(0, y1 - y0), bpp, inWidth, k, rect.width, 0, scratch, dst.base + j * dst.bytesPerRow)
+                    }
+                    control?.advance(1)
+                }
+            }
+        }
+    }
+}

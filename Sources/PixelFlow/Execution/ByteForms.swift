@@ -163,6 +163,7 @@ extension BytePlan {
                 return .success(plan.shrinking(into: buffer))
             }
         }
+        plan.exactBox = plan.exactBoxFactor(rect: rect)
         return .success(plan)
     }
 }

@@ -46,6 +46,9 @@ struct BytePlan {
     /// For a resample, its 16-bit prepass (a box shrink, premultiplication), if it has one
     /// (ByteForms+Shrink.swift).
     var shrink: ByteShrink?
+    /// For a box shrink of a whole source, its factor when it runs as exact byte means
+    /// (`exactBoxFactor`, set by `make`).
+    var exactBox: Int?
     /// The stencil's halo (none for a resample, which reads through its taps).
     var halo: (x: Int, y: Int) {
         if case let .stencil(s) = form { return s.halo }
@@ -242,6 +245,10 @@ struct BytePlan {
                 runShrunkResample(taps!, shrink: shrink, rect: rect, into: &buffer, options: options)
                 return
             }
+            if let k = exactBox {
+                runBoxBytes(k, rect: rect, into: &buffer, options: options)
+                return
+            }
             runResample(taps!, rect: rect, into: &buffer, options: options)
             return
         }
@@ -348,7 +355,7 @@ struct BytePlan {
 
     /// One line for `explain()`.
     var summary: String {
-        "\(source.format) \(name) (\(form)\(shrink.map { ", \($0)" } ?? "")) from a \(source.width)x\(source.height) \(source.format) \(source.alphaMode) source"
+        "\(source.format) \(name) (\(exactBox.map { "box shrink 1/\($0), exact means" } ?? "\(form)")\(shrink.map { ", \($0)" } ?? "")) from a \(source.width)x\(source.height) \(source.format) \(source.alphaMode) source"
     }
 }
 

@@ -169,6 +169,49 @@ final class ByteShrinkTests: XCTestCase {
         XCTAssertTrue(linear.contains("byte path: off: resampling in linear light"), linear)
     }
 
+    /// A box shrink alone of a premultiplied or opaque source runs as exact means: the bytes
+    /// are the rounded (half up) means of the source bytes, 0 units from a scalar reference.
+    func testBoxShrinkAloneIsExactMeans() throws {
+        for (w, h, k, format, alpha) in [
+            (45, 31, 2, PixelFormat.rgba8, "premultiplied"), (37, 20, 3, .rgba8, "opaque"), (33, 17, 4, .gray8, "opaque"),
+            (5, 5, 7, .rgba8, "premultiplied"),
+        ] {
+            let src = bytes(w, h, format: format, alpha: alpha, seed: UInt64(w + k))
+            let o = IntRect(x: 0, y: 0, width: (w + k - 1) / k, height: (h + k - 1) / k)
+            let box = Image(node: Node(.warp(.boxShrink(factor: k, output: o)), inputs: [Image(src).node], extent: o.rect))
+            let explained = try RenderContext(colorManagement: .none).explain(
+                box, rect: o.rect,
+                into: try PixelBuffer(width: o.width, height: o.height, format: format, alphaMode: src.alphaMode))
+            XCTAssertTrue(explained.contains("exact means"), explained)
+            for threads in [1, 3] {
+                let out = try render(
+                    box, o.rect, format: format, alpha: src.alphaMode,
+                    RenderContext.Options(threadCount: threads, tileHeight: 3, colorManagement: .none))
+                let bpp = format.bytesPerPixel
+                var worst = 0
+                out.withUnsafeBytes { po in
+                    src.withUnsafeBytes { ps in
+                        for y in 0..<o.height {
+                            for x in 0..<o.width {
+                                for c in 0..<bpp {
+                                    var sum = 0, n = 0
+                                    for sy in k * y..<Swift.min(h, k * y + k) {
+                                        for sx in k * x..<Swift.min(w, k * x + k) {
+                                            sum += Int(ps[sy * src.bytesPerRow + sx * bpp + c]); n += 1
+                                        }
+                                    }
+                                    worst = Swift.max(
+                                        worst, Swift.abs(Int(po[y * out.bytesPerRow + x * bpp + c]) - (sum + n / 2) / n))
+                                }
+                            }
+                        }
+                    }
+                }
+                XCTAssertEqual(worst, 0, "\(w)x\(h) 1/\(k) \(format)")
+            }
+        }
+    }
+
     // MARK: Kernels against scalar references
 
     func testBoxShrinkKernelAgainstScalarMeans() {
