@@ -281,7 +281,21 @@ void pf_u8_resample_h_from16_unpremultiply_run(const int16_t *src, const int32_t
             sum = _mm_add_epi32(sum, _mm_madd_epi16(_mm_unpacklo_epi16(a, _mm_setzero_si128()),
                                                     _mm_set1_epi32((uint16_t)w[k])));
         }
-        _mm_storeu_si128((__m128i *)(void *)acc, sum);
+        /* The store in vector form: the same float operations as sh_unpremultiplied per color,
+         * the alpha byte as sh_byte((A + 2^19) >> 20). */
+        int32_t a = _mm_cvtsi128_si32(_mm_shuffle_epi32(sum, 0xFF));
+        if (a <= 0) {
+            memset(dst + i * 4, 0, 4);
+            continue;
+        }
+        __m128 f = _mm_add_ps(_mm_mul_ps(_mm_cvtepi32_ps(sum), _mm_set1_ps(255.0f / (float)a)), _mm_set1_ps(0.5f));
+        f = _mm_min_ps(_mm_max_ps(f, _mm_setzero_ps()), _mm_set1_ps(255.0f));
+        __m128i q = _mm_cvttps_epi32(f);
+        q = _mm_packs_epi32(q, q);
+        q = _mm_packus_epi16(q, q);
+        int32_t px = (_mm_cvtsi128_si32(q) & 0x00FFFFFF) | ((int32_t)sh_byte((a + (1 << 19)) >> 20) << 24);
+        memcpy(dst + i * 4, &px, 4);
+        continue;
 #else
         for (int c = 0; c < 4; c++) {
             int32_t t = 0;
