@@ -59,8 +59,10 @@ extension Image {
     ///
     /// - Parameters:
     ///   - path: the file to read.
-    ///   - width, height, contentMode: the box and how the image fits it (as the instance
-    ///     method), for the image as displayed (after its orientation).
+    ///   - width: the box's width in pixels, 1...2^24, for the image as displayed (after its
+    ///     orientation).
+    ///   - height: the box's height in pixels, 1...2^24; nil for no limit.
+    ///   - contentMode: `.fit` (default), `.fill` or `.stretch`, as the instance method.
     ///   - options: size limits; `applyOrientation` false keeps the stored orientation.
     ///   - shrinksOnLoad: false decodes every pixel (the exact box and Lanczos of the file).
     /// - Throws: `PixelFlowError` naming the file for unreadable, corrupt or oversized files,
