@@ -97,9 +97,9 @@ enum GenerateCommand: Subcommand {
                     throw CLIError.usage(
                         "\(d.name) covers the whole plane; give the size to render, as in --size 512x512")
                 }
-                image = try image.cropped(to: Rect(x: 0, y: 0, width: Double(size.width), height: Double(size.height)))
+                image = image.cropped(to: Rect(x: 0, y: 0, width: Double(size.width), height: Double(size.height)))
             } else if let size {
-                image = try image.cropped(
+                image = image.cropped(
                     to: Rect(x: e.minX, y: e.minY, width: Double(size.width), height: Double(size.height)))
             }
             guard !image.extent.isEmpty else {

@@ -19,5 +19,6 @@
 #include "CSIMDBytes.h"
 #include "CSIMDBytesResample.h"
 #include "CSIMDBytesShrink.h"
+#include "CSIMDBytesColor.h"
 
 #endif

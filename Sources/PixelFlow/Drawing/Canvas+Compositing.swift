@@ -51,23 +51,24 @@ extension Canvas {
         }
     }
 
-    /// Rasterizes `contours` (buffer coordinates) and composites `color` source-over with
-    /// the coverage of each pixel.
+    /// Rasterizes `contours` (buffer coordinates) and composites `color` with the coverage
+    /// of each pixel, the global alpha and the blend mode.
     mutating func _fill(_ contours: [[Point]], rule: FillRule, color: Color) {
-        guard color.isFinite, !contours.isEmpty else { return }
+        guard color.isFinite, !contours.isEmpty, !alpha.isNaN else { return }
         let c = color.working(linear: true)
-        if c == .zero { return }
+        if c == .zero && (blendMode == .normal || alpha <= 0) { return }
         guard let raster = _ScanlineRasterizer(bounding: contours, clipWidth: buffer.width, clipHeight: buffer.height) else {
             return
         }
         let fmt = buffer.format, bpp = fmt.bytesPerPixel, stride = buffer.bytesPerRow
         let codes = _storeEncodes
-        let tmp = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: 2 * raster.width)
+        let tmp = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: 4 * raster.width)
         defer { tmp.deallocate() }
         let me = self
+        let width = raster.width
         buffer.withUnsafeMutableBytes { bytes in
             let base = bytes.baseAddress!
-            raster.forEachRow(rule: rule) { y, x0, cov in
+            func run(_ y: Int, _ x0: Int, _ cov: UnsafeBufferPointer<Double>) {
                 var i = 0
                 let n = cov.count
                 while i < n {
@@ -78,14 +79,28 @@ extension Canvas {
                     let p = base + y * stride + (x0 + i) * bpp
                     loadRowRGBA(p, format: fmt, count: count, into: tmp, decodeSRGB: codes)
                     me._toWorking(tmp, count)
-                    for k in 0..<count {
-                        let a = Float(cov[i + k])
-                        let s = c * a
-                        tmp[k] = s + tmp[k] * (1 - s.w)
+                    let start = i
+                    if me.blendMode == .normal && me.alpha == 1 {
+                        for k in 0..<count {
+                            let s = c * Float(cov[start + k])
+                            tmp[k] = s + tmp[k] * (1 - s.w)
+                        }
+                    } else {
+                        let src = tmp + width
+                        src.update(repeating: c, count: count)
+                        me._composite(
+                            src, coverage: { Float(cov[start + $0]) }, onto: tmp, count: count, scratch: tmp + 2 * width)
                     }
                     me._fromWorking(tmp, count)
-                    storeRowRGBA(tmp, count: count, format: fmt, into: p, encodeSRGB: codes, scratch: tmp + count)
+                    storeRowRGBA(tmp, count: count, format: fmt, into: p, encodeSRGB: codes, scratch: tmp + 2 * width)
                     i = j
+                }
+            }
+            raster.forEachRow(rule: rule) { y, x0, cov in
+                if me._clip == nil {
+                    run(y, x0, cov)
+                } else {
+                    me._clipped(y: y, x0: x0, cov).withUnsafeBufferPointer { run(y, x0, $0) }
                 }
             }
         }

@@ -6,8 +6,11 @@
     import Darwin
 #endif
 
-/// Draws anti-aliased shapes into a `PixelBuffer`: lines, rectangles, rounded rectangles,
-/// ellipses and polygons, filled or stroked, composited source-over.
+/// Draws anti-aliased shapes and images into a `PixelBuffer`, as a Core Graphics context
+/// does: lines, rectangles, rounded rectangles, ellipses, polygons and `Path`s of Bézier
+/// curves and arcs, filled (non-zero or even-odd) or stroked (`StrokeStyle`: caps, joins,
+/// miter limit, dashes); images drawn into rects; a global `alpha`, 28 `blendMode`s, clipping
+/// to rects and paths, and `saveState()` / `restoreState()` of all of these.
 ///
 /// ```swift
 /// var canvas = try Canvas(width: 320, height: 240)          // a transparent layer
@@ -25,7 +28,8 @@
 ///
 /// **Color.** Compositing happens in linear light, premultiplied, in `Float`, as in the
 /// render pipeline: the touched pixels are decoded from the buffer's format and encoding,
-/// blended with `color x coverage` by Porter-Duff source-over, and encoded back. `Color` is
+/// blended with the source by the blend mode (source-over by default), weighed by the
+/// coverage (times the clip), and encoded back. `Color` is
 /// sRGB-encoded and straight (as everywhere in PixelFlow). Pixels a shape does not touch are
 /// left bit for bit as they were.
 ///
@@ -44,6 +48,22 @@ public struct Canvas: Sendable {
     public internal(set) var buffer: PixelBuffer
     /// Maps drawing coordinates to buffer pixel coordinates; identity by default.
     public var transform: AffineTransform = .identity
+    /// The global alpha, 0...1, multiplying everything drawn (`CGContext.setAlpha`); 1 by
+    /// default. Values outside are clamped; NaN draws nothing.
+    public var alpha: Double = 1
+    /// How drawn pixels combine with those already there; `.normal` (source-over) by default.
+    public var blendMode: BlendMode = .normal
+    /// The color `fill(_:rule:)` uses (`CGContext.setFillColor`); opaque black by default.
+    public var fillColor: Color = Color(red: 0, green: 0, blue: 0)
+    /// The color `stroke(_:)` uses (`CGContext.setStrokeColor`); opaque black by default.
+    public var strokeColor: Color = Color(red: 0, green: 0, blue: 0)
+    /// The line settings `stroke(_:)` uses (`setLineWidth`, `setLineCap`, `setLineJoin`,
+    /// `setMiterLimit`, `setLineDash`); Core Graphics' defaults.
+    public var lineStyle = StrokeStyle()
+    /// The states `saveState()` pushed.
+    var _savedStates: [GraphicsState] = []
+    /// The clip as a coverage per buffer pixel (row-major), nil when nothing is clipped.
+    var _clip: [Float]?
 
     /// A canvas that draws into `buffer` (any format; gray formats store the luma).
     public init(buffer: PixelBuffer) {

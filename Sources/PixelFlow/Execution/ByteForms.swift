@@ -10,11 +10,15 @@ enum ByteForm: CustomStringConvertible {
     /// Separable resampling with fixed-point weights (bilinear scales, Lanczos-3): within 1
     /// unit of the float path on every pixel and channel.
     case resample(ByteResample)
+    /// A color matrix or grayscale as an affine map of the bytes with fixed-point weights
+    /// (ByteColor.swift): within 1 unit of the float path on every pixel and channel.
+    case color(ByteColor)
 
     var description: String {
         switch self {
         case let .stencil(s): return "\(s), exact"
         case let .resample(r): return "\(r), fixed-point taps"
+        case let .color(c): return "\(c)"
         }
     }
 }

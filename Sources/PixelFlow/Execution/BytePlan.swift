@@ -164,6 +164,7 @@ struct BytePlan {
     ) -> Result<BytePlan, Refusal> {
         guard options.usesBytePath else { return .failure(Refusal("off in the context's options (usesBytePath)")) }
         guard options.optimizes else { return .failure(Refusal("optimization is off")) }
+        if let color = makeColor(root: root, rect: rect, options: options, buffer: buffer) { return color }
         var plan: BytePlan
         switch recognize(root) {
         case let .success(p): plan = p
@@ -240,6 +241,10 @@ struct BytePlan {
     /// Renders `rect` into `buffer` (of the source's format, `rect`'s size), tiles on all
     /// threads. Reports one progress unit per tile; stops taking tiles once cancelled.
     func run(rect: IntRect, into buffer: inout PixelBuffer, options: RenderContext.Options) {
+        if case let .color(color) = form {
+            runColor(color, rect: rect, into: &buffer, options: options)
+            return
+        }
         guard case let .stencil(stencil) = form else {
             if let shrink {
                 runShrunkResample(taps!, shrink: shrink, rect: rect, into: &buffer, options: options)

@@ -67,21 +67,9 @@ extension Image {
                 reason: "must be in 1...500, got \(barcodeHeight)")
         }
         let modules = Code128Encoder.modules(for: symbols)
-        let width = modules.count + 2 * quietSpace, height = barcodeHeight + 2 * quietSpace
-        var buffer = try PixelBuffer(width: width, height: height, format: .rgba8)
-        let white: UInt32 = 0xFFFF_FFFF
-        let black = UInt32(littleEndian: 0xFF00_0000)  // bytes 0, 0, 0, 255
-        modules.withUnsafeBufferPointer { bars in
-            buffer.withUnsafeMutableRows { y, row in
-                let pixels = row.assumingMemoryBound(to: UInt32.self)
-                let inside = y >= quietSpace && y < quietSpace + barcodeHeight
-                for x in 0..<width {
-                    let m = x - quietSpace
-                    pixels[x] = inside && m >= 0 && m < bars.count && bars[m] ? black : white
-                }
-            }
-        }
-        return Image(buffer)
+        // One row of bars, barcodeHeight pixels high, inside the quiet space on every side.
+        return try Image._barcode(
+            modules: modules, columns: modules.count, rows: 1, rowHeight: barcodeHeight, margin: quietSpace)
     }
 }
 

@@ -12,17 +12,7 @@ extension ColorCubeTable {
     }
 
     /// The bytes of a cube as Core Image takes them: Float32 RGBA, little-endian, red fastest.
-    var bytes: [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(entries.count * 16)
-        for v in entries {
-            for c in 0..<4 {
-                let u = v[c].bitPattern.littleEndian
-                for k in 0..<4 { out.append(UInt8(truncatingIfNeeded: u >> (8 * UInt32(k)))) }
-            }
-        }
-        return out
-    }
+    var bytes: [UInt8] { _Float32LE.bytes(entries.flatMap { [$0.x, $0.y, $0.z, $0.w] }) }
 
     /// Parses `bytes` as `dimension^3` little-endian Float32 RGBA entries.
     /// - Throws: the `PixelFlowError.invalidParameter` of `fail` for a wrong length or a
@@ -36,11 +26,7 @@ extension ColorCubeTable {
         try bytes.withUnsafeBufferPointer { raw in
             for i in 0..<e.count {
                 var v = SIMD4<Float>.zero
-                for c in 0..<4 {
-                    let o = (i * 4 + c) * 4
-                    let u = UInt32(raw[o]) | UInt32(raw[o + 1]) << 8 | UInt32(raw[o + 2]) << 16 | UInt32(raw[o + 3]) << 24
-                    v[c] = Float(bitPattern: u)
-                }
+                for c in 0..<4 { v[c] = _Float32LE.value(raw, at: (i * 4 + c) * 4) }
                 guard v.x.isFinite, v.y.isFinite, v.z.isFinite, v.w.isFinite else {
                     throw fail("entry \(i) is not finite: \(v)")
                 }
@@ -48,6 +34,24 @@ extension ColorCubeTable {
             }
         }
         self.init(dimension: d, entries: e)
+    }
+}
+
+/// Little-endian Float32 values in bytes, as Core Image's data inputs hold them.
+enum _Float32LE {
+    static func bytes(_ values: [Float]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(values.count * 4)
+        for v in values {
+            let u = v.bitPattern
+            for k in 0..<4 { out.append(UInt8(truncatingIfNeeded: u >> (8 * UInt32(k)))) }
+        }
+        return out
+    }
+
+    /// The value whose four bytes start at `offset`.
+    static func value(_ bytes: UnsafeBufferPointer<UInt8>, at o: Int) -> Float {
+        Float(bitPattern: UInt32(bytes[o]) | UInt32(bytes[o + 1]) << 8 | UInt32(bytes[o + 2]) << 16 | UInt32(bytes[o + 3]) << 24)
     }
 }
 

@@ -40,8 +40,10 @@ extension FilterDescriptor {
     /// Every built-in descriptor; each filter family file adds its own list.
     static var builtIn: [FilterDescriptor] {
         colorAdjustmentFilters + compositeFilters + generatorFilters + geometryFilters + blurFilters + stylizeFilters
-            + blendModeFilters + reductionFilters + qrCodeFilters + code128Filters + pdf417Filters
-            + colorCurveFilters + colorBalanceFilters + colorSpaceFilters + colorCubeFilters + colorEffectFilters
+            + blendModeFilters + reductionFilters + qrCodeFilters + roundedQRCodeFilters + code128Filters + pdf417Filters
+            + aztecFilters
+            + colorCurveFilters + colorBalanceFilters + colorSpaceFilters + colorCubeFilters + colorSpaceLookupFilters
+            + colorEffectFilters
             + photoEffectFilters
             + shapeGeneratorFilters + lightGeneratorFilters + gradientFilters + transitionFilters
             + perspectiveFilters + distortionFilters + tileFilters + halftoneFilters + scaleFilters

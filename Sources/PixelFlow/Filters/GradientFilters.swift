@@ -10,7 +10,7 @@
 extension FilterDescriptor {
     static let gradientFilters: [FilterDescriptor] = [
         linearGradient, smoothLinearGradient, radialGradient, gaussianGradient,
-        distanceGradientFromRedMask,
+        distanceGradientFromRedMask, signedDistanceGradientFromRedMask, hueSaturationValueGradient,
     ]
 
     private static func twoPointInputs() -> [FilterInput] {
@@ -104,16 +104,34 @@ extension FilterDescriptor {
         name: "CIDistanceGradientFromRedMask", displayName: "Distance Gradient From Red Mask",
         summary:
             "An infinite image whose gray is 0 where the mask's red exceeds 0.5 and the distance to the nearest such pixel over maximumDistance elsewhere (at most 1); exact Euclidean distance transform.",
+        categories: [.gradient], inputs: _distanceInputs("The distance in pixels that maps to 1.")
+    ) { a in
+        try _distanceGradient(a, signed: false)
+    }
+
+    static let signedDistanceGradientFromRedMask = FilterDescriptor(
+        name: "CISignedDistanceGradientFromRedMask", displayName: "Signed Distance Gradient From Red Mask",
+        summary:
+            "An infinite image whose gray is the distance to the mask's edge over maximumDistance, clamped to 1: positive outside the mask (distance to the nearest mask pixel), negative inside it (distance to the nearest pixel outside); exact Euclidean distance transforms.",
         categories: [.gradient],
-        inputs: [
+        inputs: _distanceInputs("The distance in pixels that maps to 1 (and to -1 inside the mask).")
+    ) { a in
+        try _distanceGradient(a, signed: true)
+    }
+
+    /// The inputs of the two distance gradients: the mask and the maximum distance.
+    static func _distanceInputs(_ maximumSummary: String) -> [FilterInput] {
+        [
             .image(
                 summary:
                     "The mask: a pixel belongs to it where its red channel (working space) exceeds 0.5; needs a finite extent."),
-            .number(
-                "inputMaximumDistance", .distance, default: 10, min: 0, max: 1000,
-                summary: "The distance in pixels that maps to 1."),
+            .number("inputMaximumDistance", .distance, default: 10, min: 0, max: 1000, summary: maximumSummary),
         ]
-    ) { a in
+    }
+
+    /// The two distance gradients: one stage over the mask's extent grown by the maximum
+    /// distance, 1 beyond it.
+    static func _distanceGradient(_ a: FilterArguments, signed: Bool) throws -> Image {
         let mask = try a.image(), maxD = try a.number("inputMaximumDistance")
         guard !mask.extent.isInfinite else { throw a.fail("inputImage", "must have a finite extent; crop it first") }
         let e = IntRect(covering: mask.extent)
@@ -123,17 +141,16 @@ extension FilterDescriptor {
         let region = e.outset(m, m)
         guard region.width * region.height <= 1 << 28 else {
             throw PixelFlowError.limitExceeded(
-                what: "CIDistanceGradientFromRedMask region in pixels",
-                value: region.width * region.height, limit: 1 << 28)
+                what: "\(a.filter) region in pixels", value: region.width * region.height, limit: 1 << 28)
         }
         // A stage boundary computed once over the whole region (a distance transform reads
-        // arbitrarily far), placed back at the region's origin; beyond it every pixel is at
-        // least maximumDistance from the mask, so 1.
+        // arbitrarily far), placed back at the region's origin; beyond it every pixel is
+        // outside the mask and at least maximumDistance from it, so 1.
         let field = Image.reduction(
-            "distance gradient \(maxD)", inputs: [mask], regions: [region],
+            "\(signed ? "signed " : "")distance gradient \(maxD)", inputs: [mask], regions: [region],
             width: region.width, height: region.height
         ) { tiles, _, out in
-            distanceGradient(tiles[0], maximumDistance: maxD, into: out)
+            distanceGradient(tiles[0], maximumDistance: maxD, signed: signed, into: out)
         }
         let placed = try field.transformed(by: AffineTransform(translationX: Double(region.x), y: Double(region.y)))
         return placed.composited(over: one)
@@ -147,6 +164,25 @@ extension Image {
     ///   per render as a stage boundary (Felzenszwalb-Huttenlocher distance transform).
     public func distanceGradientFromRedMask(maximumDistance: Double? = nil) throws -> Image {
         try FilterDescriptor.distanceGradientFromRedMask.apply([
+            "inputImage": .image(self),
+            "inputMaximumDistance": maximumDistance.map(FilterValue.number),
+        ])
+    }
+
+    /// The signed distance gradient of a mask (`CISignedDistanceGradientFromRedMask`):
+    /// `min(1, d / maximumDistance)` outside the pixels whose red exceeds 0.5 (`d` the distance
+    /// to the nearest of them) and minus the same measure inside (`d` the distance to the
+    /// nearest pixel outside); an infinite image, 1 far from the mask.
+    ///
+    /// ```swift
+    /// let field = try mask.signedDistanceGradientFromRedMask(maximumDistance: 20)
+    /// ```
+    ///
+    /// Keep the output in a float format: 8-bit formats clamp the negative half to 0.
+    /// - Complexity: O(pixels) of the mask's extent grown by `maximumDistance`, two distance
+    ///   transforms computed once per render as a stage boundary.
+    public func signedDistanceGradientFromRedMask(maximumDistance: Double? = nil) throws -> Image {
+        try FilterDescriptor.signedDistanceGradientFromRedMask.apply([
             "inputImage": .image(self),
             "inputMaximumDistance": maximumDistance.map(FilterValue.number),
         ])

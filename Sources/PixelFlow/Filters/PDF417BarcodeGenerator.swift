@@ -107,23 +107,8 @@ extension Image {
 
     /// The image of a laid-out symbol: module rows 3 pixels high and a 2-pixel margin.
     static func pdf417Barcode(_ symbol: PDF417Encoder.Symbol) throws -> Image {
-        let margin = 2, rowHeight = 3
-        let width = symbol.width + 2 * margin, height = symbol.rows * rowHeight + 2 * margin
-        var buffer = try PixelBuffer(width: width, height: height, format: .rgba8)
-        let white: UInt32 = 0xFFFF_FFFF
-        let black = UInt32(littleEndian: 0xFF00_0000)
-        symbol.modules.withUnsafeBufferPointer { modules in
-            buffer.withUnsafeMutableRows { y, row in
-                let pixels = row.assumingMemoryBound(to: UInt32.self)
-                let r = (y - margin) / rowHeight
-                let inside = y >= margin && r < symbol.rows
-                for x in 0..<width {
-                    let m = x - margin
-                    pixels[x] = inside && m >= 0 && m < symbol.width && modules[r * symbol.width + m] ? black : white
-                }
-            }
-        }
-        return Image(buffer)
+        try Image._barcode(
+            modules: symbol.modules, columns: symbol.width, rows: symbol.rows, rowHeight: 3, margin: 2)
     }
 }
 

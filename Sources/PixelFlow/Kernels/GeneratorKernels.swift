@@ -458,26 +458,22 @@ func squaredDistanceTransform1D(
     f.update(from: d, count: n)
 }
 
-/// The distance gradient of a mask tile: 0 where the red channel exceeds 0.5, elsewhere the
-/// Euclidean distance (between pixel centers) to the nearest such pixel over `maximumDistance`,
-/// at most 1 (1 everywhere beyond, and where the tile has no mask pixel). Writes opaque gray
-/// `(v, v, v, 1)` for the tile's `width * height` pixels, row by row.
-/// - Complexity: O(pixels): one column pass and one row pass; scratch of 3 doubles and an
-///   integer per pixel of the longer side, and a double per pixel.
-func distanceGradient(_ tile: Tile, maximumDistance: Double, into out: UnsafeMutablePointer<SIMD4<Float>>) {
+/// Squared Euclidean distances, row-major over `tile`'s rect, from each pixel to the nearest
+/// pixel whose red is above 0.5 (`inside == false`) or not above it (`inside == true`); `big`
+/// (more than any distance in the rect) where there is none. Felzenszwalb-Huttenlocher, two
+/// passes of `squaredDistanceTransform1D`. The caller deallocates the result.
+func squaredMaskDistances(_ tile: Tile, toInside inside: Bool, big: Double) -> UnsafeMutablePointer<Double> {
     let w = tile.rect.width, h = tile.rect.height
-    if w <= 0 || h <= 0 { return }
-    let big = Double(w * w + h * h) + 1
     let g = UnsafeMutablePointer<Double>.allocate(capacity: w * h)
     let n = Swift.max(w, h)
     let line = UnsafeMutablePointer<Double>.allocate(capacity: n)
     let d = UnsafeMutablePointer<Double>.allocate(capacity: n)
     let z = UnsafeMutablePointer<Double>.allocate(capacity: n + 1)
     let v = UnsafeMutablePointer<Int>.allocate(capacity: n)
-    defer { g.deallocate(); line.deallocate(); d.deallocate(); z.deallocate(); v.deallocate() }
+    defer { line.deallocate(); d.deallocate(); z.deallocate(); v.deallocate() }
     for y in 0..<h {
         let row = tile.row(tile.rect.y + y)
-        for x in 0..<w { g[y * w + x] = row[x].x > 0.5 ? 0 : big }
+        for x in 0..<w { g[y * w + x] = (row[x].x > 0.5) != inside ? 0 : big }
     }
     for x in 0..<w {
         for y in 0..<h { line[y] = g[y * w + x] }
@@ -487,17 +483,94 @@ func distanceGradient(_ tile: Tile, maximumDistance: Double, into out: UnsafeMut
     for y in 0..<h {
         squaredDistanceTransform1D(g + y * w, count: w, v: v, z: z, scratch: d)
     }
+    return g
+}
+
+/// `min(1, distance / maximumDistance)` of a squared distance (1 for `big` or more; with
+/// `maximumDistance` 0, 1 for any distance above 0).
+@inline(__always) func normalizedDistance(_ squared: Double, maximumDistance: Double, big: Double) -> Double {
+    if squared >= big { return 1 }
+    let dist = squared.squareRoot()
+    if maximumDistance > 0 { return Swift.min(1, dist / maximumDistance) }
+    return dist > 0 ? 1 : 0
+}
+
+/// The distance gradient of `tile` (`CIDistanceGradientFromRedMask`): gray `min(1, d /
+/// maximumDistance)` with `d` the Euclidean distance to the nearest pixel whose red is above
+/// 0.5 (0 on those pixels), exact (Felzenszwalb-Huttenlocher). With `signed`
+/// (`CISignedDistanceGradientFromRedMask`), pixels of the mask take minus the same measure of
+/// their distance to the nearest pixel outside it, so the two sides meet at -1/max and +1/max.
+/// Tolerance: exact distances in Double, then one rounding to Float.
+/// - Complexity: O(pixels), one or two transforms.
+func distanceGradient(
+    _ tile: Tile, maximumDistance: Double, signed: Bool = false, into out: UnsafeMutablePointer<SIMD4<Float>>
+) {
+    let w = tile.rect.width, h = tile.rect.height
+    if w <= 0 || h <= 0 { return }
+    let big = Double(w * w + h * h) + 1
+    let outside = squaredMaskDistances(tile, toInside: false, big: big)
+    defer { outside.deallocate() }
+    let inside = signed ? squaredMaskDistances(tile, toInside: true, big: big) : nil
+    defer { inside?.deallocate() }
     for i in 0..<(w * h) {
-        let dist = g[i].squareRoot()
-        let t: Double
-        if g[i] >= big {
-            t = 1
-        } else if maximumDistance > 0 {
-            t = Swift.min(1, dist / maximumDistance)
-        } else {
-            t = dist > 0 ? 1 : 0
+        var t = normalizedDistance(outside[i], maximumDistance: maximumDistance, big: big)
+        if let inside, outside[i] == 0 {
+            t = -normalizedDistance(inside[i], maximumDistance: maximumDistance, big: big)
         }
         let f = Float(t)
         out[i] = SIMD4(f, f, f, 1)
+    }
+}
+
+// MARK: Hue, saturation and value wheel
+
+/// A value in [0, 1) from a pixel's position alone (the same for every tile and thread): an
+/// integer hash of `x` and `y` (multiply, xor-shift, multiply).
+@inline(__always) func positionNoise(_ x: Int, _ y: Int) -> Float {
+    var h = UInt32(truncatingIfNeeded: x) &* 0x9E37_79B1 ^ UInt32(truncatingIfNeeded: y) &* 0x85EB_CA77
+    h ^= h >> 15
+    h = h &* 0x2C1B_3C6D
+    h ^= h >> 12
+    h = h &* 0x297A_2D39
+    h ^= h >> 15
+    return Float(h >> 8) * (1 / 16_777_216)
+}
+
+/// One row of a hue-saturation-value wheel (`CIHueSaturationValueGradient`), straight RGBA in
+/// the encoded values of the wheel's color space: at distance `d` from `center` and angle `a`
+/// (counterclockwise on screen from the +x axis, y down), hue `a / 2pi`, saturation
+/// `min(1, d / radius)`, value `value`, RGB by the standard hexcone formula
+/// `v * (1 - s + s * clamp(|fract(h + k) * 6 - 3| - 1, 0, 1))`, k = 1, 2/3, 1/3; plus
+/// `(positionNoise - 0.5) * dither / 255` on each channel. Alpha is the coverage
+/// `clamp((radius - d) / softness, 0, 1)` (with softness 0: 1 within the radius). Pixel
+/// centers at +0.5. Tolerance: 1e-5 against the same formulas in Double.
+func hueSaturationValueRow(
+    x0: Int, y: Int, count: Int, out: UnsafeMutablePointer<SIMD4<Float>>,
+    center: (x: Double, y: Double), radius: Double, value: Float, softness: Double, dither: Float
+) {
+    let dy = Double(y) + 0.5 - center.y
+    for i in 0..<count {
+        let dx = Double(x0 + i) + 0.5 - center.x
+        let d = (dx * dx + dy * dy).squareRoot()
+        let coverage: Double
+        if softness > 0 {
+            coverage = Swift.min(1, Swift.max(0, (radius - d) / softness))
+        } else {
+            coverage = d <= radius ? 1 : 0
+        }
+        if coverage <= 0 {
+            out[i] = .zero
+            continue
+        }
+        var hue = atan2(-dy, dx) / (2 * Double.pi)
+        if hue < 0 { hue += 1 }
+        let s = Float(Swift.min(1, d / radius))
+        let k = SIMD3<Float>(1, 2.0 / 3, 1.0 / 3) + Float(hue)
+        let f = k - k.rounded(.down)
+        let g = f * 6 - 3
+        let ramp = pointwiseMin(pointwiseMax(g.replacing(with: -g, where: g .< 0) - 1, .zero), SIMD3(repeating: 1))
+        var rgb = value * (1 - s + s * ramp)
+        if dither != 0 { rgb += (positionNoise(x0 + i, y) - 0.5) * dither / 255 }
+        out[i] = SIMD4(rgb, Float(coverage))
     }
 }

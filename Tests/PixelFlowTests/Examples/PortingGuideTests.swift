@@ -246,6 +246,15 @@ final class PortingGuideTests: TemporaryDirectoryTestCase {
         var canvas = Canvas(buffer: pixels)
         canvas.strokeRect(Rect(x: 20, y: 20, width: 80, height: 40), width: 2, color: .red)
         canvas.fillEllipse(in: Rect(x: 120, y: 20, width: 40, height: 40), color: .green)
+        canvas.saveState()
+        canvas.alpha = 0.5
+        canvas.blendMode = .sourceAtop
+        try canvas.draw(image, in: Rect(x: 40, y: 40, width: 64, height: 48))
+        canvas.restoreState()
+        var arc = Path()
+        arc.addArc(center: Point(x: 60, y: 60), radius: 20, startAngle: 0, endAngle: .pi, clockwise: true)
+        canvas.stroke(arc, style: StrokeStyle(width: 3, cap: .round, dash: [6, 4]), color: .blue)
+        canvas.clip(to: Rect(x: 0, y: 0, width: 160, height: 120))
         let drawn = canvas.buffer
         let value = pixels[3, 4]
         let color = bgra[packed: 3, 4]
@@ -256,6 +265,9 @@ final class PortingGuideTests: TemporaryDirectoryTestCase {
         let thumb = try image.resized(to: Size(width: 200, height: 200), contentMode: .aspectFill)
         // end snippet
         XCTAssertNotEqual(drawn, pixels)
+        XCTAssertEqual(canvas.alpha, 1, "restored")
+        XCTAssertEqual(canvas.blendMode, .normal, "restored")
+        XCTAssertGreaterThan(drawn[60, 80].z, drawn[60, 80].x, "the blue dashed arc passes (60, 80)")
         XCTAssertEqual(value.w, 1)
         XCTAssertEqual(Float(red) / 255, value.x)
         XCTAssertEqual(color >> 24, 255, "alpha in the high byte")

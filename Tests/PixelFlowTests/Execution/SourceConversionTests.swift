@@ -88,11 +88,23 @@ final class SourceConversionTests: XCTestCase {
                 (Rect(x: 5, y: 3, width: 150, height: 20), 2, 16),
                 (Rect(x: 190, y: 30, width: 13, height: 7), 3, 8),
             ] {
-                let context = RenderContext(threadCount: threads, tileWidth: tile, tileHeight: tile, colorManagement: management)
+                // The byte path's grayscale form (ByteColorTests) is within 1 unit; this checks the
+                // conversion of the float path, which is exact.
+                var options = RenderContext.Options(
+                    threadCount: threads, tileWidth: tile, tileHeight: tile, colorManagement: management)
+                options.usesBytePath = false
                 var out = try PixelBuffer(
                     width: Int(rect.width), height: Int(rect.height), format: .gray8,
                     colorEncoding: .linear, alphaMode: .straight)
-                try context.render(Image(src), rect: rect, to: &out)
+                try RenderContext(options: options).render(Image(src), rect: rect, to: &out)
+                var bytes = out
+                options.usesBytePath = true
+                try RenderContext(options: options).render(Image(src), rect: rect, to: &bytes)
+                bytes.withUnsafeBytes { b in
+                    out.withUnsafeBytes { f in
+                        XCTAssertLessThanOrEqual(zip(b, f).map { abs(Int($0) - Int($1)) }.max() ?? 0, 1)
+                    }
+                }
                 // Expected: the float path, row by row (sRGB-decoding sources keep it in the render).
                 for y in 0..<Int(rect.height) {
                     let expected: [UInt8] = src.withUnsafeBytes { raw in
