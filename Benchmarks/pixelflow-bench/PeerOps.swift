@@ -334,8 +334,8 @@ func makePeerOps(_ inp: PeerInputs) -> [PeerOp] {
     rendered(
         "thumbnail", "thumbnail", "u8", outW: thumbnailWidth, outH: th, format: .rgba8, alpha: .straight,
         note:
-            "lanczosScaled(scale: \(thumbnailWidth)/W) on straight rgba8 (premultiplied inside), colorManagement .none; no exact reference",
-        image: { try Image(inp.u8).lanczosScaled(scale: Double(thumbnailWidth) / Double(W)) }, reference: nil)
+            "thumbnail(width: \(thumbnailWidth)) on straight rgba8 (box shrink + Lanczos-3, premultiplied inside), colorManagement .none; no exact reference",
+        image: { try Image(inp.u8).thumbnail(width: thumbnailWidth) }, reference: nil)
     for (suffix, dtype) in [("_f32", "f32"), ("_u8", "u8")] {
         let isU8 = dtype == "u8"
         func src() -> PixelBuffer { (isU8 ? inp.u8 : inp.f32).tagged(.premultiplied) }

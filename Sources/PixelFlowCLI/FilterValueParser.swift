@@ -76,6 +76,8 @@ public enum FilterValueParser {
             return .data(bytes)
         case .image:
             throw fail("is an image; give the path of an image file")
+        case .barcodeDescriptor:
+            throw fail("is a barcode descriptor, which the command line cannot give; use the Swift API (Image.barcode(_:))")
         }
     }
 

@@ -8,6 +8,11 @@ package enum Warp: Sendable, CustomStringConvertible {
     /// extent. `ShrinkSourcesOnLoad` sets it: a file shrunk k times covers `size / k`, which
     /// ends inside its last pixel when the size is not a multiple of k.
     case lanczos(output: IntRect, inputSpan: Size? = nil)
+    /// An integer box shrink: output pixel (i, j) of `output` is the mean of the input pixels
+    /// `[x + k i, x + k i + k) x [y + k j, y + k j + k)` (relative to the input extent's
+    /// origin (x, y)) that lie inside the extent; `output` is `ceil(size / k)` pixels, so the
+    /// last column and row average the pixels that are left.
+    case boxShrink(factor: Int, output: IntRect)
     /// Repeats the edge pixels of `extent` to infinity.
     case clamp(extent: IntRect)
     /// A position mapping given as a closure (built-in distortions and user warps).
@@ -18,6 +23,7 @@ package enum Warp: Sendable, CustomStringConvertible {
         case let .affine(t, s): return "affine \(t) \(s.rawValue)"
         case let .lanczos(o, span?): return "lanczos3 to \(o.width)x\(o.height) from \(span.width)x\(span.height)"
         case let .lanczos(o, nil): return "lanczos3 to \(o.width)x\(o.height)"
+        case let .boxShrink(k, o): return "box shrink 1/\(k) to \(o.width)x\(o.height)"
         case let .clamp(e): return "clamp to \(e)"
         case let .custom(k): return "\(k.name) \(k.sampling.rawValue)"
         }

@@ -15,6 +15,9 @@ package enum ByteResample: Sendable, CustomStringConvertible {
     case scale(inverse: AffineTransform)
     /// Antialiased Lanczos-3 of the input extent `input` onto `output`, as `LanczosWeights`.
     case lanczos3(output: IntRect, inputSpan: Size?, input: IntRect)
+    /// An integer box shrink by `factor` of the input extent `input` onto `output`, as
+    /// `LanczosWeights(box:outputRange:inputSize:)`.
+    case box(factor: Int, output: IntRect, input: IntRect)
     /// The taps of the outputs `outputs` on the x (`horizontal`) or y axis, as the float
     /// kernel computes them (Float weights, widened): output `i` reads `counts[i]` input
     /// coordinates from `starts[i]`, weights `weights[i * stride ..< i * stride + counts[i]]`.
@@ -56,6 +59,20 @@ package enum ByteResample: Sendable, CustomStringConvertible {
                 for t in 0..<w.counts[k] { weights[i * w.maxTaps + t] = Double(w.weights[k * w.maxTaps + t]) }
             }
             return (starts, counts, weights, w.maxTaps)
+        case let .box(k, out, e):
+            let first = horizontal ? out.x : out.y, size = horizontal ? out.width : out.height
+            let lo = Swift.max(outputs.lowerBound, first), hi = Swift.min(outputs.upperBound, first + size)
+            guard lo < hi else { return (starts, counts, [0], 1) }
+            let w = LanczosWeights(box: k, outputRange: lo - first..<hi - first, inputSize: horizontal ? e.width : e.height)
+            let origin = horizontal ? e.x : e.y
+            var weights = [Double](repeating: 0, count: outputs.count * w.maxTaps)
+            for o in lo..<hi where include(o) {
+                let i = o - outputs.lowerBound, k = o - lo
+                starts[i] = origin + w.starts[k]
+                counts[i] = w.counts[k]
+                for t in 0..<w.counts[k] { weights[i * w.maxTaps + t] = Double(w.weights[k * w.maxTaps + t]) }
+            }
+            return (starts, counts, weights, w.maxTaps)
         }
     }
 
@@ -63,6 +80,7 @@ package enum ByteResample: Sendable, CustomStringConvertible {
         switch self {
         case .scale: return "bilinear scale"
         case let .lanczos3(o, _, _): return "lanczos3 to \(o.width)x\(o.height)"
+        case let .box(k, o, _): return "box shrink 1/\(k) to \(o.width)x\(o.height)"
         }
     }
 }

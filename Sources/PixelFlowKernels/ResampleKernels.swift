@@ -155,6 +155,22 @@ package struct LanczosWeights {
         return a.start..<Swift.max(a.start, b.start + b.count)
     }
 
+    /// The taps of an integer box shrink by `factor` (`Warp.boxShrink`): output `o` averages
+    /// the inputs `factor * o ..< factor * (o + 1)` inside `0 ..< inputSize`, each with weight
+    /// 1 / (their count).
+    package init(box factor: Int, outputRange: Range<Int>, inputSize: Int) {
+        maxTaps = Swift.max(1, factor)
+        starts = []; counts = []
+        weights = [Float](repeating: 0, count: outputRange.count * maxTaps)
+        for (i, o) in outputRange.enumerated() {
+            let lo = Swift.min(Swift.max(0, factor * o), inputSize), hi = Swift.max(lo, Swift.min(inputSize, factor * o + factor))
+            let n = hi - lo
+            for k in 0..<n { weights[i * maxTaps + k] = 1 / Float(n) }
+            starts.append(lo)
+            counts.append(n)
+        }
+    }
+
     package init(outputRange: Range<Int>, inputSize: Int, outputSize: Int, span: Double? = nil) {
         let scale = Swift.max((span ?? Double(inputSize)) / Double(outputSize), 1)
         maxTaps = Int((3 * scale).rounded(.up)) * 2 + 2
@@ -189,10 +205,17 @@ package final class LanczosTable: @unchecked Sendable {
     package let counts: UnsafeMutablePointer<Int>
     package let weights: UnsafeMutablePointer<Float>
 
-    package init(outputRange: Range<Int>, inputSize: Int, outputSize: Int, span: Double? = nil) {
-        let w = LanczosWeights(outputRange: outputRange, inputSize: inputSize, outputSize: outputSize, span: span)
-        first = outputRange.lowerBound
-        count = outputRange.count
+    package convenience init(outputRange: Range<Int>, inputSize: Int, outputSize: Int, span: Double? = nil) {
+        self.init(
+            LanczosWeights(outputRange: outputRange, inputSize: inputSize, outputSize: outputSize, span: span),
+            first: outputRange.lowerBound)
+    }
+
+    /// The table of the taps `w`, whose entry 0 is output `first` (default: the weights' own
+    /// first output, 0 for tables made from a range starting at 0).
+    package init(_ w: LanczosWeights, first: Int = 0) {
+        self.first = first
+        count = w.counts.count
         maxTaps = w.maxTaps
         starts = .allocate(capacity: Swift.max(1, count))
         counts = .allocate(capacity: Swift.max(1, count))

@@ -40,7 +40,8 @@ enum JSONText {
 
     /// A filter value: numbers as numbers, vectors, colors (`[r, g, b, a]`) and transforms
     /// (`[a, b, c, d, tx, ty]`) as arrays, booleans, strings, data as a string when it is
-    /// UTF-8 text; `null` for images, other data and nil.
+    /// UTF-8 text, a barcode descriptor as the text of its kind; `null` for images, other
+    /// data and nil.
     static func value(_ v: FilterValue?) -> String {
         guard let v else { return "null" }
         switch v {
@@ -55,6 +56,7 @@ enum JSONText {
             let text = String(decoding: d, as: UTF8.self)
             return Array(text.utf8) == d ? string(text) : "null"
         case .image: return "null"
+        case let .barcodeDescriptor(d): return string(d.description)
         }
     }
 

@@ -18,6 +18,7 @@
 #include "CSIMDDispatch.h"
 #include "CSIMDBytes.h"
 #include "CSIMDBytesResample.h"
+#include "CSIMDBytesShrink.h"
 #include "CSIMDBytesColor.h"
 
 #endif

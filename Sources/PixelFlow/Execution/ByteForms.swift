@@ -158,16 +158,16 @@ extension BytePlan {
         var plan = self
         let taps = ByteResampleTaps(resample, plan: self, rect: rect)
         plan.taps = taps
+        if shrink != nil { return .success(plan.shrinking(into: buffer)) }
         if source.format.hasAlpha, source.alphaMode == .straight || buffer.alphaMode == .straight {
             let opaque = plan.sourceIsOpaque(for: rect)
-            if source.alphaMode == .straight, !opaque {
-                return .failure(Refusal("straight alpha with pixels that are not opaque: premultiplying would change the values"))
-            }
+            // Premultiplying or unpremultiplying would change the values: the 16-bit prepass.
+            if source.alphaMode == .straight, !opaque { return .success(plan.shrinking(into: buffer)) }
             if buffer.alphaMode == .straight, !(opaque && !taps.x.dropsTaps && !taps.y.dropsTaps) {
-                return .failure(
-                    Refusal("a straight-alpha destination and output alpha below 255: unpremultiplying would change the values"))
+                return .success(plan.shrinking(into: buffer))
             }
         }
+        plan.exactBox = plan.exactBoxFactor(rect: rect)
         return .success(plan)
     }
 }

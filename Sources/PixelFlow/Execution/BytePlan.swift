@@ -43,6 +43,12 @@ struct BytePlan {
     let form: ByteForm
     /// For a resample, its fixed-point taps for the render (made by `make`).
     var taps: ByteResampleTaps?
+    /// For a resample, its 16-bit prepass (a box shrink, premultiplication), if it has one
+    /// (ByteForms+Shrink.swift).
+    var shrink: ByteShrink?
+    /// For a box shrink of a whole source, its factor when it runs as exact byte means
+    /// (`exactBoxFactor`, set by `make`).
+    var exactBox: Int?
     /// The stencil's halo (none for a resample, which reads through its taps).
     var halo: (x: Int, y: Int) {
         if case let .stencil(s) = form { return s.halo }
@@ -111,6 +117,7 @@ struct BytePlan {
                 Refusal("the output is not a morphology or median stencil or a scale or Lanczos warp with an 8-bit form"))
         }
         restrict(n)
+        if case .resample = form, let shrunk = recognizeShrunk(n, form: form, valid: valid) { return .success(shrunk) }
         var xs: [AxisStep] = [], ys: [AxisStep] = []
         var m = n.inputs[0]
         while true {
@@ -239,6 +246,14 @@ struct BytePlan {
             return
         }
         guard case let .stencil(stencil) = form else {
+            if let shrink {
+                runShrunkResample(taps!, shrink: shrink, rect: rect, into: &buffer, options: options)
+                return
+            }
+            if let k = exactBox {
+                runBoxBytes(k, rect: rect, into: &buffer, options: options)
+                return
+            }
             runResample(taps!, rect: rect, into: &buffer, options: options)
             return
         }
@@ -345,7 +360,7 @@ struct BytePlan {
 
     /// One line for `explain()`.
     var summary: String {
-        "\(source.format) \(name) (\(form)) from a \(source.width)x\(source.height) \(source.format) \(source.alphaMode) source"
+        "\(source.format) \(name) (\(exactBox.map { "box shrink 1/\($0), exact means" } ?? "\(form)")\(shrink.map { ", \($0)" } ?? "")) from a \(source.width)x\(source.height) \(source.format) \(source.alphaMode) source"
     }
 }
 

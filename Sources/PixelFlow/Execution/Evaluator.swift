@@ -407,6 +407,10 @@ final class Evaluator: @unchecked Sendable {
             evaluateScaleWarp(inv, input, roi: roi, into: out, arena: arena)
             return
         }
+        if case .boxShrink = w {
+            evaluateSeparableResample(w, node: node, input: input, roi: roi, into: out, arena: arena)
+            return
+        }
         if case let .lanczos(o, span) = w {
             let step = step(node)
             let stored = step.stored[0], lanczos = step.lanczos
@@ -456,8 +460,8 @@ final class Evaluator: @unchecked Sendable {
                     src, inverse: inv, sampling: sampling, x0: out.rect.x, y: y,
                     count: out.rect.width, into: out.row(y))
             }
-        case .lanczos:
-            preconditionFailure("Lanczos warps return above")
+        case .lanczos, .boxShrink:
+            preconditionFailure("Lanczos warps and box shrinks return above")
         case let .custom(k):
             for y in out.rect.y..<out.rect.maxY {
                 customWarpRow(

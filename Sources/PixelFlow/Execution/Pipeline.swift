@@ -330,8 +330,15 @@ extension RenderPlan {
 
     /// The Lanczos taps of every output of `n`'s region, when `n` is a Lanczos warp.
     private func lanczosTables(_ n: Node) -> (x: LanczosTable, y: LanczosTable)? {
-        guard case let .warp(.lanczos(o, span)) = n.op, let r = region(of: n) else { return nil }
+        guard case let .warp(w) = n.op, let r = region(of: n) else { return nil }
         let e = IntRect(covering: n.inputs[0].extent)
+        if case let .boxShrink(k, o) = w {
+            return (
+                LanczosTable(LanczosWeights(box: k, outputRange: r.x - o.x..<r.maxX - o.x, inputSize: e.width), first: r.x - o.x),
+                LanczosTable(LanczosWeights(box: k, outputRange: r.y - o.y..<r.maxY - o.y, inputSize: e.height), first: r.y - o.y)
+            )
+        }
+        guard case let .lanczos(o, span) = w else { return nil }
         return (
             LanczosTable(
                 outputRange: r.x - o.x..<r.maxX - o.x, inputSize: e.width, outputSize: o.width, span: span?.width),
@@ -401,6 +408,7 @@ extension RenderPlan {
             switch w {
             case .affine: return .sampler(w.separableScaleInverse != nil ? "scale" : "affine")
             case .lanczos: return .sampler("lanczos3")
+            case .boxShrink: return .sampler("box shrink")
             case .clamp: return .sampler("clamp")
             case let .custom(k): return .sampler(k.name)
             }

@@ -80,6 +80,9 @@ enum AztecEncoder {
         let compact: Bool
         let layers: Int
         let dataCodewords: Int
+        /// Every codeword (data, then check words) and their size in bits.
+        let codewords: [Int]
+        let wordSize: Int
         let modules: [Bool]
     }
 
@@ -412,8 +415,16 @@ enum AztecEncoder {
     static func layout(words: [Int], wordSize size: Int, layers: Int, compact: Bool) -> Symbol {
         let total = capacityBits(layers: layers, compact: compact)
         let totalWords = total / size
-        let dataCount = words.count
-        let all = words + checkWords(words, count: totalWords - dataCount, bits: size)
+        let all = words + checkWords(words, count: totalWords - words.count, bits: size)
+        return place(codewords: all, wordSize: size, layers: layers, compact: compact, dataCodewords: words.count)
+    }
+
+    /// Lays out every codeword (data then check words, `capacityBits / wordSize` of them) and
+    /// the mode message (layers and `dataCount`) around the bull's-eye.
+    static func place(codewords all: [Int], wordSize size: Int, layers: Int, compact: Bool, dataCodewords dataCount: Int)
+        -> Symbol
+    {
+        let total = capacityBits(layers: layers, compact: compact)
         // The layers' bits: the remainder of the capacity first (zeros), then every codeword.
         var message = [Bool](repeating: false, count: total % size)
         for w in all { for i in stride(from: size - 1, through: 0, by: -1) { message.append((w >> i) & 1 == 1) } }
@@ -522,6 +533,7 @@ enum AztecEncoder {
                 line += 16
             }
         }
-        return Symbol(size: n, compact: compact, layers: layers, dataCodewords: dataCount, modules: m)
+        return Symbol(
+            size: n, compact: compact, layers: layers, dataCodewords: dataCount, codewords: all, wordSize: size, modules: m)
     }
 }

@@ -18,6 +18,8 @@ public enum FilterValue: Sendable, Hashable, CustomStringConvertible {
     case data([UInt8])
     /// A flag; its value class is ``FilterValueClass/number``, as Core Image's `NSNumber` booleans.
     case boolean(Bool)
+    /// A barcode symbol's codewords and layout (`CIBarcodeDescriptor`), for `CIBarcodeGenerator`.
+    case barcodeDescriptor(BarcodeDescriptor)
 
     /// The value class name, as used in messages and in attribute dictionaries.
     public var valueClass: FilterValueClass {
@@ -29,6 +31,7 @@ public enum FilterValue: Sendable, Hashable, CustomStringConvertible {
         case .transform: return .transform
         case .string: return .string
         case .data: return .data
+        case .barcodeDescriptor: return .barcodeDescriptor
         }
     }
 
@@ -42,6 +45,7 @@ public enum FilterValue: Sendable, Hashable, CustomStringConvertible {
         case let .string(s): return s
         case let .data(d): return "<\(d.count) bytes>"
         case let .boolean(b): return b ? "true" : "false"
+        case let .barcodeDescriptor(d): return "<\(d.kindName) descriptor>"
         }
     }
 
@@ -66,4 +70,6 @@ public enum FilterValueClass: String, Sendable, CaseIterable {
     case string = "NSString"
     /// Raw bytes (`NSData`).
     case data = "NSData"
+    /// A barcode descriptor (`CIBarcodeDescriptor`).
+    case barcodeDescriptor = "CIBarcodeDescriptor"
 }

@@ -426,7 +426,13 @@ public enum PDF417Encoder {
         var codewords = [rows * columns - k] + data
         codewords += repeatElement(900, count: rows * columns - k - codewords.count)
         codewords += checkCodewords(for: codewords, count: k)
+        return layout(codewords: codewords, rows: rows, columns: columns, correctionLevel: o.correctionLevel, compact: o.compact)
+    }
 
+    /// Lays out `rows * columns` codewords (length descriptor, data, padding, check words)
+    /// row by row with the row indicators of `correctionLevel`.
+    static func layout(codewords: [Int], rows: Int, columns: Int, correctionLevel level: Int, compact: Bool) -> Symbol {
+        let overhead = compact ? 35 : 69
         let width = overhead + 17 * columns
         var modules = [Bool]()
         modules.reserveCapacity(width * rows)
@@ -435,12 +441,12 @@ public enum PDF417Encoder {
         }
         for r in 0..<rows {
             let cluster = r % 3, base = 30 * (r / 3)
-            let info = [(rows - 1) / 3, 3 * o.correctionLevel + (rows - 1) % 3, columns - 1]
+            let info = [(rows - 1) / 3, 3 * level + (rows - 1) % 3, columns - 1]
             let table = patterns[cluster]
             put(start, 17)
             put(table[base + info[cluster]], 17)
             for c in 0..<columns { put(table[codewords[r * columns + c]], 17) }
-            if o.compact {
+            if compact {
                 put(1, 1)
             } else {
                 put(table[base + info[(cluster + 2) % 3]], 17)

@@ -12,6 +12,10 @@ extension Warp {
             let input = node.inputs[0].extent
             guard !input.isInfinite else { return nil }
             return .lanczos3(output: o, inputSpan: span, input: IntRect(covering: input))
+        case let .boxShrink(k, o):
+            let input = node.inputs[0].extent
+            guard !input.isInfinite else { return nil }
+            return .box(factor: k, output: o, input: IntRect(covering: input))
         case .clamp, .custom:
             return nil
         }

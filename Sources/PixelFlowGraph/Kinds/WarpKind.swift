@@ -23,6 +23,11 @@ extension Warp: NodeKind {
                 outputRange: rect.y - o.y..<rect.maxY - o.y, inputSize: e.height,
                 outputSize: o.height, span: span?.height)
             return IntRect(x: e.x + xs.lowerBound, y: e.y + ys.lowerBound, width: xs.count, height: ys.count)
+        case let .boxShrink(k, o):
+            let e = IntRect(covering: input.extent)
+            let x0 = e.x + k * (rect.x - o.x), x1 = Swift.min(e.maxX, e.x + k * (rect.maxX - o.x))
+            let y0 = e.y + k * (rect.y - o.y), y1 = Swift.min(e.maxY, e.y + k * (rect.maxY - o.y))
+            return IntRect(x: x0, y: y0, width: Swift.max(0, x1 - x0), height: Swift.max(0, y1 - y0)).intersection(e)
         case let .custom(k):
             let margin: Double = k.sampling == .nearest ? 0.5 : 1
             let r = k.regionOfInterest(rect.rect)
@@ -72,6 +77,7 @@ extension Warp: NodeKind {
     /// ran 1.3x slower from the buffer in memory than from the copy in the cache.
     package func readsInPlace(input k: Int) -> Bool {
         if case .lanczos = self { return true }
+        if case .boxShrink = self { return true }
         return separableScaleInverse != nil
     }
 
@@ -87,6 +93,7 @@ extension Warp: NodeKind {
         switch self {
         case .affine, .custom: return 3
         case .lanczos: return 8
+        case let .boxShrink(k, _): return Swift.max(1, k * k / 4)
         case .clamp: return 1
         }
     }
@@ -95,6 +102,7 @@ extension Warp: NodeKind {
         switch self {
         case let .affine(t, _): return t.isIdentity
         case let .lanczos(o, nil): return o.rect == node.inputs[0].extent
+        case let .boxShrink(k, o): return k == 1 && o.rect == node.inputs[0].extent
         default: return false
         }
     }
@@ -115,6 +123,7 @@ extension Warp: NodeKind {
         switch self {
         case let .affine(t, s): return "affine \([t.a, t.b, t.c, t.d, t.tx, t.ty].map { $0.bitPattern }) \(s)"
         case let .lanczos(o, span): return "lanczos \(o) \(span.map { [$0.width.bitPattern, $0.height.bitPattern] } ?? [])"
+        case let .boxShrink(k, o): return "box shrink \(k) \(o)"
         case let .clamp(e): return "clamp \(e)"
         case let .custom(k): return "warp " + (k.sharesByName ? k.name : unique)
         }

@@ -35,7 +35,7 @@
 /// 8-bit levels of the exact path; `ShrinkSourcesOnLoadTests` states and checks the bounds.
 /// `RenderContext.Options.shrinksOnLoad = false` (or `optimizes = false`) turns the pass off
 /// and gives the exact path's bytes.
-enum ShrinkSourcesOnLoad: OptimizerPass {
+package enum ShrinkSourcesOnLoad: OptimizerPass {
     package static let name = "shrink sources on load"
 
     /// The least reduction left to the resampler after the shrink, on each axis.

@@ -155,12 +155,13 @@ final class ByteResampleTests: XCTestCase {
             let b = try render(image, rect, like: dest, RenderContext.Options(colorManagement: .none))
             XCTAssertLessThanOrEqual(maxDifference(a, b), 1, name)
         }
-        // A bilinear scale reads transparent pixels past the edges: refused into straight alpha.
+        // A bilinear scale reads transparent pixels past the edges: the 16-bit prepass
+        // unpremultiplies on store (ByteShrinkTests checks its values).
         let half = try Image(src).transformed(by: AffineTransform(scaleX: 0.5, y: 0.5))
         let dest = try PixelBuffer(width: 15, height: 12, format: .rgba8, alphaMode: .straight)
         let why = try RenderContext(colorManagement: .none).explain(
             half, rect: Rect(x: 0, y: 0, width: 15, height: 12), into: dest)
-        XCTAssertTrue(why.contains("byte path: off: a straight-alpha destination"), why)
+        XCTAssertTrue(why.contains("unpremultiplied on store"), why)
     }
 
     func testGray8() throws {
@@ -171,12 +172,12 @@ final class ByteResampleTests: XCTestCase {
     }
 
     func testRefusedWhereTheFloatPathWorksDifferently() throws {
-        // Straight alpha that is not opaque: premultiplying changes the values.
+        // Straight alpha that is not opaque: premultiplied in the 16-bit prepass (ByteShrinkTests).
         let straight = bytes(20, 10, alpha: .straight, seed: 5)
         let i = try Image(straight).lanczosScaled(scale: 0.5)
         let dest = try PixelBuffer(width: 10, height: 5, format: .rgba8, alphaMode: .premultiplied)
         let why = try RenderContext(colorManagement: .none).explain(i, rect: i.extent, into: dest)
-        XCTAssertTrue(why.contains("byte path: off: straight alpha"), why)
+        XCTAssertTrue(why.contains("byte path: on") && why.contains("premultiplied in 16 bits"), why)
         // Linear light with sRGB bytes: stays in float.
         let pm = bytes(20, 10, seed: 6)
         let j = try Image(pm).lanczosScaled(scale: 0.5)

@@ -224,6 +224,23 @@ final class ReferenceEvaluator {
                     out[r.x + i, r.y + j] = SIMD4<Float>(acc)
                 }
             }
+        case let .boxShrink(k, o):
+            // The mean of each k x k block inside the input extent, summed in Double.
+            let e = IntRect(covering: input.extent)
+            let x0 = e.x + k * (r.x - o.x), x1 = Swift.min(e.maxX, e.x + k * (r.maxX - o.x))
+            let y0 = e.y + k * (r.y - o.y), y1 = Swift.min(e.maxY, e.y + k * (r.maxY - o.y))
+            guard x1 > x0, y1 > y0 else { return }
+            let src = evaluate(input, over: IntRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0))
+            for y in r.y..<r.maxY {
+                for x in r.x..<r.maxX {
+                    let bx = e.x + k * (x - o.x), by = e.y + k * (y - o.y)
+                    var acc = SIMD4<Double>.zero, n = 0.0
+                    for sy in by..<Swift.min(by + k, e.maxY) {
+                        for sx in bx..<Swift.min(bx + k, e.maxX) { acc += SIMD4<Double>(src[sx, sy]); n += 1 }
+                    }
+                    if n > 0 { out[x, y] = SIMD4<Float>(acc / n) }
+                }
+            }
         }
     }
 

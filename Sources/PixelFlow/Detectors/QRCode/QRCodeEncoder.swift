@@ -139,7 +139,17 @@ public struct QRCodeEncoder: Sendable {
         let blocks = v.blocks(for: level)
         precondition(data.count == blocks.dataCodewords, "version \(v)-\(level) takes \(blocks.dataCodewords) data codewords")
         let codewords = QRCodeEncoder.interleave(data, blocks: blocks)
+        return placeSymbol(codewords: codewords, dataCodewords: data, segments: segments, version: v, level: level, mask: mask)
+    }
 
+    /// Places final codewords (data and error correction, interleaved) in `version`, masks
+    /// them (`mask`, or the lowest penalty of the eight when nil) and writes the format and
+    /// version information.
+    /// - Precondition: `codewords.count` is the version's total codeword count.
+    static func placeSymbol(
+        codewords: [UInt8], dataCodewords data: [UInt8], segments: [QRSegment], version v: QRVersion,
+        level: QRErrorCorrectionLevel, mask: Int?
+    ) -> QRCodeSymbol {
         let layout = QRSymbolLayout(version: v)
         let positions = layout.dataPositions()
         var unmasked = layout.pattern
