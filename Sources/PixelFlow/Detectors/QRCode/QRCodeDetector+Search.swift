@@ -15,10 +15,11 @@ extension QRCodeDetector {
     /// for the full-resolution low-contrast pass, whose binarization turns flat areas into
     /// noise (half the rows to scan, and far fewer chance candidates to read).
     /// `finders`, when given, are this image's candidates from an earlier scan
-    /// (`_scanBoth`), so that the image is not scanned again.
+    /// (`_scanBoth`), so that the image is not scanned again. `retry`: a pass after nothing
+    /// was found, which tries at most `retryAttempts` triples.
     static func _search(
         _ img: QRBinaryImage, options: DetectorOptions, control: RenderControl?, evidence: inout QRFinderEvidence,
-        sparse: Bool = false, finders given: [QRFinderPattern]? = nil
+        sparse: Bool = false, finders given: [QRFinderPattern]? = nil, retry: Bool = false
     ) -> [QRCodeFeature] {
         let high = options.accuracy == .high
         let finders: [QRFinderPattern]
@@ -29,14 +30,13 @@ extension QRCodeDetector {
             finders = QRFinderPatternFinder.find(
                 in: img, rowStep: scan.rowStep, maximumCount: scan.maximumCount, quorum: scan.quorum)
         }
-        evidence = QRFinderEvidence(
-            lines: finders.map(\.count).max() ?? 0, smallestModule: finders.map(\.moduleSize).min() ?? .infinity)
+        evidence = QRFinderEvidence(finders)
         guard finders.count >= 3 else { return [] }
         let triples = _plausibleTriples(finders)
         var used = [Bool](repeating: false, count: finders.count)
         var results: [QRCodeFeature] = []
         var attempts = 0
-        let maximumAttempts = high ? 100 : 30
+        let maximumAttempts = Swift.min(high ? 100 : 30, retry && !options.tryHarder ? retryAttempts : .max)
         let reader = QRGridReader(image: img, tries: high ? 3 : 2)
         for t in triples {
             if used[t.0] || used[t.1] || used[t.2] { continue }
@@ -53,6 +53,11 @@ extension QRCodeDetector {
         }
         return results
     }
+
+    /// Finder triples a retry pass tries at most (unless trying harder). Every code the hard
+    /// set's retries read was read from the first triple tried; images without a code tried
+    /// up to 100 in each retry pass.
+    static let retryAttempts = 10
 
     /// How `_search` scans `img` for finder candidates: every row at accuracy high, else up
     /// to every third on large images; every other row at least when `sparse`.
@@ -121,10 +126,43 @@ extension QRCodeDetector {
 }
 
 /// What one polarity's finder scan saw: the most scan lines that confirmed one candidate (0
-/// without candidates) and the smallest candidate's module size in pixels (infinite without).
+/// without candidates), the smallest candidate's module size in pixels (infinite without),
+/// and the pixels a symbol of confirmed candidates can cover.
 struct QRFinderEvidence {
     var lines = 0
     var smallestModule = Double.infinity
+    /// How many candidates have modules under 3 pixels.
+    var smallCount = 0
+    /// The bounds of every candidate, each as a square of 8 of its modules plus 16 pixels
+    /// each way from its centre (the finder, its separator and the quiet zone, with room for
+    /// the threshold window): a symbol whose three finders were found lies inside;
+    /// `(0, 0, 0, 0)` without candidates.
+    var region = (x0: 0, y0: 0, x1: 0, y1: 0)
+
+    init() {}
+
+    init(_ finders: [QRFinderPattern]) {
+        lines = finders.map(\.count).max() ?? 0
+        smallestModule = finders.map(\.moduleSize).min() ?? .infinity
+        smallCount = finders.count { $0.moduleSize < 3 }
+        var first = true
+        for f in finders {
+            let reach = 8 * f.moduleSize + 16
+            guard reach.isFinite else { continue }
+            let box = (
+                x0: Int((f.x - reach).rounded(.down)), y0: Int((f.y - reach).rounded(.down)),
+                x1: Int((f.x + reach).rounded(.up)), y1: Int((f.y + reach).rounded(.up))
+            )
+            region =
+                first
+                ? box
+                : (
+                    Swift.min(region.x0, box.x0), Swift.min(region.y0, box.y0),
+                    Swift.max(region.x1, box.x1), Swift.max(region.y1, box.y1)
+                )
+            first = false
+        }
+    }
 }
 
 /// Reads one symbol from three finder centres: orientation, size, alignment pattern,

@@ -72,6 +72,22 @@ struct QRLuminance: Sendable {
         pixels = out
     }
 
+    /// The `width` x `height` pixels from (x, y) (within the plane): how a retry looks only
+    /// where the finder candidates are.
+    func cropped(x: Int, y: Int, width w: Int, height h: Int) -> QRLuminance {
+        precondition(x >= 0 && y >= 0 && w >= 0 && h >= 0 && x + w <= width && y + h <= height)
+        if x == 0 && y == 0 && w == width && h == height { return self }
+        var out = [UInt8](repeating: 0, count: w * h)
+        pixels.withUnsafeBufferPointer { src in
+            out.withUnsafeMutableBufferPointer { dst in
+                for row in 0..<h {
+                    (dst.baseAddress! + row * w).update(from: src.baseAddress! + (y + row) * width + x, count: w)
+                }
+            }
+        }
+        return QRLuminance(width: w, height: h, pixels: out)
+    }
+
     /// The plane at half the width and height, each pixel the rounded mean of a 2 x 2 block
     /// (a trailing odd row or column is dropped): how large, blurred or noisy modules are read
     /// at a scale where the 8-pixel threshold blocks and the run-length scan suit them better.
