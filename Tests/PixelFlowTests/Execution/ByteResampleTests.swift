@@ -10,34 +10,11 @@ import XCTest
 /// same bytes for every schedule, and refused where premultiplication or linear light would
 /// change the result.
 final class ByteResampleTests: XCTestCase {
-    /// An 8-bit buffer of random bytes; for rgba8, alpha 255 when `opaque`, else color <= alpha
-    /// when premultiplied (valid premultiplied pixels, some transparent).
     func bytes(
         _ width: Int, _ height: Int, format: PixelFormat = .rgba8, alpha: AlphaMode = .premultiplied,
         opaque: Bool = false, seed: UInt64 = 1
     ) -> PixelBuffer {
-        var b = try! PixelBuffer(width: width, height: height, format: format, alphaMode: alpha)
-        var rng = SeededRandom(seed: seed)
-        let bpp = format.bytesPerPixel, bytesPerRow = b.bytesPerRow
-        b.withUnsafeMutableBytes { raw in
-            for y in 0..<height {
-                for x in 0..<width {
-                    let p = y * bytesPerRow + x * bpp
-                    if bpp == 1 {
-                        raw[p] = UInt8(truncatingIfNeeded: rng.next() >> 20)
-                        continue
-                    }
-                    let r = rng.next()
-                    let a: UInt8 = opaque ? 255 : (r & 7 == 0 ? 0 : UInt8(truncatingIfNeeded: r >> 8))
-                    raw[p + 3] = a
-                    for c in 0..<3 {
-                        let v = UInt8(truncatingIfNeeded: rng.next() >> 20)
-                        raw[p + c] = alpha == .premultiplied ? UInt8(Int(v) * Int(a) / 255) : v
-                    }
-                }
-            }
-        }
-        return b
+        TestImages.randomBytes(width, height, format: format, alpha: alpha, opaque: opaque, seed: seed)
     }
 
     func render(_ image: Image, _ rect: Rect, like dest: PixelBuffer, _ options: RenderContext.Options) throws -> PixelBuffer {
