@@ -2,7 +2,8 @@
 #define PIXELFLOW_CSIMD_BYTES_BLEND_H
 /*
  * Byte forms of blends, unpremultiplication and color matrices in linear light (the `.color`
- * byte form; Sources/PixelFlow/Execution/ByteColor+Blend.swift and ByteColor+Linear.swift
+ * byte form; Sources/PixelFlowKernels/ByteBlendFormula.swift and
+ * Sources/PixelFlow/Execution/ByteColor+Linear.swift
  * choose them and state their exactness).
  *
  * All arithmetic is in integers, so the bytes do not depend on the vector width, the

@@ -17,12 +17,17 @@ import CSIMD
 /// Integer arithmetic: the bytes do not depend on threads, bands or the instruction set.
 /// A `gray8` source reads as (g, g, g, 1), so its output is a function of one byte: a
 /// 256-entry table made from the same affine map in double precision.
+///
+/// In linear light (`linear`) the map applies to decoded values: the kernels read the bytes
+/// through a decode table and write through an encode table (`ByteLinear`). The same type
+/// also carries the exact point forms of premultiplying, unpremultiplying and blending
+/// (`Kind`), which have no weights.
 struct ByteColor: CustomStringConvertible {
     /// What the render computes: four output channels or one (gray8 destination).
     enum Output { case rgba, gray }
     /// What the form runs: a matrix, grayscale, or premultiplying straight rgba8 (exact:
     /// `pf_u8_premultiply_rgba_run`, the rows are the identity), or unpremultiplying
-    /// premultiplied rgba8 (`pf_u8_unpremultiply_rgba_run`, ByteColor+Blend.swift).
+    /// premultiplied rgba8 (`pf_u8_unpremultiply_rgba_run`, multipliers in `ByteLinear.tables`).
     /// Or source-over of two premultiplied rgba8 sources (exact:
     /// `pf_u8_source_over_rgba_run`; the plan's source is the foreground, `background` the other),
     /// or another blend with one integer formula (`formula`, `pf_u8_blend_rgba_run`).
@@ -70,9 +75,10 @@ struct ByteColor: CustomStringConvertible {
         let biasScale = linear ? Double(ByteLinear.scale) / 255 : 1
         let largestBias = (bias.map(abs).max() ?? 0) * biasScale
         // The largest |sum| of the linear kernel: every input at most 32640.
-        let largestSum = rows.indices.map { k in
-            (0..<4).reduce(0.0) { $0 + abs(rows[k][$1]) } * Double(ByteLinear.scale) + abs(bias[k]) * biasScale
-        }.max() ?? 0
+        let largestSum =
+            rows.indices.map { k in
+                (0..<4).reduce(0.0) { $0 + abs(rows[k][$1]) } * Double(ByteLinear.scale) + abs(bias[k]) * biasScale
+            }.max() ?? 0
         var q = output == .gray ? 15 : 14
         while q >= 8,
             largest * Double(1 << q) > 32767 || largestBias * Double(1 << q) > Double(1 << (linear ? 29 : 24))
@@ -143,13 +149,18 @@ extension BytePlan {
     /// rendered into a buffer of the source's format or (from `rgba8`) into `gray8`; an
     /// `rgba8` source rendered into `gray8`; a straight `rgba8` source rendered into a
     /// premultiplied `rgba8` buffer (premultiply, exact: the float path's `c/255 * a/255`
-    /// rounds to the same byte as `c * a / 255`, which is never within 1/510 of a tie); and
-    /// source-over of two premultiplied `rgba8` sources of one size into premultiplied `rgba8`
-    /// (exact by the same argument). The conditions of the matrix forms, beyond `make`'s
-    /// (options):
-    /// - no sRGB decoding or encoding (color management off, or linear-tagged buffers): in
-    ///   linear light the map applies to decoded values, which the bytes are not (that case
-    ///   stays in float; 16-bit linear tables are not built);
+    /// rounds to the same byte as `c * a / 255`, which is never within 1/510 of a tie); a
+    /// premultiplied `rgba8` source into a straight `rgba8` buffer (unpremultiply: round(255 c / a),
+    /// exact but where that quotient is a tie, where the float path may round either way); and
+    /// a blend whose kernel has a `ByteBlendFormula` (source-over, -atop, -in, -out, multiply
+    /// compositing, the multiply and screen modes: exact by the same argument; mix and
+    /// dissolve: 14-bit weights, within 1 unit) of two premultiplied `rgba8` sources of one size
+    /// into premultiplied `rgba8`. Blends, premultiply and unpremultiply stay in float when
+    /// sRGB decoding or encoding happens (they would act on decoded values). The conditions of
+    /// the matrix forms, beyond `make`'s (options):
+    /// - with color management on and sRGB-tagged buffers, both source and destination are
+    ///   sRGB-encoded: the map then applies to decoded values through the tables of
+    ///   ByteColor+Linear.swift (`linear`; a linear-tagged side alone stays in float);
     /// - the matrix keeps alpha (its alpha row is (0, 0, 0, 1), no alpha bias);
     /// - the premultiplying and unpremultiplying around it cancel out: straight alpha in and
     ///   out into `rgba8` (transparent pixels become zeros, as the float path's unpremultiply
@@ -158,7 +169,8 @@ extension BytePlan {
     ///   values, `ColorMatrix.premultipliedForm`, bias times alpha); or every alpha byte the
     ///   render reads is 255 (scanned);
     /// - the render rect lies inside the source and the crops (no transparent margins);
-    /// - the fixed-point error bound stays below half a unit.
+    /// - the fixed-point error bound stays below half a unit (in linear light, below
+    ///   `ByteLinear.errorLimit` after encoding).
     ///
     /// - Complexity: O(nodes) plus, when the alpha decides, a scan of the source pixels read.
     static func makeColor(

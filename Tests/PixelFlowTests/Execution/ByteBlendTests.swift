@@ -45,7 +45,9 @@ final class ByteBlendTests: XCTestCase {
 
     /// The blends with a byte form: the graph, what explain names, whether exact, and the
     /// premultiplied formula in double precision (values in 0...1) as the filters define it.
-    func blends(_ fg: PixelBuffer, _ bg: PixelBuffer) throws -> [(Image, String, Bool, (SIMD4<Double>, SIMD4<Double>) -> SIMD4<Double>)] {
+    func blends(_ fg: PixelBuffer, _ bg: PixelBuffer) throws -> [(
+        Image, String, Bool, (SIMD4<Double>, SIMD4<Double>) -> SIMD4<Double>
+    )] {
         let f = Image(fg), b = Image(bg)
         func compose(_ s: SIMD4<Double>, _ d: SIMD4<Double>, _ m: SIMD4<Double>) -> SIMD4<Double> {
             var m = m
@@ -55,7 +57,9 @@ final class ByteBlendTests: XCTestCase {
         return [
             (
                 try f.composited(atop: b), "source-atop", true,
-                { s, d in var r = s * d.w + d * (1 - s.w); r.w = d.w; return r }
+                { s, d in
+                    var r = s * d.w + d * (1 - s.w); r.w = d.w; return r
+                }
             ),
             (try f.composited(inside: b), "source-in", true, { s, d in s * d.w }),
             (try f.composited(outside: b), "source-out", true, { s, d in s * (1 - d.w) }),
@@ -176,7 +180,9 @@ final class ByteBlendTests: XCTestCase {
                                 expect = Swift.min(255, (x + (1 << (Int(formula.shift) - 1))) >> Int(formula.shift))
                             }
                             if Int(out[4 * i + k]) != expect {
-                                XCTFail("\(formula) count \(count) offset \(offset) pixel \(i) channel \(k): \(out[4 * i + k]) != \(expect)")
+                                XCTFail(
+                                    "\(formula) count \(count) offset \(offset) pixel \(i) channel \(k): \(out[4 * i + k]) != \(expect)"
+                                )
                                 return
                             }
                         }
