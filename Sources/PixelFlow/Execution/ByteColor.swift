@@ -155,7 +155,8 @@ extension BytePlan {
     /// a blend whose kernel has a `ByteBlendFormula` (source-over, -atop, -in, -out, multiply
     /// compositing, the multiply and screen modes: exact by the same argument; mix and
     /// dissolve: 14-bit weights, within 1 unit) of two premultiplied `rgba8` sources of one size
-    /// into premultiplied `rgba8`. Blends, premultiply and unpremultiply stay in float when
+    /// into premultiplied `rgba8` (or of sources whose pixels are all opaque, scanned, into
+    /// either alpha mode). Blends, premultiply and unpremultiply stay in float when
     /// sRGB decoding or encoding happens (they would act on decoded values). The conditions of
     /// the matrix forms, beyond `make`'s (options):
     /// - with color management on and sRGB-tagged buffers, both source and destination are
@@ -201,15 +202,23 @@ extension BytePlan {
                 f.format == .rgba8, b.format == .rgba8, buffer.format == .rgba8
             else { return nil }
             let name = k.byteFormula!.name
-            guard f.alphaMode == .premultiplied, b.alphaMode == .premultiplied, buffer.alphaMode == .premultiplied else {
-                return .failure(Refusal("\(name) on bytes needs premultiplied sources and destination"))
-            }
             guard options.colorManagement == .none || [f, b, buffer].allSatisfy({ $0.colorEncoding != .sRGB }) else {
                 return .failure(Refusal("\(name) in linear light blends decoded values, not the sRGB-encoded bytes"))
             }
             guard f.width == b.width, f.height == b.height, IntRect(x: 0, y: 0, width: f.width, height: f.height).contains(rect),
                 valid.map({ $0.contains(rect) }) ?? true
             else { return .failure(Refusal("the render rect reaches outside one of the blended sources or their crops")) }
+            // Straight sources whose pixels are all opaque hold premultiplied values too, and
+            // every formula then gives alpha 255, or alpha 0 with zero colors (source-out), which
+            // a straight destination stores unchanged.
+            let fOpaque = f.alphaMode == .straight && isOpaque(f, rect)
+            let bOpaque = b.alphaMode == .straight && isOpaque(b, rect)
+            guard f.alphaMode == .premultiplied || fOpaque, b.alphaMode == .premultiplied || bOpaque,
+                buffer.alphaMode == .premultiplied || ((fOpaque || isOpaque(f, rect)) && (bOpaque || isOpaque(b, rect)))
+            else {
+                return .failure(
+                    Refusal("\(name) on bytes needs premultiplied sources and destination, or opaque sources"))
+            }
             source = f
             background = b
             formula = k.byteFormula

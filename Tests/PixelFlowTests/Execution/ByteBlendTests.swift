@@ -89,24 +89,31 @@ final class ByteBlendTests: XCTestCase {
 
     /// Every width 1...45: exact blends bit-identical to the float path, the mix within 1 unit
     /// of it; all within 1 unit of the reference (0 for the exact ones, but for ties the
-    /// reference's double rounding cannot have).
+    /// reference's double rounding cannot have). Premultiplied sources into premultiplied
+    /// rgba8, opaque straight sources into straight rgba8, and one of each.
     func testBlendsMatchTheFloatPath() throws {
+        let modes: [(AlphaMode, AlphaMode, AlphaMode)] = [
+            (.premultiplied, .premultiplied, .premultiplied), (.straight, .straight, .straight),
+            (.straight, .premultiplied, .premultiplied),
+        ]
         for w in 1...45 {
             let h = 1 + w % 4
-            let fg = bytes(w, h, seed: UInt64(300 + w))
-            let bg = bytes(w, h, opaque: w % 3 == 0, seed: UInt64(400 + w))
-            for (image, name, exact, op) in try blends(fg, bg) {
-                let label = "\(name) \(w)x\(h)"
-                let line = try lastLine(image, w, h, options())
-                XCTAssertTrue(line.hasPrefix("byte path: on") && line.contains(name), "\(label): \(line)")
-                let fast = try render(image, w, h, options())
-                let slow = try render(image, w, h, options(bytePath: false))
-                if exact {
-                    XCTAssertEqual(fast, slow, label)
-                } else {
-                    XCTAssertLessThanOrEqual(maxDifference(fast, slow), 1, label)
+            for (mi, (fa, ba, da)) in modes.enumerated() {
+                let fg = bytes(w, h, alpha: fa, opaque: fa == .straight, seed: UInt64(300 + w + 1000 * mi))
+                let bg = bytes(w, h, alpha: ba, opaque: ba == .straight || w % 3 == 0, seed: UInt64(400 + w + 1000 * mi))
+                for (image, name, exact, op) in try blends(fg, bg) {
+                    let label = "\(name) \(w)x\(h) \(fa) \(ba) into \(da)"
+                    let line = try lastLine(image, w, h, alpha: da, options())
+                    XCTAssertTrue(line.hasPrefix("byte path: on") && line.contains(name), "\(label): \(line)")
+                    let fast = try render(image, w, h, alpha: da, options())
+                    let slow = try render(image, w, h, alpha: da, options(bytePath: false))
+                    if exact {
+                        XCTAssertEqual(fast, slow, label)
+                    } else {
+                        XCTAssertLessThanOrEqual(maxDifference(fast, slow), 1, label)
+                    }
+                    XCTAssertLessThanOrEqual(maxDifference(fast, reference(fg, bg, op)), exact ? 0 : 1, label)
                 }
-                XCTAssertLessThanOrEqual(maxDifference(fast, reference(fg, bg, op)), exact ? 0 : 1, label)
             }
         }
     }
@@ -132,6 +139,10 @@ final class ByteBlendTests: XCTestCase {
         let atop = try Image(straight).composited(atop: Image(pm))
         XCTAssertTrue(
             try lastLine(atop, 9, 2, options()).hasPrefix("byte path: off: source-atop on bytes needs premultiplied"))
+        // Premultiplied translucent sources into a straight buffer: the float path unpremultiplies.
+        XCTAssertTrue(
+            try lastLine(try Image(pm).composited(atop: Image(pm)), 9, 2, alpha: .straight, options()).hasPrefix(
+                "byte path: off: source-atop on bytes needs premultiplied"))
         let mix = try Image(pm).mixed(with: Image(pm), amount: 0.25)
         let linear = try lastLine(mix, 9, 2, RenderContext.Options(colorManagement: .linear))
         XCTAssertTrue(linear.hasPrefix("byte path: off: mix 0.25 in linear light"), linear)
