@@ -33,15 +33,9 @@ final class ByteBlendTests: XCTestCase {
         return String(try RenderContext(options: o).explain(image, rect: image.extent, into: dest).split(separator: "\n").last!)
     }
 
-    func bytesOf(_ b: PixelBuffer) -> [UInt8] {
-        var out: [UInt8] = []
-        b.withUnsafeBytes { raw in
-            for y in 0..<b.height { out += raw[y * b.bytesPerRow..<y * b.bytesPerRow + b.width * b.format.bytesPerPixel] }
-        }
-        return out
-    }
+    func bytesOf(_ b: PixelBuffer) -> [UInt8] { ByteFormTesting.bytes(of: b) }
 
-    func maxDifference(_ a: [UInt8], _ b: [UInt8]) -> Int { zip(a, b).map { abs(Int($0) - Int($1)) }.max() ?? 0 }
+    func maxDifference(_ a: [UInt8], _ b: [UInt8]) -> Int { ByteFormTesting.maxDifference(a, b) }
 
     /// The blends with a byte form: the graph, what explain names, whether exact, and the
     /// premultiplied formula in double precision (values in 0...1) as the filters define it.
