@@ -3,7 +3,7 @@
 /*
  * Byte forms of blends, unpremultiplication and color matrices in linear light (the `.color`
  * byte form; Sources/PixelFlowKernels/ByteBlendFormula.swift and
- * Sources/PixelFlow/Execution/ByteColor+Linear.swift
+ * Sources/PixelFlowEngine/ByteColor+Linear.swift
  * choose them and state their exactness).
  *
  * All arithmetic is in integers, so the bytes do not depend on the vector width, the

@@ -2,6 +2,7 @@ import CSIMD
 import XCTest
 
 @testable import PixelFlow
+@testable import PixelFlowEngine
 
 /// The byte forms of blends and unpremultiplication (ByteBlendFormula, ByteColor+Linear.swift's
 /// multipliers): the kernels against scalar references, renders equal to the float path (the

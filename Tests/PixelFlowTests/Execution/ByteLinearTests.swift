@@ -2,6 +2,7 @@ import CSIMD
 import XCTest
 
 @testable import PixelFlow
+@testable import PixelFlowEngine
 
 /// The byte form of color matrices and grayscale in linear light (ByteColor+Linear.swift): the
 /// tables against the sRGB formulas, the kernels against a scalar reference, renders within 1
