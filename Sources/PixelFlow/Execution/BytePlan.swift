@@ -245,6 +245,10 @@ struct BytePlan {
             runColor(color, rect: rect, into: &buffer, options: options)
             return
         }
+        if case let .warp(warp) = form {
+            runWarp(warp, rect: rect, into: &buffer, options: options)
+            return
+        }
         guard case let .stencil(stencil) = form else {
             if let shrink {
                 runShrunkResample(taps!, shrink: shrink, rect: rect, into: &buffer, options: options)
