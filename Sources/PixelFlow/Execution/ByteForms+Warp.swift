@@ -48,7 +48,7 @@ extension BytePlan {
             let read = IntRect(x: 2 * rect.x + origin.x, y: 2 * rect.y + origin.y, width: 2 * rect.width, height: 2 * rect.height)
             // Straight translucent pixels: the float path premultiplies first (the taps' prepass).
             if source.format.hasAlpha, source.alphaMode == .straight || buffer.alphaMode == .straight,
-                !isOpaque(read)
+                !sourceIsOpaque(in: read)
             {
                 return nil
             }
@@ -114,7 +114,7 @@ extension BytePlan {
         else {
             return .failure(Refusal("an affine warp beyond the byte kernel's limits (sides, scale or rows of 2^31 bytes)"))
         }
-        if source.alphaMode == .straight, !r.isEmpty, !isOpaque(r) {
+        if source.alphaMode == .straight, !r.isEmpty, !sourceIsOpaque(in: r) {
             return .failure(
                 Refusal("an affine warp of straight alpha with pixels that are not opaque (stays in float)"))
         }
@@ -124,18 +124,6 @@ extension BytePlan {
     /// The plan with the form `form` instead.
     private func replacing(_ form: ByteForm) -> BytePlan {
         BytePlan(form: form, name: name, source: source, valid: valid, xSteps: xSteps, ySteps: ySteps)
-    }
-
-    /// Whether every alpha byte of the source in `r` is 255 (true for formats without alpha).
-    private func isOpaque(_ r: IntRect) -> Bool {
-        guard source.format.hasAlpha, !r.isEmpty else { return true }
-        return source.withUnsafeBytes { raw in
-            for y in r.y..<r.maxY {
-                let row = raw.baseAddress! + y * source.bytesPerRow + r.x * 4
-                if pf_rgba8_all_opaque(row.assumingMemoryBound(to: UInt8.self), r.width) == 0 { return false }
-            }
-            return true
-        }
     }
 
     /// Renders `rect` with the warp form `warp`: full-width bands of output rows on all

@@ -9,35 +9,6 @@ import XCTest
 /// warps with fixed-point bilinear sampling. Within 1 unit of the float path on every pixel and
 /// channel, the same bytes for every schedule, and each C kernel against a scalar reference.
 final class ByteWarpTests: XCTestCase {
-    func bytes(
-        _ width: Int, _ height: Int, format: PixelFormat = .rgba8, alpha: AlphaMode = .premultiplied,
-        opaque: Bool = false, seed: UInt64 = 1
-    ) -> PixelBuffer {
-        TestImages.randomBytes(width, height, format: format, alpha: alpha, opaque: opaque, seed: seed)
-    }
-
-    func render(_ image: Image, _ rect: Rect, like dest: PixelBuffer, _ options: RenderContext.Options) throws -> PixelBuffer {
-        var out = try PixelBuffer(
-            width: Int(rect.width), height: Int(rect.height), format: dest.format,
-            colorEncoding: dest.colorEncoding, alphaMode: dest.alphaMode)
-        try RenderContext(options: options).render(image, rect: rect, to: &out)
-        return out
-    }
-
-    func maxDifference(_ a: PixelBuffer, _ b: PixelBuffer) -> Int {
-        var m = 0
-        a.withUnsafeBytes { pa in
-            b.withUnsafeBytes { pb in
-                for y in 0..<a.height {
-                    for x in 0..<a.width * a.format.bytesPerPixel {
-                        m = Swift.max(m, Swift.abs(Int(pa[y * a.bytesPerRow + x]) - Int(pb[y * b.bytesPerRow + x])))
-                    }
-                }
-            }
-        }
-        return m
-    }
-
     /// Renders `image` over `rect` on the float path and on the byte path with three thread
     /// counts and three tile sizes: checks that `explain()` names `form` (or that the byte path
     /// is off when `form` is nil), that every byte path output is the same, and returns it
@@ -49,7 +20,7 @@ final class ByteWarpTests: XCTestCase {
     ) throws -> (PixelBuffer, Int) {
         var floatOptions = RenderContext.Options(threadCount: 1, colorManagement: .none)
         floatOptions.usesBytePath = false
-        let expected = try render(image, rect, like: dest, floatOptions)
+        let expected = try TestImages.render(image, rect, like: dest, floatOptions)
         var first: PixelBuffer?
         var worst = 0
         let schedules = schedules ? [(1, 256, 64), (2, 37, 13), (3, 7, 1)] : [(2, 256, 64)]
@@ -65,8 +36,8 @@ final class ByteWarpTests: XCTestCase {
             } else {
                 XCTAssertTrue(last.hasPrefix("byte path: off"), "\(name): \(last)", file: file, line: line)
             }
-            let out = try render(image, rect, like: dest, options)
-            worst = Swift.max(worst, maxDifference(out, expected))
+            let out = try TestImages.render(image, rect, like: dest, options)
+            worst = Swift.max(worst, TestImages.maxDifference(out, expected))
             if let first {
                 XCTAssertTrue(out == first, "\(name): threads \(threads), tiles \(tw)x\(th) differ", file: file, line: line)
             } else {
@@ -89,29 +60,30 @@ final class ByteWarpTests: XCTestCase {
             ] {
                 // Odd source sizes too: the render rect then stays inside the whole blocks.
                 let w = 2 * ow + ow % 2, h = 2 * (ow % 7 + 1) + 1
-                let src = bytes(w, h, format: format, alpha: alpha, opaque: opaque, seed: UInt64(ow))
+                let src = TestImages.randomBytes(w, h, format: format, alpha: alpha, opaque: opaque, seed: UInt64(ow))
                 let half = try Image(src).transformed(by: AffineTransform(scaleX: 0.5, y: 0.5))
                 let rect = Rect(x: 0, y: 0, width: Double(ow), height: Double(h / 2))
                 let (out, _) = try check(
                     "half \(w)x\(h) \(format) \(alpha)", half, rect, like: d, form: "2x2 box", schedules: ow % 11 == 1)
                 XCTAssertEqual(
-                    maxDifference(out, reference2x2(src, x0: 0, y0: 0, width: ow, height: h / 2)), 0, "\(w)x\(h) \(format)")
+                    TestImages.maxDifference(out, reference2x2(src, x0: 0, y0: 0, width: ow, height: h / 2)), 0,
+                    "\(w)x\(h) \(format)")
             }
         }
     }
 
     func testHalfBilinearOffsetsCropsAndRefusals() throws {
-        let src = bytes(40, 30, seed: 3)
+        let src = TestImages.randomBytes(40, 30, seed: 3)
         let dest = try PixelBuffer(width: 1, height: 1, format: .rgba8, alphaMode: .premultiplied)
         // An integer translation after the scale: blocks start at odd source columns.
         let shifted = try Image(src).transformed(
             by: AffineTransform(scaleX: 0.5, y: 0.5).concatenating(AffineTransform(translationX: -0.5, y: -1)))
         let (out, _) = try check("shifted", shifted, Rect(x: 0, y: 0, width: 19, height: 13), like: dest, form: "2x2 box")
-        XCTAssertEqual(maxDifference(out, reference2x2(src, x0: 1, y0: 2, width: 19, height: 13)), 0)
+        XCTAssertEqual(TestImages.maxDifference(out, reference2x2(src, x0: 1, y0: 2, width: 19, height: 13)), 0)
         // A sub-rect of the output, and a crop below the warp that the blocks stay inside.
         let half = try Image(src).transformed(by: AffineTransform(scaleX: 0.5, y: 0.5))
         let (sub, _) = try check("sub-rect", half, Rect(x: 3, y: 2, width: 11, height: 7), like: dest, form: "2x2 box")
-        XCTAssertEqual(maxDifference(sub, reference2x2(src, x0: 6, y0: 4, width: 11, height: 7)), 0)
+        XCTAssertEqual(TestImages.maxDifference(sub, reference2x2(src, x0: 6, y0: 4, width: 11, height: 7)), 0)
         let cropped = try Image(src).cropped(to: Rect(x: 4, y: 2, width: 30, height: 20)).transformed(
             by: AffineTransform(scaleX: 0.5, y: 0.5))
         try check("cropped inside", cropped, Rect(x: 2, y: 1, width: 15, height: 10), like: dest, form: "2x2 box")
@@ -119,7 +91,7 @@ final class ByteWarpTests: XCTestCase {
         try check("past the crop", cropped, Rect(x: 0, y: 0, width: 18, height: 12), like: dest, form: "fixed-point taps")
         try check("past the source", half, Rect(x: -1, y: 0, width: 21, height: 15), like: dest, form: "fixed-point taps")
         // Straight translucent alpha: the float path premultiplies first (the 16-bit prepass).
-        let straight = bytes(40, 30, alpha: .straight, seed: 4)
+        let straight = TestImages.randomBytes(40, 30, alpha: .straight, seed: 4)
         try check(
             "straight", try Image(straight).transformed(by: AffineTransform(scaleX: 0.5, y: 0.5)),
             Rect(x: 0, y: 0, width: 20, height: 15), like: dest, form: "premultiplied in 16 bits")
@@ -171,7 +143,7 @@ final class ByteWarpTests: XCTestCase {
         for w in Array(1...45) + [64, 131] {
             let h = w % 9 + 2
             for (k, (alpha, opaque)) in [(AlphaMode.premultiplied, false), (.straight, true)].enumerated() {
-                let src = bytes(w, h, alpha: alpha, opaque: opaque, seed: UInt64(100 + 2 * w + k))
+                let src = TestImages.randomBytes(w, h, alpha: alpha, opaque: opaque, seed: UInt64(100 + 2 * w + k))
                 for (i, (name, t)) in transforms(w, h).enumerated() where (w + i + k) % 3 == 0 || w > 40 {
                     let image = try Image(src).transformed(by: t)
                     // The output's extent and a rect past it on every side (transparent there).
@@ -191,7 +163,7 @@ final class ByteWarpTests: XCTestCase {
 
     func testAffineCropsAndRefusals() throws {
         try XCTSkipUnless(pf_csimd_uses_avx2() != 0, "the affine byte form needs AVX2")
-        let src = bytes(50, 40, seed: 9)
+        let src = TestImages.randomBytes(50, 40, seed: 9)
         let dest = try PixelBuffer(width: 1, height: 1, format: .rgba8, alphaMode: .premultiplied)
         let t = transforms(50, 40)[0].1
         // A crop below the warp: taps outside it are transparent; a crop above it.
@@ -200,7 +172,7 @@ final class ByteWarpTests: XCTestCase {
         let above = try Image(src).transformed(by: t).cropped(to: Rect(x: 10, y: 3, width: 25, height: 30))
         try check("crop above", above, Rect(x: 0, y: 0, width: 50, height: 40), like: dest, form: "affine bilinear")
         // Where the float path works differently, or the byte kernel does not apply: off.
-        let straight = bytes(50, 40, alpha: .straight, seed: 10)
+        let straight = TestImages.randomBytes(50, 40, alpha: .straight, seed: 10)
         try check(
             "straight translucent", try Image(straight).transformed(by: t), Rect(x: 0, y: 0, width: 50, height: 40),
             like: dest, form: nil)
@@ -208,7 +180,7 @@ final class ByteWarpTests: XCTestCase {
         try check(
             "into straight", try Image(src).transformed(by: t), Rect(x: 0, y: 0, width: 50, height: 40),
             like: straightDest, form: nil)
-        let gray = bytes(50, 40, format: .gray8, seed: 11)
+        let gray = TestImages.randomBytes(50, 40, format: .gray8, seed: 11)
         try check(
             "gray8", try Image(gray).transformed(by: t), Rect(x: 0, y: 0, width: 50, height: 40),
             like: try PixelBuffer(width: 1, height: 1, format: .gray8), form: nil)
