@@ -1,7 +1,7 @@
 #ifndef PIXELFLOW_CSIMD_BYTES_WARP_H
 #define PIXELFLOW_CSIMD_BYTES_WARP_H
 /*
- * Byte warps (Sources/PixelFlow/Execution/ByteForms+Warp.swift): the 2x2 box of a bilinear
+ * Byte warps (Sources/PixelFlowEngine/ByteForms+Warp.swift): the 2x2 box of a bilinear
  * half-size scale, and affine warps (rotations, shears) with fixed-point bilinear sampling.
  * Integer arithmetic throughout: the bytes do not depend on the vector width, the instruction
  * set or how rows are cut into bands.

@@ -3,6 +3,7 @@ import XCTest
 
 @testable import PixelFlow
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 @testable import PixelFlowKernels
 
 /// The byte warps (ByteForms+Warp.swift): the 2x2 box of a bilinear half-size scale and affine
