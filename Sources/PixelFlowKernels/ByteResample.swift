@@ -18,10 +18,15 @@ package enum ByteResample: Sendable, CustomStringConvertible {
     /// An integer box shrink by `factor` of the input extent `input` onto `output`, as
     /// `LanczosWeights(box:outputRange:inputSize:)`.
     case box(factor: Int, output: IntRect, input: IntRect)
+    /// Bilinear sampling under a transform with rotation or shear: output (x, y) reads input
+    /// `inverse` applied to the pixel center, as `affineWarpRow`. Not separable: it has no
+    /// axis taps, and the byte path runs it as a warp (`ByteWarp`).
+    case affine(inverse: AffineTransform)
     /// The taps of the outputs `outputs` on the x (`horizontal`) or y axis, as the float
     /// kernel computes them (Float weights, widened): output `i` reads `counts[i]` input
     /// coordinates from `starts[i]`, weights `weights[i * stride ..< i * stride + counts[i]]`.
-    /// Outputs for which `include` is false read nothing.
+    /// Outputs for which `include` is false read nothing. Not for `.affine`, which is not
+    /// separable (the byte path never asks it).
     ///
     /// - Complexity: O(outputs x taps).
     package func axisTaps(_ outputs: Range<Int>, horizontal: Bool, include: (Int) -> Bool) -> (
@@ -73,6 +78,8 @@ package enum ByteResample: Sendable, CustomStringConvertible {
                 for t in 0..<w.counts[k] { weights[i * w.maxTaps + t] = Double(w.weights[k * w.maxTaps + t]) }
             }
             return (starts, counts, weights, w.maxTaps)
+        case .affine:
+            preconditionFailure("an affine warp with rotation or shear has no separable taps")
         }
     }
 
@@ -81,6 +88,7 @@ package enum ByteResample: Sendable, CustomStringConvertible {
         case .scale: return "bilinear scale"
         case let .lanczos3(o, _, _): return "lanczos3 to \(o.width)x\(o.height)"
         case let .box(k, o, _): return "box shrink 1/\(k) to \(o.width)x\(o.height)"
+        case .affine: return "affine bilinear warp"
         }
     }
 }

@@ -21,5 +21,6 @@
 #include "CSIMDBytesShrink.h"
 #include "CSIMDBytesColor.h"
 #include "CSIMDBytesBlend.h"
+#include "CSIMDBytesWarp.h"
 
 #endif
