@@ -12,6 +12,13 @@ extension FilterDescriptor {
         "inputPadding", .distance, default: 0, min: 0, max: 10000, sliderMin: 0, sliderMax: 50,
         summary: "Space added around the text on every side, in points (multiplied by the scale factor).")
 
+    /// "PixelFlow" in `HelveticaNeue` 12, black, as an `NSAttributedString` with no attributes
+    /// looks; empty when fontconfig finds no font.
+    static let defaultStyledText: StyledText = {
+        guard let font = try? Font(name: Font.defaultName, size: 12) else { return StyledText() }
+        return StyledText("PixelFlow", style: TextStyle(font: font))
+    }()
+
     static let textImageGenerator = FilterDescriptor(
         name: "CITextImageGenerator", displayName: "Text Image Generator",
         summary:
@@ -19,8 +26,10 @@ extension FilterDescriptor {
         categories: [.generator],
         inputs: [
             FilterInput(
-                key: "inputText", summary: "The text to draw; line breaks start new lines. Empty text gives an empty image.",
-                attributeType: nil, valueClass: .string, defaultValue: .string("")),
+                key: "inputText",
+                summary:
+                    "The text to draw; line breaks start new lines. Empty text gives an empty image. The default is \"PixelFlow\" (Core Image has none).",
+                attributeType: nil, valueClass: .string, defaultValue: .string("PixelFlow")),
             FilterInput(
                 key: "inputFontName",
                 summary:
@@ -51,8 +60,8 @@ extension FilterDescriptor {
             FilterInput(
                 key: "inputText",
                 summary:
-                    "The styled text (StyledText, Core Image's NSAttributedString); from the command line, plain text in HelveticaNeue 12, black.",
-                attributeType: nil, valueClass: .attributedString, defaultValue: .styledText(StyledText())),
+                    "The styled text (StyledText, Core Image's NSAttributedString); from the command line, plain text in HelveticaNeue 12, black. The default is \"PixelFlow\" in that style (empty when no font is installed).",
+                attributeType: nil, valueClass: .attributedString, defaultValue: .styledText(defaultStyledText)),
             scaleFactorInput,
             paddingInput,
         ]
