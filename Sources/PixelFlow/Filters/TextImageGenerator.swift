@@ -9,7 +9,7 @@ extension FilterDescriptor {
         "inputScaleFactor", default: 1, min: 0, max: 100, sliderMin: 1, sliderMax: 4,
         summary: "Pixels per point: the image is drawn this many times larger (2 for a Retina-style image).")
     static let paddingInput = FilterInput.number(
-        "inputPadding", .distance, default: 0, min: 0, max: 10000, sliderMin: 0, sliderMax: 50,
+        "inputPadding", .distance, default: 0, min: 0, max: 1000, sliderMin: 0, sliderMax: 50,
         summary: "Space added around the text on every side, in points (multiplied by the scale factor).")
 
     /// "PixelFlow" in `HelveticaNeue` 12, black, as an `NSAttributedString` with no attributes
@@ -36,14 +36,16 @@ extension FilterDescriptor {
                     "A PostScript name (HelveticaNeue-Bold), a fontconfig pattern (DejaVu Sans:bold) or a font file path; names fontconfig does not know get its fallback font.",
                 attributeType: nil, valueClass: .string, defaultValue: .string(Font.defaultName)),
             .number(
-                "inputFontSize", default: 12, min: 0, max: 10000, sliderMin: 9, sliderMax: 128,
-                summary: "The em size, in points (must be above 0)."),
+                "inputFontSize", default: 12, min: 1, max: 1000, sliderMin: 9, sliderMax: 128,
+                summary: "The em size, in points."),
             scaleFactorInput,
             paddingInput,
         ]
     ) { a in
         let size = try a.number("inputFontSize")
-        guard size.isFinite, size > 0 else { throw a.fail("inputFontSize", "must be a finite number above 0, got \(size)") }
+        guard size.isFinite, size >= 1, size <= 1000 else {
+            throw a.fail("inputFontSize", "must be a finite number in 1...1000, got \(size)")
+        }
         let font = try Font(name: try a.string("inputFontName"), size: size)
         let text = StyledText(try a.string("inputText"), style: TextStyle(font: font, color: .white))
         return try Image._text(
@@ -99,9 +101,9 @@ extension Image {
     /// - Parameters:
     ///   - text: the characters; line breaks start new lines. Empty text gives `Image.empty`.
     ///   - fontName: as `Font(name:size:)`: a PostScript name, a fontconfig pattern or a path.
-    ///   - fontSize: the em size in points, above 0.
+    ///   - fontSize: the em size in points, 1...1000.
     ///   - scaleFactor: pixels per point, 0...100 (0 gives an empty image).
-    ///   - padding: points added on every side, 0...10000.
+    ///   - padding: points added on every side, 0...1000.
     /// - Throws: `PixelFlowError.invalidParameter` for a size, scale or padding out of range or
     ///   NaN; `.io` / `.decodingFailed` for a font path that is not a readable font.
     /// - Complexity: shaping O(n) in the characters; drawing O(outline length + area) of the

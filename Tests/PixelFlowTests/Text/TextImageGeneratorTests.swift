@@ -1,3 +1,4 @@
+import Foundation
 import XCTest
 
 @testable import PixelFlow
@@ -116,8 +117,25 @@ final class TextImageGeneratorTests: XCTestCase {
             XCTAssertEqual(file, "/no/such/font.otf")
         }
         // Too many pixels is an error, not an allocation.
-        XCTAssertThrowsError(try Image.text(String(repeating: "W", count: 200), fontSize: 9000, scaleFactor: 100)) { e in
+        XCTAssertThrowsError(try Image.text(String(repeating: "W", count: 200), fontSize: 900, scaleFactor: 100)) { e in
             guard case .invalidDimensions? = e as? PixelFlowError else { return XCTFail("\(e)") }
         }
+    }
+}
+
+extension TextImageGeneratorTests {
+    func testNSAttributedStringGivesStyledRuns() throws {
+        let font = try TextLayoutTests.dejaVu(size: 20)
+        let bold = try Font(name: "DejaVuSans-Bold", size: 20)
+        let s = NSMutableAttributedString(string: "héllo wörld")
+        s.addAttribute(StyledText.AttributeName.foregroundColor, value: Color.red, range: NSRange(location: 0, length: 5))
+        s.addAttribute(StyledText.AttributeName.font, value: bold, range: NSRange(location: 6, length: 5))
+        s.addAttribute(StyledText.AttributeName.kern, value: 2.5, range: NSRange(location: 6, length: 5))
+        let text = StyledText(s, defaultStyle: TextStyle(font: font, color: .white))
+        XCTAssertEqual(text.string, "héllo wörld")
+        XCTAssertEqual(text.runs.map(\.text), ["héllo", " ", "wörld"])
+        XCTAssertEqual(text.runs.map(\.style.color), [.red, .white, .white])
+        XCTAssertEqual(text.runs.map(\.style.font), [font, font, bold])
+        XCTAssertEqual(text.runs.map(\.style.kerning), [0, 0, 2.5])
     }
 }
