@@ -23,7 +23,7 @@
 /// scaled to `size`: `ascent + descent` is the height of a line of text without leading.
 public struct Font: Sendable, Hashable, CustomStringConvertible {
     /// The em size, in pixels (Core Graphics' points at scale 1).
-    public let size: Double
+    public private(set) var size: Double
     /// The font file.
     public let filePath: String
     /// The face in the file (a .ttc collection holds several), from 0.
@@ -93,20 +93,9 @@ public struct Font: Sendable, Hashable, CustomStringConvertible {
     ///   and positive (or above 10000).
     public func withSize(_ size: Double) throws -> Font {
         try Font.check(size: size)
-        return Font(copying: self, size: size)
-    }
-
-    private init(copying f: Font, size: Double) {
-        self.size = size
-        filePath = f.filePath
-        faceIndex = f.faceIndex
-        familyName = f.familyName
-        styleName = f.styleName
-        postScriptName = f.postScriptName
-        unitsPerEm = f.unitsPerEm
-        ascenderUnits = f.ascenderUnits
-        descenderUnits = f.descenderUnits
-        lineSpacingUnits = f.lineSpacingUnits
+        var f = self
+        f.size = size
+        return f
     }
 
     /// Pixels per font unit at this size: `size / unitsPerEm`.

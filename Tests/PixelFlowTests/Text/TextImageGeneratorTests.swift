@@ -139,3 +139,22 @@ extension TextImageGeneratorTests {
         XCTAssertEqual(text.runs.map(\.style.kerning), [0, 0, 2.5])
     }
 }
+
+extension TextImageGeneratorTests {
+    /// Fonts, layout and drawing from many threads at once (one lock guards FreeType,
+    /// HarfBuzz and fontconfig): every thread gets the same pixels as one thread alone, for
+    /// texts that open fallback fonts on first use.
+    func testTextFromManyThreadsIsTheSame() throws {
+        let texts = ["Hello AV", "سلام عليكم", "क्षि नमस्ते", "世界 A", "mixed 世 سلام क"]
+        let expected = try texts.map { try render(try Image.text($0, fontName: "DejaVu Sans", fontSize: 18, scaleFactor: 1.5)) }
+        let results = Locked([PixelBuffer?](repeating: nil, count: 4 * texts.count))
+        DispatchQueue.concurrentPerform(iterations: 4 * texts.count) { i in
+            let b = try? RenderContext().makeBuffer(
+                try Image.text(texts[i % texts.count], fontName: "DejaVu Sans", fontSize: 18, scaleFactor: 1.5),
+                format: .rgbaF32)
+            results.withLock { $0[i] = b }
+        }
+        let got = results.withLock { $0 }
+        for (i, b) in got.enumerated() { XCTAssertEqual(b, expected[i % texts.count], "text \(i % texts.count)") }
+    }
+}
