@@ -90,7 +90,7 @@ enum ApplyCommand: Subcommand {
                             compression: none, lzw, deflate (default), packbits or jpeg. A
                             kind that no output format takes is a usage error.
               --no-restart-markers
-                            JPEG: write no restart marker after each row of MCUs (about 0.3%
+                            JPEG: write no restart marker after each row of MCUs (about 0.1%
                             smaller) and compress on one thread. Default: large baseline
                             images get them and are compressed in parallel bands.
               --keep-profile
