@@ -26,9 +26,10 @@ func runVipsTask(input: String, output: String, threads: Int, restartMarkers: Bo
     let sharpen = [-1.0, -1, -1, -1, 16, -1, -1, -1, -1].map { $0 / 8 }
     let sharpened = try shrunk.clampedToExtent().convolved3x3(weights: sharpen).cropped(to: scaledExtent)
     let ctx = RenderContext(threadCount: threads, colorManagement: .none)
+    var encodeOptions = EncodeOptions.default
+    encodeOptions.restartMarkers = restartMarkers
     try ctx.write(
-        sharpened, toFile: output, rect: scaledExtent, format: .jpeg, quality: 90,
-        encodeOptions: EncodeOptions(restartMarkers: restartMarkers))
+        sharpened, toFile: output, rect: scaledExtent, format: .jpeg, quality: 90, encodeOptions: encodeOptions)
     let seconds = now() - t0
     print(
         String(

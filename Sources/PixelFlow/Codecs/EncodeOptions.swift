@@ -92,7 +92,8 @@ public struct EncodeOptions: Sendable, Equatable {
     /// The pixels decoded are the same either way; the markers and the bit padding before
     /// them add about 4 bytes per row of MCUs, 0.03% to 0.1% of a photograph at q50...q95
     /// (scripts/check_jpeg_bands.py). `false` writes none and compresses on one thread.
-    /// Progressive files never have them.
+    /// Progressive files never have them. Set it on a value (`options.restartMarkers = false`);
+    /// the initializer leaves it `true`.
     public var restartMarkers: Bool
     /// JPEG: chroma subsampling of color images. Default `.yuv420`.
     public var chromaSubsampling: ChromaSubsampling
@@ -128,9 +129,9 @@ public struct EncodeOptions: Sendable, Equatable {
         tiffCompression: TIFFCompression = .deflate, gifQuantizer: GIFQuantizer = .medianCut,
         dithering: Bool = true, maximumColorCount: Int = 256,
         colorProfile: ColorProfileEmbedding = .automatic, metadata: ImageMetadata? = nil,
-        keptMetadata: MetadataKinds = [], threadCount: Int? = nil, restartMarkers: Bool = true
+        keptMetadata: MetadataKinds = [], threadCount: Int? = nil
     ) {
-        self.restartMarkers = restartMarkers
+        restartMarkers = true
         self.compressionLevel = compressionLevel
         self.threadCount = threadCount
         self.interlaced = interlaced

@@ -8,6 +8,22 @@ import Dispatch
     import Darwin
 #endif
 
+/// Rows of pixels `stride` bytes apart, as an encoder's parallel work reads them: image row `y`
+/// (for `y >= firstRow`) starts at `base + (y - firstRow) * stride`.
+///
+/// `@unchecked Sendable`: it carries a raw pointer. The rows are only read, by the work items
+/// of one `_InOrderWork.run` call (PNG chunks, JPEG bands), which returns before its caller may
+/// change or free them.
+struct _EncoderRows: @unchecked Sendable {
+    let base: UnsafeRawPointer
+    let stride: Int
+    let firstRow: Int
+
+    func row(_ y: Int) -> UnsafePointer<UInt8> {
+        (base + (y - firstRow) * stride).assumingMemoryBound(to: UInt8.self)
+    }
+}
+
 /// The shared state of `_InOrderWork.run`: items claimed and consumed so far,
 /// results waiting for their turn, whether a worker is consuming, the first error.
 ///

@@ -1,21 +1,5 @@
 import CCodecShims
 
-/// Rows of `rgba8` or `gray8` pixels, `stride` bytes apart: image row `y` (for `y >= firstRow`)
-/// starts at `base + (y - firstRow) * stride`.
-///
-/// `@unchecked Sendable`: it carries a raw pointer. The rows are only read, by the band
-/// compressions of one `_JPEGBandEncoder.compress` call, which returns before its caller may
-/// change or free them.
-struct _JPEGRows: @unchecked Sendable {
-    let base: UnsafeRawPointer
-    let stride: Int
-    let firstRow: Int
-
-    func row(_ y: Int) -> UnsafePointer<UInt8> {
-        (base + (y - firstRow) * stride).assumingMemoryBound(to: UInt8.self)
-    }
-}
-
 /// One compressed band from `pf_jpeg_encode_band`, its bytes malloc'd until written.
 ///
 /// `@unchecked Sendable`: the bytes belong to whoever holds the value; it is handed from the
@@ -95,7 +79,7 @@ final class _JPEGBandEncoder: @unchecked Sendable {
     ///
     /// - Throws: `encodingFailed` (out of memory), or what the sink throws; the encoder is then
     ///   unusable.
-    func compress(bands count: Int, rows: _JPEGRows) throws {
+    func compress(bands count: Int, rows: _EncoderRows) throws {
         precondition(count >= 0 && bandsWritten + count <= bandCount, "bands past the end of the image")
         let first = bandsWritten
         try _InOrderWork.run(count: count, threads: threads) { i -> _JPEGCompressedBand in

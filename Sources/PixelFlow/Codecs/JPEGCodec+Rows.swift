@@ -297,7 +297,7 @@ final class _JPEGRowEncoder: @unchecked Sendable {
         guard end > first else { return }
         try bands.compress(
             bands: end - first,
-            rows: _JPEGRows(base: UnsafeRawPointer(staging), stride: rowBytes, firstRow: stagedFirstRow))
+            rows: _EncoderRows(base: UnsafeRawPointer(staging), stride: rowBytes, firstRow: stagedFirstRow))
         let keepFrom = Swift.min(end * bands.bandRows, height)
         let kept = rowsWritten - keepFrom
         if kept > 0 {

@@ -213,7 +213,7 @@ enum _JPEGCodec {
             try buffer.withUnsafeBytes { pixels in
                 try bands.compress(
                     bands: bands.bandCount,
-                    rows: _JPEGRows(base: pixels.baseAddress!, stride: buffer.bytesPerRow, firstRow: 0))
+                    rows: _EncoderRows(base: pixels.baseAddress!, stride: buffer.bytesPerRow, firstRow: 0))
             }
             return written.bytes
         }

@@ -9,22 +9,6 @@ import Dispatch
     import Darwin
 #endif
 
-/// Rows of pixels in a PNG input layout (`gray8`, `rgba8`, `rgba16`), `stride` bytes apart:
-/// image row `y` (for `y >= firstRow`) starts at `base + (y - firstRow) * stride`.
-///
-/// `@unchecked Sendable`: it carries a raw pointer. The rows are only read, by the chunk
-/// compressions of one `_PNGImageDataEncoder.compress` call, which returns before its caller
-/// may change or free them.
-struct _PNGRows: @unchecked Sendable {
-    let base: UnsafeRawPointer
-    let stride: Int
-    let firstRow: Int
-
-    func row(_ y: Int) -> UnsafePointer<UInt8> {
-        (base + (y - firstRow) * stride).assumingMemoryBound(to: UInt8.self)
-    }
-}
-
 /// One compressed chunk from `pf_png_deflate_chunk`, its bytes malloc'd until written.
 ///
 /// `@unchecked Sendable`: the bytes belong to whoever holds the value; it is handed from the
@@ -109,7 +93,7 @@ final class _PNGImageDataEncoder: @unchecked Sendable {
     ///
     /// - Throws: `encodingFailed` (out of memory), `io` when writing fails; the encoder is then
     ///   unusable.
-    func compress(chunks count: Int, rows: _PNGRows) throws {
+    func compress(chunks count: Int, rows: _EncoderRows) throws {
         precondition(count >= 0 && chunksWritten + count <= chunkCount, "chunks past the end of the image")
         let first = chunksWritten
         try _InOrderWork.run(count: count, threads: threads) { i -> _PNGCompressedChunk in
