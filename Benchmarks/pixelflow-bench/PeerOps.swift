@@ -411,15 +411,18 @@ func makePeerOps(_ inp: PeerInputs) -> [PeerOp] {
             { box.buffer.width == W && box.buffer.height == H ? roundTripError(box.buffer, inp.u8) : nil }
         )
     }
-    codec(
-        "jpeg_encode", "u8rgb",
-        note: "PixelBuffer.encoded(as: .jpeg, quality: 90), baseline 4:2:0, from rgba8 (alpha dropped); lossy, no check"
-    ) {
-        final class Bytes { var b: [UInt8] = [] }
-        let out = Bytes()
-        let opts = EncodeOptions(progressive: false, chromaSubsampling: .yuv420)
-        return ({ out.b = try inp.u8.encoded(as: .jpeg, quality: 90, options: opts) }, { nil })
-    }
+    // JPEG encoding compresses bands of MCU rows on `threadCount` threads (the same bytes for each).
+    ops.append(
+        PeerOp(
+            variant: "jpeg_encode", op: "jpeg_encode", dtype: "u8rgb", outWidth: W, outHeight: H,
+            note:
+                "PixelBuffer.encoded(as: .jpeg, quality: 90), baseline 4:2:0, from rgba8 (alpha dropped), parallel bands with restart markers; lossy, no check"
+        ) { t in
+            final class Bytes { var b: [UInt8] = [] }
+            let out = Bytes()
+            let opts = EncodeOptions(progressive: false, chromaSubsampling: .yuv420, threadCount: t)
+            return ({ out.b = try inp.u8.encoded(as: .jpeg, quality: 90, options: opts) }, { nil })
+        })
     codec(
         "jpeg_decode", "jpg", note: "PixelBuffer(encoded:) of the JPEG into rgba8 (there is no 3-channel format); lossy, no check"
     ) {

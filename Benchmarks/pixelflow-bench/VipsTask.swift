@@ -11,8 +11,9 @@ import PixelFlow
 /// rendered in strips, tile by tile, while a codec thread decodes the next input rows and
 /// another compresses the previous strip, so no image is ever whole in memory. Prints one
 /// JSON line with the time from reading the file to the written output and the peak
-/// resident memory of the process.
-func runVipsTask(input: String, output: String, threads: Int) throws {
+/// resident memory of the process. `restartMarkers` false writes the JPEG as one libjpeg
+/// compression instead of parallel bands (`EncodeOptions.restartMarkers`).
+func runVipsTask(input: String, output: String, threads: Int, restartMarkers: Bool = true) throws {
     let t0 = now()
     let source = try Image(contentsOfFile: input, streaming: true)
     let W = Int(source.extent.width), H = Int(source.extent.height)
@@ -25,7 +26,10 @@ func runVipsTask(input: String, output: String, threads: Int) throws {
     let sharpen = [-1.0, -1, -1, -1, 16, -1, -1, -1, -1].map { $0 / 8 }
     let sharpened = try shrunk.clampedToExtent().convolved3x3(weights: sharpen).cropped(to: scaledExtent)
     let ctx = RenderContext(threadCount: threads, colorManagement: .none)
-    try ctx.write(sharpened, toFile: output, rect: scaledExtent, format: .jpeg, quality: 90)
+    var encodeOptions = EncodeOptions.default
+    encodeOptions.restartMarkers = restartMarkers
+    try ctx.write(
+        sharpened, toFile: output, rect: scaledExtent, format: .jpeg, quality: 90, encodeOptions: encodeOptions)
     let seconds = now() - t0
     print(
         String(

@@ -45,6 +45,8 @@ struct Options {
     var childEngine: String?
     var task: String?
     var taskInput: String?, taskOutput: String?
+    /// `--no-restart-markers`: the vips task writes its JPEG as one compression (A/B of the bands).
+    var jpegRestartMarkers = true
     var sizeGiven = false
     var soakSeconds: Double?
     var soakTasks = 4
@@ -106,6 +108,7 @@ func parseOptions() -> Options {
         case "--task": o.task = value(a)
         case "--input": o.taskInput = value(a)
         case "--output": o.taskOutput = value(a)
+        case "--no-restart-markers": o.jpegRestartMarkers = false
         case "--child-op": o.childOp = value(a)
         case "--child": o.childEngine = value(a)
         case "--soak":
@@ -122,7 +125,7 @@ func parseOptions() -> Options {
                                        [--ops ID[,ID]] [--filter NAME[,NAME]] [--category NAME] [--engine]
                                        [--sections peer,registry,engine,faces] [--faces] [--rss] [--label NAME] [--no-roofline]
                                        [--image A.png --image-b B.png --png FILE.png --jpeg FILE.jpg]
-                       pixelflow-bench --task vips --input IN.jpg --output OUT.jpg [--threads N]
+                       pixelflow-bench --task vips --input IN.jpg --output OUT.jpg [--threads N] [--no-restart-markers]
                        pixelflow-bench --task sepia|downscale|thumbnail --input IN --output OUT [--threads N]
                        pixelflow-bench --task qr --input FOLDER [--output FILE.json] [--runs N]
                        pixelflow-bench --task rectangles [--size WxH] [--threads 1,2] [--runs N] [--output FILE.json]
@@ -467,7 +470,10 @@ if let task = options.task {
         fail("unknown task \(task); use vips, sepia, downscale, thumbnail, qr, rectangles, byte-orders or byte-color")
     }
     guard let i = options.taskInput, let o = options.taskOutput else { fail("--task vips needs --input and --output") }
-    do { try runVipsTask(input: i, output: o, threads: options.threads.max() ?? 1) } catch { fail("\(error)") }
+    do {
+        try runVipsTask(
+            input: i, output: o, threads: options.threads.max() ?? 1, restartMarkers: options.jpegRestartMarkers)
+    } catch { fail("\(error)") }
     exit(0)
 }
 

@@ -473,7 +473,7 @@ static void pf_jpeg_fd_term(j_compress_ptr cinfo) {
 
 /* The settings shared by both encoders, so that they write the same bytes. */
 static void pf_jpeg_configure(j_compress_ptr cinfo, uint32_t width, uint32_t height, int components,
-                              int quality, int subsampling, int progressive) {
+                              int quality, int subsampling, int progressive, int restart_rows) {
     if (components != 1 && components != 4)
         pf_jpeg_fail((j_common_ptr)cinfo, PF_ERROR, "components must be 1 or 4");
     if (quality < 1 || quality > 100)
@@ -495,6 +495,10 @@ static void pf_jpeg_configure(j_compress_ptr cinfo, uint32_t width, uint32_t hei
         }
     }
     if (progressive) jpeg_simple_progression(cinfo);
+    /* jpeg_set_defaults leaves optimize_coding off: the standard Huffman tables, the same in
+       every band of pf_jpeg_encode_band. */
+    cinfo->optimize_coding = FALSE;
+    cinfo->restart_in_rows = restart_rows;
 }
 
 /* Writes the metadata segments; call right after jpeg_start_compress. */
@@ -523,10 +527,10 @@ static void pf_jpeg_write_metadata(j_compress_ptr cinfo, const pf_metadata_block
     }
 }
 
-int pf_jpeg_encode(const uint8_t *pixels, size_t stride, uint32_t width, uint32_t height,
-                   int components, int quality, int subsampling, int progressive,
-                   const pf_metadata_blocks *metadata,
-                   uint8_t **output, size_t *output_size, char *message) {
+int pf_jpeg_encode_restart(const uint8_t *pixels, size_t stride, uint32_t width, uint32_t height,
+                           int components, int quality, int subsampling, int progressive,
+                           int restart_rows, const pf_metadata_blocks *metadata,
+                           uint8_t **output, size_t *output_size, char *message) {
     struct jpeg_compress_struct cinfo;
     pf_jpeg_error error;
     pf_jpeg_destination dest;
@@ -548,7 +552,7 @@ int pf_jpeg_encode(const uint8_t *pixels, size_t stride, uint32_t width, uint32_
     dest.pub.empty_output_buffer = pf_jpeg_empty_output_buffer;
     dest.pub.term_destination = pf_jpeg_term_destination;
     cinfo.dest = &dest.pub;
-    pf_jpeg_configure(&cinfo, width, height, components, quality, subsampling, progressive);
+    pf_jpeg_configure(&cinfo, width, height, components, quality, subsampling, progressive, restart_rows);
 
     jpeg_start_compress(&cinfo, TRUE);
     pf_jpeg_write_metadata(&cinfo, metadata);
@@ -561,6 +565,91 @@ int pf_jpeg_encode(const uint8_t *pixels, size_t stride, uint32_t width, uint32_
 
     *output = dest.data;
     *output_size = dest.size;
+    return PF_OK;
+}
+
+int pf_jpeg_encode(const uint8_t *pixels, size_t stride, uint32_t width, uint32_t height,
+                   int components, int quality, int subsampling, int progressive,
+                   const pf_metadata_blocks *metadata,
+                   uint8_t **output, size_t *output_size, char *message) {
+    return pf_jpeg_encode_restart(pixels, stride, width, height, components, quality, subsampling,
+                                  progressive, 0, metadata, output, output_size, message);
+}
+
+/* ---- banded encoding ---- */
+
+int pf_jpeg_mcu_height(int components, int subsampling) {
+    return components == 4 && subsampling == PF_JPEG_SUBSAMPLING_420 ? 16 : 8;
+}
+
+static int pf_jpeg_band_fail(char *message, const char *text) {
+    if (message != NULL) snprintf(message, PF_MESSAGE_CAPACITY, "%s", text);
+    return PF_ERROR;
+}
+
+int pf_jpeg_encode_band(const uint8_t *pixels, size_t stride, uint32_t width, uint32_t rows,
+                        uint32_t image_height, uint32_t first_row, int components, int quality,
+                        int subsampling, const pf_metadata_blocks *metadata,
+                        uint8_t **output, size_t *output_size, char *message) {
+    *output = NULL;
+    *output_size = 0;
+    uint32_t mcu = (uint32_t)pf_jpeg_mcu_height(components, subsampling);
+    if (rows == 0 || first_row % mcu != 0 || first_row > image_height || rows > image_height - first_row ||
+        (first_row + rows < image_height && rows % mcu != 0))
+        return pf_jpeg_band_fail(message, "a band must start and end on a row of MCUs");
+    if (image_height > 65535) return pf_jpeg_band_fail(message, "the image is taller than 65535 rows");
+    int first = first_row == 0, last = first_row + rows == image_height;
+    uint8_t *jpeg = NULL;
+    size_t size = 0;
+    int status = pf_jpeg_encode_restart(pixels, stride, width, rows, components, quality, subsampling, 0, 1,
+                                        first ? metadata : NULL, &jpeg, &size, message);
+    if (status != PF_OK) return status;
+
+    /* Walk the marker segments to the SOS; note the frame header (SOF0...SOF2). */
+    size_t i = 2, sof = 0, data = 0;
+    while (i + 4 <= size && jpeg[i] == 0xFF) {
+        uint8_t marker = jpeg[i + 1];
+        size_t length = ((size_t)jpeg[i + 2] << 8) | jpeg[i + 3];
+        if (marker >= 0xC0 && marker <= 0xC2) sof = i;
+        if (marker == 0xDA) { data = i + 2 + length; break; }
+        i += 2 + length;
+    }
+    /* libjpeg ends the file with the entropy-coded data, then EOI (FF D9). */
+    if (sof == 0 || data == 0 || data + 2 > size || jpeg[size - 2] != 0xFF || jpeg[size - 1] != 0xD9) {
+        free(jpeg);
+        return pf_jpeg_band_fail(message, "libjpeg wrote an unexpected layout");
+    }
+    size_t end = last ? size : size - 2;
+    if (first) {
+        jpeg[sof + 5] = (uint8_t)(image_height >> 8); /* the frame's height: the image's */
+        jpeg[sof + 6] = (uint8_t)image_height;
+        *output = jpeg;
+        *output_size = end;
+        return PF_OK;
+    }
+    /* A later band: RST before its first row of MCUs, then its data with each RSTn numbered
+       for the whole image (the RST before MCU row r is RST((r - 1) mod 8)). */
+    uint32_t first_mcu_row = first_row / mcu;
+    size_t count = end - data;
+    uint8_t *band = (uint8_t *)malloc(count + 2);
+    if (band == NULL) {
+        free(jpeg);
+        return pf_jpeg_band_fail(message, "out of memory");
+    }
+    band[0] = 0xFF;
+    band[1] = (uint8_t)(0xD0 + ((first_mcu_row - 1) & 7));
+    memcpy(band + 2, jpeg + data, count);
+    free(jpeg);
+    uint8_t *p = band + 2, *stop = band + 2 + count;
+    while (p + 1 < stop) {
+        p = memchr(p, 0xFF, (size_t)(stop - p - 1));
+        if (p == NULL) break;
+        uint8_t next = p[1];
+        if (next >= 0xD0 && next <= 0xD7) p[1] = (uint8_t)(0xD0 + ((next - 0xD0 + first_mcu_row) & 7));
+        p += 2; /* FF 00 (a stuffed byte) or FF Dn: neither starts a marker at p + 1 */
+    }
+    *output = band;
+    *output_size = count + 2;
     return PF_OK;
 }
 
@@ -615,7 +704,7 @@ pf_jpeg_encoder *pf_jpeg_encoder_create(int fd, uint32_t width, uint32_t height,
     encoder->dest.pub.empty_output_buffer = pf_jpeg_fd_empty;
     encoder->dest.pub.term_destination = pf_jpeg_fd_term;
     cinfo->dest = &encoder->dest.pub;
-    pf_jpeg_configure(cinfo, width, height, components, quality, subsampling, progressive);
+    pf_jpeg_configure(cinfo, width, height, components, quality, subsampling, progressive, 0);
     return encoder;
 }
 

@@ -35,6 +35,8 @@ struct OutputSettings {
     var strips: Bool
     /// `--page` / `--frame`: which image of a multi-image input, from 0.
     var imageIndex: Int
+    /// `--no-restart-markers`: JPEG without restart markers, compressed on one thread.
+    var restartMarkers: Bool
 
     /// The names `--compression` accepts for TIFF, in the order the help lists them.
     static let tiffNames = EncodeOptions.TIFFCompression.allCases.map(\.rawValue)
@@ -48,6 +50,7 @@ struct OutputSettings {
         quality = try args.integer("--quality", in: 1...100) ?? 90
         effort = try args.integer("--effort", in: 0...9)
         lossless = args.flag("--lossless")
+        restartMarkers = !args.flag("--no-restart-markers")
         keepsProfile = args.flag("--keep-profile")
         keepsMetadata = args.flag("--keep-metadata")
         strips = args.flag("--strip")
@@ -103,6 +106,7 @@ struct OutputSettings {
     func encodeOptions(keeping metadata: ImageMetadata?) -> EncodeOptions {
         var o = EncodeOptions.default
         o.lossless = lossless
+        o.restartMarkers = restartMarkers
         if let effort { o.effort = effort }
         switch compression {
         case .zlibLevel(let level)?: o.compressionLevel = level

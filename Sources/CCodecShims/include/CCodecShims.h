@@ -286,6 +286,27 @@ int pf_jpeg_encode(const uint8_t *pixels, size_t stride, uint32_t width, uint32_
                    const pf_metadata_blocks *metadata,
                    uint8_t **output, size_t *output_size, char *message);
 
+/* pf_jpeg_encode with a restart marker after every `restart_rows` rows of MCUs (0: none). */
+int pf_jpeg_encode_restart(const uint8_t *pixels, size_t stride, uint32_t width, uint32_t height,
+                           int components, int quality, int subsampling, int progressive,
+                           int restart_rows, const pf_metadata_blocks *metadata,
+                           uint8_t **output, size_t *output_size, char *message);
+
+/* Rows in one row of MCUs: 16 for color with 4:2:0 chroma, else 8. */
+int pf_jpeg_mcu_height(int components, int subsampling);
+
+/* One band of a baseline JPEG encoded alone: rows first_row ..< first_row + rows of an image
+   of `image_height` rows (`pixels` points at row first_row), both ends on a row of MCUs
+   (except the image's end). The output (malloc'd, free with pf_free) is the band's part of the
+   file that pf_jpeg_encode_restart with restart_rows 1 writes for the whole image, byte for
+   byte: the first band brings the headers and `metadata` (ignored for later bands), each
+   later band starts with its RST marker (numbered for the whole image), the last band
+   ends with EOI. Concatenated in order, the bands are that file. */
+int pf_jpeg_encode_band(const uint8_t *pixels, size_t stride, uint32_t width, uint32_t rows,
+                        uint32_t image_height, uint32_t first_row, int components, int quality,
+                        int subsampling, const pf_metadata_blocks *metadata,
+                        uint8_t **output, size_t *output_size, char *message);
+
 /* A streaming JPEG encoder that writes to a file descriptor as rows arrive, with the same
    settings (and so the same bytes) as pf_jpeg_encode. Rows go in top to bottom through
    pf_jpeg_encoder_write_rows, any number at a time; pf_jpeg_encoder_finish writes the end

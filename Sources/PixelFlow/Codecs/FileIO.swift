@@ -58,16 +58,19 @@ enum _FileIO {
 
     /// Writes all of `bytes` to `fd`, retrying short and interrupted writes.
     static func writeAll(_ bytes: [UInt8], to fd: Int32, name: String) throws {
-        try bytes.withUnsafeBytes { raw in
-            var done = 0
-            while done < raw.count {
-                let n = write(fd, raw.baseAddress! + done, raw.count - done)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw PixelFlowError.io(file: name, reason: "cannot write: \(errorText())")
-                }
-                done += n
+        try bytes.withUnsafeBytes { try writeAll($0, to: fd, name: name) }
+    }
+
+    /// Writes all of `raw` to `fd`, retrying short and interrupted writes.
+    static func writeAll(_ raw: UnsafeRawBufferPointer, to fd: Int32, name: String) throws {
+        var done = 0
+        while done < raw.count {
+            let n = write(fd, raw.baseAddress! + done, raw.count - done)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw PixelFlowError.io(file: name, reason: "cannot write: \(errorText())")
             }
+            done += n
         }
     }
 }

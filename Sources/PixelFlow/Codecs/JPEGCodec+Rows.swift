@@ -176,6 +176,11 @@ final class _JPEGRowDecoder: @unchecked Sendable {
 /// A JPEG encoder that takes rows top to bottom and writes them to a file descriptor as it
 /// goes, with the settings of `_JPEGCodec.encode` (so the bytes are the same).
 ///
+/// When `_JPEGCodec.encode` compresses in bands (`_JPEGBandEncoder`), rows are copied into a
+/// staging buffer of `max(2, threads)` bands; when it is full, its bands are compressed in
+/// parallel and written in order, so memory stays near `max(2, threads)` bands of about
+/// 256 K pixels. Otherwise one libjpeg compression takes the rows as they come.
+///
 /// `@unchecked Sendable`: like `_JPEGRowDecoder`, used by one thread at a time.
 final class _JPEGRowEncoder: @unchecked Sendable {
     let name: String
@@ -184,7 +189,14 @@ final class _JPEGRowEncoder: @unchecked Sendable {
     /// `.rgba8` (alpha ignored) or `.gray8`.
     let format: PixelFormat
     private(set) var rowsWritten = 0
-    private let encoder: OpaquePointer
+    /// The one libjpeg compression, when not in bands.
+    private let encoder: OpaquePointer?
+    /// The bands, and rows `stagedFirstRow..<rowsWritten` staged `rowBytes` apart for them.
+    private let bands: _JPEGBandEncoder?
+    private let staging: UnsafeMutableRawPointer?
+    private let stagingRows: Int
+    private let rowBytes: Int
+    private var stagedFirstRow = 0
     private var message = [CChar](repeating: 0, count: Int(PF_MESSAGE_CAPACITY))
 
     /// - Throws: `invalidParameter` for a quality outside 1...100, `encodingFailed` for a side
@@ -206,6 +218,21 @@ final class _JPEGRowEncoder: @unchecked Sendable {
         self.width = width
         self.height = height
         self.format = format
+        rowBytes = width * format.bytesPerPixel
+        if let bands = _JPEGBandEncoder(
+            width: width, height: height, format: format, quality: quality, options: options,
+            metadata: metadata, name: name,
+            sink: { try _FileIO.writeAll($0, to: fileDescriptor, name: name) })
+        {
+            self.bands = bands
+            encoder = nil
+            stagingRows = Swift.min(height, Swift.max(2, bands.threads) * bands.bandRows)
+            staging = .allocate(byteCount: stagingRows * rowBytes, alignment: 16)
+            return
+        }
+        bands = nil
+        staging = nil
+        stagingRows = 0
         var message = [CChar](repeating: 0, count: Int(PF_MESSAGE_CAPACITY))
         let made = metadata.withBlocks { blocks in
             pf_jpeg_encoder_create(
@@ -219,23 +246,64 @@ final class _JPEGRowEncoder: @unchecked Sendable {
         self.encoder = encoder
     }
 
-    deinit { pf_jpeg_encoder_destroy(encoder) }
+    deinit {
+        if let encoder { pf_jpeg_encoder_destroy(encoder) }
+        staging?.deallocate()
+    }
 
     /// Compresses the next `count` rows, `bytesPerRow` apart from `pixels`.
     ///
     /// - Throws: `encodingFailed`, or `io` when writing to the file fails.
     func write(rows pixels: UnsafeRawPointer, bytesPerRow: Int, count: Int) throws {
         precondition(count >= 0 && rowsWritten + count <= height, "rows past the end of the image")
-        let status = pf_jpeg_encoder_write_rows(
-            encoder, pixels.assumingMemoryBound(to: UInt8.self), bytesPerRow,
-            UInt32(count), &message)
-        try check(status)
-        rowsWritten += count
+        guard let bands, let staging else {
+            let status = pf_jpeg_encoder_write_rows(
+                encoder, pixels.assumingMemoryBound(to: UInt8.self), bytesPerRow,
+                UInt32(count), &message)
+            try check(status)
+            rowsWritten += count
+            return
+        }
+        var done = 0
+        while done < count {
+            if rowsWritten - stagedFirstRow == stagingRows { try compressCompleteBands(bands, staging) }
+            let n = Swift.min(count - done, stagingRows - (rowsWritten - stagedFirstRow))
+            for i in 0..<n {
+                (staging + (rowsWritten - stagedFirstRow + i) * rowBytes)
+                    .copyMemory(from: pixels + (done + i) * bytesPerRow, byteCount: rowBytes)
+            }
+            done += n
+            rowsWritten += n
+        }
     }
 
     /// Writes the end of the file once every row was written.
     func finish() throws {
-        try check(pf_jpeg_encoder_finish(encoder, &message))
+        guard let bands, let staging else {
+            try check(pf_jpeg_encoder_finish(encoder, &message))
+            return
+        }
+        guard rowsWritten == height else {
+            throw PixelFlowError.encodingFailed(file: name, reason: "JPEG: finished before every row was written")
+        }
+        try compressCompleteBands(bands, staging)
+    }
+
+    /// Compresses every band whose rows are all staged, then keeps the rows staged past them.
+    private func compressCompleteBands(_ bands: _JPEGBandEncoder, _ staging: UnsafeMutableRawPointer) throws {
+        let first = bands.bandsWritten
+        var end = first
+        while end < bands.bandCount, Swift.min((end + 1) * bands.bandRows, height) <= rowsWritten { end += 1 }
+        guard end > first else { return }
+        try bands.compress(
+            bands: end - first,
+            rows: _EncoderRows(base: UnsafeRawPointer(staging), stride: rowBytes, firstRow: stagedFirstRow))
+        let keepFrom = Swift.min(end * bands.bandRows, height)
+        let kept = rowsWritten - keepFrom
+        if kept > 0 {
+            staging.copyMemory(from: staging + (keepFrom - stagedFirstRow) * rowBytes, byteCount: kept * rowBytes)
+        }
+        stagedFirstRow = keepFrom
     }
 
     private func check(_ status: Int32) throws {

@@ -186,7 +186,9 @@ enum _JPEGCodec {
     }
 
     /// Encodes `gray8` as a grayscale JPEG and everything else as YCbCr: `rgba8` with its
-    /// alpha dropped (not composited), other formats converted to `rgba8` first.
+    /// alpha dropped (not composited), other formats converted to `rgba8` first. A baseline
+    /// image of two bands or more with `restartMarkers` is compressed in parallel bands
+    /// (`_JPEGBandEncoder`), otherwise by one libjpeg compression.
     ///
     /// - Throws: `invalidParameter` when `quality` is outside 1...100; `encodingFailed`
     ///   when a side exceeds JPEG's 65_535 pixels.
@@ -201,6 +203,19 @@ enum _JPEGCodec {
             throw PixelFlowError.encodingFailed(
                 file: name,
                 reason: "JPEG: \(buffer.width)x\(buffer.height) is larger than the format's 65535x65535")
+        }
+        let written = _JPEGOutput()
+        if let bands = _JPEGBandEncoder(
+            width: buffer.width, height: buffer.height, format: buffer.format == .gray8 ? .gray8 : .rgba8,
+            quality: quality, options: options, metadata: metadata, name: name,
+            sink: { written.bytes.append(contentsOf: $0) })
+        {
+            try buffer.withUnsafeBytes { pixels in
+                try bands.compress(
+                    bands: bands.bandCount,
+                    rows: _EncoderRows(base: pixels.baseAddress!, stride: buffer.bytesPerRow, firstRow: 0))
+            }
+            return written.bytes
         }
         let subsampling = subsampling(options.chromaSubsampling)
         var message = [CChar](repeating: 0, count: Int(PF_MESSAGE_CAPACITY))
@@ -221,4 +236,12 @@ enum _JPEGCodec {
         }
         return Array(UnsafeBufferPointer(start: output, count: size))
     }
+}
+
+/// The bytes of a file written to memory by `_JPEGBandEncoder`'s sink.
+///
+/// `@unchecked Sendable`: the sink is called by one thread at a time, and the owner reads
+/// `bytes` only after the encoder returned.
+private final class _JPEGOutput: @unchecked Sendable {
+    var bytes: [UInt8] = []
 }

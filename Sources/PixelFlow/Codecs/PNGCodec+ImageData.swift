@@ -9,62 +9,12 @@ import Dispatch
     import Darwin
 #endif
 
-/// Rows of pixels in a PNG input layout (`gray8`, `rgba8`, `rgba16`), `stride` bytes apart:
-/// image row `y` (for `y >= firstRow`) starts at `base + (y - firstRow) * stride`.
-///
-/// `@unchecked Sendable`: it carries a raw pointer. The rows are only read, by the chunk
-/// compressions of one `_PNGImageDataEncoder.compress` call, which returns before its caller
-/// may change or free them.
-struct _PNGRows: @unchecked Sendable {
-    let base: UnsafeRawPointer
-    let stride: Int
-    let firstRow: Int
-
-    func row(_ y: Int) -> UnsafePointer<UInt8> {
-        (base + (y - firstRow) * stride).assumingMemoryBound(to: UInt8.self)
-    }
-}
-
 /// One compressed chunk from `pf_png_deflate_chunk`, its bytes malloc'd until written.
 ///
 /// `@unchecked Sendable`: the bytes belong to whoever holds the value; it is handed from the
 /// thread that compressed it to the one that writes and frees it, never shared.
 private struct _PNGCompressedChunk: @unchecked Sendable {
     var chunk: pf_png_chunk
-}
-
-/// The shared state of `_PNGImageDataEncoder.inOrder`: chunks claimed and consumed so far,
-/// results waiting for their turn, whether a worker is consuming, the first error.
-///
-/// `@unchecked Sendable`: `state` is only touched inside `withLock`, under a pthread mutex
-/// (which the thread sanitizer understands, unlike `Synchronization.Mutex` on Linux).
-private final class _PNGInOrderState: @unchecked Sendable {
-    struct State {
-        var claimed = 0
-        var consumed = 0
-        var ready: [Int: _PNGCompressedChunk] = [:]
-        var consuming = false
-        var error: (any Error)?
-    }
-
-    private var state = State()
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-
-    init() {
-        mutex = .allocate(capacity: 1)
-        pthread_mutex_init(mutex, nil)
-    }
-
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
-    }
-
-    func withLock<R>(_ body: (inout State) -> R) -> R {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return body(&state)
-    }
 }
 
 /// The writer of a non-interlaced PNG: the signature, header and metadata chunks through
@@ -143,10 +93,10 @@ final class _PNGImageDataEncoder: @unchecked Sendable {
     ///
     /// - Throws: `encodingFailed` (out of memory), `io` when writing fails; the encoder is then
     ///   unusable.
-    func compress(chunks count: Int, rows: _PNGRows) throws {
+    func compress(chunks count: Int, rows: _EncoderRows) throws {
         precondition(count >= 0 && chunksWritten + count <= chunkCount, "chunks past the end of the image")
         let first = chunksWritten
-        try Self.inOrder(count: count, threads: threads) { i -> _PNGCompressedChunk in
+        try _InOrderWork.run(count: count, threads: threads) { i -> _PNGCompressedChunk in
             let start = (first + i) * self.rowsPerChunk
             let rowCount = Swift.min(self.rowsPerChunk, self.height - start)
             let above = Swift.min(start, self.historyRows)
@@ -192,64 +142,5 @@ final class _PNGImageDataEncoder: @unchecked Sendable {
     static func error(_ status: Int32, _ message: [CChar], name: String) -> PixelFlowError {
         if status == PF_IO_ERROR { return .io(file: name, reason: _Codec.message(message)) }
         return .encodingFailed(file: name, reason: "PNG: " + _Codec.message(message))
-    }
-
-    /// Runs `work(i)` for every `i` in `0..<count` on up to `threads` threads, and `consume`
-    /// on each result in the order of `i`, one at a time (on whichever worker finds the next
-    /// result ready, without holding the lock while it consumes). The first error stops
-    /// further work; results not consumed then go to `discard`, and the error is rethrown.
-    private static func inOrder(
-        count: Int, threads: Int, work: @Sendable (Int) throws -> _PNGCompressedChunk,
-        consume: @Sendable (_PNGCompressedChunk) throws -> Void, discard: @Sendable (_PNGCompressedChunk) -> Void
-    ) throws {
-        typealias T = _PNGCompressedChunk
-        typealias State = _PNGInOrderState.State
-        let workers = Swift.min(threads, count)
-        if workers <= 1 {
-            for i in 0..<count { try consume(try work(i)) }
-            return
-        }
-        let state = _PNGInOrderState()
-        /// The next result to consume, or nil (and nobody consuming) when it is not ready.
-        @Sendable func takeNext(_ s: inout State) -> T? {
-            if s.error == nil, let next = s.ready.removeValue(forKey: s.consumed) { return next }
-            s.consuming = false
-            return nil
-        }
-        DispatchQueue.concurrentPerform(iterations: workers) { _ in
-            while true {
-                let claim: Int? = state.withLock { s in
-                    guard s.error == nil, s.claimed < count else { return nil }
-                    s.claimed += 1
-                    return s.claimed - 1
-                }
-                guard let i = claim else { return }
-                let result: T
-                do {
-                    result = try work(i)
-                } catch {
-                    state.withLock { s in if s.error == nil { s.error = error } }
-                    return
-                }
-                var next: T? = state.withLock { s in
-                    s.ready[i] = result
-                    guard !s.consuming else { return nil }
-                    s.consuming = true
-                    return takeNext(&s)
-                }
-                while let item = next {
-                    var failure: (any Error)?
-                    do { try consume(item) } catch { failure = error }
-                    next = state.withLock { s in
-                        s.consumed += 1
-                        if let failure, s.error == nil { s.error = failure }
-                        return takeNext(&s)
-                    }
-                }
-            }
-        }
-        let (error, left) = state.withLock { s in (s.error, Array(s.ready.values)) }
-        for item in left { discard(item) }
-        if let error { throw error }
     }
 }

@@ -261,7 +261,7 @@ final class _PNGRowEncoder: @unchecked Sendable {
         guard end > first else { return }
         try data.compress(
             chunks: end - first,
-            rows: _PNGRows(base: UnsafeRawPointer(staging), stride: rowBytes, firstRow: stagedFirstRow))
+            rows: _EncoderRows(base: UnsafeRawPointer(staging), stride: rowBytes, firstRow: stagedFirstRow))
         let nextStart = end * data.rowsPerChunk
         let keepFrom = Swift.max(stagedFirstRow, nextStart - Swift.min(nextStart, data.historyRows))
         let kept = rowsWritten - keepFrom

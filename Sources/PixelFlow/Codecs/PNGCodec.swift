@@ -251,7 +251,7 @@ enum _PNGCodec {
         try buffer.withUnsafeBytes { pixels in
             try writer.compress(
                 chunks: writer.chunkCount,
-                rows: _PNGRows(base: pixels.baseAddress!, stride: buffer.bytesPerRow, firstRow: 0))
+                rows: _EncoderRows(base: pixels.baseAddress!, stride: buffer.bytesPerRow, firstRow: 0))
         }
         try writer.finish()
         return writer.takeOutput()
