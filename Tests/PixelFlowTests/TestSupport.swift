@@ -145,4 +145,35 @@ extension TestImages {
         }
         return b
     }
+
+    /// The largest difference of two 8-bit buffers, and whether every pixel meets the byte
+    /// path's bound against the float path: 1 unit, and for straight `rgba8` colors
+    /// `1 + 64 / alpha` where the expected alpha is below 64 (not compared at alpha 0).
+    static func compareBytes(_ out: PixelBuffer, _ expected: PixelBuffer) -> (max: Int, withinBound: Bool, worst: String) {
+        var m = 0, ok = true, worst = ""
+        let bpp = out.format.bytesPerPixel
+        let straight = out.format == .rgba8 && out.alphaMode == .straight
+        out.withUnsafeBytes { pa in
+            expected.withUnsafeBytes { pb in
+                for y in 0..<out.height {
+                    for x in 0..<out.width {
+                        let p = y * out.bytesPerRow + x * bpp
+                        let alpha = bpp == 4 ? Int(pb[p + 3]) : 255
+                        for c in 0..<bpp {
+                            let d = Swift.abs(Int(pa[p + c]) - Int(pb[p + c]))
+                            let isColor = straight && c < 3
+                            if isColor && alpha == 0 { continue }
+                            let bound = isColor && alpha < 64 ? 1 + 64 / alpha : 1
+                            if d > bound {
+                                ok = false
+                                worst = "(\(x), \(y)) channel \(c): \(pa[p + c]) vs \(pb[p + c]), alpha \(alpha)"
+                            }
+                            m = Swift.max(m, d)
+                        }
+                    }
+                }
+            }
+        }
+        return (m, ok, worst)
+    }
 }

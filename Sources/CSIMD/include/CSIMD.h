@@ -20,5 +20,6 @@
 #include "CSIMDBytesResample.h"
 #include "CSIMDBytesShrink.h"
 #include "CSIMDBytesColor.h"
+#include "CSIMDBytesBlur.h"
 
 #endif

@@ -45,33 +45,8 @@ final class ByteShrinkTests: XCTestCase {
         return out
     }
 
-    /// The largest difference from `expected`, and whether every pixel meets the stated bound.
     func compare(_ out: PixelBuffer, _ expected: PixelBuffer) -> (max: Int, withinBound: Bool, worst: String) {
-        var m = 0, ok = true, worst = ""
-        let bpp = out.format.bytesPerPixel
-        let straight = out.format == .rgba8 && out.alphaMode == .straight
-        out.withUnsafeBytes { pa in
-            expected.withUnsafeBytes { pb in
-                for y in 0..<out.height {
-                    for x in 0..<out.width {
-                        let p = y * out.bytesPerRow + x * bpp
-                        let alpha = bpp == 4 ? Int(pb[p + 3]) : 255
-                        for c in 0..<bpp {
-                            let d = Swift.abs(Int(pa[p + c]) - Int(pb[p + c]))
-                            let isColor = straight && c < 3
-                            if isColor && alpha == 0 { continue }
-                            let bound = isColor && alpha < 64 ? 1 + 64 / alpha : 1
-                            if d > bound {
-                                ok = false
-                                worst = "(\(x), \(y)) channel \(c): \(pa[p + c]) vs \(pb[p + c]), alpha \(alpha)"
-                            }
-                            m = Swift.max(m, d)
-                        }
-                    }
-                }
-            }
-        }
-        return (m, ok, worst)
+        TestImages.compareBytes(out, expected)
     }
 
     /// The renders tested on `src`: box shrinks, thumbnails (box + Lanczos), Lanczos and

@@ -1,0 +1,193 @@
+/* The byte blur kernels of CSIMDBytesBlur.h. */
+#include "CSIMDBytesBlur.h"
+#include "CSIMDBytesResample.h"
+#if defined(__x86_64__) || defined(__SSE2__)
+#include <emmintrin.h>
+#define PF_BL_SSE2 1
+#endif
+
+int pf_csimd_uses_avx2(void);
+
+#define PF_BL_V_SHIFT (PF_RS_WEIGHT_BITS - PF_RS_MID_BITS)
+#define PF_BL_H_SHIFT (PF_RS_WEIGHT_BITS + PF_RS_MID_BITS)
+
+/* The scalar loops: the definition (see the header) and the tails of the vector loops. */
+static inline void bl_v_tail(const unsigned char *const *rows, const int16_t *half, long r, long i, long n,
+                             int16_t *dst) {
+    for (; i < n; i++) {
+        int32_t acc = 1 << (PF_BL_V_SHIFT - 1);
+        for (long k = 0; k < r; k++) acc += ((int32_t)rows[k][i] + rows[2 * r - k][i]) * half[k];
+        acc += (int32_t)rows[r][i] * half[r];
+        dst[i] = (int16_t)(acc >> PF_BL_V_SHIFT);
+    }
+}
+
+static inline void bl_h_tail(const int16_t *src, long bpp, const int16_t *half, long r, long j, long n,
+                             unsigned char *dst) {
+    for (; j < n; j++) {
+        const int16_t *s = src + j;
+        int32_t acc = 1 << (PF_BL_H_SHIFT - 1);
+        for (long k = 0; k < r; k++) acc += ((int32_t)s[k * bpp] + s[(2 * r - k) * bpp]) * half[k];
+        acc += (int32_t)s[r * bpp] * half[r];
+        acc >>= PF_BL_H_SHIFT;
+        dst[j] = (unsigned char)(acc > 255 ? 255 : acc);
+    }
+}
+
+/* The vector loops multiply 16-bit values by one weight with pmaddwd against (w, 0) and (0, w):
+ * the even and the odd values of a vector into two 32-bit accumulators, no shuffles. */
+#if PF_BL_SSE2
+static void bl_v_sse2(const unsigned char *const *rows, const int16_t *half, long r, long n, int16_t *dst) {
+    long i = 0;
+    const __m128i zero = _mm_setzero_si128(), round = _mm_set1_epi32(1 << (PF_BL_V_SHIFT - 1));
+    const __m128i low16 = _mm_set1_epi32(0xFFFF);
+    for (; i + 8 <= n; i += 8) {
+        __m128i even = round, odd = round;
+        for (long k = 0; k <= r; k++) {
+            __m128i v = _mm_unpacklo_epi8(_mm_loadl_epi64((const __m128i *)(const void *)(rows[k] + i)), zero);
+            if (k < r) {
+                v = _mm_add_epi16(
+                    v, _mm_unpacklo_epi8(_mm_loadl_epi64((const __m128i *)(const void *)(rows[2 * r - k] + i)), zero));
+            }
+            __m128i we = _mm_set1_epi32((uint16_t)half[k]), wo = _mm_slli_epi32(we, 16);
+            even = _mm_add_epi32(even, _mm_madd_epi16(v, we));
+            odd = _mm_add_epi32(odd, _mm_madd_epi16(v, wo));
+        }
+        even = _mm_and_si128(_mm_srli_epi32(even, PF_BL_V_SHIFT), low16);
+        odd = _mm_slli_epi32(_mm_srli_epi32(odd, PF_BL_V_SHIFT), 16);
+        _mm_storeu_si128((__m128i *)(void *)(dst + i), _mm_or_si128(even, odd));
+    }
+    bl_v_tail(rows, half, r, i, n, dst);
+}
+
+static void bl_h_sse2(const int16_t *src, long bpp, const int16_t *half, long r, long n, unsigned char *dst) {
+    long j = 0;
+    const __m128i round = _mm_set1_epi32(1 << (PF_BL_H_SHIFT - 1)), low16 = _mm_set1_epi32(0xFFFF);
+    for (; j + 8 <= n; j += 8) {
+        const int16_t *s = src + j;
+        __m128i even = round, odd = round;
+        for (long k = 0; k <= r; k++) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + k * bpp));
+            if (k < r) v = _mm_add_epi16(v, _mm_loadu_si128((const __m128i *)(const void *)(s + (2 * r - k) * bpp)));
+            __m128i we = _mm_set1_epi32((uint16_t)half[k]), wo = _mm_slli_epi32(we, 16);
+            even = _mm_add_epi32(even, _mm_madd_epi16(v, we));
+            odd = _mm_add_epi32(odd, _mm_madd_epi16(v, wo));
+        }
+        even = _mm_and_si128(_mm_srli_epi32(even, PF_BL_H_SHIFT), low16);
+        odd = _mm_slli_epi32(_mm_srli_epi32(odd, PF_BL_H_SHIFT), 16);
+        __m128i v = _mm_or_si128(even, odd);
+        _mm_storel_epi64((__m128i *)(void *)(dst + j), _mm_packus_epi16(v, v));
+    }
+    bl_h_tail(src, bpp, half, r, j, n, dst);
+}
+#endif
+
+#if defined(__x86_64__) && defined(__clang__)
+#include <immintrin.h>
+/* 32 bytes a step: the two rows' bytes interleaved (unpack) and added by pmaddubsw against ones
+ * (a + b <= 510), the lanes' order restored by one 128-bit permute at the end. */
+__attribute__((target("avx2"))) static void bl_v_avx2(const unsigned char *const *rows, const int16_t *half, long r,
+                                                        long n, int16_t *dst) {
+    long i = 0;
+    const __m256i zero = _mm256_setzero_si256(), ones = _mm256_set1_epi8(1);
+    const __m256i round = _mm256_set1_epi32(1 << (PF_BL_V_SHIFT - 1)), low16 = _mm256_set1_epi32(0xFFFF);
+    for (; i + 32 <= n; i += 32) {
+        __m256i loE = round, loO = round, hiE = round, hiO = round;
+        for (long k = 0; k <= r; k++) {
+            __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(rows[k] + i));
+            __m256i lo, hi;
+            if (k < r) {
+                __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(rows[2 * r - k] + i));
+                lo = _mm256_maddubs_epi16(_mm256_unpacklo_epi8(a, b), ones);
+                hi = _mm256_maddubs_epi16(_mm256_unpackhi_epi8(a, b), ones);
+            } else {
+                lo = _mm256_unpacklo_epi8(a, zero);
+                hi = _mm256_unpackhi_epi8(a, zero);
+            }
+            __m256i we = _mm256_set1_epi32((uint16_t)half[k]), wo = _mm256_slli_epi32(we, 16);
+            loE = _mm256_add_epi32(loE, _mm256_madd_epi16(lo, we));
+            loO = _mm256_add_epi32(loO, _mm256_madd_epi16(lo, wo));
+            hiE = _mm256_add_epi32(hiE, _mm256_madd_epi16(hi, we));
+            hiO = _mm256_add_epi32(hiO, _mm256_madd_epi16(hi, wo));
+        }
+        __m256i lo = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi32(loE, PF_BL_V_SHIFT), low16),
+                                     _mm256_slli_epi32(_mm256_srli_epi32(loO, PF_BL_V_SHIFT), 16));
+        __m256i hi = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi32(hiE, PF_BL_V_SHIFT), low16),
+                                     _mm256_slli_epi32(_mm256_srli_epi32(hiO, PF_BL_V_SHIFT), 16));
+        /* lo holds values 0-7 and 16-23, hi 8-15 and 24-31. */
+        _mm256_storeu_si256((__m256i *)(void *)(dst + i), _mm256_permute2x128_si256(lo, hi, 0x20));
+        _mm256_storeu_si256((__m256i *)(void *)(dst + i + 16), _mm256_permute2x128_si256(lo, hi, 0x31));
+    }
+    bl_v_tail(rows, half, r, i, n, dst);
+}
+
+__attribute__((target("avx2"))) static void bl_h_avx2(const int16_t *src, long bpp, const int16_t *half, long r,
+                                                        long n, unsigned char *dst) {
+    long j = 0;
+    const __m256i round = _mm256_set1_epi32(1 << (PF_BL_H_SHIFT - 1)), low16 = _mm256_set1_epi32(0xFFFF);
+    for (; j + 16 <= n; j += 16) {
+        const int16_t *s = src + j;
+        __m256i even = round, odd = round;
+        for (long k = 0; k <= r; k++) {
+            __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(s + k * bpp));
+            if (k < r) {
+                v = _mm256_add_epi16(v, _mm256_loadu_si256((const __m256i *)(const void *)(s + (2 * r - k) * bpp)));
+            }
+            __m256i we = _mm256_set1_epi32((uint16_t)half[k]), wo = _mm256_slli_epi32(we, 16);
+            even = _mm256_add_epi32(even, _mm256_madd_epi16(v, we));
+            odd = _mm256_add_epi32(odd, _mm256_madd_epi16(v, wo));
+        }
+        even = _mm256_and_si256(_mm256_srli_epi32(even, PF_BL_H_SHIFT), low16);
+        odd = _mm256_slli_epi32(_mm256_srli_epi32(odd, PF_BL_H_SHIFT), 16);
+        __m256i v = _mm256_or_si256(even, odd);
+        __m128i bytes = _mm_packus_epi16(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+        _mm_storeu_si128((__m128i *)(void *)(dst + j), bytes);
+    }
+    bl_h_tail(src, bpp, half, r, j, n, dst);
+}
+#endif
+
+/* variant: 0 the best the processor has, 1 the SSE2 (baseline) loops, 2 the scalar loops. */
+void pf_u8_blur_v_to16_variant(const unsigned char *const *rows, const int16_t *half, long radius, long n,
+                               int16_t *dst, int variant) {
+#if defined(__x86_64__) && defined(__clang__)
+    if (variant == 0 && pf_csimd_uses_avx2()) {
+        bl_v_avx2(rows, half, radius, n, dst);
+        return;
+    }
+#endif
+#if PF_BL_SSE2
+    if (variant < 2) {
+        bl_v_sse2(rows, half, radius, n, dst);
+        return;
+    }
+#endif
+    bl_v_tail(rows, half, radius, 0, n, dst);
+}
+
+void pf_u8_blur_h_from16_variant(const int16_t *src, long bpp, const int16_t *half, long radius, long width,
+                                 unsigned char *dst, int variant) {
+#if defined(__x86_64__) && defined(__clang__)
+    if (variant == 0 && pf_csimd_uses_avx2()) {
+        bl_h_avx2(src, bpp, half, radius, width * bpp, dst);
+        return;
+    }
+#endif
+#if PF_BL_SSE2
+    if (variant < 2) {
+        bl_h_sse2(src, bpp, half, radius, width * bpp, dst);
+        return;
+    }
+#endif
+    bl_h_tail(src, bpp, half, radius, 0, width * bpp, dst);
+}
+
+void pf_u8_blur_v_to16_run(const unsigned char *const *rows, const int16_t *half, long radius, long n,
+                           int16_t *dst) {
+    pf_u8_blur_v_to16_variant(rows, half, radius, n, dst, 0);
+}
+
+void pf_u8_blur_h_from16_run(const int16_t *src, long bpp, const int16_t *half, long radius, long width,
+                             unsigned char *dst) {
+    pf_u8_blur_h_from16_variant(src, bpp, half, radius, width, dst, 0);
+}
