@@ -34,8 +34,8 @@ static inline void bl_h_tail(const int16_t *src, long bpp, const int16_t *half, 
     }
 }
 
-/* The vector loops multiply 16-bit values by one weight with pmaddwd against (w, 0) and (0, w):
- * the even and the odd values of a vector into two 32-bit accumulators, no shuffles. */
+/* The SSE2 loops multiply 16-bit values by one weight with pmaddwd against (w, 0) and (0, w):
+ * the even and the odd values of a vector into two 32-bit accumulators. */
 #if PF_BL_SSE2
 static void bl_v_sse2(const unsigned char *const *rows, const int16_t *half, long r, long n, int16_t *dst) {
     long i = 0;
@@ -84,62 +84,92 @@ static void bl_h_sse2(const int16_t *src, long bpp, const int16_t *half, long r,
 
 #if defined(__x86_64__) && defined(__clang__)
 #include <immintrin.h>
-/* 32 bytes a step: the two rows' bytes interleaved (unpack) and added by pmaddubsw against ones
- * (a + b <= 510), the lanes' order restored by one 128-bit permute at the end. */
+/* 32 bytes and two distances a step: the bytes of the two rows at one distance interleaved
+ * (unpack) and added by pmaddubsw against ones (a + b <= 510), the folded sums of the two
+ * distances interleaved (unpack) times the weight pair, one pmaddwd per 8 values. The in-lane
+ * pack and one 128-bit permute restore the order. */
+static inline __attribute__((target("avx2"))) void bl_v_fold(const unsigned char *const *rows, long r, long k, long i,
+                                                               __m256i *lo, __m256i *hi) {
+    const __m256i ones = _mm256_set1_epi8(1), zero = _mm256_setzero_si256();
+    if (k > r) {
+        *lo = zero;
+        *hi = zero;
+        return;
+    }
+    __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(rows[k] + i));
+    if (k == r) {
+        *lo = _mm256_unpacklo_epi8(a, zero);
+        *hi = _mm256_unpackhi_epi8(a, zero);
+        return;
+    }
+    __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(rows[2 * r - k] + i));
+    *lo = _mm256_maddubs_epi16(_mm256_unpacklo_epi8(a, b), ones);
+    *hi = _mm256_maddubs_epi16(_mm256_unpackhi_epi8(a, b), ones);
+}
+
 __attribute__((target("avx2"))) static void bl_v_avx2(const unsigned char *const *rows, const int16_t *half, long r,
                                                         long n, int16_t *dst) {
     long i = 0;
-    const __m256i zero = _mm256_setzero_si256(), ones = _mm256_set1_epi8(1);
-    const __m256i round = _mm256_set1_epi32(1 << (PF_BL_V_SHIFT - 1)), low16 = _mm256_set1_epi32(0xFFFF);
+    const __m256i round = _mm256_set1_epi32(1 << (PF_BL_V_SHIFT - 1));
+    long pairs = (r + 2) / 2;
+    int32_t w[pairs];
+    for (long p = 0; p < pairs; p++) {
+        uint32_t lo = (uint16_t)half[2 * p], hi = 2 * p + 1 <= r ? (uint16_t)half[2 * p + 1] : 0;
+        w[p] = (int32_t)(lo | (hi << 16));
+    }
     for (; i + 32 <= n; i += 32) {
-        __m256i loE = round, loO = round, hiE = round, hiO = round;
-        for (long k = 0; k <= r; k++) {
-            __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(rows[k] + i));
-            __m256i lo, hi;
-            if (k < r) {
-                __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(rows[2 * r - k] + i));
-                lo = _mm256_maddubs_epi16(_mm256_unpacklo_epi8(a, b), ones);
-                hi = _mm256_maddubs_epi16(_mm256_unpackhi_epi8(a, b), ones);
-            } else {
-                lo = _mm256_unpacklo_epi8(a, zero);
-                hi = _mm256_unpackhi_epi8(a, zero);
-            }
-            __m256i we = _mm256_set1_epi32((uint16_t)half[k]), wo = _mm256_slli_epi32(we, 16);
-            loE = _mm256_add_epi32(loE, _mm256_madd_epi16(lo, we));
-            loO = _mm256_add_epi32(loO, _mm256_madd_epi16(lo, wo));
-            hiE = _mm256_add_epi32(hiE, _mm256_madd_epi16(hi, we));
-            hiO = _mm256_add_epi32(hiO, _mm256_madd_epi16(hi, wo));
+        __m256i a0 = round, a1 = round, a2 = round, a3 = round;
+        for (long p = 0; p < pairs; p++) {
+            __m256i lo0, hi0, lo1, hi1;
+            bl_v_fold(rows, r, 2 * p, i, &lo0, &hi0);
+            bl_v_fold(rows, r, 2 * p + 1, i, &lo1, &hi1);
+            __m256i wp = _mm256_set1_epi32(w[p]);
+            a0 = _mm256_add_epi32(a0, _mm256_madd_epi16(_mm256_unpacklo_epi16(lo0, lo1), wp));
+            a1 = _mm256_add_epi32(a1, _mm256_madd_epi16(_mm256_unpackhi_epi16(lo0, lo1), wp));
+            a2 = _mm256_add_epi32(a2, _mm256_madd_epi16(_mm256_unpacklo_epi16(hi0, hi1), wp));
+            a3 = _mm256_add_epi32(a3, _mm256_madd_epi16(_mm256_unpackhi_epi16(hi0, hi1), wp));
         }
-        __m256i lo = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi32(loE, PF_BL_V_SHIFT), low16),
-                                     _mm256_slli_epi32(_mm256_srli_epi32(loO, PF_BL_V_SHIFT), 16));
-        __m256i hi = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi32(hiE, PF_BL_V_SHIFT), low16),
-                                     _mm256_slli_epi32(_mm256_srli_epi32(hiO, PF_BL_V_SHIFT), 16));
-        /* lo holds values 0-7 and 16-23, hi 8-15 and 24-31. */
+        /* Values 0-7 and 16-23, then 8-15 and 24-31. */
+        __m256i lo = _mm256_packs_epi32(_mm256_srai_epi32(a0, PF_BL_V_SHIFT), _mm256_srai_epi32(a1, PF_BL_V_SHIFT));
+        __m256i hi = _mm256_packs_epi32(_mm256_srai_epi32(a2, PF_BL_V_SHIFT), _mm256_srai_epi32(a3, PF_BL_V_SHIFT));
         _mm256_storeu_si256((__m256i *)(void *)(dst + i), _mm256_permute2x128_si256(lo, hi, 0x20));
         _mm256_storeu_si256((__m256i *)(void *)(dst + i + 16), _mm256_permute2x128_si256(lo, hi, 0x31));
     }
     bl_v_tail(rows, half, r, i, n, dst);
 }
 
+/* Two distances a step: their folded sums interleaved (unpack) times the weight pair, one
+ * pmaddwd per 8 values; the in-lane pack restores the order. */
 __attribute__((target("avx2"))) static void bl_h_avx2(const int16_t *src, long bpp, const int16_t *half, long r,
                                                         long n, unsigned char *dst) {
     long j = 0;
-    const __m256i round = _mm256_set1_epi32(1 << (PF_BL_H_SHIFT - 1)), low16 = _mm256_set1_epi32(0xFFFF);
+    const __m256i round = _mm256_set1_epi32(1 << (PF_BL_H_SHIFT - 1));
+    long pairs = (r + 2) / 2;
+    int32_t w[pairs];
+    for (long p = 0; p < pairs; p++) {
+        uint32_t lo = (uint16_t)half[2 * p], hi = 2 * p + 1 <= r ? (uint16_t)half[2 * p + 1] : 0;
+        w[p] = (int32_t)(lo | (hi << 16));
+    }
     for (; j + 16 <= n; j += 16) {
         const int16_t *s = src + j;
-        __m256i even = round, odd = round;
-        for (long k = 0; k <= r; k++) {
-            __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(s + k * bpp));
-            if (k < r) {
-                v = _mm256_add_epi16(v, _mm256_loadu_si256((const __m256i *)(const void *)(s + (2 * r - k) * bpp)));
+        __m256i lo = round, hi = round;
+        for (long p = 0; p < pairs; p++) {
+            long k = 2 * p;
+            __m256i f0 = _mm256_loadu_si256((const __m256i *)(const void *)(s + k * bpp));
+            if (k < r) f0 = _mm256_add_epi16(f0, _mm256_loadu_si256((const __m256i *)(const void *)(s + (2 * r - k) * bpp)));
+            __m256i f1 = _mm256_setzero_si256();
+            if (k + 1 <= r) {
+                f1 = _mm256_loadu_si256((const __m256i *)(const void *)(s + (k + 1) * bpp));
+                if (k + 1 < r) {
+                    f1 = _mm256_add_epi16(
+                        f1, _mm256_loadu_si256((const __m256i *)(const void *)(s + (2 * r - k - 1) * bpp)));
+                }
             }
-            __m256i we = _mm256_set1_epi32((uint16_t)half[k]), wo = _mm256_slli_epi32(we, 16);
-            even = _mm256_add_epi32(even, _mm256_madd_epi16(v, we));
-            odd = _mm256_add_epi32(odd, _mm256_madd_epi16(v, wo));
+            __m256i wp = _mm256_set1_epi32(w[p]);
+            lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(f0, f1), wp));
+            hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(f0, f1), wp));
         }
-        even = _mm256_and_si256(_mm256_srli_epi32(even, PF_BL_H_SHIFT), low16);
-        odd = _mm256_slli_epi32(_mm256_srli_epi32(odd, PF_BL_H_SHIFT), 16);
-        __m256i v = _mm256_or_si256(even, odd);
+        __m256i v = _mm256_packs_epi32(_mm256_srai_epi32(lo, PF_BL_H_SHIFT), _mm256_srai_epi32(hi, PF_BL_H_SHIFT));
         __m128i bytes = _mm_packus_epi16(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
         _mm_storeu_si128((__m128i *)(void *)(dst + j), bytes);
     }
