@@ -22,27 +22,18 @@ verdict applies to the current generator; it also expects zxing-cpp's bytes to b
 Run: swift build --product pixelflow && pip install zxing-cpp pillow numpy \\
      && python3 scripts/make_aztec_fixtures.py
 """
-import json
 import os
 import random
-import subprocess
 import sys
 import tempfile
 
 import numpy as np
 import zxingcpp
-from PIL import Image
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TOOL = os.path.join(ROOT, ".build", "debug", "pixelflow")
-OUT = os.path.join(ROOT, "Tests", "PixelFlowTests", "Fixtures", "Barcodes", "aztec.json")
+from barcode_fixtures import (ROOT, dark_rows, fixture_path, generate, load_gray, read_back, require_tool,
+                              rows_fnv, write_fixture)
 
-
-def fnv1a64(text):
-    h = 0xCBF29CE484222325
-    for b in text.encode():
-        h = ((h ^ b) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
-    return f"{h:016x}"
+OUT = fixture_path("aztec.json")
 
 
 def messages(rng):
@@ -85,25 +76,18 @@ def cases():
 
 
 def main():
-    if not os.path.exists(TOOL):
-        sys.exit("build the tool first: swift build --product pixelflow")
+    require_tool()
     results, failures, larger = [], 0, 0
     with tempfile.TemporaryDirectory() as tmp:
         for n, (message, opts) in enumerate(cases()):
             path = os.path.join(tmp, f"{n}.png")
-            spec = "CIAztecCodeGenerator inputMessage=hex:" + message.hex() + "".join(
-                f" {k}={v}" for k, v in opts.items())
-            run = subprocess.run([TOOL, "generate", spec, path], capture_output=True, text=True)
+            run = generate("CIAztecCodeGenerator", message, opts, path)
             if run.returncode:
-                sys.exit(f"case {n}: {spec[:120]}: {run.stderr.strip()}")
-            img = np.asarray(Image.open(path).convert("L"))
+                sys.exit(f"case {n}: {opts}: {run.stderr.strip()}")
+            img = load_gray(path)
             h, w = img.shape
             assert h == w, (n, h, w)
-            lines = ["".join("1" if v < 128 else "0" for v in row) for row in img]
-            padded = np.pad(img, 4, constant_values=255)
-            big = np.repeat(np.repeat(padded, 3, axis=0), 3, axis=1)
-            found = zxingcpp.read_barcodes(big, formats=zxingcpp.BarcodeFormat.Aztec)
-            decoded = found[0].bytes if found else b""
+            decoded = read_back(img, zxingcpp.BarcodeFormat.Aztec, margin=4, scale=3)
             if decoded != message:
                 failures += 1
                 print(f"case {n} {opts}: zxing-cpp read {decoded[:40]!r}, expected {message[:40]!r}", file=sys.stderr)
@@ -119,13 +103,10 @@ def main():
                     print(f"case {n}: zxing-cpp's writer failed: {e}", file=sys.stderr)
             results.append({
                 "message_hex": message.hex(), "options": opts, "size": w,
-                "modules_fnv": fnv1a64("".join(l + "\n" for l in lines)), "zxing_hex": decoded.hex(),
+                "modules_fnv": rows_fnv(dark_rows(img)), "zxing_hex": decoded.hex(),
                 "zxing_writer_size": writer,
             })
-    os.makedirs(os.path.dirname(OUT), exist_ok=True)
-    with open(OUT, "w") as f:
-        json.dump({"generator": "scripts/make_aztec_fixtures.py", "zxing_cpp": "3.1.1", "cases": results}, f, indent=1)
-        f.write("\n")
+    write_fixture(OUT, "scripts/make_aztec_fixtures.py", results)
     print(f"{len(results)} cases, {failures} not read back, {larger} larger than zxing-cpp's writer, "
           f"written to {os.path.relpath(OUT, ROOT)}")
     sys.exit(1 if failures else 0)

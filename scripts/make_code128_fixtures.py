@@ -20,20 +20,17 @@ bytes to be the message and our symbol to be no wider than zxing-cpp's.
 Run: swift build --product pixelflow && pip install zxing-cpp pillow numpy \\
      && python3 scripts/make_code128_fixtures.py
 """
-import json
 import os
 import random
-import subprocess
 import sys
 import tempfile
 
 import numpy as np
 import zxingcpp
-from PIL import Image
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TOOL = os.path.join(ROOT, ".build", "debug", "pixelflow")
-OUT = os.path.join(ROOT, "Tests", "PixelFlowTests", "Fixtures", "Barcodes", "code128.json")
+from barcode_fixtures import ROOT, dark_rows, fixture_path, generate, load_gray, require_tool, write_fixture
+
+OUT = fixture_path("code128.json")
 
 
 def messages():
@@ -70,17 +67,17 @@ def cases():
 
 
 def main():
-    if not os.path.exists(TOOL):
-        sys.exit("build the tool first: swift build --product pixelflow")
+    require_tool()
     results = []
     failures = 0
     with tempfile.TemporaryDirectory() as tmp:
         for n, (message, quiet, height) in enumerate(cases()):
             path = os.path.join(tmp, f"{n}.png")
-            spec = (f"CICode128BarcodeGenerator inputMessage=hex:{message.hex()} "
-                    f"inputQuietSpace={quiet} inputBarcodeHeight={height}")
-            subprocess.run([TOOL, "generate", spec, path], check=True)
-            img = np.asarray(Image.open(path).convert("L"))
+            run = generate("CICode128BarcodeGenerator", message,
+                           {"inputQuietSpace": quiet, "inputBarcodeHeight": height}, path)
+            if run.returncode:
+                sys.exit(f"case {n}: {run.stderr.strip()}")
+            img = load_gray(path)
             h, w = img.shape
             assert h == height + 2 * quiet, (n, h)
             band = img[quiet:quiet + height, quiet:w - quiet]
@@ -88,7 +85,7 @@ def main():
             margin = img.copy()
             margin[quiet:quiet + height, quiet:w - quiet] = 255
             assert (margin == 255).all(), f"case {n}: margin not white"
-            modules = "".join("1" if v < 128 else "0" for v in band[0])
+            modules = dark_rows(band[:1])[0]
             # Decode at 3x with a margin of at least 10 modules.
             pad = max(0, 10 - quiet)
             padded = np.pad(img, pad, constant_values=255)
@@ -107,11 +104,8 @@ def main():
                 "message_hex": message.hex(), "quiet": quiet, "height": height, "width": w,
                 "modules": modules, "zxing_hex": decoded.hex(), "zxing_modules": their_modules,
             })
-    os.makedirs(os.path.dirname(OUT), exist_ok=True)
-    with open(OUT, "w") as f:
-        json.dump({"generator": "scripts/make_code128_fixtures.py", "zxing_cpp": zxingcpp.__version__ if hasattr(zxingcpp, "__version__") else "3.x",
-                   "cases": results}, f, indent=1)
-        f.write("\n")
+    write_fixture(OUT, "scripts/make_code128_fixtures.py", results,
+                  zxingcpp.__version__ if hasattr(zxingcpp, "__version__") else "3.x")
     print(f"{len(results)} cases, {failures} not read back, written to {os.path.relpath(OUT, ROOT)}")
     return 1 if failures else 0
 

@@ -19,28 +19,18 @@ verdict applies to the current generator; it also expects zxing-cpp's bytes to b
 Run: swift build --product pixelflow && pip install zxing-cpp pillow numpy \\
      && python3 scripts/make_pdf417_fixtures.py
 """
-import json
 import os
 import random
-import subprocess
 import sys
 import tempfile
 
-import numpy as np
 import zxingcpp
-from PIL import Image
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TOOL = os.path.join(ROOT, ".build", "debug", "pixelflow")
-OUT = os.path.join(ROOT, "Tests", "PixelFlowTests", "Fixtures", "Barcodes", "pdf417.json")
+from barcode_fixtures import (ROOT, dark_rows, fixture_path, generate, load_gray, read_back, require_tool,
+                              rows_fnv, write_fixture)
+
+OUT = fixture_path("pdf417.json")
 MARGIN, ROW = 2, 3
-
-
-def fnv1a64(text):
-    h = 0xCBF29CE484222325
-    for b in text.encode():
-        h = ((h ^ b) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
-    return f"{h:016x}"
 
 
 def messages(rng):
@@ -98,15 +88,12 @@ def cases():
 
 
 def main():
-    if not os.path.exists(TOOL):
-        sys.exit("build the tool first: swift build --product pixelflow")
+    require_tool()
     results, failures = [], 0
     with tempfile.TemporaryDirectory() as tmp:
         for n, (message, opts) in enumerate(cases()):
             path = os.path.join(tmp, f"{n}.png")
-            spec = "CIPDF417BarcodeGenerator inputMessage=hex:" + message.hex() + "".join(
-                f" {k}={v}" for k, v in opts.items())
-            while subprocess.run([TOOL, "generate", spec, path], capture_output=True).returncode:
+            while generate("CIPDF417BarcodeGenerator", message, opts, path).returncode:
                 # A fixed size too small for the level: the next lower level (recorded),
                 # Then, at level 0, without the fixed columns.
                 if opts.get("inputCorrectionLevel", 2) > 0:
@@ -114,10 +101,8 @@ def main():
                 elif "inputDataColumns" in opts:
                     del opts["inputDataColumns"]
                 else:
-                    sys.exit(f"case {n}: {spec[:120]} cannot be generated")
-                spec = "CIPDF417BarcodeGenerator inputMessage=hex:" + message.hex() + "".join(
-                    f" {k}={v}" for k, v in opts.items())
-            img = np.asarray(Image.open(path).convert("L"))
+                    sys.exit(f"case {n}: {opts} cannot be generated")
+            img = load_gray(path)
             h, w = img.shape
             inner = img[MARGIN:h - MARGIN, MARGIN:w - MARGIN]
             assert (h - 2 * MARGIN) % ROW == 0, (n, h)
@@ -129,24 +114,18 @@ def main():
             for r in range(rows):
                 band = inner[r * ROW:(r + 1) * ROW]
                 assert (band == band[0]).all(), f"case {n}: row {r} not uniform"
-                line = "".join("1" if v < 128 else "0" for v in band[0])
+                line = dark_rows(band[:1])[0]
                 assert line.startswith("11111111010101000"), f"case {n}: row {r} lacks the start pattern"
                 lines.append(line)
-            padded = np.pad(img, 10, constant_values=255)
-            big = np.repeat(np.repeat(padded, 3, axis=0), 3, axis=1)
-            found = zxingcpp.read_barcodes(big, formats=zxingcpp.BarcodeFormat.PDF417)
-            decoded = found[0].bytes if found else b""
+            decoded = read_back(img, zxingcpp.BarcodeFormat.PDF417, margin=10, scale=3)
             if decoded != message:
                 failures += 1
                 print(f"case {n} {opts}: zxing-cpp read {decoded[:40]!r}, expected {message[:40]!r}", file=sys.stderr)
             results.append({
                 "message_hex": message.hex(), "options": opts, "rows": rows, "width": w - 2 * MARGIN,
-                "modules_fnv": fnv1a64("".join(l + "\n" for l in lines)), "zxing_hex": decoded.hex(),
+                "modules_fnv": rows_fnv(lines), "zxing_hex": decoded.hex(),
             })
-    os.makedirs(os.path.dirname(OUT), exist_ok=True)
-    with open(OUT, "w") as f:
-        json.dump({"generator": "scripts/make_pdf417_fixtures.py", "zxing_cpp": "3.1.1", "cases": results}, f, indent=1)
-        f.write("\n")
+    write_fixture(OUT, "scripts/make_pdf417_fixtures.py", results)
     print(f"{len(results)} cases, {failures} not read back, written to {os.path.relpath(OUT, ROOT)}")
     return 1 if failures else 0
 

@@ -16,27 +16,17 @@ the same thresholded image, so zxing-cpp's verdict applies to the current genera
 Run: swift build --product pixelflow && pip install zxing-cpp pillow numpy \\
      && python3 scripts/make_rounded_qr_fixtures.py
 """
-import json
 import os
 import random
-import subprocess
 import sys
 import tempfile
 
-import numpy as np
 import zxingcpp
-from PIL import Image
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TOOL = os.path.join(ROOT, ".build", "debug", "pixelflow")
-OUT = os.path.join(ROOT, "Tests", "PixelFlowTests", "Fixtures", "Barcodes", "rounded_qr.json")
+from barcode_fixtures import (ROOT, dark_rows, fixture_path, generate, load_gray, read_back, require_tool,
+                              rows_fnv, write_fixture)
 
-
-def fnv1a64(text):
-    h = 0xCBF29CE484222325
-    for b in text.encode():
-        h = ((h ^ b) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
-    return f"{h:016x}"
+OUT = fixture_path("rounded_qr.json")
 
 
 def cases():
@@ -60,30 +50,22 @@ def cases():
 
 
 def main():
-    if not os.path.exists(TOOL):
-        sys.exit("build the tool first: swift build --product pixelflow")
+    require_tool()
     results, failures = [], 0
     with tempfile.TemporaryDirectory() as tmp:
         for n, (message, opts) in enumerate(cases()):
             path = os.path.join(tmp, f"{n}.png")
-            spec = "CIRoundedQRCodeGenerator inputMessage=hex:" + message.hex() + "".join(
-                f" {k}={v}" for k, v in opts.items())
-            run = subprocess.run([TOOL, "generate", spec, path], capture_output=True, text=True)
+            run = generate("CIRoundedQRCodeGenerator", message, opts, path)
             if run.returncode:
-                sys.exit(f"case {n}: {spec[:120]}: {run.stderr.strip()}")
-            img = np.asarray(Image.open(path).convert("L"))
-            found = zxingcpp.read_barcodes(img, formats=zxingcpp.BarcodeFormat.QRCode)
-            decoded = found[0].bytes if found else b""
+                sys.exit(f"case {n}: {opts}: {run.stderr.strip()}")
+            img = load_gray(path)
+            decoded = read_back(img, zxingcpp.BarcodeFormat.QRCode)
             if decoded != message:
                 failures += 1
                 print(f"case {n} {opts}: zxing-cpp read {decoded[:40]!r}, expected {message[:40]!r}", file=sys.stderr)
-            lines = ["".join("1" if v < 128 else "0" for v in row) for row in img]
             results.append({"message_hex": message.hex(), "options": opts, "side": img.shape[0],
-                            "dark_fnv": fnv1a64("".join(l + "\n" for l in lines)), "zxing_hex": decoded.hex()})
-    os.makedirs(os.path.dirname(OUT), exist_ok=True)
-    with open(OUT, "w") as f:
-        json.dump({"generator": "scripts/make_rounded_qr_fixtures.py", "zxing_cpp": "3.1.1", "cases": results}, f, indent=1)
-        f.write("\n")
+                            "dark_fnv": rows_fnv(dark_rows(img)), "zxing_hex": decoded.hex()})
+    write_fixture(OUT, "scripts/make_rounded_qr_fixtures.py", results)
     print(f"{len(results)} cases, {failures} not read back, written to {os.path.relpath(OUT, ROOT)}")
     sys.exit(1 if failures else 0)
 
