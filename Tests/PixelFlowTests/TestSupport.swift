@@ -177,3 +177,30 @@ extension TestImages {
         return (m, ok, worst)
     }
 }
+
+extension TestImages {
+    /// Renders `image` over `rect` into a buffer of `format` with `alpha` once per schedule
+    /// (threads 1...3 and four tile sizes with `schedules`, else one) and checks each render
+    /// against `expected` (the float path's) within the byte path's bound (`compareBytes`;
+    /// within 1 unit everywhere when `strict`), and that every schedule gives the same bytes.
+    static func checkSchedules(
+        _ image: Image, rect: Rect, format: PixelFormat, alpha: AlphaMode, expected: PixelBuffer, schedules: Bool,
+        strict: Bool = false, label: String, file: StaticString, line: UInt
+    ) throws {
+        var first: PixelBuffer?
+        let schedulesTried = schedules ? [(1, 256, 64), (2, 37, 13), (3, 7, 1), (2, 256, 1)] : [(1, 256, 64)]
+        for (threads, tw, th) in schedulesTried {
+            let options = RenderContext.Options(threadCount: threads, tileWidth: tw, tileHeight: th, colorManagement: .none)
+            var out = try PixelBuffer(width: Int(rect.width), height: Int(rect.height), format: format, alphaMode: alpha)
+            try RenderContext(options: options).render(image, rect: rect, to: &out)
+            let r = compareBytes(out, expected)
+            XCTAssertTrue(r.withinBound, "\(label): \(r.worst)", file: file, line: line)
+            if strict { XCTAssertLessThanOrEqual(r.max, 1, label, file: file, line: line) }
+            if let first {
+                XCTAssertTrue(out == first, "\(label): threads \(threads), tiles \(tw)x\(th) differ", file: file, line: line)
+            } else {
+                first = out
+            }
+        }
+    }
+}

@@ -14,8 +14,10 @@
  * at most 2^14, so no intermediate saturates: the 16-bit values (6 fractional bits) stay below
  * 255.5 * 64 and the sum of two of them fits 16 bits.
  *
- * The _run entry points use SSE2 on x86-64 and 32-byte AVX2 code where the processor has it
- * (pf_csimd_uses_avx2); other targets run the portable loops. Same results everywhere.
+ * The _run entry points use SSE2 on x86-64, 32-byte AVX2 code where the processor has it
+ * (pf_csimd_uses_avx2), and 64-byte AVX-512 code where it also has AVX-512 BW and VNNI (whose
+ * vpdpwssd adds the products into the sums in one instruction); other targets run the portable
+ * loops. Same results everywhere.
  */
 #include <stdint.h>
 
@@ -33,7 +35,8 @@ void pf_u8_blur_h_from16_run(const int16_t *src, long bpp, const int16_t *half, 
                              unsigned char *dst);
 
 /* The kernels above with a choice of loops, for the tests: `variant` 0 the best the processor has
- * (as the _run functions), 1 the SSE2 loops (x86-64 baseline), 2 the scalar loops. Same results. */
+ * (as the _run functions), 1 the SSE2 loops (x86-64 baseline), 2 the scalar loops, 3 the AVX2
+ * loops (SSE2 without AVX2). Same results. */
 void pf_u8_blur_v_to16_variant(const unsigned char *const *rows, const int16_t *half, long radius, long n,
                                int16_t *dst, int variant);
 void pf_u8_blur_h_from16_variant(const int16_t *src, long bpp, const int16_t *half, long radius, long width,

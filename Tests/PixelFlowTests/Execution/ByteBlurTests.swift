@@ -37,7 +37,7 @@ final class ByteBlurTests: XCTestCase {
                     for k in 0...2 * r { acc += Int(rows[k][i]) * Int(w[k]) }
                     expected[i] = Int16(acc >> 8)
                 }
-                for variant in [0, 1, 2] {
+                for variant in [0, 1, 2, 3] {
                     var out = [Int16](repeating: -1, count: n)
                     let pointers = rows.map { UnsafeMutablePointer<UInt8>.allocate(capacity: $0.count) }
                     defer { pointers.forEach { $0.deallocate() } }
@@ -65,7 +65,7 @@ final class ByteBlurTests: XCTestCase {
                         for k in 0...2 * r { acc += Int(src[j + k * bpp]) * Int(w[k]) }
                         expected[j] = UInt8(Swift.min(255, acc >> 20))
                     }
-                    for variant in [0, 1, 2] {
+                    for variant in [0, 1, 2, 3] {
                         var out = [UInt8](repeating: 7, count: width * bpp)
                         pf_u8_blur_h_from16_variant(src, bpp, Array(w[0...r]), r, width, &out, Int32(variant))
                         XCTAssertEqual(out, expected, "bpp \(bpp), radius \(r), width \(width), variant \(variant)")
@@ -121,22 +121,10 @@ final class ByteBlurTests: XCTestCase {
             let explained = try RenderContext(colorManagement: .none).explain(image, rect: rect, into: probe)
             XCTAssertTrue(explained.contains("byte path: on"), "\(label): \(explained)", file: file, line: line)
             XCTAssertTrue(explained.contains("separable blur"), "\(label): \(explained)", file: file, line: line)
-            var first: PixelBuffer?
-            let schedulesTried = schedules ? [(1, 256, 64), (2, 37, 13), (3, 7, 1), (2, 256, 1)] : [(1, 256, 64)]
-            for (threads, tw, th) in schedulesTried {
-                let options = RenderContext.Options(threadCount: threads, tileWidth: tw, tileHeight: th, colorManagement: .none)
-                let out = try render(image, rect, format: src.format, alpha: alpha, options)
-                let r = TestImages.compareBytes(out, expected)
-                XCTAssertTrue(r.withinBound, "\(label): \(r.worst)", file: file, line: line)
-                if alpha == .premultiplied || src.alphaMode == .premultiplied || src.format == .gray8 {
-                    XCTAssertLessThanOrEqual(r.max, 1, label, file: file, line: line)
-                }
-                if let first {
-                    XCTAssertTrue(out == first, "\(label): threads \(threads), tiles \(tw)x\(th) differ", file: file, line: line)
-                } else {
-                    first = out
-                }
-            }
+            let strict = alpha == .premultiplied || src.alphaMode == .premultiplied || src.format == .gray8
+            try TestImages.checkSchedules(
+                image, rect: rect, format: src.format, alpha: alpha, expected: expected, schedules: schedules, strict: strict,
+                label: label, file: file, line: line)
         }
     }
 

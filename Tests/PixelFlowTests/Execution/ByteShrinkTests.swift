@@ -91,19 +91,9 @@ final class ByteShrinkTests: XCTestCase {
             if !isIdentity {
                 XCTAssertTrue(explained.contains("byte path: on"), "\(label): \(explained)", file: file, line: line)
             }
-            var first: PixelBuffer?
-            let schedulesTried = schedules ? [(1, 256, 64), (2, 37, 13), (3, 7, 1), (2, 256, 1)] : [(1, 256, 64)]
-            for (threads, tw, th) in schedulesTried {
-                let options = RenderContext.Options(threadCount: threads, tileWidth: tw, tileHeight: th, colorManagement: .none)
-                let out = try render(image, rect, format: src.format, alpha: alpha, options)
-                let r = compare(out, expected)
-                XCTAssertTrue(r.withinBound, "\(label): \(r.worst)", file: file, line: line)
-                if let first {
-                    XCTAssertTrue(out == first, "\(label): threads \(threads), tiles \(tw)x\(th) differ", file: file, line: line)
-                } else {
-                    first = out
-                }
-            }
+            try TestImages.checkSchedules(
+                image, rect: rect, format: src.format, alpha: alpha, expected: expected, schedules: schedules, label: label,
+                file: file, line: line)
         }
     }
 
