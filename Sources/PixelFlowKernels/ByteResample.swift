@@ -140,6 +140,18 @@ package struct ByteAxisTaps {
         for i in 0..<n {
             src.removeAll(keepingCapacity: true)
             ws.removeAll(keepingCapacity: true)
+            // Taps whose ends map to themselves all do (the steps never skip a coordinate): no
+            // merging (most outputs of a blur).
+            let first = taps.starts[i], count = taps.counts[i]
+            if count > 0, map(first) == first, map(first + count - 1) == first + count - 1 {
+                let begin = all.count
+                all.append(contentsOf: taps.weights[i * taps.stride..<i * taps.stride + count])
+                rows.append((first, begin, count))
+                span =
+                    span.map { Swift.min($0.lowerBound, first)...Swift.max($0.upperBound, first + count - 1) }
+                    ?? first...first + count - 1
+                continue
+            }
             for k in 0..<taps.counts[i] {
                 let w = taps.weights[i * taps.stride + k]
                 guard let s = map(taps.starts[i] + k) else {
@@ -173,11 +185,17 @@ package struct ByteAxisTaps {
         }
         maxTaps = Swift.max(1, rows.map(\.count).max() ?? 1)
         weights = [Int16](repeating: 0, count: n * maxTaps)
+        // The quantized weights of the last output, reused when the next has the same real ones.
+        var last: (real: ArraySlice<Double>, q: [Double])?
         for (i, p) in rows.enumerated() {
             starts[i] = Int32(p.start)
             counts[i] = Int32(p.count)
             guard p.count > 0 else { continue }
             let real = all[p.begin..<p.begin + p.count]
+            if let last, last.real == real {
+                for (k, v) in last.q.enumerated() { weights[i * maxTaps + k] = Int16(Swift.min(Swift.max(v, -32768), 32767)) }
+                continue
+            }
             var q = real.map { ($0 * ByteAxisTaps.one).rounded() }
             let target = (real.reduce(0, +) * ByteAxisTaps.one).rounded()
             // The rounding rest goes to the largest weight; among equal ones the middle one, so
@@ -198,6 +216,7 @@ package struct ByteAxisTaps {
             }
             quantizationError = Swift.max(quantizationError, 255 * Swift.max(above, below))
             for (k, v) in q.enumerated() { weights[i * maxTaps + k] = Int16(Swift.min(Swift.max(v, -32768), 32767)) }
+            last = (real, q)
         }
         let half = Int16(1 << (PF_RS_WEIGHT_BITS - 1))
         if n > 0, maxTaps == 2,

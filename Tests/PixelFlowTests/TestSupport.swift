@@ -179,6 +179,19 @@ extension TestImages {
 }
 
 extension TestImages {
+    /// The float path's render of `image` over `rect` into a buffer of `format` with `alpha`
+    /// (color management off, 1 thread), and what `explain()` says of the default render.
+    static func floatPathAndExplain(_ image: Image, rect: Rect, format: PixelFormat, alpha: AlphaMode) throws -> (
+        expected: PixelBuffer, explained: String
+    ) {
+        var floatOptions = RenderContext.Options(threadCount: 1, colorManagement: .none)
+        floatOptions.usesBytePath = false
+        var expected = try PixelBuffer(width: Int(rect.width), height: Int(rect.height), format: format, alphaMode: alpha)
+        try RenderContext(options: floatOptions).render(image, rect: rect, to: &expected)
+        let explained = try RenderContext(colorManagement: .none).explain(image, rect: rect, into: expected)
+        return (expected, explained)
+    }
+
     /// Renders `image` over `rect` into a buffer of `format` with `alpha` once per schedule
     /// (threads 1...3 and four tile sizes with `schedules`, else one) and checks each render
     /// against `expected` (the float path's) within the byte path's bound (`compareBytes`;

@@ -114,11 +114,7 @@ final class ByteBlurTests: XCTestCase {
     ) throws {
         for (name, image, rect) in try cases(src, wide: wide) {
             let label = "\(name) of \(src.width)x\(src.height) \(src.format) \(src.alphaMode) into \(alpha)"
-            var floatOptions = RenderContext.Options(threadCount: 1, colorManagement: .none)
-            floatOptions.usesBytePath = false
-            let expected = try render(image, rect, format: src.format, alpha: alpha, floatOptions)
-            let probe = try PixelBuffer(width: Int(rect.width), height: Int(rect.height), format: src.format, alphaMode: alpha)
-            let explained = try RenderContext(colorManagement: .none).explain(image, rect: rect, into: probe)
+            let (expected, explained) = try TestImages.floatPathAndExplain(image, rect: rect, format: src.format, alpha: alpha)
             XCTAssertTrue(explained.contains("byte path: on"), "\(label): \(explained)", file: file, line: line)
             XCTAssertTrue(explained.contains("separable blur"), "\(label): \(explained)", file: file, line: line)
             let strict = alpha == .premultiplied || src.alphaMode == .premultiplied || src.format == .gray8

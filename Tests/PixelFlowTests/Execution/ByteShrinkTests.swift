@@ -82,11 +82,7 @@ final class ByteShrinkTests: XCTestCase {
     {
         for (name, image, rect) in try cases(src) where rect.width >= 1 && rect.height >= 1 {
             let label = "\(name) of \(src.width)x\(src.height) \(src.format) \(src.alphaMode) into \(alpha)"
-            var floatOptions = RenderContext.Options(threadCount: 1, colorManagement: .none)
-            floatOptions.usesBytePath = false
-            let expected = try render(image, rect, format: src.format, alpha: alpha, floatOptions)
-            let probe = try PixelBuffer(width: Int(rect.width), height: Int(rect.height), format: src.format, alphaMode: alpha)
-            let explained = try RenderContext(colorManagement: .none).explain(image, rect: rect, into: probe)
+            let (expected, explained) = try TestImages.floatPathAndExplain(image, rect: rect, format: src.format, alpha: alpha)
             let isIdentity = image.extent == Image(src).extent && !name.hasPrefix("box")
             if !isIdentity {
                 XCTAssertTrue(explained.contains("byte path: on"), "\(label): \(explained)", file: file, line: line)
