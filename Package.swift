@@ -45,7 +45,12 @@ let package = Package(
         .target(name: "PixelFlowKernels", dependencies: ["PixelFlowCore", "CSIMD"], path: "Sources/PixelFlowKernels"),
         // PixelFlowGraph: the node kinds and their descriptions (Graph), the optimizer's passes.
         .target(name: "PixelFlowGraph", dependencies: ["PixelFlowCore", "PixelFlowKernels", "CSIMD"], path: "Sources/PixelFlowGraph"),
-        .target(name: "PixelFlow", dependencies: ["PixelFlowCore", "PixelFlowKernels", "PixelFlowGraph", "CCodecShims", "CSIMD"], path: "Sources/PixelFlow",
+        // PixelFlowEngine: lowering a graph into a Pipeline, the evaluator, the scheduler, byte
+        // forms, render plans, RenderContext's renders of a graph (its Image entry points and
+        // file writes are in PixelFlow).
+        .target(name: "PixelFlowEngine", dependencies: ["PixelFlowCore", "PixelFlowKernels", "PixelFlowGraph", "CSIMD"],
+                path: "Sources/PixelFlowEngine"),
+        .target(name: "PixelFlow", dependencies: ["PixelFlowCore", "PixelFlowKernels", "PixelFlowGraph", "PixelFlowEngine", "CCodecShims", "CSIMD"], path: "Sources/PixelFlow",
                 // The face detector's models (OpenCV cascades, licences beside them), read
                 // through Bundle.module: Detectors/Face/Resources/README.md.
                 resources: [.copy("Detectors/Face/Resources")]),
@@ -63,7 +68,8 @@ let package = Package(
         .executableTarget(name: "LiveDetection", dependencies: ["PixelFlow", "ExampleSupport"], path: "Examples/LiveDetection"),
         .executableTarget(name: "Transitions", dependencies: ["PixelFlow", "ExampleSupport"], path: "Examples/Transitions"),
         .executableTarget(name: "FaceMarkers", dependencies: ["PixelFlow", "ExampleSupport"], path: "Examples/FaceMarkers"),
-        .testTarget(name: "PixelFlowTests", dependencies: ["PixelFlow", "PixelFlowCore", "PixelFlowKernels", "PixelFlowGraph"], path: "Tests/PixelFlowTests",
+        .testTarget(name: "PixelFlowTests", dependencies: ["PixelFlow", "PixelFlowCore", "PixelFlowKernels", "PixelFlowGraph", "PixelFlowEngine"],
+                    path: "Tests/PixelFlowTests",
                     exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]

@@ -34,7 +34,7 @@ BASELINE = os.path.join(ROOT, "Docs", "API", "baseline.txt")
 UNDOCUMENTED = os.path.join(ROOT, "Docs", "API", "undocumented.txt")
 CHANGELOG = os.path.join(ROOT, "CHANGELOG.md")
 # The library's targets, lowest layer first; PixelFlow, the product, re-exports the others.
-MODULES = ["PixelFlowCore", "PixelFlowKernels", "PixelFlowGraph", "PixelFlow"]
+MODULES = ["PixelFlowCore", "PixelFlowKernels", "PixelFlowGraph", "PixelFlowEngine", "PixelFlow"]
 MODULE = MODULES[-1]
 
 

@@ -4,3 +4,4 @@
 @_exported import PixelFlowCore
 @_exported import PixelFlowKernels
 @_exported import PixelFlowGraph
+@_exported import PixelFlowEngine

@@ -3,6 +3,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// SplitMix64: a small seeded generator so test images are the same on every run.
 struct SeededRandom: RandomNumberGenerator {

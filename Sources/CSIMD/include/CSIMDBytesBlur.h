@@ -2,7 +2,7 @@
 #define PIXELFLOW_CSIMD_BYTES_BLUR_H
 /*
  * Separable blurs of 8-bit rows with symmetric fixed-point taps (the byte form of Gaussian and
- * box blurs; Sources/PixelFlow/Execution/ByteForms+Blur.swift). The same arithmetic as the
+ * box blurs; Sources/PixelFlowEngine/ByteForms+Blur.swift). The same arithmetic as the
  * resampling kernels of CSIMDBytesResample.h with the weights w[0 ... 2r] of every output,
  * w[k] == w[2r - k] >= 0: the two taps at the same distance are added first and multiplied once,
  * (s[i - d] + s[i + d]) * w[r - d], which halves the multiplies. Integer sums, so each output

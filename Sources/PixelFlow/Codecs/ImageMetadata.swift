@@ -72,37 +72,6 @@ public struct CICP: Sendable, Hashable {
     }
 }
 
-/// CIE 1931 xy chromaticities of a white point and three primaries (PNG's cHRM chunk).
-public struct Chromaticities: Sendable, Hashable {
-    /// The white point's x chromaticity (D65: 0.3127).
-    public var whiteX: Double
-    /// The white point's y chromaticity (D65: 0.3290).
-    public var whiteY: Double
-    /// The red primary's x chromaticity (sRGB: 0.64).
-    public var redX: Double
-    /// The red primary's y chromaticity (sRGB: 0.33).
-    public var redY: Double
-    /// The green primary's x chromaticity (sRGB: 0.30).
-    public var greenX: Double
-    /// The green primary's y chromaticity (sRGB: 0.60).
-    public var greenY: Double
-    /// The blue primary's x chromaticity (sRGB: 0.15).
-    public var blueX: Double
-    /// The blue primary's y chromaticity (sRGB: 0.06).
-    public var blueY: Double
-
-    /// Chromaticities from CIE 1931 xy coordinates, each in 0...1.
-    public init(
-        whiteX: Double, whiteY: Double, redX: Double, redY: Double, greenX: Double, greenY: Double,
-        blueX: Double, blueY: Double
-    ) {
-        self.whiteX = whiteX; self.whiteY = whiteY
-        self.redX = redX; self.redY = redY
-        self.greenX = greenX; self.greenY = greenY
-        self.blueX = blueX; self.blueY = blueY
-    }
-}
-
 /// The blocks an encoder writes into a file, resolved from `EncodeOptions` by the caller:
 /// each is written as given when present and left out when `nil`.
 struct _EmbeddedMetadata: Sendable, Equatable {

@@ -4,6 +4,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// `pixelflow generate`, run as a subprocess: finite and infinite extents, `--size`, formats,
 /// standard output, `hex:` messages, and the exit statuses of errors.

@@ -3,6 +3,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// `pixelflow thumbnail`, run as a subprocess: the size and aspect ratio of the box, the
 /// EXIF orientation, shrink-on-load against `--exact`, and the exit statuses of errors.

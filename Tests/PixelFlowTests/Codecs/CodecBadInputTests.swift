@@ -2,6 +2,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// Hostile, corrupt and truncated input: every case throws a named error, none crashes.
 final class CodecBadInputTests: XCTestCase {

@@ -2,6 +2,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// EXIF orientation parsing (both byte orders) and the eight transforms.
 final class CodecEXIFOrientationTests: XCTestCase {

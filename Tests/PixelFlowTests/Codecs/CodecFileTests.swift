@@ -3,6 +3,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// Writing files atomically, choosing formats by extension, and file descriptors.
 final class CodecFileTests: XCTestCase {

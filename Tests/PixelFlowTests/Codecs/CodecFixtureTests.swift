@@ -2,6 +2,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// Files written by other software (Pillow; see scripts/make_codec_fixtures.py).
 final class CodecFixtureTests: XCTestCase {

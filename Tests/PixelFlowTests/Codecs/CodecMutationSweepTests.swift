@@ -3,6 +3,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// Random mutations of small files of every format: each must decode or throw. Expensive,
 /// so it runs only when `PIXELFLOW_CODEC_SWEEP` is set to a number of mutations per file,

@@ -2,6 +2,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// The PNM and BMP variants beyond the fixtures, written byte by byte.
 final class CodecPNMAndBMPTests: XCTestCase {

@@ -2,6 +2,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// Encode then decode, for every format and pixel layout it stores losslessly.
 final class CodecRoundTripTests: XCTestCase {

@@ -3,6 +3,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// The GIF codec: fixtures written with Pillow 13 (Fixtures/GIF/make_fixtures.py), round
 /// trips through the encoder, the animation writer, and hostile input.

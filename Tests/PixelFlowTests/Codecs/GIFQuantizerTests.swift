@@ -2,6 +2,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// `_GIFQuantizer` on seeded random and smooth images: palette bounds, error bounds against
 /// a uniform 3-3-2 palette, exactness for few colors, the effect of dithering, determinism.

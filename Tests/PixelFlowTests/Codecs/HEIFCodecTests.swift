@@ -3,6 +3,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// HEIF (HEVC) and AVIF (AV1) through libheif: fixtures written by independent encoders
 /// (pillow-heif 1.8, Pillow 13 with libavif; Fixtures/HEIF/make_fixtures.py), round trips,

@@ -4,6 +4,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// PixelFlow's deflate encoder (`pf_deflate`, Sources/CCodecShims/pf_deflate.c), checked by
 /// zlib's inflate, an independent decoder: byte streams that stress each part of it (stored

@@ -4,6 +4,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// The PNG encoder of non-interlaced files: rows filtered by the minimum-sum heuristic and
 /// compressed in parallel chunks (`_PNGImageDataEncoder`). Checked against libpng's decoder

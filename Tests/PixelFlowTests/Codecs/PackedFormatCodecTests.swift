@@ -4,6 +4,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// Every encoder takes `bgra8` and `argb8` buffers, converted to `rgba8` at the codec
 /// boundary: the file's bytes are those of the rgba8 buffer holding the same pixels.

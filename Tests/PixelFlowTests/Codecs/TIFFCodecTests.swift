@@ -3,6 +3,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// The TIFF codec: fixtures written by tifffile and Pillow (Fixtures/TIFF/make_fixtures.py),
 /// round trips through every layout and compression the encoder writes, metadata, pages,

@@ -3,6 +3,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// The WebP codec: fixtures written by Pillow 13 (its bundled libwebp 1.6, see
 /// Fixtures/WebP/README.md), round trips through PixelFlow's encoder, metadata, animations

@@ -3,6 +3,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// ICC color management against references computed without lcms2: the Display P3 fixtures'
 /// expected values come from the published primaries and curves (numpy, in

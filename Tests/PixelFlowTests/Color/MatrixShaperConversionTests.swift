@@ -4,6 +4,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// PixelFlow's own matrix/TRC conversion (`_MatrixShaperConversion`) against lcms2's float
 /// transform, the reference it replaces, on every 8-bit value of each channel (in 65536

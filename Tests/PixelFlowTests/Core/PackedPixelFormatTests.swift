@@ -4,6 +4,7 @@ import XCTest
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
 @testable import PixelFlowCore
+@testable import PixelFlowEngine
 
 /// `bgra8` and `argb8`: their byte layouts, packed 32-bit access, the float subscript and
 /// conversions to and from every other format. References are written from the formats'

@@ -3,6 +3,7 @@ import XCTest
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
 @testable import PixelFlowCore
+@testable import PixelFlowEngine
 
 final class PixelBufferTests: XCTestCase {
     func testInvalidDimensionsThrow() {

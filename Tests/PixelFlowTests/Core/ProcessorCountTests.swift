@@ -5,6 +5,7 @@ import XCTest
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
 @testable import PixelFlowCore
+@testable import PixelFlowEngine
 
 /// The default thread count follows the processors the process may use, as a batch job on a
 /// cluster gets them: affinity masks and control-group CPU quotas.

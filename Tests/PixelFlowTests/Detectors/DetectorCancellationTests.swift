@@ -5,6 +5,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// Progress reports and cancellation of the three detectors (`QRCodeDetector`,
 /// `RectangleDetector`, `FaceDetector`), with the promises of renders (`CancellationTests`):

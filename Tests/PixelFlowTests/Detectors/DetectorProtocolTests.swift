@@ -2,6 +2,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// The three detectors through the `Detector` protocol, the rectangle detector made from the
 /// shared `DetectorOptions`, and Core Image's feature spellings.

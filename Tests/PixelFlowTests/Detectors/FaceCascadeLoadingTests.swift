@@ -3,6 +3,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// Reading cascade XML: the installed files load; malformed, truncated and hostile files
 /// throw a `PixelFlowError` that says what is wrong, and never trap.

@@ -3,6 +3,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// The cascade engine against OpenCV 4's `CascadeClassifier::detectMultiScale`, window by
 /// window, on the photographs in Fixtures/Faces (made by make_fixtures.py there).

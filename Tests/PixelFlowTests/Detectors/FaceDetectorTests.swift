@@ -3,6 +3,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// `FaceDetector` on the photographs in Fixtures/Faces against OpenCV's `detectMultiScale`
 /// (expected.json, made by make_fixtures.py with OpenCV 4 and the Debian opencv-data

@@ -3,6 +3,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// The HOG face detector of `.high` accuracy: its features against a plain scalar reference
 /// (itself checked against the numpy features of `scripts/face_hog_reference.py`), its layer

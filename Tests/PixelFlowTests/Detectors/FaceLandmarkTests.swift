@@ -3,6 +3,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// The 5-point landmark predictor of `.high` accuracy (`_FaceShapePredictor`) against dlib's
 /// own `shape_predictor` on the same face boxes (Fixtures/FaceLandmarks/landmarks.json, made

@@ -3,6 +3,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// The cascade files ship as package resources: faces are found with no OpenCV data installed,
 /// and OpenCV's files still load by path.

@@ -3,6 +3,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// The detectors read `bgra8` and `argb8` buffers as the rgba8 buffers holding the same
 /// pixels: the same features, and for faces the same gray plane.

@@ -3,6 +3,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// A segno-made symbol from Tests/PixelFlowTests/Fixtures/QR (see scripts/make_qr_fixtures.py).
 struct QRFixture {

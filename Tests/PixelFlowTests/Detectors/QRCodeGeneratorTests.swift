@@ -3,6 +3,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 final class QRCodeGeneratorTests: XCTestCase {
     /// Reads the modules back from a rendered code: `scale` pixels per module, 4-module quiet zone.

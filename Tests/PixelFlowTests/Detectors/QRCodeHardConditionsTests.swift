@@ -3,6 +3,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// Codes in hard light and contrast (issue #24): image fixtures made by
 /// scripts/make_qr_hard_fixtures.py (segno symbols drawn through a perspective camera), each

@@ -4,6 +4,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// The finder scan's fast parts against plain references: the runs of a row (a scalar loop),
 /// the integer 1:1:3:1:1 test (the floating-point `ratioMatches` at tolerance 0.5), and the

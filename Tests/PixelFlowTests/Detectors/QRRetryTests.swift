@@ -1,6 +1,7 @@
 import XCTest
 
 @testable import PixelFlow
+@testable import PixelFlowEngine
 
 /// The pieces behind the cheaper retries of `QRCodeDetector` (Docs/QRCode.md, "Retries by cost
 /// per code"): the crop the doubled pass runs on (against a copy pixel by pixel), the region

@@ -3,6 +3,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// Symbols PixelFlow made and an independent decoder (zxing-cpp) read back, from
 /// Tests/PixelFlowTests/Fixtures/QR/zxing (see scripts/make_qr_zxing_fixtures.py).

@@ -3,6 +3,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// Generated scenes: a light document or card drawn in perspective with the Canvas (a quad
 /// with text-like dark strokes) over a cluttered background (a gradient, random lines and

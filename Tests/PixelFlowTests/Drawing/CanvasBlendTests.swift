@@ -1,6 +1,7 @@
 import XCTest
 
 @testable import PixelFlow
+@testable import PixelFlowEngine
 
 /// Canvas blend modes, global alpha, saved states and image drawing, against the published
 /// formulas (Porter-Duff 1984; W3C Compositing and Blending Level 1 for the separable modes)

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import PixelFlow
+@testable import PixelFlowEngine
 
 /// Paths, strokes with dashes, and clipping, against analytic areas: a parabolic segment
 /// (2/3 of its box), the area under a cubic Bézier with evenly spaced x controls (L (a + b) / 4),

@@ -3,6 +3,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// Canvas coverage against a reference computed here by supersampling each pixel on a
 /// 16 x 16 grid with an exact inside test; tolerance 0.03 of coverage (the grid itself is

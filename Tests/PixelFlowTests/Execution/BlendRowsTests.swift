@@ -2,6 +2,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// A blend of two sources runs chunk by chunk (`Evaluator.blendRows`), and premultiplied
 /// float inputs take the built-in kernels straight from the buffers' rows (no copies,

@@ -2,6 +2,7 @@ import CSIMD
 import XCTest
 
 @testable import PixelFlow
+@testable import PixelFlowEngine
 
 /// The byte form of color matrices and grayscale (ByteColor.swift): the kernels against a
 /// scalar reference, renders within 1 unit of the float path and of a reference in double

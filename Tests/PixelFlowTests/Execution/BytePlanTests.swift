@@ -2,6 +2,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// The byte path (`BytePlan`) gives exactly the float path's bytes, for every schedule, and is
 /// refused where it would not.

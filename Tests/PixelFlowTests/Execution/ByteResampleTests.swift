@@ -4,6 +4,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// The byte form of resampling (bilinear scales and Lanczos-3 on bytes with fixed-point taps):
 /// within 1 unit of the float path and of a scalar reference on every pixel and channel, the

@@ -2,6 +2,7 @@ import CSIMD
 import XCTest
 
 @testable import PixelFlow
+@testable import PixelFlowEngine
 
 /// The 16-bit prepass of byte resamples (ByteForms+Shrink.swift): integer box shrinks, the
 /// thumbnail's box shrink + Lanczos-3, and resampling straight translucent alpha (premultiplied

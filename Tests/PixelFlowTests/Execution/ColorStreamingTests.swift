@@ -3,6 +3,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// Files with a color profile to apply, and CMYK files, are streamed with their rows
 /// converted as the full decode converts them: the same floats (or bytes), bit for bit.

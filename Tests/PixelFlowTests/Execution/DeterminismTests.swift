@@ -2,6 +2,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// A schedule (threads, tile size) never changes the pixels, and the pixels are the
 /// reference evaluator's (Support/ReferenceEvaluator.swift) within its tolerance.

@@ -4,6 +4,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// `MemoryBudget`: renders wait for bytes instead of failing, never hold more than the budget
 /// together (a single render larger than it runs alone), and give everything back.

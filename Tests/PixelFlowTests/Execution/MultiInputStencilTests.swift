@@ -2,6 +2,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// Stencils that read a second image (`StencilKernel.reading`): the planner asks each input
 /// for its own region of interest, tile-local and whole-region kernels see the same pixels,

@@ -3,6 +3,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// EXIF orientations 3 to 8 are applied in the stream: 3 (turned 180 degrees) and 4 (flipped
 /// top to bottom) spool rows to an unlinked temporary file and read them back bottom up; 5 to

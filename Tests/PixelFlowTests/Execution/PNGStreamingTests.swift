@@ -3,6 +3,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// Streamed PNG sources and streamed PNG writes: the rows of a full decode for every layout
 /// (`gray8`, `rgba8`, `rgba16`), and the bytes of rendering whole then encoding, whatever the

@@ -3,6 +3,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// Streamed PNM and BMP sources (`_PNMRowDecoder`, `_BMPRowDecoder`) and streamed PNM and BMP
 /// writes (`_PNMRowEncoder`, `_BMPRowEncoder`): the same pixels as a full decode for every

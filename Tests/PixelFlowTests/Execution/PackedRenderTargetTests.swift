@@ -4,6 +4,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// Rendering into `bgra8` and `argb8` buffers, and reading them as sources: the bytes are
 /// those of the same render into `rgba8`, moved to the format's order (tolerance 0), for

@@ -4,6 +4,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// The lowered `Pipeline`: what a render decides once, asserted on the typed value (not on
 /// `explain()`'s text, not on tiling arithmetic), and the tile loop that only carries it out

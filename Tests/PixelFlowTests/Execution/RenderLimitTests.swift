@@ -2,6 +2,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// The per-render limit covers every region a render computes, not only its output: a small
 /// output can need a huge input region (a 40 x 40 render of an infinite blurred image scaled

@@ -3,6 +3,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// Rendering a source as it is into a buffer of another format converts each row in one pass
 /// (`RenderContext.sourceConversion`): 8-bit RGBA to gray8 (`pf_rgba8_to_gray8_row_run`) and

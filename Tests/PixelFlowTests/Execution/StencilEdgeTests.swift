@@ -2,6 +2,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// Edge tiles of a stencil over a clamped float source (`Evaluator.edgeSplit`): the part of
 /// the tile whose input region lies inside the source reads the source where it is stored, and

@@ -2,6 +2,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// Custom stencil kernels, tile-local and whole-region, agree with a plain loop and with
 /// each other whatever the schedule.

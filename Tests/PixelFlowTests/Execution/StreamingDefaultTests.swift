@@ -3,6 +3,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// Files are read as streamed sources by default, with the same pixels as a full decode, and
 /// `explain()` says how they are read.

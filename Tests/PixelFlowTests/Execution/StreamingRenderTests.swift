@@ -3,6 +3,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// Streamed JPEG sources (`Image(contentsOfFile:options:streaming:)`) and streamed JPEG writes
 /// (`RenderContext.write(_:toFile:...)`): same pixels and same bytes as decoding, rendering

@@ -3,6 +3,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// Streamed TIFF sources (strips and tiles decoded band by band) and streamed TIFF writes
 /// (strip by strip to the file): the rows of a full decode and the bytes of encoding the

@@ -4,6 +4,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// Many threads rendering shared images with one shared context. Run under
 /// `swift test --sanitize=thread` to let ThreadSanitizer check it (Docs/Reliability.md).

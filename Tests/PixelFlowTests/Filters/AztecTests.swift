@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import PixelFlow
+@testable import PixelFlowEngine
 
 /// `CIAztecCodeGenerator`: the character modes read back by a decoder written here from the
 /// standard's table, bit stuffing, Reed-Solomon check words against syndromes computed with

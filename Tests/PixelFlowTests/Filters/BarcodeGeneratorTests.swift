@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import PixelFlow
+@testable import PixelFlowEngine
 
 /// `CIBarcodeGenerator`: a descriptor made from a message draws exactly what the generator of
 /// its kind draws for that message; a payload with corrupted codewords is drawn as given (the

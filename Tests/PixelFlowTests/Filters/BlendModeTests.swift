@@ -2,6 +2,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// The composite operations of Filters/BlendModeFilters.swift rendered end to end and compared
 /// with plain scalar formulas written here from the W3C Compositing and Blending Level 1

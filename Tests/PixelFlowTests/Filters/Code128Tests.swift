@@ -4,6 +4,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// `CICode128BarcodeGenerator`: the standard's structure and check character, bad input, and
 /// symbols that an independent decoder read back (Tests/PixelFlowTests/Fixtures/Barcodes,

@@ -2,6 +2,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// Renders `make(Image(input))` with `context` and compares every pixel with `ref` applied to
 /// the input's stored straight values, within `tolerance` (absolute, all four channels).

@@ -2,6 +2,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// The color effects of Filters/ColorEffectFilters.swift, ColorCubeFilter.swift,
 /// ColorAdjustmentFilters+Curves.swift (cross polynomial aside) and the CIELAB filters of

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import PixelFlow
+@testable import PixelFlowEngine
 
 /// CIColorCurves, CIColorCubeWithColorSpace, CIColorCubesMixedWithMask,
 /// CIHueSaturationValueGradient and CISignedDistanceGradientFromRedMask against references

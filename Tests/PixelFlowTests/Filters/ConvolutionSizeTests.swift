@@ -2,6 +2,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// The 5x5, 7x7, 9-tap and RGB convolutions against a plain correlation loop.
 final class ConvolutionSizeTests: XCTestCase {

@@ -2,6 +2,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// CIDisplacementDistortion and CIGlassDistortion against scalar references written here
 /// (Double positions, bilinear sampling with pixel centers at half integers, transparent

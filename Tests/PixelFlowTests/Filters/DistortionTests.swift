@@ -2,6 +2,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// Helpers shared by the warp filter tests (distortions, tiles, scaling).
 enum WarpTestSupport {

@@ -2,6 +2,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// `Filter`, the CIFilter-shaped API: lookup, keys, attributes, setting values, output.
 final class FilterAPITests: XCTestCase {

@@ -3,6 +3,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// Docs/Filters.md is generated from the descriptors (with a picture of each filter from
 /// Docs/Gallery) and must match them; the gallery holds exactly one picture per filter.

@@ -2,6 +2,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// The foundation's filters rendered end to end and compared with plain formulas written
 /// here, on stored values (`colorManagement: .none`) of seeded random images.

@@ -2,6 +2,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// Renders `image` over `rect` as premultiplied rgbaF32 with stored values (no color management),
 /// so generator output can be compared with plain formulas.

@@ -2,6 +2,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// The gradient generators (GradientFilters.swift) against scalar references of their
 /// formulas at every pixel of renders placed anywhere on their infinite extents, with stored

@@ -3,6 +3,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// CIGuidedFilter and CIEdgePreserveUpsampleFilter: against a scalar Double reference written
 /// here (direct box sums, edges repeated) and against numpy values from the paper's algorithm

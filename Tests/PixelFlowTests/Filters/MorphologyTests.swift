@@ -3,6 +3,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// Morphology against plain loops (transparent outside the image) and against OpenCV fixtures
 /// (scripts/make_blur_fixtures.py), and the median and box blur against OpenCV too.

@@ -4,6 +4,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// `CIPDF417BarcodeGenerator`: the standard's codeword patterns, compaction and Reed-Solomon
 /// examples, bad input, and symbols that an independent decoder read back

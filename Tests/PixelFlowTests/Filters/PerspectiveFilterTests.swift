@@ -2,6 +2,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 final class PerspectiveFilterTests: XCTestCase {
     let quad = [Point(x: 40.3, y: 30.7), Point(x: 250.2, y: 52.1), Point(x: 230.6, y: 200.4), Point(x: 60.1, y: 185.9)]

@@ -3,6 +3,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// CIPerspectiveRotate against a scalar reference written here from the geometry (a ray
 /// through each output pixel meets the turned plane; no homography code shared with the

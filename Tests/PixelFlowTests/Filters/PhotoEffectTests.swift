@@ -3,6 +3,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// The photo effects against values computed with numpy and scipy from the published curves
 /// (scripts/make_photo_effect_fixtures.py, Docs/ColorLooks.md).

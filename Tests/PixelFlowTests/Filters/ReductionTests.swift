@@ -2,6 +2,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// Reductions against plain loops over the same pixels (stored values, premultiplied).
 final class ReductionTests: XCTestCase {

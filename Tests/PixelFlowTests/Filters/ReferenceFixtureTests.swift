@@ -3,6 +3,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// Gaussian blur and Lanczos scale against values made by OpenCV and Pillow
 /// (scripts/make_filter_fixtures.py).

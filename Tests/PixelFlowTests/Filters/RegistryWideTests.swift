@@ -3,6 +3,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// Checks that every registered filter meets the contracts its descriptor declares. The
 /// tests loop over `FilterRegistry.all`, so a filter added later is covered without a line

@@ -2,6 +2,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// `Image.resizableImage(capInsets:targetSize:resizingMode:)` against a scalar reference of
 /// UIKit's nine-part drawing, written from its definition: corners copied, edges and middle

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import PixelFlow
+@testable import PixelFlowEngine
 
 /// `CIRoundedQRCodeGenerator`: every module center shows the symbol's module, the center
 /// space is empty, bad input throws, and the images that zxing-cpp read back

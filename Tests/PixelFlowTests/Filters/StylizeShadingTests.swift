@@ -3,6 +3,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// CIGaborGradients, CIDepthOfField and CIShadedMaterial against scalar references written
 /// here, on stored values of opaque images (so premultiplied equals straight).

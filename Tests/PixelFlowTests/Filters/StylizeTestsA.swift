@@ -2,6 +2,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// Stylize filters (masks, cells, glow, spot color) against scalar references written from
 /// the formulas in the filters' file headers, on stored values (`rawContext`). Tolerances:

@@ -3,6 +3,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// Stylize filters (edges and tone) against plain scalar references in Double over the whole
 /// image, with edge pixels repeated outward (the filters clamp to the extent). Renders use

@@ -2,6 +2,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// The transitions (TransitionFilters.swift): every one is exact at its ends (time 0 gives the
 /// image, time 1 the target, bit for bit over the effect's rect), and the ones with a closed

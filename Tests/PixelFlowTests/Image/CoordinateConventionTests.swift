@@ -3,6 +3,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// `CoordinateConvention.coreImage`: Core Image snippets run unchanged apart from the option
 /// give what the same snippet gives in top-left coordinates with every y mirrored by hand

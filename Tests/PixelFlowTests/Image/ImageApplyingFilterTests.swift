@@ -2,6 +2,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// `Image.applyingFilter(_:parameters:)`, Core Image's `applyingFilter`, against the registry
 /// it stands for: the same pixels for every spelling of names and keys, the same errors.

@@ -3,6 +3,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// `Image.fileOrientation`: the orientation a file declared and whether reading it applied
 /// it, for every way `Image(contentsOfFile:)` and `Image(encoded:)` read a file (decoded

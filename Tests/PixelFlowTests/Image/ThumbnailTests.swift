@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import PixelFlow
+@testable import PixelFlowEngine
 
 /// `Image.thumbnail`: sizes per content mode, the file entry (JPEG shrink-on-load,
 /// orientation), and how far the box shrink + Lanczos-3 result is from one Lanczos-3 pass over

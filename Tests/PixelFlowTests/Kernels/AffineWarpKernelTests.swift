@@ -2,6 +2,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// The bilinear affine warp row in C (`pf_affine_bilinear_row_run`, through `affineWarpRow`)
 /// against the scalar reference below (per-pixel Double coordinates and `bilinearSample`),

@@ -2,6 +2,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// The 8-bit order-statistic kernels (`byteStencilTile` and the C row kernels under it,
 /// Sources/CSIMD/include/CSIMDBytes.h, on 16-byte vectors and, through the dispatched

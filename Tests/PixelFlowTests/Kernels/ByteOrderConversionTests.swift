@@ -4,6 +4,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// The 4 x 8-bit row kernels in every byte order (`pf_load_4x8_row`, `pf_store_4x8_row` and
 /// their sRGB forms, inline and dispatched, through `loadRowRGBA` / `storeRowRGBA`) against a

@@ -2,6 +2,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// The vectorized pow against Double's, over the range gamma and exposure chains use.
 final class FastMathTests: XCTestCase {

@@ -3,6 +3,7 @@ import CSIMD
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// Every SIMD row kernel against a plain scalar loop on seeded random rows.
 /// Tolerances are stated per kernel: 0 where the kernel does the same operations in the

@@ -3,6 +3,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// The planar point program (`pf_point_program`, `PointProgram`) against the interleaved row
 /// kernels it replaces, and those kernels' alpha helpers against plain scalar loops.

@@ -2,6 +2,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// The vectorized C row kernels (CSIMD.h) and the fast paths built on them, against the
 /// Swift code they replace. Tolerance 0 everywhere: each fast path performs the same

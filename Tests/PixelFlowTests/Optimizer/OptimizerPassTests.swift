@@ -2,6 +2,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// Each pass alone: the graph before, the graph after, and rendered pixels equal to the
 /// unoptimized graph within the stated tolerance.

@@ -2,6 +2,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// Assertions on the plan itself: stages, fused nodes, materialized buffers.
 final class PlanTests: XCTestCase {

@@ -3,6 +3,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// Shrink-on-load (`ShrinkSourcesOnLoad`): which graphs it rewrites and with which factor,
 /// that the shrunk decode has libjpeg's rounded-up size, how far its results are from the

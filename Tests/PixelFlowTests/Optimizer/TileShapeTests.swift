@@ -2,6 +2,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// The shape of the output tiles (`RenderPlan.outputGrid`): full-width bands where every
 /// output row reads its input rows from left to right (pointwise chains; and scales without

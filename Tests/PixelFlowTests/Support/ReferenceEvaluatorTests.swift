@@ -3,6 +3,7 @@ import XCTest
 @testable import PixelFlow
 @testable import PixelFlowKernels
 @testable import PixelFlowGraph
+@testable import PixelFlowEngine
 
 /// The reference evaluator covers every node kind (`Op`), and agrees with values worked out by
 /// hand where the engine is not involved at all.

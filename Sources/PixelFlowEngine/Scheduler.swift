@@ -6,14 +6,14 @@ import Synchronization
 /// Workers take items in increasing order from a shared counter, each with its own `Arena`
 /// (reset before every item). Which worker runs an item never changes what the item computes,
 /// so results do not depend on the thread count.
-enum Scheduler {
+package enum Scheduler {
     ///
     /// When the render this runs in is cancelled (see `RenderControl`), workers stop taking
     /// items; the caller checks `RenderControl.current?.isCancelled` afterwards.
     ///
     /// With `arenas`, worker `i` uses `arenas[i]` instead of a new arena, so a render that runs
     /// many short parallel loops (a streaming render's strips) reuses warm scratch memory.
-    static func run(
+    package static func run(
         count: Int, threads: Int, arenas: ArenaPool? = nil,
         _ body: @Sendable (_ item: Int, _ arena: Arena) -> Void
     ) {
@@ -50,18 +50,22 @@ enum Scheduler {
 /// `@unchecked Sendable` because it carries raw pointers into one `PixelBuffer` or scratch
 /// buffer. Invariant: every work item writes only the rows or pixels of its own tile, the
 /// tiles of one render are disjoint, and the memory outlives the `Scheduler.run` call.
-struct SharedPixels: @unchecked Sendable {
-    let base: UnsafeMutableRawPointer
-    let bytesPerRow: Int
+package struct SharedPixels: @unchecked Sendable {
+    package let base: UnsafeMutableRawPointer
+    package let bytesPerRow: Int
+    package init(base: UnsafeMutableRawPointer, bytesPerRow: Int) {
+        self.base = base
+        self.bytesPerRow = bytesPerRow
+    }
 }
 
 /// One arena per worker, kept across `Scheduler.run` calls.
 ///
 /// `@unchecked Sendable`: `Scheduler.run` gives arena `i` only to worker `i` of one loop, and
 /// the loops of a render run one after another, so no arena is used by two threads at once.
-final class ArenaPool: @unchecked Sendable {
+package final class ArenaPool: @unchecked Sendable {
     private let arenas: [Arena]
-    init(count: Int) { arenas = (0..<Swift.max(1, count)).map { _ in Arena() } }
-    var count: Int { arenas.count }
+    package init(count: Int) { arenas = (0..<Swift.max(1, count)).map { _ in Arena() } }
+    package var count: Int { arenas.count }
     subscript(i: Int) -> Arena { arenas[i] }
 }

@@ -101,12 +101,13 @@ public final class MemoryBudget: @unchecked Sendable, CustomStringConvertible {
 }
 
 extension RenderContext {
-    /// What a render of `rect` of `image` will allocate, in bytes: `destinationBytes` (a new
+    /// What a render of `rect` of the graph `root` (color-managed, as rendered) will allocate,
+    /// in bytes: `destinationBytes` (a new
     /// output buffer), every stage buffer, the decoded rows of its streamed sources (a window
     /// for a streaming write, the whole image otherwise), three output strips of
     /// `stripBytesPerRow` for a streaming write, and each worker's tile scratch.
-    func estimatedMemory(_ image: Image, rect: IntRect, destinationBytes: Int, streamingRowBytes: Int?) -> Int {
-        let plan = RenderPlan(root: _colorManagedRoot(image.node, encodedDestination: true), rect: rect, options: options)
+    package func estimatedMemory(_ root: Node, rect: IntRect, destinationBytes: Int, streamingRowBytes: Int?) -> Int {
+        let plan = RenderPlan(root: root, rect: rect, options: options)
         var total = destinationBytes
         for n in plan.stageNodes { total += (plan.region(of: n)?.area ?? 0) * 16 }
         let schedule = StripSchedule(plan: plan, stripHeight: stripHeight(rowBytes: streamingRowBytes ?? rect.width * 4))
@@ -124,7 +125,9 @@ extension RenderContext {
     }
 
     /// Runs `body` holding `bytes` of the context's memory budget, if it has one.
-    func withMemory<R>(_ bytes: @autoclosure () -> Int, cancellation: CancellationToken?, _ body: () throws -> R) throws -> R {
+    package func withMemory<R>(_ bytes: @autoclosure () -> Int, cancellation: CancellationToken?, _ body: () throws -> R) throws
+        -> R
+    {
         guard let budget = options.memoryBudget else { return try body() }
         let taken = try budget.acquire(bytes(), cancellation: cancellation)
         defer { budget.release(taken) }

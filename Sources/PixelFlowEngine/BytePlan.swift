@@ -373,10 +373,16 @@ struct BytePlan {
 /// `@unchecked Sendable` because it carries a raw pointer: the buffer is only read during the
 /// render, and its storage outlives the `Scheduler.run` call (it is held by the render's
 /// `withUnsafeBytes`).
-struct SharedSourceBytes: @unchecked Sendable {
-    let base: UnsafeRawPointer
-    let bytesPerRow: Int
-    let width: Int, height: Int
+package struct SharedSourceBytes: @unchecked Sendable {
+    package let base: UnsafeRawPointer
+    package let bytesPerRow: Int
+    package let width: Int, height: Int
+    package init(base: UnsafeRawPointer, bytesPerRow: Int, width: Int, height: Int) {
+        self.base = base
+        self.bytesPerRow = bytesPerRow
+        self.width = width
+        self.height = height
+    }
 }
 
 /// Whether the float path's per-channel conversions of 8-bit values round-trip exactly: found

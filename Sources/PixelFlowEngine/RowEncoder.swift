@@ -2,7 +2,7 @@
 /// with the settings (and so the bytes) of encoding the whole buffer in memory.
 ///
 /// Used by one thread at a time, like `_RowDecoder`.
-protocol _RowEncoder: AnyObject, Sendable {
+package protocol _RowEncoder: AnyObject, Sendable {
     /// The layout of the rows it takes: `rgba8`, `rgba16` or `gray8`, sRGB, straight alpha.
     var format: PixelFormat { get }
     /// Compresses the next `count` rows, `bytesPerRow` apart from `rows`.

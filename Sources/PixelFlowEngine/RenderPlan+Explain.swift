@@ -51,7 +51,7 @@ extension RenderPlan {
             "stage buffers: \(pipeline.stages.filter { $0.reason != nil && $0.placement != .intoDestination }.count), \(mib(total))"
         )
         let schedule = StripSchedule(
-            plan: self, stripHeight: RenderContext(options: options).stripHeight(rowBytes: rect.width * 4))
+            plan: self, stripHeight: RenderContext(resolvedOptions: options).stripHeight(rowBytes: rect.width * 4))
         for source in schedule.sources {
             let s = source.source
             let rowBytes = s.width * s.format.bytesPerPixel
@@ -179,24 +179,9 @@ extension RenderPlan {
 }
 
 extension RenderContext {
-    /// The plan a render of `rect` of `image` (default: its extent) would run: the optimized
-    /// graph, its stages, fused nodes, folded matrices and transforms, and the buffers that
-    /// would be computed with their sizes. Computes no pixels.
-    public func explain(_ image: Image, rect: Rect? = nil) throws -> String {
-        try validate()
-        let r = try renderRect(image, rect)
-        return RenderPlan(root: _colorManagedRoot(image.node, encodedDestination: true), rect: r, options: options).explain()
-    }
-
-    /// Like `explain(_:rect:)`, for a render into `buffer` (its format, encoding and alpha
-    /// mode): the last line says whether the byte path runs (`byte path: on: ...`) or why not
-    /// (`byte path: off: ...`). Reads the source's alpha when that decides.
-    public func explain(_ image: Image, rect: Rect? = nil, into buffer: PixelBuffer) throws -> String {
-        try validate()
-        let r = try renderRect(image, rect)
-        return RenderPlan(
-            root: _colorManagedRoot(image.node, encodedDestination: buffer.colorEncoding == .sRGB),
-            rect: r, options: options
-        ).explain(destination: buffer)
+    /// `RenderPlan.explain(destination:)` of a render of `rect` of the graph `root`
+    /// (color-managed, as rendered): PixelFlow's `explain(_:rect:)` and `explain(_:rect:into:)`.
+    package func explain(_ root: Node, rect: IntRect, destination: PixelBuffer? = nil) -> String {
+        RenderPlan(root: root, rect: rect, options: options).explain(destination: destination)
     }
 }

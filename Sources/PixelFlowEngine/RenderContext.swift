@@ -93,15 +93,14 @@ public struct RenderContext: Sendable {
         /// comparing it with the tile path.
         var writesLastStageInPlace = true
 
-        /// Creates options; every parameter has the default stated on its property.
-        public init(
-            threadCount: Int? = nil, tileWidth: Int = 256, tileHeight: Int = 64,
-            colorManagement: ColorManagement = .linear,
-            maximumRenderPixelCount: Int = 100_000_000, optimizes: Bool = true, stripHeight: Int = 128,
-            usesBytePath: Bool = true, workingColorSpace: ColorSpace = .linearSRGB,
-            outputColorSpace: ColorSpace = .sRGB, shrinksOnLoad: Bool = true
+        /// Options with every setting given (`init(threadCount:...)`, in PixelFlow, gives the
+        /// defaults: the built-in color spaces are made there).
+        package init(
+            resolvedThreadCount threadCount: Int, tileWidth: Int, tileHeight: Int, colorManagement: ColorManagement,
+            maximumRenderPixelCount: Int, optimizes: Bool, stripHeight: Int, usesBytePath: Bool,
+            workingColorSpace: ColorSpace, outputColorSpace: ColorSpace, shrinksOnLoad: Bool
         ) {
-            self.threadCount = threadCount ?? RenderContext.activeProcessorCount
+            self.threadCount = threadCount
             self.workingColorSpace = workingColorSpace
             self.outputColorSpace = outputColorSpace
             self.tileWidth = tileWidth
@@ -118,20 +117,8 @@ public struct RenderContext: Sendable {
     /// The settings renders with this context use: threads, tile size, colour management, limits.
     public var options: Options
 
-    /// A context with the given settings (by default: one thread per active processor, 256x64
-    /// tiles, filters working on linear-light values).
-    public init(options: Options = Options()) { self.options = options }
-
-    /// Creates a context with the given settings.
-    public init(
-        threadCount: Int? = nil, tileWidth: Int = 256, tileHeight: Int = 64,
-        colorManagement: ColorManagement = .linear, optimizes: Bool = true
-    ) {
-        self.init(
-            options: Options(
-                threadCount: threadCount, tileWidth: tileWidth, tileHeight: tileHeight,
-                colorManagement: colorManagement, optimizes: optimizes))
-    }
+    /// A context with `options` (`init(options:)`, in PixelFlow, defaults them).
+    package init(resolvedOptions options: Options) { self.options = options }
 
     /// Number of processors available to this process: the online processors, fewer when
     /// the process's CPU affinity (`taskset`, a Slurm allocation) or its control group's CPU
@@ -142,12 +129,12 @@ public struct RenderContext: Sendable {
     /// Rows per strip of a streaming render whose output rows are `rowBytes` long:
     /// `stripHeight`, fewer when that would hold more than `maximumStripBytes` (at least 8,
     /// and never more than `stripHeight`).
-    func stripHeight(rowBytes: Int) -> Int {
+    package func stripHeight(rowBytes: Int) -> Int {
         let byBytes = Swift.max(8, options.maximumStripBytes / Swift.max(1, rowBytes))
         return Swift.max(1, Swift.min(options.stripHeight, byBytes))
     }
 
-    func validate() throws {
+    package func validate() throws {
         guard options.threadCount >= 1 else {
             throw PixelFlowError.invalidParameter(
                 filter: "RenderContext", key: "threadCount", reason: "must be at least 1, got \(options.threadCount)")
@@ -163,105 +150,18 @@ public struct RenderContext: Sendable {
         }
     }
 
-    /// The integer rect to render for `image` and an optional `rect`.
-    func renderRect(_ image: Image, _ rect: Rect?) throws -> IntRect {
-        let r = rect ?? image.extent
-        if r.isInfinite {
-            throw PixelFlowError.invalidExtent(
-                "the image's extent is infinite; pass a finite rect to render (for example image.cropped(to:))")
-        }
-        guard r.x.isFinite, r.y.isFinite, r.width.isFinite, r.height.isFinite else {
-            throw PixelFlowError.invalidExtent("rect \(r) is not finite")
-        }
-        let ir = IntRect(covering: r)
-        if ir.isEmpty { throw PixelFlowError.invalidExtent("nothing to render: the rect \(r) is empty") }
-        let (area, overflow) = ir.width.multipliedReportingOverflow(by: ir.height)
-        if overflow || area > options.maximumRenderPixelCount {
-            throw PixelFlowError.limitExceeded(
-                what: "render size in pixels", value: overflow ? Int.max : area,
-                limit: options.maximumRenderPixelCount)
-        }
-        return ir
-    }
-
-    /// Renders `rect` of `image` (default: its extent, which must then be finite) into a new
-    /// buffer of `format`. Integer formats get sRGB-encoded straight alpha by default, float
-    /// formats linear premultiplied values.
-    ///
-    /// - Throws: `PixelFlowError.invalidExtent` for an infinite extent without a rect or an
-    ///   empty rect; `.limitExceeded` above `maximumRenderPixelCount`.
-    ///
-    /// - Parameters:
-    ///   - image: the image to render.
-    ///   - rect: the region to render, in image pixels; nil renders the extent, which must
-    ///     then be finite.
-    ///   - format: the buffer's pixel format (default `.rgba8`).
-    ///   - colorEncoding: the buffer's encoding; nil takes the format's default (`.sRGB` for
-    ///     the integer formats, see ``PixelBuffer``).
-    ///   - alphaMode: premultiplied or straight alpha; nil takes the format's default.
-    ///   - cancellation: cancels the render from another thread; it then throws
-    ///     `PixelFlowError.cancelled` within about one tile per worker, and no buffer is returned.
-    ///   - progress: called with fractions of the work done, increasing, ending with exactly
-    ///     one call with 1; calls never overlap but may come from any thread.
-    public func makeBuffer(
-        _ image: Image, rect: Rect? = nil, format: PixelFormat = .rgba8,
-        colorEncoding: ColorEncoding? = nil, alphaMode: AlphaMode? = nil,
-        cancellation: CancellationToken? = nil,
-        progress: (@Sendable (Double) -> Void)? = nil
-    ) throws -> PixelBuffer {
-        try validate()
-        let r = try renderRect(image, rect)
-        let outputBytes = r.width * r.height * format.bytesPerPixel
-        return try withMemory(
-            estimatedMemory(image, rect: r, destinationBytes: outputBytes, streamingRowBytes: nil),
-            cancellation: cancellation
-        ) {
-            var buffer = try PixelBuffer(
-                _width: r.width, height: r.height, format: format,
-                colorEncoding: colorEncoding, alphaMode: alphaMode, zeroed: false)
-            try render(image, rect: r, into: &buffer, control: RenderControl(token: cancellation, progress: progress))
-            return buffer
-        }
-    }
-
-    /// Renders `rect` of `image` (default: its extent) into `buffer`, whose size must equal
-    /// the rect's. The buffer's format, encoding and alpha mode say how pixels are stored.
-    ///
-    /// When the render is cancelled (see `makeBuffer`), part of `buffer` may have been written.
-    public func render(
-        _ image: Image, rect: Rect? = nil, to buffer: inout PixelBuffer,
-        cancellation: CancellationToken? = nil, progress: (@Sendable (Double) -> Void)? = nil
-    ) throws {
-        try validate()
-        let r = try renderRect(image, rect)
-        guard r.width == buffer.width, r.height == buffer.height else {
-            throw PixelFlowError.mismatch(
-                "render rect is \(r.width)x\(r.height) but the buffer is \(buffer.width)x\(buffer.height)")
-        }
-        try withMemory(
-            estimatedMemory(image, rect: r, destinationBytes: 0, streamingRowBytes: nil),
-            cancellation: cancellation
-        ) {
-            try render(image, rect: r, into: &buffer, control: RenderControl(token: cancellation, progress: progress))
-        }
-    }
-
-    func render(_ image: Image, rect: IntRect, into buffer: inout PixelBuffer, control: RenderControl? = nil) throws {
-        if _outputNeedsProfileTransform && (buffer.format.isPacked32 || buffer.format == .rgba16) && buffer.colorEncoding == .sRGB
-        {
-            try _renderThroughOutputProfile(image, rect: rect, into: &buffer, control: control)
-            return
-        }
-        try RenderControl.with(control) { try renderControlled(image, rect: rect, into: &buffer) }
+    /// Renders `rect` of the graph `root` (the color-managed graph of the render, see
+    /// `_colorManagedRoot`) into `buffer` under `control`.
+    package func render(_ root: Node, rect: IntRect, into buffer: inout PixelBuffer, control: RenderControl? = nil) throws {
+        try RenderControl.with(control) { try renderControlled(root, rect: rect, into: &buffer) }
         if control?.isCancelled == true { throw PixelFlowError.cancelled }
     }
 
-    private func renderControlled(_ image: Image, rect: IntRect, into buffer: inout PixelBuffer) throws {
+    private func renderControlled(_ root: Node, rect: IntRect, into buffer: inout PixelBuffer) throws {
         let control = RenderControl.current
         if control?.isCancelled == true { throw PixelFlowError.cancelled }
         let opts = options
-        let encoded = buffer.colorEncoding == .sRGB
-        let plan = RenderPlan(root: _colorManagedRoot(image.node, encodedDestination: encoded), rect: rect, options: opts)
+        let plan = RenderPlan(root: root, rect: rect, options: opts)
         try plan.checkRegionSizes()
         let pipeline = plan.lower(into: buffer)
         if case let .success(bytePlan)? = pipeline.bytePath {

@@ -4,7 +4,7 @@ extension Reduction {
     /// Folds bands of `bandRows` rows of `tile` in parallel, each into a state of `stateSize`
     /// doubles starting at `initial`, then combines the bands in order with `combine(total,
     /// band)`: the same result for any thread count.
-    static func bandedFold(
+    package static func bandedFold(
         _ tile: Tile, threads: Int, stateSize: Int, initial: Double, bandRows: Int = 16,
         _ accumulate: @Sendable (_ state: UnsafeMutablePointer<Double>, _ row: UnsafePointer<SIMD4<Float>>, _ y: Int) -> Void,
         combine: (_ total: UnsafeMutablePointer<Double>, _ band: UnsafePointer<Double>) -> Void
@@ -32,7 +32,7 @@ extension Reduction {
     /// Sums `stateSize` doubles per band of `bandRows` rows of `tile`, bands in parallel,
     /// then adds the bands in order: the same result for any thread count.
     /// `accumulate(state, row, y)` adds one row (`tile.rect.width` pixels) into `state`.
-    static func bandedSums(
+    package static func bandedSums(
         _ tile: Tile, threads: Int, stateSize: Int, bandRows: Int = 16,
         _ accumulate: @Sendable (_ state: UnsafeMutablePointer<Double>, _ row: UnsafePointer<SIMD4<Float>>, _ y: Int) -> Void
     ) -> [Double] {

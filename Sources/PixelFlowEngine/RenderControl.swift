@@ -31,24 +31,24 @@ public final class CancellationToken: Sendable {
 /// `Scheduler.run` finds the control of the render it runs in through a thread-local slot
 /// (set on the calling thread and on every worker), so every parallel loop of a render,
 /// including those inside filters, stops taking work items once the render is cancelled.
-final class RenderControl: @unchecked Sendable {
-    let token: CancellationToken?
+package final class RenderControl: @unchecked Sendable {
+    package let token: CancellationToken?
     private let progress: (@Sendable (Double) -> Void)?
     private let state = Locked<(done: Int, total: Int, last: Double)>((0, 1, 0))
 
-    init(token: CancellationToken?, progress: (@Sendable (Double) -> Void)?) {
+    package init(token: CancellationToken?, progress: (@Sendable (Double) -> Void)?) {
         self.token = token
         self.progress = progress
     }
 
-    var isCancelled: Bool { token?.isCancelled ?? false }
+    package var isCancelled: Bool { token?.isCancelled ?? false }
 
-    func setTotal(_ units: Int) { state.withLock { $0.total = Swift.max(1, units) } }
+    package func setTotal(_ units: Int) { state.withLock { $0.total = Swift.max(1, units) } }
 
     /// Adds finished work units and reports the new fraction if it grew. Fractions are
     /// monotonic and 1 is reported exactly once, when the last unit is done. The callback
     /// runs under a lock, so calls never overlap.
-    func advance(_ units: Int) {
+    package func advance(_ units: Int) {
         guard let progress else { return }
         state.withLock { s in
             s.done += units
@@ -63,17 +63,17 @@ final class RenderControl: @unchecked Sendable {
     /// Starts counting finished units from 0 again for work that restarts from the beginning
     /// (a streamed PNG written again with alpha), keeping the fraction already reported, so
     /// that reports stay monotonic and 1 still comes only at the real end.
-    func restartCounting() { state.withLock { $0.done = 0 } }
+    package func restartCounting() { state.withLock { $0.done = 0 } }
 
     /// `advance`, unless cancelled: detectors report nothing after a cancel.
-    func advanceUnlessCancelled(_ units: Int) { if !isCancelled { advance(units) } }
+    package func advanceUnlessCancelled(_ units: Int) { if !isCancelled { advance(units) } }
 
     /// Throws `PixelFlowError.cancelled` once the token is cancelled.
-    func checkCancelled() throws { if isCancelled { throw PixelFlowError.cancelled } }
+    package func checkCancelled() throws { if isCancelled { throw PixelFlowError.cancelled } }
 
     /// Reports 1 if it was not reported yet: the end of work whose unit count was an upper
     /// bound (a detector that skips its fallback passes).
-    func finish() {
+    package func finish() {
         guard let progress else { return }
         state.withLock { s in
             s.done = s.total
@@ -92,7 +92,7 @@ final class RenderControl: @unchecked Sendable {
     /// - Throws: `PixelFlowError.cancelled` before starting and after `body` when cancelled
     ///   (`body` may stop early and return partial results, which are then dropped), and
     ///   what `body` throws.
-    static func run<R>(
+    package static func run<R>(
         cancellation: CancellationToken?, progress: (@Sendable (Double) -> Void)?, units: Int,
         _ body: (RenderControl) throws -> R
     ) throws -> R {
@@ -114,13 +114,13 @@ final class RenderControl: @unchecked Sendable {
     }()
 
     /// The control of the render running on this thread, if any.
-    static var current: RenderControl? {
+    package static var current: RenderControl? {
         guard let p = pthread_getspecific(key) else { return nil }
         return Unmanaged<RenderControl>.fromOpaque(p).takeUnretainedValue()
     }
 
     /// Runs `body` with `control` as this thread's current control.
-    static func with<R>(_ control: RenderControl?, _ body: () throws -> R) rethrows -> R {
+    package static func with<R>(_ control: RenderControl?, _ body: () throws -> R) rethrows -> R {
         let previous = pthread_getspecific(key)
         pthread_setspecific(key, control.map { Unmanaged.passUnretained($0).toOpaque() })
         defer { pthread_setspecific(key, previous) }

@@ -3,7 +3,7 @@
 
 extension BoxPlan {
     /// Runs `body` over the pieces of `output` in parallel (whole-region kernels).
-    static func runPieces(_ output: Tile, size: Int, threads: Int, _ body: @escaping @Sendable (Tile, Arena) -> Void) {
+    package static func runPieces(_ output: Tile, size: Int, threads: Int, _ body: @escaping @Sendable (Tile, Arena) -> Void) {
         let ps = pieces(of: output.rect, size: size)
         Scheduler.run(count: ps.count, threads: threads) { i, arena in
             body(output.view(ps[i]), arena)

@@ -2,8 +2,11 @@ import Dispatch
 import Synchronization
 
 extension RenderContext {
-    /// Renders `rect` of `image` into a file strip by strip, through a row encoder (JPEG, PNG;
-    /// see `_ImageCodecs.rowEncoder`): each strip of
+    /// Renders `rect` of the graph `root` (color-managed, as rendered) into a file strip by
+    /// strip, through a row encoder (JPEG, PNG; see `_ImageCodecs.rowEncoder`) that `open`
+    /// makes once the plan is checked, before anything is decoded; `commit` ends the file
+    /// after the last row (PixelFlow's `writeInStrips(_:rect:path:makeEncoder:)` opens and
+    /// commits an atomic file). Each strip of
     /// `options.stripHeight` rows is computed tile by tile on all workers, then compressed
     /// while the next strips render, so only three strips of output exist at once. Streamed
     /// sources (`Image(contentsOfFile:options:streaming:)`) decode the rows of the next strips
@@ -25,18 +28,16 @@ extension RenderContext {
     /// streamed sources fully first; so does one whose strips read rows far apart (a
     /// rotation by 90 degrees needs a whole column per strip), since the window then grows
     /// to the image's height.
-    func writeInStrips(
-        _ image: Image, rect: IntRect, path: String,
-        makeEncoder: (_ fileDescriptor: Int32) throws -> any _RowEncoder
+    package func writeInStrips(
+        _ root: Node, rect: IntRect, open: () throws -> any _RowEncoder, commit: () throws -> Void
     ) throws {
         let control = RenderControl.current
         if control?.isCancelled == true { throw PixelFlowError.cancelled }
-        let plan = RenderPlan(root: _colorManagedRoot(image.node, encodedDestination: true), rect: rect, options: options)
+        let plan = RenderPlan(root: root, rect: rect, options: options)
         let evaluator = Evaluator(linear: options.colorManagement == .linear, pipeline: plan.lower())
         try plan.checkRegionSizes()
         // Open the output first: a bad quality or size fails before anything is decoded.
-        let file = try _AtomicFile(path: path)
-        let encoder = try makeEncoder(file.fileDescriptor)
+        let encoder = try open()
         let rowFormat = encoder.format
         let schedule = StripSchedule(plan: plan, stripHeight: stripHeight(rowBytes: rect.width * rowFormat.bytesPerPixel))
         control?.setTotal(
@@ -111,7 +112,7 @@ extension RenderContext {
         if let error = failure.error { throw error }
         try encoder.finish()
         if control?.isCancelled == true { throw PixelFlowError.cancelled }
-        try file.commit()
+        try commit()
     }
 }
 
