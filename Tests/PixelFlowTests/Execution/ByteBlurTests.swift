@@ -2,6 +2,7 @@ import CSIMD
 import XCTest
 
 @testable import PixelFlow
+@testable import PixelFlowEngine
 @testable import PixelFlowGraph
 @testable import PixelFlowKernels
 
