@@ -46,10 +46,6 @@ final class ByteShrinkTests: XCTestCase {
         return out
     }
 
-    func compare(_ out: PixelBuffer, _ expected: PixelBuffer) -> (max: Int, withinBound: Bool, worst: String) {
-        TestImages.compareBytes(out, expected)
-    }
-
     /// The renders tested on `src`: box shrinks, thumbnails (box + Lanczos), Lanczos and
     /// bilinear scales.
     func cases(_ src: PixelBuffer) throws -> [(String, Image, Rect)] {
