@@ -17,14 +17,21 @@ import CSIMD
 /// Integer arithmetic: the bytes do not depend on threads, bands or the instruction set.
 /// A `gray8` source reads as (g, g, g, 1), so its output is a function of one byte: a
 /// 256-entry table made from the same affine map in double precision.
+///
+/// In linear light (`linear`) the map applies to decoded values: the kernels read the bytes
+/// through a decode table and write through an encode table (`ByteLinear`). The same type
+/// also carries the exact point forms of premultiplying, unpremultiplying and blending
+/// (`Kind`), which have no weights.
 struct ByteColor: CustomStringConvertible {
     /// What the render computes: four output channels or one (gray8 destination).
     enum Output { case rgba, gray }
     /// What the form runs: a matrix, grayscale, or premultiplying straight rgba8 (exact:
-    /// `pf_u8_premultiply_rgba_run`, the rows are the identity).
+    /// `pf_u8_premultiply_rgba_run`, the rows are the identity), or unpremultiplying
+    /// premultiplied rgba8 (`pf_u8_unpremultiply_rgba_run`, multipliers in `ByteLinear.tables`).
     /// Or source-over of two premultiplied rgba8 sources (exact:
-    /// `pf_u8_source_over_rgba_run`; the plan's source is the foreground, `background` the other).
-    enum Kind { case matrix, grayscale, premultiply, sourceOver }
+    /// `pf_u8_source_over_rgba_run`; the plan's source is the foreground, `background` the other),
+    /// or another blend with one integer formula (`formula`, `pf_u8_blend_rgba_run`).
+    enum Kind { case matrix, grayscale, premultiply, unpremultiply, sourceOver, blend }
 
     let kind: Kind
     let output: Output
@@ -40,31 +47,56 @@ struct ByteColor: CustomStringConvertible {
     /// The weights and biases for the kernels (bias with the rounding term).
     let weights: [Int16]
     let fixedBias: [Int32]
-    /// For source-over, the background source.
+    /// For blends, the background source.
     var background: PixelBuffer?
+    /// For `.blend`, its formula.
+    var formula: ByteBlendFormula?
+    /// The map applies to linear-light values: sRGB-encoded bytes in and out, through the
+    /// tables of ByteColor+Linear.swift (`pf_u8_linear_matrix_rgba_run`); weights then apply
+    /// to linear values scaled by 32640 and the bias is in those units.
+    let linear: Bool
 
     /// The quantized form of `rows` and `bias`, or nil when no shift from 14 (15 for gray
     /// outputs) down to 8 holds the weights in 16 bits and the biases in 24 bits.
-    init?(kind: Kind, output: Output, rows: [SIMD4<Double>], bias: [Double], zeroesTransparent: Bool) {
+    ///
+    /// With `linear`, the weights apply to linear values times 32640 (`ByteLinear.scale`) and
+    /// the bias is scaled by 128 (32640 / 255); the shift also keeps every sum of the kernel
+    /// below 2^30 in magnitude.
+    init?(
+        kind: Kind, output: Output, rows: [SIMD4<Double>], bias: [Double], zeroesTransparent: Bool, linear: Bool = false
+    ) {
         self.kind = kind
         self.output = output
         self.rows = rows
         self.bias = bias
         self.zeroesTransparent = zeroesTransparent
+        self.linear = linear
         let largest = rows.map { $0.max() > -$0.min() ? $0.max() : -$0.min() }.max() ?? 0
-        let largestBias = bias.map(abs).max() ?? 0
+        let biasScale = linear ? Double(ByteLinear.scale) / 255 : 1
+        let largestBias = (bias.map(abs).max() ?? 0) * biasScale
+        // The largest |sum| of the linear kernel: every input at most 32640.
+        let largestSum =
+            rows.indices.map { k in
+                (0..<4).reduce(0.0) { $0 + abs(rows[k][$1]) } * Double(ByteLinear.scale) + abs(bias[k]) * biasScale
+            }.max() ?? 0
         var q = output == .gray ? 15 : 14
-        while q >= 8, largest * Double(1 << q) > 32767 || largestBias * Double(1 << q) > Double(1 << 24) { q -= 1 }
+        while q >= 8,
+            largest * Double(1 << q) > 32767 || largestBias * Double(1 << q) > Double(1 << (linear ? 29 : 24))
+                || (linear && largestSum * Double(1 << q) > Double(1 << 30))
+        {
+            q -= 1
+        }
         guard q >= 8, largest.isFinite, largestBias.isFinite else { return nil }
         shift = q
         let scale = Double(1 << q)
         weights = rows.flatMap { r in (0..<4).map { Int16((r[$0] * scale).rounded()) } }
-        fixedBias = bias.map { Int32(($0 * scale).rounded()) + Int32(1 << (q - 1)) }
+        fixedBias = bias.map { Int32(($0 * biasScale * scale).rounded()) + Int32(1 << (q - 1)) }
     }
 
-    /// The largest difference, in byte units, between the fixed-point sum and the exact affine
-    /// map of any source pixel, before rounding.
+    /// The largest difference, in byte units, between what the kernel rounds and the exact
+    /// map of any source pixel (for `linear`, after encoding: see `ByteLinear.errorBound`).
     var errorBound: Double {
+        if linear { return ByteLinear.errorBound(self) }
         let scale = Double(1 << shift)
         var worst = 0.0
         for k in rows.indices {
@@ -76,21 +108,33 @@ struct ByteColor: CustomStringConvertible {
     }
 
     /// The output of a gray8 source for every byte, from the map in double precision:
-    /// `rows[0]` weighs g in R, G and B and 255 in A.
+    /// `rows[0]` weighs g in R, G and B and 255 in A (in linear light: the decoded g and 1,
+    /// and the result encoded by the float path's encoder).
     var grayTable: [UInt8] {
         (0..<256).map { g in
             let r = rows[0]
+            if linear {
+                let v = (r.x + r.y + r.z) * Double(SRGB.decodeTable[g]) + r.w + bias[0] / 255
+                return SRGB.encode8(Float(v))
+            }
             let v = (r.x + r.y + r.z) * Double(g) + r.w * 255 + bias[0]
             return UInt8(Swift.min(Swift.max((v + 0.5).rounded(.down), 0), 255))
         }
     }
 
     var description: String {
-        if kind == .premultiply { return "premultiply, exact" }
-        if kind == .sourceOver { return "source-over, exact" }
+        switch kind {
+        case .premultiply: return "premultiply, exact"
+        case .unpremultiply: return "unpremultiply, exact but at ties of 255 c / a"
+        case .sourceOver: return "source-over, exact"
+        case .blend: return formula.map { "\($0)" } ?? "blend"
+        case .matrix, .grayscale: break
+        }
         let what = kind == .grayscale ? "grayscale (Rec. 709 luma)" : "color matrix"
         let into = output == .gray ? " into luma" : ""
-        return "\(what)\(into), fixed-point weights (\(shift) fractional bits, error < \(format3(Float(errorBound))) unit)"
+        let space = linear ? " in linear light (32640-step linear tables)" : ""
+        return
+            "\(what)\(into)\(space), fixed-point weights (\(shift) fractional bits, error < \(format3(Float(errorBound))) unit)"
     }
 
     /// Rec. 709 luma weights, as the float path's gray8 store (`pf_store_gray8_row`).
@@ -105,13 +149,19 @@ extension BytePlan {
     /// rendered into a buffer of the source's format or (from `rgba8`) into `gray8`; an
     /// `rgba8` source rendered into `gray8`; a straight `rgba8` source rendered into a
     /// premultiplied `rgba8` buffer (premultiply, exact: the float path's `c/255 * a/255`
-    /// rounds to the same byte as `c * a / 255`, which is never within 1/510 of a tie); and
-    /// source-over of two premultiplied `rgba8` sources of one size into premultiplied `rgba8`
-    /// (exact by the same argument). The conditions of the matrix forms, beyond `make`'s
-    /// (options):
-    /// - no sRGB decoding or encoding (color management off, or linear-tagged buffers): in
-    ///   linear light the map applies to decoded values, which the bytes are not (that case
-    ///   stays in float; 16-bit linear tables are not built);
+    /// rounds to the same byte as `c * a / 255`, which is never within 1/510 of a tie); a
+    /// premultiplied `rgba8` source into a straight `rgba8` buffer (unpremultiply: round(255 c / a),
+    /// exact but where that quotient is a tie, where the float path may round either way); and
+    /// a blend whose kernel has a `ByteBlendFormula` (source-over, -atop, -in, -out, multiply
+    /// compositing, the multiply and screen modes: exact by the same argument; mix and
+    /// dissolve: 14-bit weights, within 1 unit) of two premultiplied `rgba8` sources of one size
+    /// into premultiplied `rgba8` (or of sources whose pixels are all opaque, scanned, into
+    /// either alpha mode). Blends, premultiply and unpremultiply stay in float when
+    /// sRGB decoding or encoding happens (they would act on decoded values). The conditions of
+    /// the matrix forms, beyond `make`'s (options):
+    /// - with color management on and sRGB-tagged buffers, both source and destination are
+    ///   sRGB-encoded: the map then applies to decoded values through the tables of
+    ///   ByteColor+Linear.swift (`linear`; a linear-tagged side alone stays in float);
     /// - the matrix keeps alpha (its alpha row is (0, 0, 0, 1), no alpha bias);
     /// - the premultiplying and unpremultiplying around it cancel out: straight alpha in and
     ///   out into `rgba8` (transparent pixels become zeros, as the float path's unpremultiply
@@ -120,7 +170,8 @@ extension BytePlan {
     ///   values, `ColorMatrix.premultipliedForm`, bias times alpha); or every alpha byte the
     ///   render reads is 255 (scanned);
     /// - the render rect lies inside the source and the crops (no transparent margins);
-    /// - the fixed-point error bound stays below half a unit.
+    /// - the fixed-point error bound stays below half a unit (in linear light, below
+    ///   `ByteLinear.errorLimit` after encoding).
     ///
     /// - Complexity: O(nodes) plus, when the alpha decides, a scan of the source pixels read.
     static func makeColor(
@@ -143,47 +194,76 @@ extension BytePlan {
         var matrix = ColorMatrix.identity
         let source: PixelBuffer
         var background: PixelBuffer?
+        var formula: ByteBlendFormula?
+        let kind: ByteColor.Kind
         switch n.op {
-        case let .blend(k) where k.builtin == .sourceOver:
+        case let .blend(k) where k.byteFormula != nil:
             guard case let .source(f) = belowCrops(n.inputs[0]).op, case let .source(b) = belowCrops(n.inputs[1]).op,
                 f.format == .rgba8, b.format == .rgba8, buffer.format == .rgba8
             else { return nil }
-            guard f.alphaMode == .premultiplied, b.alphaMode == .premultiplied, buffer.alphaMode == .premultiplied else {
-                return .failure(Refusal("source-over on bytes needs premultiplied sources and destination"))
-            }
+            let name = k.byteFormula!.name
             guard options.colorManagement == .none || [f, b, buffer].allSatisfy({ $0.colorEncoding != .sRGB }) else {
-                return .failure(Refusal("source-over in linear light blends decoded values, not the sRGB-encoded bytes"))
+                return .failure(Refusal("\(name) in linear light blends decoded values, not the sRGB-encoded bytes"))
             }
             guard f.width == b.width, f.height == b.height, IntRect(x: 0, y: 0, width: f.width, height: f.height).contains(rect),
                 valid.map({ $0.contains(rect) }) ?? true
             else { return .failure(Refusal("the render rect reaches outside one of the blended sources or their crops")) }
+            // Straight sources whose pixels are all opaque hold premultiplied values too, and
+            // every formula then gives alpha 255, or alpha 0 with zero colors (source-out), which
+            // a straight destination stores unchanged.
+            let fOpaque = f.alphaMode == .straight && isOpaque(f, rect)
+            let bOpaque = b.alphaMode == .straight && isOpaque(b, rect)
+            guard f.alphaMode == .premultiplied || fOpaque, b.alphaMode == .premultiplied || bOpaque,
+                buffer.alphaMode == .premultiplied || ((fOpaque || isOpaque(f, rect)) && (bOpaque || isOpaque(b, rect)))
+            else {
+                return .failure(
+                    Refusal("\(name) on bytes needs premultiplied sources and destination, or opaque sources"))
+            }
             source = f
             background = b
+            formula = k.byteFormula
+            kind = formula == .sourceOver ? .sourceOver : .blend
         case let .colorMatrix(m):
             guard case let .source(s) = belowCrops(n.inputs[0]).op else { return nil }
             matrix = m
             source = s
+            kind = .matrix
         case let .source(s) where s.format == .rgba8 && buffer.format == .gray8:
-            matrix = .identity
             source = s
+            kind = .grayscale
         case let .source(s)
         where s.format == .rgba8 && buffer.format == .rgba8 && s.alphaMode == .straight && buffer.alphaMode == .premultiplied:
-            matrix = .identity
             source = s
+            kind = .premultiply
+        case let .source(s)
+        where s.format == .rgba8 && buffer.format == .rgba8 && s.alphaMode == .premultiplied && buffer.alphaMode == .straight:
+            source = s
+            kind = .unpremultiply
         default:
             return nil
         }
-        let kind: ByteColor.Kind =
-            background != nil ? .sourceOver : n.inputs.isEmpty ? (buffer.format == .gray8 ? .grayscale : .premultiply) : .matrix
         guard source.format == .rgba8 || source.format == .gray8,
             buffer.format == source.format || (source.format == .rgba8 && buffer.format == .gray8)
         else {
             return .failure(Refusal("a color matrix from \(source.format) into \(buffer.format) has no 8-bit form"))
         }
+        var linear = false
         if options.colorManagement == .linear, source.colorEncoding == .sRGB || buffer.colorEncoding == .sRGB {
-            return .failure(
-                Refusal(
-                    "a color matrix in linear light applies to decoded values, not the sRGB-encoded bytes (stays in float)"))
+            switch kind {
+            case .matrix, .grayscale:
+                guard source.colorEncoding == .sRGB, buffer.colorEncoding == .sRGB else {
+                    return .failure(
+                        Refusal(
+                            "in linear light the byte form needs sRGB decoding and encoding both (source \(source.colorEncoding), destination \(buffer.colorEncoding)): stays in float"
+                        ))
+                }
+                linear = true
+            default:
+                return .failure(
+                    Refusal(
+                        "\(kind == .premultiply ? "premultiplying" : "unpremultiplying") in linear light works on decoded values, not the sRGB-encoded bytes (stays in float)"
+                    ))
+            }
         }
         guard matrix.preservesAlpha else { return .failure(Refusal("the color matrix changes alpha")) }
         let bounds = IntRect(x: 0, y: 0, width: source.width, height: source.height)
@@ -202,16 +282,18 @@ extension BytePlan {
                 bias = [(0..<3).reduce(0.0) { $0 + bias[$1] * ByteColor.luma[$1] }]
             }
             guard
-                var color = ByteColor(kind: kind, output: output, rows: rows, bias: bias, zeroesTransparent: zeroes),
-                color.errorBound < 0.5
+                var color = ByteColor(
+                    kind: kind, output: output, rows: rows, bias: bias, zeroesTransparent: zeroes, linear: linear),
+                color.errorBound < (linear ? ByteLinear.errorLimit : 0.5)
             else {
                 return .failure(Refusal("the color matrix's coefficients are too large for 16-bit fixed-point weights"))
             }
             color.background = background
+            color.formula = formula
             return .success(
                 BytePlan(form: .color(color), name: n.op.label, source: source, valid: nil, xSteps: [], ySteps: []))
         }
-        if source.format == .gray8 || kind == .premultiply || kind == .sourceOver {
+        if source.format == .gray8 || [.premultiply, .unpremultiply, .sourceOver, .blend].contains(kind) {
             return form(premultiplied: false, zeroes: false)
         }
         let premultipliedReadsNoAlpha = matrix.premultipliedForm != nil
@@ -266,7 +348,9 @@ extension BytePlan {
                         color.fixedBias.withUnsafeBufferPointer { b in
                             table.withUnsafeBufferPointer { t in
                                 let fixed = ByteColorPointers(
-                                    weights: w.baseAddress!, bias: b.baseAddress!, table: table.isEmpty ? nil : t.baseAddress)
+                                    weights: w.baseAddress!, bias: b.baseAddress!, table: table.isEmpty ? nil : t.baseAddress,
+                                    tables: ByteLinear.tables)
+                                let coefficients = color.formula?.coefficients
                                 Scheduler.run(count: bands, threads: options.threadCount) { i, _ in
                                     for j in i * band..<Swift.min(rect.height, (i + 1) * band) {
                                         let s = (src.base + (rect.y + j) * src.bytesPerRow + rect.x * bpp)
@@ -276,10 +360,24 @@ extension BytePlan {
                                             let b = (bg.base + (rect.y + j) * bg.bytesPerRow + rect.x * bpp)
                                                 .assumingMemoryBound(to: UInt8.self)
                                             pf_u8_source_over_rgba_run(s, b, d, rect.width)
+                                        } else if let coefficients {
+                                            let b = (bg.base + (rect.y + j) * bg.bytesPerRow + rect.x * bpp)
+                                                .assumingMemoryBound(to: UInt8.self)
+                                            pf_u8_blend_rgba_run(s, b, d, rect.width, coefficients)
                                         } else if color.kind == .premultiply {
                                             pf_u8_premultiply_rgba_run(s, d, rect.width)
+                                        } else if color.kind == .unpremultiply {
+                                            pf_u8_unpremultiply_rgba_run(s, d, rect.width, fixed.tables.multipliers)
                                         } else if let table = fixed.table {
                                             pf_u8_table_run(s, d, rect.width, table)
+                                        } else if color.linear, color.output == .gray {
+                                            pf_u8_linear_matrix_gray_run(
+                                                s, d, rect.width, fixed.tables.decode, fixed.tables.encode, fixed.weights,
+                                                fixed.bias[0], Int32(color.shift))
+                                        } else if color.linear {
+                                            pf_u8_linear_matrix_rgba_run(
+                                                s, d, rect.width, fixed.tables.decode, fixed.tables.encode, fixed.weights,
+                                                fixed.bias, Int32(color.shift), color.zeroesTransparent ? 1 : 0)
                                         } else if color.output == .gray {
                                             pf_u8_matrix_gray_run(
                                                 s, d, rect.width, fixed.weights, fixed.bias[0], Int32(color.shift))
@@ -309,4 +407,6 @@ struct ByteColorPointers: @unchecked Sendable {
     let weights: UnsafePointer<Int16>
     let bias: UnsafePointer<Int32>
     let table: UnsafePointer<UInt8>?
+    /// The process-wide tables (never freed).
+    let tables: ByteLinear.Tables
 }

@@ -113,12 +113,16 @@ package struct BlendKernel: Sendable {
     /// The same computation as a built-in row kernel, when it is one: the evaluator then
     /// reads both inputs where they are stored. Must give exactly `apply`'s results.
     package var builtin: BuiltinBlend? = nil
+    /// The same computation on premultiplied bytes, when it is one integer formula per channel
+    /// (the byte path's blend form). Defaults to the built-in's; must match `apply`'s math.
+    package var byteFormula: ByteBlendFormula? = nil
     package var apply:
         @Sendable (_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, _ count: Int) -> Void
 
     /// The memberwise initializer, for the layers above.
     package init(
         name: String, extentRule: ExtentRule, sharesByName: Bool = true, builtin: BuiltinBlend? = nil,
+        byteFormula: ByteBlendFormula? = nil,
         apply:
             @escaping @Sendable (_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, _ count: Int) ->
             Void
@@ -127,6 +131,7 @@ package struct BlendKernel: Sendable {
         self.extentRule = extentRule
         self.sharesByName = sharesByName
         self.builtin = builtin
+        self.byteFormula = byteFormula ?? builtin?.byteFormula
         self.apply = apply
     }
 }

@@ -218,3 +218,17 @@ extension TestImages {
         }
     }
 }
+
+extension RenderContext {
+    /// A default context on the float path only (`usesBytePath` off), for tests that compare
+    /// two routes of one graph bit for bit where only one route can take a byte form: a file's
+    /// streamed rows (what `pixelflow apply` renders from), bgra8 and argb8 sources. The byte
+    /// forms of color matrices in linear light are within 1 unit of the float path, not equal
+    /// to it (ByteLinearTests), so an 8-bit buffer in memory may differ by that unit.
+    static func floatPathOnly(threadCount: Int? = nil) -> RenderContext {
+        var o = Options()
+        if let threadCount { o.threadCount = threadCount }
+        o.usesBytePath = false
+        return RenderContext(options: o)
+    }
+}

@@ -21,5 +21,6 @@
 #include "CSIMDBytesShrink.h"
 #include "CSIMDBytesColor.h"
 #include "CSIMDBytesBlur.h"
+#include "CSIMDBytesBlend.h"
 
 #endif

@@ -148,7 +148,8 @@ public enum BlendMode: String, CaseIterable, Sendable {
         case .subtract: row = subtractBlendRow
         case .vividLight: row = vividLightBlendRow
         }
-        return BlendKernel(name: rawValue + "Blend", extentRule: .union, apply: row)
+        let bytes: ByteBlendFormula? = self == .multiply ? .multiply : self == .screen ? .screen : nil
+        return BlendKernel(name: rawValue + "Blend", extentRule: .union, byteFormula: bytes, apply: row)
     }
 }
 
@@ -181,7 +182,7 @@ extension FilterDescriptor {
     /// A two-image composite operation with Core Image's keys.
     private static func compositeOperation(
         _ name: String, _ displayName: String, _ summary: String, kernel kernelName: String,
-        extentRule: BlendKernel.ExtentRule,
+        extentRule: BlendKernel.ExtentRule, bytes: ByteBlendFormula? = nil,
         _ row: @escaping @Sendable (UnsafePointer<SIMD4<Float>>, UnsafeMutablePointer<SIMD4<Float>>, Int) -> Void
     ) -> FilterDescriptor {
         FilterDescriptor(
@@ -191,7 +192,7 @@ extension FilterDescriptor {
         ) { a in
             try a.image().blended(
                 with: try a.image("inputBackgroundImage"),
-                kernel: BlendKernel(name: kernelName, extentRule: extentRule, apply: row))
+                kernel: BlendKernel(name: kernelName, extentRule: extentRule, byteFormula: bytes, apply: row))
         }
     }
 
@@ -213,17 +214,17 @@ extension FilterDescriptor {
     static let multiplyCompositing = compositeOperation(
         "CIMultiplyCompositing", "Multiply",
         "Multiplies the image by the background in each premultiplied channel, alpha included.",
-        kernel: "componentMultiply", extentRule: .union, multiplyCompositeRow)
+        kernel: "componentMultiply", extentRule: .union, bytes: .componentMultiply, multiplyCompositeRow)
 
     static let sourceInCompositing = compositeOperation(
         "CISourceInCompositing", "Source In",
         "Keeps the image only where the background is: image * background.alpha.",
-        kernel: "sourceIn", extentRule: .intersection, sourceInRow)
+        kernel: "sourceIn", extentRule: .intersection, bytes: .sourceIn, sourceInRow)
 
     static let sourceOutCompositing = compositeOperation(
         "CISourceOutCompositing", "Source Out",
         "Keeps the image only where the background is not: image * (1 - background.alpha).",
-        kernel: "sourceOut", extentRule: .foreground, sourceOutRow)
+        kernel: "sourceOut", extentRule: .foreground, bytes: .sourceOut, sourceOutRow)
 }
 
 extension Image {

@@ -170,7 +170,7 @@ final class CLIConventionsTests: TemporaryDirectoryTestCase {
         for n in names {
             let parallel = try Data(contentsOf: URL(fileURLWithPath: path("out3/" + n)))
             XCTAssertEqual(parallel, try Data(contentsOf: URL(fileURLWithPath: path("out1/" + n))), n)
-            let expected = try RenderContext().makeBuffer(
+            let expected = try RenderContext.floatPathOnly().makeBuffer(
                 Image(try PixelBuffer(contentsOfFile: path(n))).sepiaTone(), format: .rgba8)
             XCTAssertEqual(try PixelBuffer(contentsOfFile: path("out3/" + n)), expected, n)
         }
@@ -215,7 +215,7 @@ final class CLIConventionsTests: TemporaryDirectoryTestCase {
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertEqual(
             try PixelBuffer(contentsOfFile: path("a.png")),
-            try RenderContext().makeBuffer(Image(before).colorInverted(), format: .rgba8))
+            try RenderContext.floatPathOnly().makeBuffer(Image(before).colorInverted(), format: .rgba8))
         let single = try CLIProcess.run(["apply", "b.png", "b.png", "--overwrite", "--filter", "ColorInvert"], in: directory)
         XCTAssertEqual(single.status, 0, single.stderr)
     }

@@ -19,7 +19,7 @@ final class CLITests: TemporaryDirectoryTestCase {
         XCTAssertEqual(r.status, 0, r.stderr)
 
         let written = try PixelBuffer(contentsOfFile: output)
-        let expected = try RenderContext().makeBuffer(
+        let expected = try RenderContext.floatPathOnly().makeBuffer(
             Image(try PixelBuffer(contentsOfFile: input)).sepiaTone(intensity: 0.8),
             format: .rgba8)
         XCTAssertEqual(written.width, 37)
@@ -156,7 +156,7 @@ final class CLITests: TemporaryDirectoryTestCase {
         XCTAssertEqual(r.status, 0, r.stderr)
         let fg = Image(try PixelBuffer(contentsOfFile: input))
         let bg = Image(try PixelBuffer(contentsOfFile: background))
-        let expected = try RenderContext().makeBuffer(fg.composited(over: bg), format: .rgba8)
+        let expected = try RenderContext.floatPathOnly().makeBuffer(fg.composited(over: bg), format: .rgba8)
         XCTAssertEqual(try PixelBuffer(contentsOfFile: output), expected)
 
         // A constant color generator ignores the chain's image: the result is cropped to the input.
@@ -177,7 +177,7 @@ final class CLITests: TemporaryDirectoryTestCase {
         XCTAssertEqual(r.status, 0, r.stderr)
         let written = try PixelBuffer(contentsOfFile: path("deep-out.png"))
         XCTAssertEqual(written.format, .rgba16)
-        let expected = try RenderContext().makeBuffer(
+        let expected = try RenderContext.floatPathOnly().makeBuffer(
             Image(try PixelBuffer(contentsOfFile: input)).sepiaTone(intensity: 0.5),
             format: .rgba16)
         XCTAssertEqual(written[4, 3], expected[4, 3])
@@ -199,7 +199,7 @@ final class CLITests: TemporaryDirectoryTestCase {
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertEqual(ImageFileFormat.sniff(r.stdout), .png)
         let written = try PixelBuffer(encoded: r.stdout)
-        let expected = try RenderContext().makeBuffer(
+        let expected = try RenderContext.floatPathOnly().makeBuffer(
             Image(try PixelBuffer(contentsOfFile: input)).colorInverted(),
             format: .rgba8)
         XCTAssertEqual(written, expected)
@@ -229,7 +229,8 @@ final class CLITests: TemporaryDirectoryTestCase {
         XCTAssertEqual(outA.width, 12)
         XCTAssertEqual(outC.width, 14)
         XCTAssertEqual(
-            outA, try RenderContext().makeBuffer(Image(try PixelBuffer(contentsOfFile: a)).sepiaTone(), format: .rgba8))
+            outA,
+            try RenderContext.floatPathOnly().makeBuffer(Image(try PixelBuffer(contentsOfFile: a)).sepiaTone(), format: .rgba8))
 
         // A trailing slash makes two paths a batch; --format changes the extension.
         let j = try run("pixelflow", ["apply", a, out + "/", "--format", "jpeg"])

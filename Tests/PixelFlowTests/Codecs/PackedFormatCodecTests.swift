@@ -57,7 +57,7 @@ final class PackedFormatCodecTests: TemporaryDirectoryTestCase {
     func testFilesWrittenFromPackedBuffersAndRenders() throws {
         let rgba = TestImages.random(width: 40, height: 24, format: .rgba8, seed: 8)
         let image = try Image(rgba).sepiaTone(intensity: 0.6)
-        let context = RenderContext()
+        let context = RenderContext.floatPathOnly()  // packed sources: float
         func bytes(_ path: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: path)) }
         for ext in ["png", "jpg", "tif", "webp", "bmp", "pam"] {
             let rendered = directory.appendingPathComponent("rendered.\(ext)").path

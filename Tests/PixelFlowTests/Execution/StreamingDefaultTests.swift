@@ -18,7 +18,7 @@ final class StreamingDefaultTests: XCTestCase {
         guard case .streamedSource = streamed.node.op else { return XCTFail("not streamed: \(streamed.node.op)") }
         let full = try Image(contentsOfFile: path, streaming: false)
         guard case .source = full.node.op else { return XCTFail("streaming: false must decode") }
-        let context = RenderContext(threadCount: 2)
+        let context = RenderContext.floatPathOnly(threadCount: 2)  // streamed rows: float
         let chain: (Image) throws -> Image = { try $0.sepiaTone(intensity: 0.5) }
         let a = try context.makeBuffer(chain(streamed)), b = try context.makeBuffer(chain(full))
         XCTAssertEqual(CodecTestSupport.maximumDifference(a, b), 0)
@@ -52,6 +52,7 @@ final class StreamingDefaultTests: XCTestCase {
         let jpeg = try CodecTestSupport.smooth(width: 77, height: 531).encoded(as: .jpeg, quality: 90)
         var options = RenderContext.Options(threadCount: 2)
         options.maximumStripBytes = 77 * 4 * 16  // strips of 16 rows: the window must slide
+        options.usesBytePath = false  // streamed rows have no byte form (RenderContext.floatPathOnly)
         let context = RenderContext(options: options)
         for o in EXIFOrientation.allCases {
             let path = dir + "/o\(o.rawValue).jpg"
@@ -140,7 +141,7 @@ final class StreamingDefaultTests: XCTestCase {
         let pixels = CodecTestSupport.smooth(width: 123, height: 301)
         try pixels.write(toFile: path)
         try pixels.write(toFile: jpegPath, quality: 90)
-        let context = RenderContext(threadCount: 2)
+        let context = RenderContext.floatPathOnly(threadCount: 2)  // streamed rows: float
         let streamed = try Image(contentsOfFile: path)
         guard case let .streamedSource(source) = streamed.node.op else { return XCTFail("not streamed") }
         XCTAssertEqual(source.heldBytes, 0)
@@ -182,7 +183,7 @@ final class StreamingDefaultTests: XCTestCase {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pf-jpegfd-\(UUID())").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let context = RenderContext(threadCount: 2)
+        let context = RenderContext.floatPathOnly(threadCount: 2)  // streamed rows: float
         // Three 60 KB APP15 segments before the frame: libjpeg skips them past its 64 KiB
         // buffer, so the header takes several reads and skips (their payload is full of EOI
         // markers, so a skip that lands wrong fails).
