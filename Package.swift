@@ -27,6 +27,14 @@ let package = Package(
                        providers: [.apt(["libheif-dev"])]),
         .systemLibrary(name: "CLCMS2", path: "Sources/CLCMS2", pkgConfig: "lcms2",
                        providers: [.apt(["liblcms2-dev"])]),
+        // Text (Sources/PixelFlow/Text, Docs/Text.md): FreeType for glyph outlines and metrics,
+        // HarfBuzz for shaping, fontconfig to find fonts by name and per-script fallbacks.
+        .systemLibrary(name: "CFreeType", path: "Sources/CFreeType", pkgConfig: "freetype2",
+                       providers: [.apt(["libfreetype-dev"])]),
+        .systemLibrary(name: "CHarfBuzz", path: "Sources/CHarfBuzz", pkgConfig: "harfbuzz",
+                       providers: [.apt(["libharfbuzz-dev"])]),
+        .systemLibrary(name: "CFontconfig", path: "Sources/CFontconfig", pkgConfig: "fontconfig",
+                       providers: [.apt(["libfontconfig-dev"])]),
         .target(name: "CCodecShims", dependencies: ["CPNG", "CJPEG", "CWebP", "CTIFF", "CGIF", "CHEIF", "CLCMS2"],
                 path: "Sources/CCodecShims",
                 // A C target does not take the `link` lines of the system modules it depends on
@@ -50,7 +58,8 @@ let package = Package(
         // file writes are in PixelFlow).
         .target(name: "PixelFlowEngine", dependencies: ["PixelFlowCore", "PixelFlowKernels", "PixelFlowGraph", "CSIMD"],
                 path: "Sources/PixelFlowEngine"),
-        .target(name: "PixelFlow", dependencies: ["PixelFlowCore", "PixelFlowKernels", "PixelFlowGraph", "PixelFlowEngine", "CCodecShims", "CSIMD"], path: "Sources/PixelFlow",
+        .target(name: "PixelFlow", dependencies: ["PixelFlowCore", "PixelFlowKernels", "PixelFlowGraph", "PixelFlowEngine", "CCodecShims", "CSIMD",
+                                                  "CFreeType", "CHarfBuzz", "CFontconfig"], path: "Sources/PixelFlow",
                 // The face detector's models (OpenCV cascades, licences beside them), read
                 // through Bundle.module: Detectors/Face/Resources/README.md.
                 resources: [.copy("Detectors/Face/Resources")]),
@@ -68,7 +77,7 @@ let package = Package(
         .executableTarget(name: "LiveDetection", dependencies: ["PixelFlow", "ExampleSupport"], path: "Examples/LiveDetection"),
         .executableTarget(name: "Transitions", dependencies: ["PixelFlow", "ExampleSupport"], path: "Examples/Transitions"),
         .executableTarget(name: "FaceMarkers", dependencies: ["PixelFlow", "ExampleSupport"], path: "Examples/FaceMarkers"),
-        .testTarget(name: "PixelFlowTests", dependencies: ["PixelFlow", "PixelFlowCore", "PixelFlowKernels", "PixelFlowGraph", "PixelFlowEngine"],
+        .testTarget(name: "PixelFlowTests", dependencies: ["PixelFlow", "PixelFlowCore", "PixelFlowKernels", "PixelFlowGraph", "PixelFlowEngine", "CFreeType", "CHarfBuzz"],
                     path: "Tests/PixelFlowTests",
                     exclude: ["Fixtures"]),
     ],

@@ -4,6 +4,11 @@
 #     libwebp, libtiff, giflib, libheif (HEIC and AVIF; Debian's build brings the x265 and
 #     aom encoders and the libde265 and dav1d decoders) and lcms2, and OpenCV's cascade XML files (Debian package opencv-data, under /usr/share/opencv4)
 #     that the face detector and its tests load;
+#   - for text (CITextImageGenerator, Canvas.drawText): the headers of FreeType, HarfBuzz and
+#     fontconfig, and fonts: DejaVu Sans (fonts-dejavu-core, 1 MB: Latin, Greek, Cyrillic,
+#     Arabic, Hebrew; the default and fallback font), a Devanagari font when fontconfig knows
+#     none (fonts-lohit-deva, 80 KB) and a CJK font when it knows none (fonts-wqy-microhei,
+#     1.6 MB; fonts-noto-cjk is 56 MB). Any other fonts already installed are used too;
 #   - with --reference-tools: the Python packages that regenerate test fixtures and run the
 #     peer benchmark (OpenCV, Pillow, numpy), from scripts/requirements-reference.txt.
 # Safe to run again: it does nothing when everything is present.
@@ -20,6 +25,16 @@ pkg-config --exists libtiff-4 2>/dev/null || need_apt+=(libtiff-dev)
 pkg-config --exists libheif 2>/dev/null || need_apt+=(libheif-dev)
 pkg-config --exists lcms2 2>/dev/null || need_apt+=(liblcms2-dev)
 [ -f /usr/share/opencv4/haarcascades/haarcascade_frontalface_default.xml ] || need_apt+=(opencv-data)
+pkg-config --exists freetype2 2>/dev/null || need_apt+=(libfreetype-dev)
+pkg-config --exists harfbuzz 2>/dev/null || need_apt+=(libharfbuzz-dev)
+pkg-config --exists fontconfig 2>/dev/null || need_apt+=(libfontconfig-dev)
+if command -v fc-list >/dev/null 2>&1; then
+  [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need_apt+=(fonts-dejavu-core)
+  [ -n "$(fc-list :lang=hi family 2>/dev/null)" ] || need_apt+=(fonts-lohit-deva)
+  [ -n "$(fc-list :lang=zh-cn family 2>/dev/null)" ] || need_apt+=(fonts-wqy-microhei)
+else
+  need_apt+=(fontconfig fonts-dejavu-core fonts-lohit-deva fonts-wqy-microhei)
+fi
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "setup: installing ${need_apt[*]}"
   sudo_cmd=""

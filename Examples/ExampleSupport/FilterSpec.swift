@@ -74,7 +74,7 @@ public struct FilterSpec {
             return .string(text)
         case .data:
             return .data(Array(text.utf8))
-        case .image, .barcodeDescriptor:
+        case .image, .barcodeDescriptor, .attributedString:
             return nil
         }
     }

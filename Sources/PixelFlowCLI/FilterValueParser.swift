@@ -11,6 +11,7 @@ import PixelFlow
 /// | transform | 6 numbers `[a b c d tx ty]`, mapping (x, y) to (a x + c y + tx, b x + d y + ty) |
 /// | string | the text as is |
 /// | data | the text's UTF-8 bytes, or `hex:` and two hexadecimal digits a byte (`hex:00ff1b`) |
+/// | attributed string | plain text, in `HelveticaNeue` 12, black (styles need `StyledText`) |
 ///
 /// Numbers must be finite and within the input's minimum and maximum; vectors must have the
 /// input's component count.
@@ -78,6 +79,14 @@ public enum FilterValueParser {
             throw fail("is an image; give the path of an image file")
         case .barcodeDescriptor:
             throw fail("is a barcode descriptor, which the command line cannot give; use the Swift API (Image.barcode(_:))")
+        case .attributedString:
+            // Plain text in NSAttributedString's default attributes (Helvetica 12, black),
+            // with Core Image's HelveticaNeue for the font; styles need the Swift API.
+            do {
+                return .styledText(StyledText(text, style: TextStyle(font: try Font(name: Font.defaultName, size: 12))))
+            } catch {
+                throw fail("needs a font: \(error)")
+            }
         }
     }
 

@@ -13,9 +13,13 @@ enum ByteForm: CustomStringConvertible {
     /// A color matrix or grayscale as an affine map of the bytes with fixed-point weights
     /// (ByteColor.swift): within 1 unit of the float path on every pixel and channel.
     case color(ByteColor)
+    /// A warp sampled on bytes (ByteForms+Warp.swift): the 2x2 box of a half-size bilinear
+    /// scale (within 1 unit) or an affine warp with fixed-point bilinear sampling (within 1 unit).
+    case warp(ByteWarp)
 
     var description: String {
         switch self {
+        case let .warp(w): return "\(w)"
         case let .stencil(s): return "\(s), exact"
         case let .resample(r): return "\(r), fixed-point taps"
         case let .color(c): return "\(c)"
@@ -165,6 +169,7 @@ extension BytePlan {
                     "resampling in linear light: the float path weighs linear values, not the sRGB-encoded bytes (stays in float)"
                 ))
         }
+        if let warp = makeWarp(resample, rect: rect, options: options, buffer: buffer) { return warp }
         var plan = self
         let taps = ByteResampleTaps(resample, plan: self, rect: rect)
         plan.taps = taps

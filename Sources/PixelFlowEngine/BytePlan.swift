@@ -225,6 +225,12 @@ struct BytePlan {
     /// Whether every alpha byte that a render of `rect` reads is 255.
     func sourceIsOpaque(for rect: IntRect) -> Bool {
         guard let r = sourceRegion(for: rect) else { return true }
+        return sourceIsOpaque(in: r)
+    }
+
+    /// Whether every alpha byte of the source in `r` (inside it) is 255.
+    func sourceIsOpaque(in r: IntRect) -> Bool {
+        guard source.format.hasAlpha, !r.isEmpty else { return true }
         return source.withUnsafeBytes { raw in
             for y in r.y..<r.maxY {
                 let row = raw.baseAddress! + y * source.bytesPerRow + r.x * 4
@@ -247,6 +253,10 @@ struct BytePlan {
     func run(rect: IntRect, into buffer: inout PixelBuffer, options: RenderContext.Options) {
         if case let .color(color) = form {
             runColor(color, rect: rect, into: &buffer, options: options)
+            return
+        }
+        if case let .warp(warp) = form {
+            runWarp(warp, rect: rect, into: &buffer, options: options)
             return
         }
         guard case let .stencil(stencil) = form else {

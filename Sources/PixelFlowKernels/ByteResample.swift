@@ -21,10 +21,15 @@ package enum ByteResample: Sendable, CustomStringConvertible {
     /// A separable blur: output `o` reads inputs `o - r ... o + r` with `taps[0 ... 2r]` on both
     /// axes (a Gaussian's exact taps, a box mean's equal ones; ByteForms+Blur.swift).
     case separable(taps: [Float])
+    /// Bilinear sampling under a transform with rotation or shear: output (x, y) reads input
+    /// `inverse` applied to the pixel center, as `affineWarpRow`. Not separable: it has no
+    /// axis taps, and the byte path runs it as a warp (`ByteWarp`).
+    case affine(inverse: AffineTransform)
     /// The taps of the outputs `outputs` on the x (`horizontal`) or y axis, as the float
     /// kernel computes them (Float weights, widened): output `i` reads `counts[i]` input
     /// coordinates from `starts[i]`, weights `weights[i * stride ..< i * stride + counts[i]]`.
-    /// Outputs for which `include` is false read nothing.
+    /// Outputs for which `include` is false read nothing. Not for `.affine`, which is not
+    /// separable (the byte path never asks it).
     ///
     /// - Complexity: O(outputs x taps).
     package func axisTaps(_ outputs: Range<Int>, horizontal: Bool, include: (Int) -> Bool) -> (
@@ -85,6 +90,8 @@ package enum ByteResample: Sendable, CustomStringConvertible {
                 for (k, w) in taps.enumerated() { weights[i * taps.count + k] = Double(w) }
             }
             return (starts, counts, weights, taps.count)
+        case .affine:
+            preconditionFailure("an affine warp with rotation or shear has no separable taps")
         }
     }
 
@@ -94,6 +101,7 @@ package enum ByteResample: Sendable, CustomStringConvertible {
         case let .lanczos3(o, _, _): return "lanczos3 to \(o.width)x\(o.height)"
         case let .box(k, o, _): return "box shrink 1/\(k) to \(o.width)x\(o.height)"
         case let .separable(taps): return "separable blur (\(taps.count) taps)"
+        case .affine: return "affine bilinear warp"
         }
     }
 }

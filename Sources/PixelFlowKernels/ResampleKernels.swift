@@ -176,8 +176,20 @@ package struct LanczosWeights {
         maxTaps = Int((3 * scale).rounded(.up)) * 2 + 2
         starts = []; counts = []
         weights = [Float](repeating: 0, count: outputRange.count * maxTaps)
+        // Outputs whose first tap lies at the same offset from their center, with as many taps,
+        // get the same weights (`Double(k + start) - center` is exact, so the same bits): at a
+        // rational scale they repeat, and a half-size scale has one set for its interior.
+        var seen: [SIMD2<UInt64>: Int] = [:]
         for (i, o) in outputRange.enumerated() {
             let w = LanczosWeights.window(o, inputSize: inputSize, outputSize: outputSize, span: span)
+            let key = SIMD2((Double(w.start) - w.center).bitPattern, UInt64(w.count))
+            if let j = seen[key] {
+                for k in 0..<maxTaps { weights[i * maxTaps + k] = weights[j * maxTaps + k] }
+                starts.append(w.start)
+                counts.append(Swift.min(w.count, maxTaps))
+                continue
+            }
+            seen[key] = i
             var ws = [Double](repeating: 0, count: w.count)
             var total = 0.0
             for k in 0..<w.count {

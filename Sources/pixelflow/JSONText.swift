@@ -57,6 +57,7 @@ enum JSONText {
             return Array(text.utf8) == d ? string(text) : "null"
         case .image: return "null"
         case let .barcodeDescriptor(d): return string(d.description)
+        case let .styledText(t): return string(t.string)
         }
     }
 

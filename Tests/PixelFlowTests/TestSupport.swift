@@ -232,3 +232,33 @@ extension RenderContext {
         return RenderContext(options: o)
     }
 }
+
+extension TestImages {
+    /// `rect` of `image` rendered with `options` into a new buffer like `dest` (its format,
+    /// encoding and alpha mode; `rect`'s size): the byte-form tests' renders.
+    static func render(_ image: Image, _ rect: Rect, like dest: PixelBuffer, _ options: RenderContext.Options) throws
+        -> PixelBuffer
+    {
+        var out = try PixelBuffer(
+            width: Int(rect.width), height: Int(rect.height), format: dest.format,
+            colorEncoding: dest.colorEncoding, alphaMode: dest.alphaMode)
+        try RenderContext(options: options).render(image, rect: rect, to: &out)
+        return out
+    }
+
+    /// The largest difference between two 8-bit buffers of one size, over every byte of every
+    /// pixel.
+    static func maxDifference(_ a: PixelBuffer, _ b: PixelBuffer) -> Int {
+        var m = 0
+        a.withUnsafeBytes { pa in
+            b.withUnsafeBytes { pb in
+                for y in 0..<a.height {
+                    for x in 0..<a.width * a.format.bytesPerPixel {
+                        m = Swift.max(m, Swift.abs(Int(pa[y * a.bytesPerRow + x]) - Int(pb[y * b.bytesPerRow + x])))
+                    }
+                }
+            }
+        }
+        return m
+    }
+}

@@ -22,5 +22,6 @@
 #include "CSIMDBytesColor.h"
 #include "CSIMDBytesBlur.h"
 #include "CSIMDBytesBlend.h"
+#include "CSIMDBytesWarp.h"
 
 #endif

@@ -17,8 +17,9 @@
  * depend on the vector width, the instruction set or how rows are cut into tiles.
  *
  * The _run entry points (CSIMDBytesResample.c) use SSE2 on x86-64 (the baseline; the
- * horizontal pass takes two taps per pmaddwd) and, for the vertical pass, 32-byte AVX2 code
- * where the processor has it; other targets run the portable loops. Same results everywhere.
+ * horizontal pass takes two taps per pmaddwd) and 32-byte AVX2 code where the processor has
+ * it (the vertical pass; the RGBA horizontal pass, four taps per vpmaddwd); other targets run
+ * the portable loops. Same results everywhere.
  */
 #include <stdint.h>
 

@@ -41,7 +41,7 @@ extension FilterDescriptor {
     static var builtIn: [FilterDescriptor] {
         colorAdjustmentFilters + compositeFilters + generatorFilters + geometryFilters + blurFilters + stylizeFilters
             + blendModeFilters + reductionFilters + qrCodeFilters + roundedQRCodeFilters + code128Filters + pdf417Filters
-            + aztecFilters + barcodeFilters
+            + aztecFilters + barcodeFilters + textFilters + toneMapFilters
             + colorCurveFilters + colorBalanceFilters + colorSpaceFilters + colorCubeFilters + colorSpaceLookupFilters
             + colorEffectFilters
             + photoEffectFilters

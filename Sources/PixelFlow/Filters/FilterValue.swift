@@ -20,6 +20,9 @@ public enum FilterValue: Sendable, Hashable, CustomStringConvertible {
     case boolean(Bool)
     /// A barcode symbol's codewords and layout (`CIBarcodeDescriptor`), for `CIBarcodeGenerator`.
     case barcodeDescriptor(BarcodeDescriptor)
+    /// Text in runs of font, color and spacing (`NSAttributedString`), for
+    /// `CIAttributedTextImageGenerator`.
+    case styledText(StyledText)
 
     /// The value class name, as used in messages and in attribute dictionaries.
     public var valueClass: FilterValueClass {
@@ -32,6 +35,7 @@ public enum FilterValue: Sendable, Hashable, CustomStringConvertible {
         case .string: return .string
         case .data: return .data
         case .barcodeDescriptor: return .barcodeDescriptor
+        case .styledText: return .attributedString
         }
     }
 
@@ -46,6 +50,7 @@ public enum FilterValue: Sendable, Hashable, CustomStringConvertible {
         case let .data(d): return "<\(d.count) bytes>"
         case let .boolean(b): return b ? "true" : "false"
         case let .barcodeDescriptor(d): return "<\(d.kindName) descriptor>"
+        case let .styledText(t): return t.string
         }
     }
 
@@ -72,4 +77,6 @@ public enum FilterValueClass: String, Sendable, CaseIterable {
     case data = "NSData"
     /// A barcode descriptor (`CIBarcodeDescriptor`).
     case barcodeDescriptor = "CIBarcodeDescriptor"
+    /// Styled text (`NSAttributedString`): ``StyledText``.
+    case attributedString = "NSAttributedString"
 }

@@ -53,6 +53,30 @@ final class GenerateCLITests: TemporaryDirectoryTestCase {
         XCTAssertEqual([buffer.width, buffer.height], [10, 12])
     }
 
+    func testTextIsWrittenAtItsExtent() throws {
+        let r = try CLIProcess.run(
+            ["generate", "CITextImageGenerator inputText=Hello inputFontSize=40 inputFontName=DejaVuSans", "text.png"],
+            in: directory)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let written = try PixelBuffer(contentsOfFile: path("text.png"))
+        let expected = try Image.text("Hello", fontName: "DejaVuSans", fontSize: 40)
+        XCTAssertEqual([Double(written.width), Double(written.height)], [expected.extent.width, expected.extent.height])
+        // Plain text for the attributed generator: black, in the default font at 12.
+        let a = try CLIProcess.run(["generate", "CIAttributedTextImageGenerator inputText=Hi", "a.png"], in: directory)
+        XCTAssertEqual(a.status, 0, a.stderr)
+        let hi = try PixelBuffer(contentsOfFile: path("a.png"))
+        let plain = try Image.text("Hi", fontSize: 12)
+        XCTAssertEqual([Double(hi.width), Double(hi.height)], [plain.extent.width, plain.extent.height])
+        var inked = 0
+        for y in 0..<hi.height {
+            for x in 0..<hi.width where hi[x, y].w > 0 {
+                inked += 1
+                XCTAssertEqual(hi[x, y].x, 0, "black text")
+            }
+        }
+        XCTAssertGreaterThan(inked, 10)
+    }
+
     func testErrors() throws {
         let cases: [([String], Int32, String)] = [
             (["generate", "CISepiaTone", "x.png"], 2, "takes an image"),
@@ -62,6 +86,8 @@ final class GenerateCLITests: TemporaryDirectoryTestCase {
             (["generate", "CICode128BarcodeGenerator", "x.unknown"], 2, "format"),
             (["generate", "CICheckerboardGenerator", "x.png", "--size", "0x5"], 2, "--size"),
             (["generate", "CICode128BarcodeGenerator"], 2, "needs a filter and an output"),
+            (["generate", "CITextImageGenerator inputFontName=/no/such.ttf", "x.png"], 1, "/no/such.ttf"),
+            (["generate", "CITextImageGenerator inputFontSize=nan", "x.png"], 2, "inputFontSize"),
         ]
         for (arguments, status, text) in cases {
             let r = try CLIProcess.run(arguments, in: directory)

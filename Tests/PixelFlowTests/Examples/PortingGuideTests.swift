@@ -255,6 +255,12 @@ final class PortingGuideTests: TemporaryDirectoryTestCase {
         arc.addArc(center: Point(x: 60, y: 60), radius: 20, startAngle: 0, endAngle: .pi, clockwise: true)
         canvas.stroke(arc, style: StrokeStyle(width: 3, cap: .round, dash: [6, 4]), color: .blue)
         canvas.clip(to: Rect(x: 0, y: 0, width: 160, height: 120))
+        let font = try Font(name: "DejaVuSans-Bold", size: 18)
+        canvas.drawText("Hi", at: Point(x: 20, y: 80 + font.ascent), font: font, color: .white)
+        let line = TextLayout("Hi", font: font)
+        canvas.drawText(line, at: Point(x: 60, y: 110))
+        let label = try Image.text("Hello", fontSize: 24, scaleFactor: 2)
+        let styled = try Image.attributedText(StyledText("Hi", style: TextStyle(font: font, color: .white)))
         let drawn = canvas.buffer
         let value = pixels[3, 4]
         let color = bgra[packed: 3, 4]
@@ -273,6 +279,9 @@ final class PortingGuideTests: TemporaryDirectoryTestCase {
         XCTAssertEqual(color >> 24, 255, "alpha in the high byte")
         XCTAssertEqual(bubble.extent, Rect(x: 0, y: 0, width: 300, height: 80))
         XCTAssertEqual(thumb.extent, Rect(x: 0, y: 0, width: 200, height: 200))
+        XCTAssertGreaterThan(line.advance, 0)
+        XCTAssertEqual(label.extent.height, (2 * TextLayout("Hello", font: try Font(size: 24)).height).rounded(.up))
+        XCTAssertEqual(styled.extent.width, line.advance.rounded(.up))
     }
 
     func testCustomKernels() throws {
