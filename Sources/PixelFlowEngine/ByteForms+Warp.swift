@@ -55,7 +55,7 @@ extension BytePlan {
             return .success(replacing(.warp(.box2x2(x0: origin.x, y0: origin.y))))
         case let .affine(inv):
             return makeAffine(inv, buffer: buffer)
-        case .lanczos3, .box:
+        case .lanczos3, .box, .separable:
             return nil
         }
     }

@@ -81,6 +81,7 @@ extension BytePlan {
         let columns = xt.span ?? 0...0
         let starts = xt.starts.map { $0 - Int32(columns.lowerBound) }
         let midCount = columns.count * bpp
+        let blur = self.blur
         source.withUnsafeBytes { srcRaw in
             let src = SharedSourceBytes(
                 base: srcRaw.baseAddress!, bytesPerRow: source.bytesPerRow, width: source.width, height: source.height)
@@ -109,9 +110,18 @@ extension BytePlan {
                                                 .assumingMemoryBound(to: UInt8.self))
                                     }
                                     yt.weights.withUnsafeBufferPointer { w in
-                                        pf_u8_resample_v_to16_run(rows, w.baseAddress! + j * yt.maxTaps, count, midCount, mid)
+                                        if let blur {
+                                            blur.vertical(
+                                                j, rows: rows, count: count, weights: w.baseAddress! + j * yt.maxTaps,
+                                                n: midCount,
+                                                into: mid)
+                                        } else {
+                                            pf_u8_resample_v_to16_run(rows, w.baseAddress! + j * yt.maxTaps, count, midCount, mid)
+                                        }
                                     }
-                                    if let p = xt.pairsFrom {
+                                    if let blur {
+                                        blur.horizontal(mid, bpp: bpp, table: xTable, maxTaps: xt.maxTaps, into: out)
+                                    } else if let p = xt.pairsFrom {
                                         pf_u8_resample_h_from16_pairs_run(mid + (p - columns.lowerBound) * bpp, bpp, width, out)
                                     } else {
                                         pf_u8_resample_h_from16_run(

@@ -49,6 +49,8 @@ struct BytePlan {
     /// For a box shrink of a whole source, its factor when it runs as exact byte means
     /// (`exactBoxFactor`, set by `make`).
     var exactBox: Int?
+    /// For a separable blur, which rows and columns run the folded kernels (ByteForms+Blur.swift).
+    var blur: ByteBlur?
     /// The stencil's halo (none for a resample, which reads through its taps).
     var halo: (x: Int, y: Int) {
         if case let .stencil(s) = form { return s.halo }
@@ -114,7 +116,9 @@ struct BytePlan {
             form = .resample(resample)
         } else {
             return .failure(
-                Refusal("the output is not a morphology or median stencil or a scale or Lanczos warp with an 8-bit form"))
+                Refusal(
+                    "the output is not a morphology or median stencil, a Gaussian or box blur or a scale or Lanczos warp with an 8-bit form"
+                ))
         }
         restrict(n)
         if case .resample = form, let shrunk = recognizeShrunk(n, form: form, valid: valid) { return .success(shrunk) }
@@ -184,7 +188,7 @@ struct BytePlan {
                 ))
         }
         if case let .resample(resample) = plan.form {
-            return plan.makeResample(resample, rect: rect, options: options, buffer: buffer)
+            return plan.makeResample(resample, rect: rect, options: options, buffer: buffer).flatMap { $0.makeBlur(resample) }
         }
         if case let .stencil(.median(r)) = plan.form, r >= 3, !ByteRoundTrip.quantizesExactly(key) {
             return .failure(
@@ -370,7 +374,7 @@ struct BytePlan {
 
     /// One line for `explain()`.
     var summary: String {
-        "\(source.format) \(name) (\(exactBox.map { "box shrink 1/\($0), exact means" } ?? "\(form)")\(shrink.map { ", \($0)" } ?? "")) from a \(source.width)x\(source.height) \(source.format) \(source.alphaMode) source"
+        "\(source.format) \(name) (\(exactBox.map { "box shrink 1/\($0), exact means" } ?? "\(form)")\(shrink.map { ", \($0)" } ?? "")\(blur.map { ", \($0)" } ?? "")) from a \(source.width)x\(source.height) \(source.format) \(source.alphaMode) source"
     }
 }
 

@@ -39,6 +39,10 @@ package enum StencilCapability: Sendable {
     /// take the byte path (`BytePlan`). Must match the float kernel on every pixel whose values
     /// decode from bytes.
     case byteForm(ByteStencil)
+    /// The same computation as a separable blur with these taps on both axes (a box mean):
+    /// a render then may run it on bytes with fixed-point taps (`ByteResample.separable`),
+    /// within 1 unit of the float kernel.
+    case separableTaps([Float])
 }
 
 /// A further input of a stencil kernel: `region` maps an output rect to the rect of that input
@@ -173,6 +177,12 @@ package struct StencilKernel: Sendable {
     /// The exact 8-bit form, if any.
     package var byteForm: ByteStencil? {
         for c in capabilities { if case let .byteForm(b) = c { return b } }
+        return nil
+    }
+
+    /// The separable taps of its byte blur form, if any.
+    package var separableTaps: [Float]? {
+        for c in capabilities { if case let .separableTaps(t) = c { return t } }
         return nil
     }
 

@@ -18,6 +18,9 @@ package enum ByteResample: Sendable, CustomStringConvertible {
     /// An integer box shrink by `factor` of the input extent `input` onto `output`, as
     /// `LanczosWeights(box:outputRange:inputSize:)`.
     case box(factor: Int, output: IntRect, input: IntRect)
+    /// A separable blur: output `o` reads inputs `o - r ... o + r` with `taps[0 ... 2r]` on both
+    /// axes (a Gaussian's exact taps, a box mean's equal ones; ByteForms+Blur.swift).
+    case separable(taps: [Float])
     /// Bilinear sampling under a transform with rotation or shear: output (x, y) reads input
     /// `inverse` applied to the pixel center, as `affineWarpRow`. Not separable: it has no
     /// axis taps, and the byte path runs it as a warp (`ByteWarp`).
@@ -78,6 +81,15 @@ package enum ByteResample: Sendable, CustomStringConvertible {
                 for t in 0..<w.counts[k] { weights[i * w.maxTaps + t] = Double(w.weights[k * w.maxTaps + t]) }
             }
             return (starts, counts, weights, w.maxTaps)
+        case let .separable(taps):
+            let r = taps.count / 2
+            var weights = [Double](repeating: 0, count: outputs.count * taps.count)
+            for (i, o) in outputs.enumerated() where include(o) {
+                starts[i] = o - r
+                counts[i] = taps.count
+                for (k, w) in taps.enumerated() { weights[i * taps.count + k] = Double(w) }
+            }
+            return (starts, counts, weights, taps.count)
         case .affine:
             preconditionFailure("an affine warp with rotation or shear has no separable taps")
         }
@@ -88,6 +100,7 @@ package enum ByteResample: Sendable, CustomStringConvertible {
         case .scale: return "bilinear scale"
         case let .lanczos3(o, _, _): return "lanczos3 to \(o.width)x\(o.height)"
         case let .box(k, o, _): return "box shrink 1/\(k) to \(o.width)x\(o.height)"
+        case let .separable(taps): return "separable blur (\(taps.count) taps)"
         case .affine: return "affine bilinear warp"
         }
     }
@@ -113,6 +126,9 @@ package struct ByteAxisTaps {
     /// (weights 1/2, 1/2): the 2x box shrink, which `pf_u8_resample_h_from16_pairs_run`
     /// computes with the same result as the general kernel.
     package var pairsFrom: Int?
+    /// The largest distance, over the outputs, between the weighted sum with the quantized
+    /// weights and with the real ones, for input values in 0...255, in units.
+    package var quantizationError = 0.0
 
     package static let one = Double(1 << PF_RS_WEIGHT_BITS)
 
@@ -132,6 +148,18 @@ package struct ByteAxisTaps {
         for i in 0..<n {
             src.removeAll(keepingCapacity: true)
             ws.removeAll(keepingCapacity: true)
+            // Taps whose ends map to themselves all do (the steps never skip a coordinate): no
+            // merging (most outputs of a blur).
+            let first = taps.starts[i], count = taps.counts[i]
+            if count > 0, map(first) == first, map(first + count - 1) == first + count - 1 {
+                let begin = all.count
+                all.append(contentsOf: taps.weights[i * taps.stride..<i * taps.stride + count])
+                rows.append((first, begin, count))
+                span =
+                    span.map { Swift.min($0.lowerBound, first)...Swift.max($0.upperBound, first + count - 1) }
+                    ?? first...first + count - 1
+                continue
+            }
             for k in 0..<taps.counts[i] {
                 let w = taps.weights[i * taps.stride + k]
                 guard let s = map(taps.starts[i] + k) else {
@@ -165,19 +193,38 @@ package struct ByteAxisTaps {
         }
         maxTaps = Swift.max(1, rows.map(\.count).max() ?? 1)
         weights = [Int16](repeating: 0, count: n * maxTaps)
+        // The quantized weights of the last output, reused when the next has the same real ones.
+        var last: (real: ArraySlice<Double>, q: [Double])?
         for (i, p) in rows.enumerated() {
             starts[i] = Int32(p.start)
             counts[i] = Int32(p.count)
             guard p.count > 0 else { continue }
             let real = all[p.begin..<p.begin + p.count]
+            if let last, last.real == real {
+                for (k, v) in last.q.enumerated() { weights[i * maxTaps + k] = Int16(Swift.min(Swift.max(v, -32768), 32767)) }
+                continue
+            }
             var q = real.map { ($0 * ByteAxisTaps.one).rounded() }
             let target = (real.reduce(0, +) * ByteAxisTaps.one).rounded()
+            // The rounding rest goes to the largest weight; among equal ones the middle one, so
+            // a symmetric kernel (a box mean's equal taps) stays symmetric.
             var largest = 0
-            for (k, w) in real.enumerated() where Swift.abs(w) > Swift.abs(real[real.startIndex + largest]) {
-                largest = k
+            let middle = Double(p.count - 1) / 2
+            for (k, w) in real.enumerated() {
+                let a = Swift.abs(w), b = Swift.abs(real[real.startIndex + largest])
+                if a > b || (a == b && Swift.abs(Double(k) - middle) < Swift.abs(Double(largest) - middle)) { largest = k }
             }
             q[largest] += target - q.reduce(0, +)
+            // Quantization error of this output for values in 0...255: 255 times the larger of
+            // the positive and the negative weight errors' sums.
+            var above = 0.0, below = 0.0
+            for (k, w) in real.enumerated() {
+                let d = q[k] / ByteAxisTaps.one - w
+                if d > 0 { above += d } else { below -= d }
+            }
+            quantizationError = Swift.max(quantizationError, 255 * Swift.max(above, below))
             for (k, v) in q.enumerated() { weights[i * maxTaps + k] = Int16(Swift.min(Swift.max(v, -32768), 32767)) }
+            last = (real, q)
         }
         let half = Int16(1 << (PF_RS_WEIGHT_BITS - 1))
         if n > 0, maxTaps == 2,

@@ -146,6 +146,77 @@ extension TestImages {
         }
         return b
     }
+
+    /// The largest difference of two 8-bit buffers, and whether every pixel meets the byte
+    /// path's bound against the float path: 1 unit, and for straight `rgba8` colors
+    /// `1 + 64 / alpha` where the expected alpha is below 64 (not compared at alpha 0).
+    static func compareBytes(_ out: PixelBuffer, _ expected: PixelBuffer) -> (max: Int, withinBound: Bool, worst: String) {
+        var m = 0, ok = true, worst = ""
+        let bpp = out.format.bytesPerPixel
+        let straight = out.format == .rgba8 && out.alphaMode == .straight
+        out.withUnsafeBytes { pa in
+            expected.withUnsafeBytes { pb in
+                for y in 0..<out.height {
+                    for x in 0..<out.width {
+                        let p = y * out.bytesPerRow + x * bpp
+                        let alpha = bpp == 4 ? Int(pb[p + 3]) : 255
+                        for c in 0..<bpp {
+                            let d = Swift.abs(Int(pa[p + c]) - Int(pb[p + c]))
+                            let isColor = straight && c < 3
+                            if isColor && alpha == 0 { continue }
+                            let bound = isColor && alpha < 64 ? 1 + 64 / alpha : 1
+                            if d > bound {
+                                ok = false
+                                worst = "(\(x), \(y)) channel \(c): \(pa[p + c]) vs \(pb[p + c]), alpha \(alpha)"
+                            }
+                            m = Swift.max(m, d)
+                        }
+                    }
+                }
+            }
+        }
+        return (m, ok, worst)
+    }
+}
+
+extension TestImages {
+    /// The float path's render of `image` over `rect` into a buffer of `format` with `alpha`
+    /// (color management off, 1 thread), and what `explain()` says of the default render.
+    static func floatPathAndExplain(_ image: Image, rect: Rect, format: PixelFormat, alpha: AlphaMode) throws -> (
+        expected: PixelBuffer, explained: String
+    ) {
+        var floatOptions = RenderContext.Options(threadCount: 1, colorManagement: .none)
+        floatOptions.usesBytePath = false
+        var expected = try PixelBuffer(width: Int(rect.width), height: Int(rect.height), format: format, alphaMode: alpha)
+        try RenderContext(options: floatOptions).render(image, rect: rect, to: &expected)
+        let explained = try RenderContext(colorManagement: .none).explain(image, rect: rect, into: expected)
+        return (expected, explained)
+    }
+
+    /// Renders `image` over `rect` into a buffer of `format` with `alpha` once per schedule
+    /// (threads 1...3 and four tile sizes with `schedules`, else one) and checks each render
+    /// against `expected` (the float path's) within the byte path's bound (`compareBytes`;
+    /// within 1 unit everywhere when `strict`), and that every schedule gives the same bytes.
+    static func checkSchedules(
+        _ image: Image, rect: Rect, format: PixelFormat, alpha: AlphaMode, expected: PixelBuffer, schedules: Bool,
+        strict: Bool = false, label: String, file: StaticString, line: UInt
+    ) throws {
+        var first: PixelBuffer?
+        let schedulesTried = schedules ? [(1, 256, 64), (2, 37, 13), (3, 7, 1), (2, 256, 1)] : [(1, 256, 64)]
+        for (threads, tw, th) in schedulesTried {
+            let options = RenderContext.Options(threadCount: threads, tileWidth: tw, tileHeight: th, colorManagement: .none)
+            var out = try PixelBuffer(width: Int(rect.width), height: Int(rect.height), format: format, alphaMode: alpha)
+            try RenderContext(options: options).render(image, rect: rect, to: &out)
+            let r = compareBytes(out, expected)
+            XCTAssertTrue(r.withinBound, "\(label): \(r.worst)", file: file, line: line)
+            if strict { XCTAssertLessThanOrEqual(r.max, 1, label, file: file, line: line) }
+            if let first {
+                XCTAssertTrue(out == first, "\(label): threads \(threads), tiles \(tw)x\(th) differ", file: file, line: line)
+            } else {
+                first = out
+            }
+        }
+    }
 }
 
 extension RenderContext {

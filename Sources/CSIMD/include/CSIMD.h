@@ -20,6 +20,7 @@
 #include "CSIMDBytesResample.h"
 #include "CSIMDBytesShrink.h"
 #include "CSIMDBytesColor.h"
+#include "CSIMDBytesBlur.h"
 #include "CSIMDBytesBlend.h"
 #include "CSIMDBytesWarp.h"
 

@@ -127,7 +127,8 @@ func boxStencil(radius r: Int) -> StencilKernel {
     let halo = r + block - 1
     return StencilKernel(
         name: "box r\(r)", haloX: halo, haloY: halo, cost: 6,
-        capabilities: [.readsInputInPlace] + (whole ? [.wholeRegion] : [])
+        capabilities: [.readsInputInPlace, .separableTaps([Float](repeating: 1 / Float(2 * r + 1), count: 2 * r + 1))]
+            + (whole ? [.wholeRegion] : [])
     ) { input, output, threads, arena in
         if whole {
             BoxPlan.runPieces(output, size: Swift.max(256, 2 * block), threads: threads) { piece, a in

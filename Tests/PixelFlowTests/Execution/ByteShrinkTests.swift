@@ -46,35 +46,6 @@ final class ByteShrinkTests: XCTestCase {
         return out
     }
 
-    /// The largest difference from `expected`, and whether every pixel meets the stated bound.
-    func compare(_ out: PixelBuffer, _ expected: PixelBuffer) -> (max: Int, withinBound: Bool, worst: String) {
-        var m = 0, ok = true, worst = ""
-        let bpp = out.format.bytesPerPixel
-        let straight = out.format == .rgba8 && out.alphaMode == .straight
-        out.withUnsafeBytes { pa in
-            expected.withUnsafeBytes { pb in
-                for y in 0..<out.height {
-                    for x in 0..<out.width {
-                        let p = y * out.bytesPerRow + x * bpp
-                        let alpha = bpp == 4 ? Int(pb[p + 3]) : 255
-                        for c in 0..<bpp {
-                            let d = Swift.abs(Int(pa[p + c]) - Int(pb[p + c]))
-                            let isColor = straight && c < 3
-                            if isColor && alpha == 0 { continue }
-                            let bound = isColor && alpha < 64 ? 1 + 64 / alpha : 1
-                            if d > bound {
-                                ok = false
-                                worst = "(\(x), \(y)) channel \(c): \(pa[p + c]) vs \(pb[p + c]), alpha \(alpha)"
-                            }
-                            m = Swift.max(m, d)
-                        }
-                    }
-                }
-            }
-        }
-        return (m, ok, worst)
-    }
-
     /// The renders tested on `src`: box shrinks, thumbnails (box + Lanczos), Lanczos and
     /// bilinear scales.
     func cases(_ src: PixelBuffer) throws -> [(String, Image, Rect)] {
@@ -108,28 +79,14 @@ final class ByteShrinkTests: XCTestCase {
     {
         for (name, image, rect) in try cases(src) where rect.width >= 1 && rect.height >= 1 {
             let label = "\(name) of \(src.width)x\(src.height) \(src.format) \(src.alphaMode) into \(alpha)"
-            var floatOptions = RenderContext.Options(threadCount: 1, colorManagement: .none)
-            floatOptions.usesBytePath = false
-            let expected = try render(image, rect, format: src.format, alpha: alpha, floatOptions)
-            let probe = try PixelBuffer(width: Int(rect.width), height: Int(rect.height), format: src.format, alphaMode: alpha)
-            let explained = try RenderContext(colorManagement: .none).explain(image, rect: rect, into: probe)
+            let (expected, explained) = try TestImages.floatPathAndExplain(image, rect: rect, format: src.format, alpha: alpha)
             let isIdentity = image.extent == Image(src).extent && !name.hasPrefix("box")
             if !isIdentity {
                 XCTAssertTrue(explained.contains("byte path: on"), "\(label): \(explained)", file: file, line: line)
             }
-            var first: PixelBuffer?
-            let schedulesTried = schedules ? [(1, 256, 64), (2, 37, 13), (3, 7, 1), (2, 256, 1)] : [(1, 256, 64)]
-            for (threads, tw, th) in schedulesTried {
-                let options = RenderContext.Options(threadCount: threads, tileWidth: tw, tileHeight: th, colorManagement: .none)
-                let out = try render(image, rect, format: src.format, alpha: alpha, options)
-                let r = compare(out, expected)
-                XCTAssertTrue(r.withinBound, "\(label): \(r.worst)", file: file, line: line)
-                if let first {
-                    XCTAssertTrue(out == first, "\(label): threads \(threads), tiles \(tw)x\(th) differ", file: file, line: line)
-                } else {
-                    first = out
-                }
-            }
+            try TestImages.checkSchedules(
+                image, rect: rect, format: src.format, alpha: alpha, expected: expected, schedules: schedules, label: label,
+                file: file, line: line)
         }
     }
 
