@@ -44,6 +44,12 @@ public struct DecodeOptions: Sendable, Equatable {
     /// true, else with the naive formula).
     public var appliesColorProfile: Bool
 
+    /// Threads a JPEG decode may use (at least 1; `nil`, the default: every active
+    /// processor). With 2 or more, libjpeg-turbo's entropy decoding and inverse DCT run on one
+    /// thread while the others upsample the chroma and convert YCbCr to RGB in bands of MCU
+    /// rows, with the same bytes as a decode on one thread.
+    public var threadCount: Int? = nil
+
     /// Creates options; every parameter defaults to the value of `DecodeOptions.default`.
     public init(
         maximumWidth: Int = 65_535, maximumHeight: Int = 65_535,
