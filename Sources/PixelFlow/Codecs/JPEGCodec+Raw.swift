@@ -33,9 +33,11 @@ final class _JPEGRawPipeline: @unchecked Sendable {
     private struct State {
         var decoded = 0
         var decoding = false
-        var nextBand = 0
-        var converted: [Bool]
-        var convertedPrefix = 0
+        /// Output rows `0..<convertedRows` are converted.
+        var convertedRows = 0
+        /// The current `run`'s tasks (its rows cut at iMCU row boundaries): claimed, done.
+        var nextTask = 0
+        var done: [Bool] = []
         var error: (any Error)?
     }
 
@@ -47,11 +49,12 @@ final class _JPEGRawPipeline: @unchecked Sendable {
     private let lumaBytes: Int
     private let chromaBytes: Int
     private let ring: UnsafeMutableRawPointer
-    private var state: State
+    private var state = State()
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let condition: UnsafeMutablePointer<pthread_cond_t>
 
-    /// Starts raw decoding on `decoder` (its header read, `pf_jpeg_raw_supported` true).
+    /// Starts raw decoding on `decoder` (its header read, `pf_jpeg_raw_supported` true) for
+    /// runs on up to `threads` threads.
     ///
     /// - Throws: `decodingFailed` for corrupt data (from `jpeg_start_decompress`).
     init(decoder: OpaquePointer, name: String, options: DecodeOptions, threads: Int) throws {
@@ -68,7 +71,6 @@ final class _JPEGRawPipeline: @unchecked Sendable {
         lumaBytes = Int(layout.luma_rows) * Int(layout.luma_stride)
         chromaBytes = Int(layout.chroma_rows) * Int(layout.chroma_stride)
         ring = .allocate(byteCount: slots * (lumaBytes + 2 * chromaBytes), alignment: 64)
-        state = State(converted: [Bool](repeating: false, count: Int(layout.imcu_rows)))
         mutex = .allocate(capacity: 1)
         pthread_mutex_init(mutex, nil)
         condition = .allocate(capacity: 1)
@@ -83,25 +85,51 @@ final class _JPEGRawPipeline: @unchecked Sendable {
         mutex.deallocate()
     }
 
+    /// Bytes of planes held: the ring of iMCU rows.
+    var heldBytes: Int { slots * (lumaBytes + 2 * chromaBytes) }
+
     private enum Step {
         case decode(Int)
-        case convert(Int)
+        case convert(task: Int, rows: Range<Int>)
         case done
     }
 
-    /// Decodes the whole image, output row `y` (`width` RGBA pixels) into `row(y)`, on up to
-    /// `threads` threads.
+    /// Decodes output rows `rows` (the next ones: `rows.lowerBound` is the first row not
+    /// decoded yet), row `y` (`width` RGBA pixels) into `row(y)`, on up to `threads`
+    /// threads (the caller's and `threads - 1` others).
     ///
-    /// - Throws: `decodingFailed` for corrupt or truncated data.
-    func run(threads: Int, row: @escaping @Sendable (Int) -> UnsafeMutablePointer<UInt8>) throws {
+    /// - Throws: `decodingFailed` for corrupt or truncated data (the pipeline is then unusable).
+    func run(rows: Range<Int>, threads: Int, row: @escaping @Sendable (Int) -> UnsafeMutablePointer<UInt8>) throws {
+        let lumaRows = Int(layout.luma_rows)
         let count = Int(layout.imcu_rows)
-        DispatchQueue.concurrentPerform(iterations: Swift.max(1, Swift.min(threads, count))) { _ in
+        // The tasks: `rows` cut at iMCU row boundaries.
+        var tasks: [Range<Int>] = []
+        var y = rows.lowerBound
+        while y < rows.upperBound {
+            let end = Swift.min(rows.upperBound, (y / lumaRows + 1) * lumaRows)
+            tasks.append(y..<end)
+            y = end
+        }
+        let taskList = tasks
+        let setUp: Bool = withLock { s in
+            guard s.error == nil, s.convertedRows == rows.lowerBound, rows.upperBound <= Int(layout.height) else {
+                return false
+            }
+            s.nextTask = 0
+            s.done = [Bool](repeating: false, count: taskList.count)
+            return true
+        }
+        precondition(setUp, "JPEG rows decoded out of order")
+        guard !taskList.isEmpty else { return }
+        // iMCU rows this run decodes: through the one after its last row's (fancy upsampling).
+        let decodeLimit = Swift.min(count, (rows.upperBound - 1) / lumaRows + 2)
+        let workers = Swift.max(1, Swift.min(threads, taskList.count + 1))
+        DispatchQueue.concurrentPerform(iterations: workers) { _ in
             let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: 4 * (Int(layout.width) + 4))
             defer { scratch.deallocate() }
             var message = [CChar](repeating: 0, count: Int(PF_MESSAGE_CAPACITY))
             while true {
-                let step = nextStep(count: count)
-                switch step {
+                switch nextStep(tasks: taskList, decodeLimit: decodeLimit, end: rows.upperBound) {
                 case .done:
                     return
                 case .decode(let d):
@@ -114,34 +142,48 @@ final class _JPEGRawPipeline: @unchecked Sendable {
                         $0.decoding = false
                         if let failure { $0.error = $0.error ?? failure } else { $0.decoded += 1 }
                     }
-                case .convert(let band):
-                    convert(band: band, scratch: scratch, row: row)
+                case .convert(let task, let range):
+                    convert(rows: range, scratch: scratch, row: row)
                     finish { s in
-                        s.converted[band] = true
-                        while s.convertedPrefix < count, s.converted[s.convertedPrefix] { s.convertedPrefix += 1 }
+                        s.done[task] = true
+                        var t = 0
+                        while t < taskList.count, s.done[t] { t += 1 }
+                        s.convertedRows = t == taskList.count ? rows.upperBound : taskList[t].lowerBound
                     }
                 }
             }
         }
-        if let error = state.error { throw error }
+        if let error = withLock({ $0.error }) { throw error }
+    }
+
+    private func withLock<R>(_ body: (inout State) -> R) -> R {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return body(&state)
     }
 
     /// Under the mutex: the next thing to do, waiting while the only work left is another
     /// worker's.
-    private func nextStep(count: Int) -> Step {
+    private func nextStep(tasks: [Range<Int>], decodeLimit: Int, end: Int) -> Step {
+        let lumaRows = Int(layout.luma_rows)
+        let count = Int(layout.imcu_rows)
+        let height = Int(layout.height)
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         while true {
-            if state.error != nil || state.convertedPrefix == count { return .done }
+            if state.error != nil || state.convertedRows == end { return .done }
+            // Decode iMCU row d into the slot of d - slots once no row still to convert reads it.
             let d = state.decoded
-            if !state.decoding, d < count, d < slots || state.convertedPrefix >= d - slots + 2 {
+            if !state.decoding, d < decodeLimit,
+                d < slots || state.convertedRows >= Swift.min(height, (d - slots + 2) * lumaRows)
+            {
                 state.decoding = true
                 return .decode(d)
             }
-            let band = state.nextBand
-            if band < count, state.decoded >= Swift.min(band + 2, count) {
-                state.nextBand += 1
-                return .convert(band)
+            let t = state.nextTask
+            if t < tasks.count, state.decoded >= Swift.min(tasks[t].lowerBound / lumaRows + 2, count) {
+                state.nextTask += 1
+                return .convert(task: t, rows: tasks[t])
             }
             pthread_cond_wait(condition, mutex)
         }
@@ -165,17 +207,17 @@ final class _JPEGRawPipeline: @unchecked Sendable {
         return slot(c / rows) + lumaBytes + plane * chromaBytes + (c % rows) * Int(layout.chroma_stride)
     }
 
-    /// Upsamples and converts the output rows of iMCU row `band`.
+    /// Upsamples and converts output rows `rows`, all in one iMCU row.
     private func convert(
-        band: Int, scratch: UnsafeMutablePointer<UInt8>, row: (Int) -> UnsafeMutablePointer<UInt8>
+        rows: Range<Int>, scratch: UnsafeMutablePointer<UInt8>, row: (Int) -> UnsafeMutablePointer<UInt8>
     ) {
         let lumaRows = Int(layout.luma_rows)
+        let band = rows.lowerBound / lumaRows
         let first = band * lumaRows
-        let last = Swift.min(Int(layout.height), first + lumaRows)
         let halfHeight = layout.chroma_half_height != 0
         let lastChroma = Int(layout.chroma_height) - 1
         let luma = slot(band)
-        for y in first..<last {
+        for y in rows {
             let near = halfHeight ? y / 2 : y
             let far = halfHeight ? (y & 1 == 0 ? Swift.max(near - 1, 0) : Swift.min(near + 1, lastChroma)) : near
             pf_jpeg_ycc_to_rgba8_row(

@@ -118,7 +118,7 @@ enum _JPEGCodec {
                 let pipeline = try _JPEGRawPipeline(decoder: decoder, name: name, options: options, threads: threads)
                 try buffer.withUnsafeMutableBytes { pixels in
                     let base = _EncoderRows(base: UnsafeRawPointer(pixels.baseAddress!), stride: stride, firstRow: 0)
-                    try pipeline.run(threads: threads) { UnsafeMutablePointer(mutating: base.row($0)) }
+                    try pipeline.run(rows: 0..<height, threads: threads) { UnsafeMutablePointer(mutating: base.row($0)) }
                 }
                 return buffer
             }

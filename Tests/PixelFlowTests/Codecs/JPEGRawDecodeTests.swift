@@ -214,6 +214,54 @@ final class JPEGRawDecodeTests: XCTestCase {
         }
     }
 
+    /// The row decoder of streamed sources, asked for rows in uneven chunks (across iMCU
+    /// rows, one row at a time, the rest at once): the pixels of the one-thread decode; a
+    /// shrink-on-load decoder (DCT scaling, libjpeg's route) still works.
+    func testRowDecoderInChunks() throws {
+        let b = photo(width: 203, height: 151, seed: 4)
+        for chroma in [EncodeOptions.ChromaSubsampling.yuv420, .yuv422, .yuv444] {
+            let bytes = try b.encoded(as: .jpeg, quality: 88, options: EncodeOptions(chromaSubsampling: chroma))
+            let expected = Self.pixels(try decode(bytes, threads: 1))
+            for threads in [1, 2, 3] {
+                var options = DecodeOptions.default
+                options.threadCount = threads
+                let decoder = try _JPEGRowDecoder(bytes: bytes, name: "chunks", options: options)
+                var out = [UInt8](repeating: 0, count: 203 * 151 * 4)
+                var y = 0
+                for chunk in [1, 7, 16, 33, 1, 1, 9, 151] {
+                    let n = min(chunk, 151 - y)
+                    out.withUnsafeMutableBytes { o in
+                        try! decoder.readRows(count: n) { o.baseAddress! + (y + $0) * 203 * 4 }
+                    }
+                    y += n
+                }
+                XCTAssertEqual(y, 151)
+                XCTAssertEqual(out, expected, "\(chroma) \(threads) threads")
+            }
+            var options = DecodeOptions.default
+            options.threadCount = 2
+            let half = try _JPEGRowDecoder(bytes: bytes, name: "half", options: options, shrinkFactor: 2)
+            XCTAssertEqual(half.width, 102)
+            var rows = [UInt8](repeating: 0, count: 102 * 76 * 4)
+            try rows.withUnsafeMutableBytes { o in try half.readRows(count: 76) { o.baseAddress! + $0 * 102 * 4 } }
+            XCTAssertGreaterThan(Set(rows).count, 50)
+        }
+    }
+
+    /// A truncated file read by the row decoder throws from `readRows`, on every thread count.
+    func testRowDecoderTruncatedThrows() throws {
+        let b = photo(width: 120, height: 90, seed: 5)
+        let bytes = try b.encoded(as: .jpeg, quality: 90, options: EncodeOptions(chromaSubsampling: .yuv420))
+        for threads in [1, 2] {
+            var options = DecodeOptions.default
+            options.threadCount = threads
+            let decoder = try _JPEGRowDecoder(bytes: Array(bytes[..<(bytes.count / 2)]), name: "cut", options: options)
+            var out = [UInt8](repeating: 0, count: 120 * 90 * 4)
+            XCTAssertThrowsError(
+                try out.withUnsafeMutableBytes { o in try decoder.readRows(count: 90) { o.baseAddress! + $0 * 120 * 4 } })
+        }
+    }
+
     private func fixtures() throws -> [URL] {
         let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Fixtures/JPEGRaw")
