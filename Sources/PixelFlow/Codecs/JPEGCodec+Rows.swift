@@ -59,8 +59,10 @@ final class _JPEGInput: @unchecked Sendable {
 /// It reads the header in `init` (checking the declared size against `DecodeOptions` before
 /// anything sized by it is allocated) and then decodes `readRows(into:count:)` rows at a
 /// time with exactly the settings of `_JPEGCodec.decode` (same libjpeg calls: default DCT
-/// method, fancy upsampling, output `JCS_EXT_RGBA` or gray), so the pixels equal a full
-/// decode's. Corrupt or truncated data throws from whichever call meets it.
+/// method, fancy upsampling, output `JCS_EXT_RGBA` or gray; or, for YCbCr files with
+/// `DecodeOptions.threadCount` of 2 or more, the same `_JPEGRawPipeline` on the caller's
+/// thread and `threads - 1` more), so the pixels equal a full decode's. Corrupt or truncated
+/// data throws from whichever call meets it.
 ///
 /// With a `shrinkFactor` of 2, 4 or 8 it decodes at that fraction of the size with
 /// libjpeg's DCT scaling (`pf_jpeg_set_scale`): `ceil(stored / shrinkFactor)` on each side,
@@ -139,7 +141,7 @@ final class _JPEGRowDecoder: @unchecked Sendable {
             format = try _JPEGCodec.decodedFormat(header, name: name)
             pf_jpeg_set_scale(decoder, Int32(shrinkFactor))
             pf_jpeg_set_raw_cmyk(decoder, rawCMYK ? 1 : 0)
-            threads = Swift.max(1, options.threadCount ?? RenderContext.activeProcessorCount)
+            threads = try options._decodeThreads(file: name)
             if threads > 1, pf_jpeg_raw_supported(decoder) != 0 {
                 pipeline = try _JPEGRawPipeline(decoder: decoder, name: name, options: options, threads: threads)
             } else {

@@ -113,7 +113,7 @@ enum _JPEGCodec {
             pf_jpeg_set_raw_cmyk(decoder, isCMYK ? 1 : 0)
             var buffer = try _Codec.makeDecodedBuffer(width: width, height: height, format: format)
             let stride = buffer.bytesPerRow
-            let threads = Swift.max(1, options.threadCount ?? RenderContext.activeProcessorCount)
+            let threads = try options._decodeThreads(file: name)
             if threads > 1, pf_jpeg_raw_supported(decoder) != 0 {
                 let pipeline = try _JPEGRawPipeline(decoder: decoder, name: name, options: options, threads: threads)
                 try buffer.withUnsafeMutableBytes { pixels in

@@ -248,6 +248,16 @@ final class JPEGRawDecodeTests: XCTestCase {
         }
     }
 
+    func testThreadCountBelowOneThrows() throws {
+        let bytes = try photo(width: 40, height: 30, seed: 6).encoded(as: .jpeg)
+        XCTAssertThrowsError(try decode(bytes, threads: 0)) {
+            guard case PixelFlowError.invalidParameter = $0 else { return XCTFail("\($0)") }
+        }
+        var options = DecodeOptions.default
+        options.threadCount = -1
+        XCTAssertThrowsError(try _JPEGRowDecoder(bytes: bytes, name: "t", options: options))
+    }
+
     /// A truncated file read by the row decoder throws from `readRows`, on every thread count.
     func testRowDecoderTruncatedThrows() throws {
         let b = photo(width: 120, height: 90, seed: 5)
