@@ -13,31 +13,35 @@ import Dispatch
 /// A YCbCr JPEG decoded on several threads: libjpeg-turbo's entropy decoding and inverse
 /// DCT (`pf_jpeg_read_raw`, one row of MCUs, an "iMCU row", at a time) on whichever worker
 /// holds the decoder, and the chroma upsampling and YCbCr to RGBA conversion
-/// (`pf_jpeg_ycc_to_rgba8_row`) of each iMCU row's output rows (a band) on the others.
+/// (`pf_jpeg_ycc_to_rgba8_row`) of the output rows on the others.
 ///
-/// The planes go through a ring of `slots` iMCU rows. Band `r` reads the chroma rows of iMCU
-/// rows `r - 1`, `r` and `r + 1` (fancy upsampling's row above and below), so it is converted
-/// once iMCU row `r + 1` is decoded, and the slot of row `d` is reused once bands up to
-/// `d + 1` are converted. Every worker decodes when it can (the decoder is free and its slot
-/// is), else converts the next band that is ready, else waits for the one that is working:
-/// so one thread alone also finishes, and memory stays at `slots` iMCU rows of planes.
+/// The planes go through a ring of `slots` iMCU rows, decoded and converted a group of
+/// iMCU rows (about 128 K pixels) at a time. Output row `y` reads the chroma rows of its own
+/// iMCU row and of the ones above and below (fancy upsampling), so a group is converted once
+/// the iMCU row after it is decoded, and the slot of row `d` is reused once every output row
+/// through iMCU row `d - slots + 1` is converted. Every worker decodes when it can (the
+/// decoder is free and its slots are), else converts the next group that is ready, else waits
+/// for the one that is working: so one thread alone also finishes, and memory stays at
+/// `slots` iMCU rows of planes.
 ///
 /// The bytes are those of `pf_jpeg_read_rows` with libjpeg-turbo's default settings (fancy
 /// upsampling, its fixed-point color conversion), whatever the thread count.
 ///
 /// `@unchecked Sendable`: the decoder is used by one worker at a time (the `decoding` flag,
-/// set and cleared under the mutex), each slot is written only while no band reading it can
+/// set and cleared under the mutex), each slot is written only while no task reading it can
 /// be claimed and read only after its write was published under the mutex, and each output
-/// row is written by the one worker converting its band.
+/// row is written by the one worker converting its task.
 final class _JPEGRawPipeline: @unchecked Sendable {
     private struct State {
         var decoded = 0
         var decoding = false
         /// Output rows `0..<convertedRows` are converted.
         var convertedRows = 0
-        /// The current `run`'s tasks (its rows cut at iMCU row boundaries): claimed, done.
+        /// The current `run`'s tasks (its rows cut at group boundaries): claimed, done.
         var nextTask = 0
         var done: [Bool] = []
+        /// Workers waiting for the condition (no broadcast when there are none).
+        var waiting = 0
         var error: (any Error)?
     }
 
@@ -46,6 +50,8 @@ final class _JPEGRawPipeline: @unchecked Sendable {
     private let name: String
     private let options: DecodeOptions
     private let slots: Int
+    /// iMCU rows per step: decoded in one go, converted as one task (fewer hand-overs).
+    private let group: Int
     private let lumaBytes: Int
     private let chromaBytes: Int
     private let ring: UnsafeMutableRawPointer
@@ -66,8 +72,10 @@ final class _JPEGRawPipeline: @unchecked Sendable {
         self.decoder = decoder
         self.name = name
         self.options = options
-        // Band r needs slots r - 1...r + 1; a few more let decoding run ahead of the workers.
-        slots = 3 + Swift.max(1, threads)
+        // About 128 K pixels a step. A task of `group` iMCU rows needs those and one above and
+        // below; a group more per thread lets decoding run ahead of the workers.
+        group = Swift.max(1, Swift.min(8, (1 << 17) / Swift.max(1, Int(layout.width) * Int(layout.luma_rows))))
+        slots = group * (2 + Swift.max(1, threads)) + 2
         lumaBytes = Int(layout.luma_rows) * Int(layout.luma_stride)
         chromaBytes = Int(layout.chroma_rows) * Int(layout.chroma_stride)
         ring = .allocate(byteCount: slots * (lumaBytes + 2 * chromaBytes), alignment: 64)
@@ -89,7 +97,7 @@ final class _JPEGRawPipeline: @unchecked Sendable {
     var heldBytes: Int { slots * (lumaBytes + 2 * chromaBytes) }
 
     private enum Step {
-        case decode(Int)
+        case decode(first: Int, count: Int)
         case convert(task: Int, rows: Range<Int>)
         case done
     }
@@ -102,11 +110,11 @@ final class _JPEGRawPipeline: @unchecked Sendable {
     func run(rows: Range<Int>, threads: Int, row: @escaping @Sendable (Int) -> UnsafeMutablePointer<UInt8>) throws {
         let lumaRows = Int(layout.luma_rows)
         let count = Int(layout.imcu_rows)
-        // The tasks: `rows` cut at iMCU row boundaries.
+        // The tasks: `rows` cut at the boundaries of groups of iMCU rows.
         var tasks: [Range<Int>] = []
         var y = rows.lowerBound
         while y < rows.upperBound {
-            let end = Swift.min(rows.upperBound, (y / lumaRows + 1) * lumaRows)
+            let end = Swift.min(rows.upperBound, (y / (group * lumaRows) + 1) * group * lumaRows)
             tasks.append(y..<end)
             y = end
         }
@@ -132,15 +140,23 @@ final class _JPEGRawPipeline: @unchecked Sendable {
                 switch nextStep(tasks: taskList, decodeLimit: decodeLimit, end: rows.upperBound) {
                 case .done:
                     return
-                case .decode(let d):
-                    let base = slot(d)
-                    let status = pf_jpeg_read_raw(
-                        decoder, base, base + lumaBytes, base + lumaBytes + chromaBytes, &message)
-                    let failure =
-                        status == PF_OK ? nil : _JPEGCodec.error(status, message, name: name, options: options)
+                case .decode(let first, let n):
+                    var decoded = 0
+                    var failure: (any Error)?
+                    while decoded < n {
+                        let base = slot(first + decoded)
+                        let status = pf_jpeg_read_raw(
+                            decoder, base, base + lumaBytes, base + lumaBytes + chromaBytes, &message)
+                        guard status == PF_OK else {
+                            failure = _JPEGCodec.error(status, message, name: name, options: options)
+                            break
+                        }
+                        decoded += 1
+                    }
                     finish {
                         $0.decoding = false
-                        if let failure { $0.error = $0.error ?? failure } else { $0.decoded += 1 }
+                        $0.decoded += decoded
+                        if let failure { $0.error = $0.error ?? failure }
                     }
                 case .convert(let task, let range):
                     convert(rows: range, scratch: scratch, row: row)
@@ -172,27 +188,36 @@ final class _JPEGRawPipeline: @unchecked Sendable {
         defer { pthread_mutex_unlock(mutex) }
         while true {
             if state.error != nil || state.convertedRows == end { return .done }
-            // Decode iMCU row d into the slot of d - slots once no row still to convert reads it.
+            // Decode iMCU row d into the slot of d - slots once no row still to convert reads it;
+            // up to a group at a time.
             let d = state.decoded
-            if !state.decoding, d < decodeLimit,
-                d < slots || state.convertedRows >= Swift.min(height, (d - slots + 2) * lumaRows)
-            {
-                state.decoding = true
-                return .decode(d)
+            if !state.decoding {
+                var n = 0
+                while n < group, d + n < decodeLimit,
+                    d + n < slots || state.convertedRows >= Swift.min(height, (d + n - slots + 2) * lumaRows)
+                {
+                    n += 1
+                }
+                if n > 0 {
+                    state.decoding = true
+                    return .decode(first: d, count: n)
+                }
             }
             let t = state.nextTask
-            if t < tasks.count, state.decoded >= Swift.min(tasks[t].lowerBound / lumaRows + 2, count) {
+            if t < tasks.count, state.decoded >= Swift.min((tasks[t].upperBound - 1) / lumaRows + 2, count) {
                 state.nextTask += 1
                 return .convert(task: t, rows: tasks[t])
             }
+            state.waiting += 1
             pthread_cond_wait(condition, mutex)
+            state.waiting -= 1
         }
     }
 
     private func finish(_ update: (inout State) -> Void) {
         pthread_mutex_lock(mutex)
         update(&state)
-        pthread_cond_broadcast(condition)
+        if state.waiting > 0 { pthread_cond_broadcast(condition) }
         pthread_mutex_unlock(mutex)
     }
 
@@ -207,21 +232,19 @@ final class _JPEGRawPipeline: @unchecked Sendable {
         return slot(c / rows) + lumaBytes + plane * chromaBytes + (c % rows) * Int(layout.chroma_stride)
     }
 
-    /// Upsamples and converts output rows `rows`, all in one iMCU row.
+    /// Upsamples and converts output rows `rows`.
     private func convert(
         rows: Range<Int>, scratch: UnsafeMutablePointer<UInt8>, row: (Int) -> UnsafeMutablePointer<UInt8>
     ) {
         let lumaRows = Int(layout.luma_rows)
-        let band = rows.lowerBound / lumaRows
-        let first = band * lumaRows
         let halfHeight = layout.chroma_half_height != 0
         let lastChroma = Int(layout.chroma_height) - 1
-        let luma = slot(band)
         for y in rows {
+            let luma = slot(y / lumaRows) + (y % lumaRows) * Int(layout.luma_stride)
             let near = halfHeight ? y / 2 : y
             let far = halfHeight ? (y & 1 == 0 ? Swift.max(near - 1, 0) : Swift.min(near + 1, lastChroma)) : near
             pf_jpeg_ycc_to_rgba8_row(
-                luma + (y - first) * Int(layout.luma_stride), chromaRow(near, plane: 0), chromaRow(far, plane: 0),
+                luma, chromaRow(near, plane: 0), chromaRow(far, plane: 0),
                 chromaRow(near, plane: 1), chromaRow(far, plane: 1), Int(layout.width), Int(layout.chroma_width),
                 layout.chroma_half_width, layout.chroma_half_height, Int32(y & 1), scratch, row(y))
         }
