@@ -4,7 +4,8 @@
  * and YCbCr to RGBA, giving the bytes libjpeg-turbo's jpeg_read_scanlines gives with its
  * default settings (fancy upsampling, JCS_EXT_RGBA). Part of CSIMD (CSIMD.h includes every
  * part); compiled in CSIMDBytesJPEG.c for baseline x86-64 (16-byte vectors) and AVX2, chosen
- * at run time, with the same results.
+ * at run time, with the same results (the AVX2 build does the halved-width upsampling 16
+ * samples a step with intrinsics, the same integer formulas).
  *
  * Upsampling (libjpeg's "fancy" triangle filter, jdsample.c), per chroma row c of n samples:
  * - halved width: out[0] = c[0], out[2n - 1] = c[n - 1],

@@ -64,7 +64,7 @@ final class JPEGRawDecodeTests: XCTestCase {
         var rng = CodecTestRandom(seed: 20)
         func plane(_ n: Int) -> [UInt8] { (0..<n).map { _ in UInt8(truncatingIfNeeded: rng.next()) } }
         for (halfWidth, halfHeight) in [(false, false), (true, false), (false, true), (true, true)] {
-            for width in 1...70 {
+            for width in Array(1...80) + [127, 128, 129, 255, 1001] {
                 let n = halfWidth ? (width + 1) / 2 : width
                 if halfWidth && n < 3 { continue }
                 for farBelow in [false, true] {
