@@ -205,14 +205,16 @@ static int pf_png_set_output(png_structp png, png_infop info, int output) {
     return passes;
 }
 
-/* ---- direct decoding of non-interlaced 8- and 16-bit images ----
+/* ---- direct decoding of non-interlaced 8- and 16-bit images and 8-bit palettes ----
 
    libpng inflates the image data a row at a time through zlib (whose adler32 is plain C) and
-   unfilters in plain C. For the common layouts PixelFlow instead gathers the IDAT chunks,
+   unfilters in plain C. For the common layouts (gray, gray-alpha, RGB, RGBA without tRNS at
+   8 and 16 bits; 8-bit palettes with or without tRNS) PixelFlow instead gathers the IDAT chunks,
    checking each CRC as libpng does, inflates them in one call to libdeflate (which checks the
    adler32), unfilters with pf_png_unfilter_row and converts each row to the output layout,
    giving the bytes libpng's transformations give. Anything unusual (another layout, a bad
-   CRC or zlib stream, a filter byte above 4, too little or too much image data, no memory)
+   CRC or zlib stream, a filter byte above 4, a palette index past the palette, too little or
+   too much image data, no memory)
    makes it step aside before writing a pixel that could be mistaken for a result: libpng then
    decodes the file from where its header ended, with its own checks and error messages. */
 
@@ -323,7 +325,10 @@ static int pf_png_read_pixels_direct(pf_png_decoder *decoder, int output, uint8_
     png_infop info = decoder->info;
     size_t width = png_get_image_width(png, info), height = png_get_image_height(png, info);
     int depth = png_get_bit_depth(png, info), color_type = png_get_color_type(png, info);
-    if (png_get_interlace_type(png, info) != PNG_INTERLACE_NONE || png_get_valid(png, info, PNG_INFO_tRNS))
+    int palette = color_type == PNG_COLOR_TYPE_PALETTE;
+    /* tRNS only with a palette (it is part of the palette's table below). */
+    if (png_get_interlace_type(png, info) != PNG_INTERLACE_NONE ||
+        (png_get_valid(png, info, PNG_INFO_tRNS) && !palette))
         return PF_ERROR;
     int channels;
     switch (color_type) {
@@ -331,12 +336,32 @@ static int pf_png_read_pixels_direct(pf_png_decoder *decoder, int output, uint8_
     case PNG_COLOR_TYPE_GRAY_ALPHA: channels = 2; break;
     case PNG_COLOR_TYPE_RGB: channels = 3; break;
     case PNG_COLOR_TYPE_RGB_ALPHA: channels = 4; break;
-    default: return PF_ERROR; /* palette */
+    case PNG_COLOR_TYPE_PALETTE: channels = 1; break;
+    default: return PF_ERROR;
     }
-    int gray8 = output == PF_PNG_OUTPUT_GRAY8 && channels == 1 && depth == 8;
-    int rgba8 = output == PF_PNG_OUTPUT_RGBA8 && channels >= 2 && depth == 8;
+    int gray8 = output == PF_PNG_OUTPUT_GRAY8 && channels == 1 && depth == 8 && !palette;
+    int rgba8 = output == PF_PNG_OUTPUT_RGBA8 && (channels >= 2 || palette) && depth == 8;
     int rgba16 = output == PF_PNG_OUTPUT_RGBA16 && depth == 16;
     if (!(gray8 || rgba8 || rgba16)) return PF_ERROR;
+    /* An 8-bit palette's RGBA entries: alpha from tRNS (255 past its end), as png_set_expand
+       gives; indices past the palette's end go to libpng. */
+    uint8_t table[256][4];
+    int palette_size = 0;
+    if (palette) {
+        png_colorp colors = NULL;
+        png_bytep alphas = NULL;
+        int alpha_count = 0;
+        if (png_get_PLTE(png, info, &colors, &palette_size) == 0 || colors == NULL || palette_size <= 0 ||
+            palette_size > 256)
+            return PF_ERROR;
+        if (png_get_tRNS(png, info, &alphas, &alpha_count, NULL) == 0 || alphas == NULL) alpha_count = 0;
+        for (int i = 0; i < palette_size; i++) {
+            table[i][0] = colors[i].red;
+            table[i][1] = colors[i].green;
+            table[i][2] = colors[i].blue;
+            table[i][3] = i < alpha_count ? alphas[i] : 0xff;
+        }
+    }
     int bpp = channels * depth / 8;
     size_t row_bytes = width * (size_t)bpp;
     /* The dimensions are checked against the decode limits, so these products do not wrap. */
@@ -370,7 +395,17 @@ static int pf_png_read_pixels_direct(pf_png_decoder *decoder, int output, uint8_
         } else {
             const uint8_t *prev = y > 0 ? row - row_bytes : NULL;
             if (pf_png_unfilter_row(row[0], row + 1, prev, row + 1, row_bytes, bpp) != 0) status = PF_ERROR;
-            else pf_png_convert_row(row + 1, out, width, channels, depth);
+            else if (!palette) pf_png_convert_row(row + 1, out, width, channels, depth);
+            else {
+                for (size_t x = 0; x < width; x++) {
+                    uint8_t index = row[1 + x];
+                    if (index >= palette_size) {
+                        status = PF_ERROR;
+                        break;
+                    }
+                    memcpy(out + 4 * x, table[index], 4);
+                }
+            }
         }
     }
     free(raw);

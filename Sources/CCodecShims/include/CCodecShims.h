@@ -97,8 +97,9 @@ int pf_png_read_header(pf_png_decoder *decoder, pf_png_header *header, char *mes
 
 /* Decodes every row (all passes when interlaced) into `pixels`, rows `stride` bytes apart,
    in the `output` layout (PF_PNG_OUTPUT_*). Call once, after pf_png_read_header.
-   Non-interlaced 8- and 16-bit gray, gray-alpha, RGB and RGBA images without tRNS (up to
-   128 MiB of image data) are decoded directly: IDAT CRCs checked, one libdeflate inflate
+   Non-interlaced 8- and 16-bit gray, gray-alpha, RGB and RGBA images without tRNS, and
+   8-bit palette images (with or without tRNS), up to 128 MiB of image data, are decoded
+   directly: IDAT CRCs checked, one libdeflate inflate
    (adler32 checked), PixelFlow's SIMD unfiltering (pf_png_filter.h), the same pixels as
    libpng's transformations. Everything else, and any file the direct path finds fault with,
    goes through libpng, which reports the error. */

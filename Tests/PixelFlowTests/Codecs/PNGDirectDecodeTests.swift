@@ -99,12 +99,13 @@ final class PNGDirectDecodeTests: TemporaryDirectoryTestCase {
     // MARK: Files written here
 
     /// A PNG of `samples` (big-endian for 16 bits), rows filtered with `filters(y)`, its
-    /// image data in IDAT chunks of at most `chunk` bytes, stored or compressed by pf_deflate.
+    /// image data in IDAT chunks of at most `chunk` bytes, stored or compressed by pf_deflate,
+    /// with the chunks `before` (PLTE, tRNS) between IHDR and the image data.
     private static func png(
         width: Int, height: Int, colorType: UInt8, depth: Int, rows: [[UInt8]], filters: (Int) -> Int,
-        compressed: Bool, chunk: Int = 1000, extra: [UInt8] = []
+        compressed: Bool, chunk: Int = 1000, extra: [UInt8] = [], before: [UInt8] = []
     ) -> [UInt8] {
-        let channels = [0: 1, 2: 3, 4: 2, 6: 4][Int(colorType)]!
+        let channels = [0: 1, 2: 3, 3: 1, 4: 2, 6: 4][Int(colorType)]!
         let bpp = Swift.max(1, channels * depth / 8)
         var data: [UInt8] = []
         for y in 0..<height {
@@ -118,7 +119,7 @@ final class PNGDirectDecodeTests: TemporaryDirectoryTestCase {
         ihdr._appendBE32(height)
         ihdr += [UInt8(depth), colorType, 0, 0, 0]
         let stream = zlib(data, compressed: compressed)
-        var file = _PNGCodec.signature + CodecBadInputTests.chunk("IHDR", ihdr)
+        var file = _PNGCodec.signature + CodecBadInputTests.chunk("IHDR", ihdr) + before
         var start = 0
         repeat {
             let end = Swift.min(stream.count, start + chunk)
@@ -258,6 +259,54 @@ final class PNGDirectDecodeTests: TemporaryDirectoryTestCase {
         }
     }
 
+    func testDirectDecodeOfPalettesMatchesReferenceAndLibpng() throws {
+        var rng = CodecTestRandom(seed: 13)
+        for paletteSize in [1, 2, 17, 256] {
+            let colors = (0..<(3 * paletteSize)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+            for alphaCount in [0, 1, paletteSize] where alphaCount <= paletteSize {
+                let alphas = (0..<alphaCount).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+                var before = CodecBadInputTests.chunk("PLTE", colors)
+                if alphaCount > 0 { before += CodecBadInputTests.chunk("tRNS", alphas) }
+                for width in [1, 2, 3, 15, 16, 17, 45] {
+                    let height = 1 + width % 5
+                    let rows = (0..<height).map { _ in (0..<width).map { _ in UInt8(rng.next() % UInt64(paletteSize)) } }
+                    let file = Self.png(
+                        width: width, height: height, colorType: 3, depth: 8, rows: rows, filters: { ($0 + width) % 5 },
+                        compressed: width % 2 == 1, chunk: 7, before: before)
+                    var expected: [UInt8] = []
+                    for row in rows {
+                        for index in row.map(Int.init) {
+                            expected += colors[(3 * index)..<(3 * index + 3)]
+                            expected.append(index < alphaCount ? alphas[index] : 255)
+                        }
+                    }
+                    let label = "palette \(paletteSize) alphas \(alphaCount) width \(width)"
+                    let direct = try Self.decode(file, direct: true)
+                    XCTAssertTrue(direct.directly, label)
+                    XCTAssertEqual(direct.buffer.format, .rgba8, label)
+                    XCTAssertEqual(Self.bytes(direct.buffer), expected, label)
+                    XCTAssertEqual(Self.bytes(try PixelBuffer(encoded: file)), expected, label)
+                    XCTAssertEqual(Self.bytes(try Self.decodeWithLibpng(file)), expected, "libpng: " + label)
+                }
+            }
+        }
+        // An index past the palette's end is left to libpng (the direct path steps aside), which
+        // decodes as before.
+        let colors: [UInt8] = [10, 20, 30, 40, 50, 60]
+        let rows: [[UInt8]] = [[0, 1, 2, 1], [1, 0, 0, 1]]
+        let file = Self.png(
+            width: 4, height: 2, colorType: 3, depth: 8, rows: rows, filters: { _ in 0 }, compressed: true,
+            before: CodecBadInputTests.chunk("PLTE", colors))
+        let outside = Result { try Self.decode(file, direct: true) }
+        if case .success(let decoded) = outside { XCTAssertFalse(decoded.directly) }
+        let libpng = Result { try Self.bytes(Self.decodeWithLibpng(file)) }
+        switch (outside, libpng) {
+        case (.success(let a), .success(let b)): XCTAssertEqual(Self.bytes(a.buffer), b)
+        case (.failure, .failure): break
+        default: XCTFail("the direct and libpng decodes disagree on an index past the palette")
+        }
+    }
+
     func testDirectDecodeOfEncodedImagesAndFilesOnDisk() throws {
         let folder = try S.temporaryFolder(self)
         let images = [
@@ -276,10 +325,15 @@ final class PNGDirectDecodeTests: TemporaryDirectoryTestCase {
                 XCTAssertEqual(Self.bytes(try PixelBuffer(contentsOfFile: path)), libpng, "file \(i) level \(level)")
             }
         }
-        // Layouts that go through libpng (palette, tRNS, interlaced) still decode.
-        for name in ["palette_trns.png"] {
+        // The fixtures, direct or not: layouts that go through libpng (1- and 2-bit, tRNS
+        // without a palette, interlaced) decode as before.
+        let fixtures = [
+            "gray1.png": false, "gray16.png": true, "gray_alpha.png": true, "gray_trns.png": false,
+            "palette8_expected.png": true, "palette_trns.png": false,
+        ]
+        for (name, direct) in fixtures.sorted(by: { $0.key < $1.key }) {
             let bytes = try S.fixtureBytes(name)
-            XCTAssertFalse(try Self.decode(bytes, direct: true).directly, name)
+            XCTAssertEqual(try Self.decode(bytes, direct: true).directly, direct, name)
             XCTAssertEqual(Self.bytes(try PixelBuffer(encoded: bytes)), Self.bytes(try Self.decodeWithLibpng(bytes)), name)
         }
         let interlaced = try images[0].encoded(as: .png, options: EncodeOptions(interlaced: true))
