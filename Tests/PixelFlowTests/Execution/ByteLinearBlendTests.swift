@@ -10,56 +10,15 @@ import XCTest
 /// on identities; premultiply and unpremultiply bit-identical), exhaustively over byte pairs at
 /// several alpha levels, the same bytes for every schedule, refused where one side is
 /// linear-tagged.
-final class ByteLinearBlendTests: XCTestCase {
+final class ByteLinearBlendTests: XCTestCase, ByteFormRendering {
     typealias Op = (SIMD4<Double>, SIMD4<Double>) -> SIMD4<Double>
 
-    func options(threads: Int = 1, tileHeight: Int = 64, bytePath: Bool = true) -> RenderContext.Options {
-        var o = RenderContext.Options(threadCount: threads, tileHeight: tileHeight, colorManagement: .linear)
-        o.usesBytePath = bytePath
-        return o
-    }
+    static let colorManagement = RenderContext.ColorManagement.linear
 
-    func render(_ image: Image, _ w: Int, _ h: Int, alpha: AlphaMode = .premultiplied, _ o: RenderContext.Options) throws
-        -> [UInt8]
-    {
-        var out = try PixelBuffer(width: w, height: h, format: .rgba8, alphaMode: alpha)
-        try RenderContext(options: o).render(image, rect: image.extent, to: &out)
-        return ByteFormTesting.bytes(of: out)
-    }
-
-    func lastLine(_ image: Image, _ w: Int, _ h: Int, alpha: AlphaMode = .premultiplied, _ o: RenderContext.Options) throws
-        -> String
-    {
-        let dest = try PixelBuffer(width: w, height: h, format: .rgba8, alphaMode: alpha)
-        return String(try RenderContext(options: o).explain(image, rect: image.extent, into: dest).split(separator: "\n").last!)
-    }
-
-    /// The blends with a byte form, what explain names, and the premultiplied formula in double
-    /// precision (linear values in 0...1) as the filters define it.
+    /// The blends with a byte form (all of ByteFormTesting's), what explain names, and the
+    /// premultiplied formula in double precision (linear values in 0...1).
     func blends(_ fg: PixelBuffer, _ bg: PixelBuffer) throws -> [(Image, String, Op)] {
-        let f = Image(fg), b = Image(bg)
-        func compose(_ s: SIMD4<Double>, _ d: SIMD4<Double>, _ m: SIMD4<Double>) -> SIMD4<Double> {
-            var m = m
-            m.w = s.w * d.w
-            return s * (1 - d.w) + d * (1 - s.w) + m
-        }
-        return [
-            (f.composited(over: b), "source-over", { s, d in s + d * (1 - s.w) }),
-            (
-                try f.composited(atop: b), "source-atop",
-                { s, d in
-                    var r = s * d.w + d * (1 - s.w); r.w = d.w; return r
-                }
-            ),
-            (try f.composited(inside: b), "source-in", { s, d in s * d.w }),
-            (try f.composited(outside: b), "source-out", { s, d in s * (1 - d.w) }),
-            (try f.multiplied(by: b), "multiply compositing", { s, d in s * d }),
-            (try f.blended(over: b, mode: .multiply), "multiply blend", { s, d in compose(s, d, s * d) }),
-            (try f.blended(over: b, mode: .screen), "screen blend", { s, d in compose(s, d, d * s.w + s * d.w - s * d) }),
-            (try f.mixed(with: b, amount: 0.5), "mix 0.5", { s, d in (s + d) * 0.5 }),
-            (try f.mixed(with: b, amount: 0.3), "mix 0.3", { s, d in d * 0.7 + s * 0.3 }),
-            (try b.dissolveTransition(to: f, time: 0.85), "mix 0.85", { s, d in d * 0.15 + s * 0.85 }),
-        ]
+        try ByteFormTesting.blendCases(fg, bg).map { ($0.image, $0.name, $0.op) }
     }
 
     /// The float path's math in double precision: decode the stored bytes, premultiply straight
@@ -187,10 +146,7 @@ final class ByteLinearBlendTests: XCTestCase {
 
     /// The error bounds stay below the limit that keeps every byte within 1 unit.
     func testErrorBounds() {
-        let formulas: [ByteBlendFormula] = [
-            .sourceOver, .sourceAtop, .sourceIn, .sourceOut, .componentMultiply, .multiply, .screen, .mix(0.37)!,
-        ]
-        for f in formulas {
+        for f in ByteFormTesting.blendFormulas {
             let bound = ByteLinear.blendErrorBound(f)
             XCTAssertGreaterThan(bound, 0.05, "\(f)")
             XCTAssertLessThan(bound, ByteLinear.errorLimit, "\(f)")
@@ -219,61 +175,44 @@ final class ByteLinearBlendTests: XCTestCase {
     /// the same single-precision steps), on any bytes, every length in a list 0...70 and four
     /// alignments.
     func testLinearBlendKernelAgainstScalarReference() {
-        var rng = SeededRandom(seed: 31)
         let tables = ByteLinear.tables
-        let formulas: [ByteBlendFormula] = [
-            .sourceOver, .sourceAtop, .sourceIn, .sourceOut, .componentMultiply, .multiply, .screen, .mix(0)!, .mix(1)!,
-            .mix(0.37)!,
-        ]
-        for formula in formulas {
-            for count in [0, 1, 7, 8, 9, 15, 16, 17, 33, 70] {
-                for offset in 0..<4 {
-                    let f = (0..<(count + offset) * 4).map { _ in UInt8(truncatingIfNeeded: rng.next() >> 17) }
-                    let b = (0..<(count + offset) * 4).map { _ in UInt8(truncatingIfNeeded: rng.next() >> 23) }
-                    var out = [UInt8](repeating: 7, count: count * 4)
-                    f.withUnsafeBufferPointer { fp in
-                        b.withUnsafeBufferPointer { bp in
-                            pf_u8_linear_blend_rgba_run(
-                                fp.baseAddress! + 4 * offset, bp.baseAddress! + 4 * offset, &out, count, tables.decode,
-                                tables.encode, formula.coefficients)
-                        }
+        ByteFormTesting.forEachBlendRun(seed: 31) { f, b, out, count, formula in
+            pf_u8_linear_blend_rgba_run(f, b, out, count, tables.decode, tables.encode, formula.coefficients)
+        } check: { formula, f, b, offset, count, out in
+            for i in 0..<count {
+                let p = (offset + i) * 4
+                let fa = Int(f[p + 3]), ba = Int(b[p + 3])
+                let wf = Int(formula.fWeight) + Int(formula.fByBackgroundAlpha) * ba
+                let wb = Int(formula.bWeight) + Int(formula.bByForegroundAlpha) * fa
+                let shift = Int(formula.shift)
+                var expect = [Int]()
+                for k in 0..<3 {
+                    let F = Int(tables.decode[Int(f[p + k])]), B = Int(tables.decode[Int(b[p + k])])
+                    let x = F * wf + B * wb
+                    var v: Int
+                    if shift > 0 {
+                        v = (x + (1 << (shift - 1))) >> shift
+                    } else {
+                        var s = Float(x) / 255
+                        let prod = Float(F * B) / 32640
+                        if formula.product > 0 { s = s + prod } else if formula.product < 0 { s = s - prod }
+                        v = Int(s.rounded(.toNearestOrEven))
                     }
-                    for i in 0..<count {
-                        let p = (offset + i) * 4
-                        let fa = Int(f[p + 3]), ba = Int(b[p + 3])
-                        let wf = Int(formula.fWeight) + Int(formula.fByBackgroundAlpha) * ba
-                        let wb = Int(formula.bWeight) + Int(formula.bByForegroundAlpha) * fa
-                        let shift = Int(formula.shift)
-                        var expect = [Int]()
-                        for k in 0..<3 {
-                            let F = Int(tables.decode[Int(f[p + k])]), B = Int(tables.decode[Int(b[p + k])])
-                            let x = F * wf + B * wb
-                            var v: Int
-                            if shift > 0 {
-                                v = (x + (1 << (shift - 1))) >> shift
-                            } else {
-                                var s = Float(x) / 255
-                                let prod = Float(F * B) / 32640
-                                if formula.product > 0 { s = s + prod } else if formula.product < 0 { s = s - prod }
-                                v = Int(s.rounded(.toNearestOrEven))
-                            }
-                            expect.append(Int(tables.encode[Swift.min(Swift.max(v, 0), ByteLinear.scale)]))
-                        }
-                        let xa = fa * wf + ba * wb + Int(formula.product) * fa * ba
-                        if shift > 0 {
-                            expect.append(Swift.min(255, Swift.max(0, (xa + (1 << (shift - 1))) >> shift)))
-                        } else {
-                            expect.append(Swift.min(255, Swift.max(0, Int((Double(Swift.max(xa, 0)) / 255).rounded()))))
-                        }
-                        for k in 0..<4 where Int(out[4 * i + k]) != expect[k] {
-                            XCTFail(
-                                "\(formula) count \(count) offset \(offset) pixel \(i) channel \(k): \(out[4 * i + k]) != \(expect[k])"
-                            )
-                            return
-                        }
-                    }
+                    expect.append(Int(tables.encode[Swift.min(Swift.max(v, 0), ByteLinear.scale)]))
+                }
+                let xa = fa * wf + ba * wb + Int(formula.product) * fa * ba
+                if shift > 0 {
+                    expect.append(Swift.min(255, Swift.max(0, (xa + (1 << (shift - 1))) >> shift)))
+                } else {
+                    expect.append(Swift.min(255, Swift.max(0, Int((Double(Swift.max(xa, 0)) / 255).rounded()))))
+                }
+                for k in 0..<4 where Int(out[4 * i + k]) != expect[k] {
+                    XCTFail(
+                        "\(formula) count \(count) offset \(offset) pixel \(i) channel \(k): \(out[4 * i + k]) != \(expect[k])")
+                    return false
                 }
             }
+            return true
         }
     }
 
