@@ -26,9 +26,9 @@ static inline int32_t lb_linear(int32_t F, int32_t B, int32_t wf, int32_t wb, pf
     if (c.shift > 0) {
         v = (x + (1 << (c.shift - 1))) >> c.shift;
     } else {
-        float s = (float)x / 255.0f;
+        float s = (float)x * (1.0f / 255.0f);
         if (c.product != 0) {
-            float p = (float)(F * B) / 32640.0f;
+            float p = (float)(F * B) * (1.0f / 32640.0f);
             s = c.product > 0 ? s + p : s - p;
         }
         v = (int32_t)__builtin_lrintf(s);
@@ -74,7 +74,7 @@ __attribute__((target("avx2"))) static void lb_blend_avx2(const unsigned char *f
     const __m256i pr = _mm256_set1_epi32(c.product), top = _mm256_set1_epi32(PF_U8_LINEAR_SCALE);
     const __m256i half = _mm256_set1_epi32(c.shift > 0 ? 1 << (c.shift - 1) : 0);
     const __m256i atop = _mm256_set1_epi32(65280), a128 = _mm256_set1_epi32(128);
-    const __m256 d255 = _mm256_set1_ps(255.0f), dscale = _mm256_set1_ps(32640.0f);
+    const __m256 r255 = _mm256_set1_ps(1.0f / 255.0f), rscale = _mm256_set1_ps(1.0f / 32640.0f);
     const __m128i sh = _mm_cvtsi32_si128(c.shift);
     long i = 0;
     for (; i + 8 <= count; i += 8) {
@@ -103,9 +103,9 @@ __attribute__((target("avx2"))) static void lb_blend_avx2(const unsigned char *f
             if (c.shift > 0) {
                 v = _mm256_sra_epi32(_mm256_add_epi32(x, half), sh);
             } else {
-                __m256 s = _mm256_div_ps(_mm256_cvtepi32_ps(x), d255);
+                __m256 s = _mm256_mul_ps(_mm256_cvtepi32_ps(x), r255);
                 if (c.product != 0) {
-                    __m256 p = _mm256_div_ps(_mm256_cvtepi32_ps(_mm256_mullo_epi32(F, B)), dscale);
+                    __m256 p = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_mullo_epi32(F, B)), rscale);
                     s = c.product > 0 ? _mm256_add_ps(s, p) : _mm256_sub_ps(s, p);
                 }
                 v = _mm256_cvtps_epi32(s);

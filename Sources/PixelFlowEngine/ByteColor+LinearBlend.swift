@@ -62,7 +62,8 @@ extension ByteLinear {
 
     /// Margin, in linear steps, for the float path's own rounding (single precision: relative
     /// error of a few 1e-7 on values up to 2, well below 0.05 step of 1/32640) and the float
-    /// steps of the kernel (`F B` rounded to 24 bits: below 0.002 step).
+    /// steps of the kernel (`F B` rounded to 24 bits and the products by rounded reciprocals:
+    /// below 0.01 step).
     static let floatMargin = 0.05
 
     /// The largest distance, in byte units after encoding, between the linear value the kernel

@@ -193,8 +193,8 @@ final class ByteLinearBlendTests: XCTestCase, ByteFormRendering {
                     if shift > 0 {
                         v = (x + (1 << (shift - 1))) >> shift
                     } else {
-                        var s = Float(x) / 255
-                        let prod = Float(F * B) / 32640
+                        var s = Float(x) * (1 / 255 as Float)
+                        let prod = Float(F * B) * (1 / 32640 as Float)
                         if formula.product > 0 { s = s + prod } else if formula.product < 0 { s = s - prod }
                         v = Int(s.rounded(.toNearestOrEven))
                     }
