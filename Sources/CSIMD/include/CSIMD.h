@@ -23,6 +23,7 @@
 #include "CSIMDBytesBlur.h"
 #include "CSIMDBytesBlend.h"
 #include "CSIMDBytesWarp.h"
+#include "CSIMDBytesConvolve.h"
 #include "CSIMDBytesLinearBlend.h"
 
 #endif
