@@ -25,5 +25,6 @@
 #include "CSIMDBytesWarp.h"
 #include "CSIMDBytesConvolve.h"
 #include "CSIMDBytesJPEG.h"
+#include "CSIMDBytesLinearBlend.h"
 
 #endif
