@@ -125,6 +125,73 @@ __attribute__((target("avx2"))) static void cv_avx2(const pf_cv_taps *t, const u
 }
 #endif
 
+#if defined(__x86_64__) && defined(__clang__)
+/* Small integer weights in 16 bits (see the header): the two taps' bytes interleaved by an
+ * unpack, pmaddubsw against the (w0, w1) byte pair into 16-bit sums, 32 bytes a step. */
+__attribute__((target("avx2"))) static long cv_small_avx2(const pf_cv_taps *t, const unsigned char *center, long bpp,
+                                                             const int16_t *small, const int16_t *bias, long shift,
+                                                             int keep_alpha, long n, unsigned char *dst) {
+    const __m256i b = bpp == 4 ? _mm256_setr_epi16(bias[0], bias[1], bias[2], bias[3], bias[0], bias[1], bias[2],
+                                                   bias[3], bias[0], bias[1], bias[2], bias[3], bias[0], bias[1],
+                                                   bias[2], bias[3])
+                               : _mm256_set1_epi16(bias[0]);
+    const __m128i count = _mm_cvtsi32_si128((int)shift);
+    const __m256i alpha = _mm256_set1_epi32((int)0xFF000000u);
+    long i = 0;
+    for (; i + 32 <= n; i += 32) {
+        __m256i lo = b, hi = b;
+        for (long p = 0; p < t->pairs; p++) {
+            __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)(t->at[2 * p] + i));
+            __m256i y = _mm256_loadu_si256((const __m256i *)(const void *)(t->at[2 * p + 1] + i));
+            __m256i w = _mm256_set1_epi16(small[p]);
+            lo = _mm256_add_epi16(lo, _mm256_maddubs_epi16(_mm256_unpacklo_epi8(x, y), w));
+            hi = _mm256_add_epi16(hi, _mm256_maddubs_epi16(_mm256_unpackhi_epi8(x, y), w));
+        }
+        __m256i v = _mm256_packus_epi16(_mm256_sra_epi16(lo, count), _mm256_sra_epi16(hi, count));
+        if (keep_alpha) {
+            __m256i c = _mm256_loadu_si256((const __m256i *)(const void *)(center + i));
+            v = _mm256_or_si256(_mm256_andnot_si256(alpha, v), _mm256_and_si256(alpha, c));
+        }
+        _mm256_storeu_si256((__m256i *)(void *)(dst + i), v);
+    }
+    return i;
+}
+#endif
+
+void pf_u8_convolve_row_small_variant(const unsigned char *const *rows, long kw, long kh, long bpp,
+                                      const int32_t *pairs, const int32_t *bias, long shift, const int16_t *small,
+                                      const int16_t *small_bias, long small_shift, int keep_alpha, long width,
+                                      unsigned char *dst, int variant) {
+    if (kw < 1 || kh < 1 || kw * kh > PF_CV_MAX_TAPS || width <= 0) return;
+#if defined(__x86_64__) && defined(__clang__)
+    if ((variant == 0 || variant == 4) && pf_csimd_uses_avx2()) {
+        pf_cv_taps t;
+        cv_taps(rows, kw, kh, bpp, pairs, &t);
+        const unsigned char *center = rows[kh / 2] + (kw / 2) * bpp;
+        int keep = keep_alpha && bpp == 4;
+        long n = width * bpp;
+        long i = cv_small_avx2(&t, center, bpp, small, small_bias, small_shift, keep, n, dst);
+        if (i < n) {
+#if PF_CV_SSE2
+            cv_sse2(&t, center, bpp, pairs, bias, shift, keep, i, n, dst);
+#else
+            cv_tail(&t, center, bpp, bias, shift, keep, i, n, dst);
+#endif
+        }
+        return;
+    }
+#endif
+    pf_u8_convolve_row_variant(rows, kw, kh, bpp, pairs, bias, shift, keep_alpha, width, dst,
+                               variant == 4 ? 0 : variant);
+}
+
+void pf_u8_convolve_row_small_run(const unsigned char *const *rows, long kw, long kh, long bpp, const int32_t *pairs,
+                                  const int32_t *bias, long shift, const int16_t *small, const int16_t *small_bias,
+                                  long small_shift, int keep_alpha, long width, unsigned char *dst) {
+    pf_u8_convolve_row_small_variant(rows, kw, kh, bpp, pairs, bias, shift, small, small_bias, small_shift, keep_alpha,
+                                     width, dst, 0);
+}
+
 void pf_u8_convolve_row_variant(const unsigned char *const *rows, long kw, long kh, long bpp, const int32_t *pairs,
                                 const int32_t *bias, long shift, int keep_alpha, long width, unsigned char *dst,
                                 int variant) {

@@ -33,4 +33,22 @@ void pf_u8_convolve_row_variant(const unsigned char *const *rows, long kw, long 
                                 const int32_t *bias, long shift, int keep_alpha, long width, unsigned char *dst,
                                 int variant);
 
+/* The same outputs when the weights are small integers over a power of two: with
+ * w[t] = small_w[t] 2^(shift - small_shift), |small_w[t]| <= 127, bias[c] = small_bias[c]
+ * 2^(shift - small_shift) and every sum small_bias[c] + sum_t small_w[t] s_t inside 16 bits for
+ * bytes s, the AVX2 loop adds pmaddubsw products (the two taps' bytes interleaved, times the
+ * byte pair small[p] = (uint8)small_w[2p] | (uint8)small_w[2p + 1] << 8) in 16-bit lanes, 32
+ * bytes a step, and shifts by small_shift: floor((small_bias + sum) / 2^small_shift) equals the
+ * 32-bit kernel's floor((bias + sum w s) / 2^shift). Without AVX2 (and for the tail) the 32-bit
+ * kernel above runs. */
+void pf_u8_convolve_row_small_run(const unsigned char *const *rows, long kw, long kh, long bpp, const int32_t *pairs,
+                                  const int32_t *bias, long shift, const int16_t *small, const int16_t *small_bias,
+                                  long small_shift, int keep_alpha, long width, unsigned char *dst);
+
+/* `variant` as above, and 4 the AVX2 16-bit loop (the 32-bit kernel without AVX2). */
+void pf_u8_convolve_row_small_variant(const unsigned char *const *rows, long kw, long kh, long bpp,
+                                      const int32_t *pairs, const int32_t *bias, long shift, const int16_t *small,
+                                      const int16_t *small_bias, long small_shift, int keep_alpha, long width,
+                                      unsigned char *dst, int variant);
+
 #endif
