@@ -61,17 +61,7 @@ func runByteConvolutionTask(width: Int, height: Int, threads: Int, rounds: Int) 
     let on = context(true), off = context(false)
     print("byte convolutions: \(width)x\(height), \(threads) thread(s), \(rounds) alternating rounds, median ms")
     for c in cases {
-        try c.run(on)
-        try c.run(off)  // warm-up
-        var tOn: [Double] = [], tOff: [Double] = []
-        for _ in 0..<rounds {
-            var t0 = now()
-            try c.run(on)
-            tOn.append(now() - t0)
-            t0 = now()
-            try c.run(off)
-            tOff.append(now() - t0)
-        }
+        let (tOn, tOff) = try alternatingTimes(rounds: rounds, { try c.run(on) }, { try c.run(off) })
         let mOn = Measurement(times: tOn).median, mOff = Measurement(times: tOff).median
         print(
             String(
