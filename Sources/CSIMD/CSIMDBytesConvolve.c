@@ -6,6 +6,9 @@
 #endif
 
 int pf_csimd_uses_avx2(void);
+#if defined(__x86_64__) && defined(__clang__)
+int pf_csimd_uses_avx512_vnni(void); /* CSIMDBytesBlur.c */
+#endif
 
 /* At most 9 x 9 taps. */
 #define PF_CV_MAX_TAPS 81
@@ -130,14 +133,13 @@ __attribute__((target("avx2"))) static void cv_avx2(const pf_cv_taps *t, const u
  * unpack, pmaddubsw against the (w0, w1) byte pair into 16-bit sums, 32 bytes a step. */
 __attribute__((target("avx2"))) static long cv_small_avx2(const pf_cv_taps *t, const unsigned char *center, long bpp,
                                                              const int16_t *small, const int16_t *bias, long shift,
-                                                             int keep_alpha, long n, unsigned char *dst) {
+                                                             int keep_alpha, long i, long n, unsigned char *dst) {
     const __m256i b = bpp == 4 ? _mm256_setr_epi16(bias[0], bias[1], bias[2], bias[3], bias[0], bias[1], bias[2],
                                                    bias[3], bias[0], bias[1], bias[2], bias[3], bias[0], bias[1],
                                                    bias[2], bias[3])
                                : _mm256_set1_epi16(bias[0]);
     const __m128i count = _mm_cvtsi32_si128((int)shift);
     const __m256i alpha = _mm256_set1_epi32((int)0xFF000000u);
-    long i = 0;
     for (; i + 32 <= n; i += 32) {
         __m256i lo = b, hi = b;
         for (long p = 0; p < t->pairs; p++) {
@@ -156,6 +158,33 @@ __attribute__((target("avx2"))) static long cv_small_avx2(const pf_cv_taps *t, c
     }
     return i;
 }
+
+/* The same on 64 bytes a step with AVX-512 BW (in-lane unpacks and packs again); the alpha bytes
+ * blended by a byte mask. */
+__attribute__((target("avx512f,avx512bw,avx2"))) static long cv_small_avx512(
+    const pf_cv_taps *t, const unsigned char *center, long bpp, const int16_t *small, const int16_t *bias, long shift,
+    int keep_alpha, long n, unsigned char *dst) {
+    uint64_t pattern = (uint64_t)(uint16_t)bias[0] | (uint64_t)(uint16_t)bias[1] << 16 |
+                       (uint64_t)(uint16_t)bias[2] << 32 | (uint64_t)(uint16_t)bias[3] << 48;
+    const __m512i b = bpp == 4 ? _mm512_set1_epi64((long long)pattern) : _mm512_set1_epi16(bias[0]);
+    const __m128i count = _mm_cvtsi32_si128((int)shift);
+    const __mmask64 alpha = 0x8888888888888888ull;
+    long i = 0;
+    for (; i + 64 <= n; i += 64) {
+        __m512i lo = b, hi = b;
+        for (long p = 0; p < t->pairs; p++) {
+            __m512i x = _mm512_loadu_si512((const void *)(t->at[2 * p] + i));
+            __m512i y = _mm512_loadu_si512((const void *)(t->at[2 * p + 1] + i));
+            __m512i w = _mm512_set1_epi16(small[p]);
+            lo = _mm512_add_epi16(lo, _mm512_maddubs_epi16(_mm512_unpacklo_epi8(x, y), w));
+            hi = _mm512_add_epi16(hi, _mm512_maddubs_epi16(_mm512_unpackhi_epi8(x, y), w));
+        }
+        __m512i v = _mm512_packus_epi16(_mm512_sra_epi16(lo, count), _mm512_sra_epi16(hi, count));
+        if (keep_alpha) v = _mm512_mask_blend_epi8(alpha, v, _mm512_loadu_si512((const void *)(center + i)));
+        _mm512_storeu_si512((void *)(dst + i), v);
+    }
+    return i;
+}
 #endif
 
 void pf_u8_convolve_row_small_variant(const unsigned char *const *rows, long kw, long kh, long bpp,
@@ -164,13 +193,17 @@ void pf_u8_convolve_row_small_variant(const unsigned char *const *rows, long kw,
                                       unsigned char *dst, int variant) {
     if (kw < 1 || kh < 1 || kw * kh > PF_CV_MAX_TAPS || width <= 0) return;
 #if defined(__x86_64__) && defined(__clang__)
-    if ((variant == 0 || variant == 4) && pf_csimd_uses_avx2()) {
+    if ((variant == 0 || variant == 4 || variant == 5) && pf_csimd_uses_avx2()) {
         pf_cv_taps t;
         cv_taps(rows, kw, kh, bpp, pairs, &t);
         const unsigned char *center = rows[kh / 2] + (kw / 2) * bpp;
         int keep = keep_alpha && bpp == 4;
         long n = width * bpp;
-        long i = cv_small_avx2(&t, center, bpp, small, small_bias, small_shift, keep, n, dst);
+        long i = 0;
+        if ((variant == 0 || variant == 5) && pf_csimd_uses_avx512_vnni()) {
+            i = cv_small_avx512(&t, center, bpp, small, small_bias, small_shift, keep, n, dst);
+        }
+        i = cv_small_avx2(&t, center, bpp, small, small_bias, small_shift, keep, i, n, dst);
         if (i < n) {
 #if PF_CV_SSE2
             cv_sse2(&t, center, bpp, pairs, bias, shift, keep, i, n, dst);
@@ -182,7 +215,7 @@ void pf_u8_convolve_row_small_variant(const unsigned char *const *rows, long kw,
     }
 #endif
     pf_u8_convolve_row_variant(rows, kw, kh, bpp, pairs, bias, shift, keep_alpha, width, dst,
-                               variant == 4 ? 0 : variant);
+                               variant >= 4 ? 0 : variant);
 }
 
 void pf_u8_convolve_row_small_run(const unsigned char *const *rows, long kw, long kh, long bpp, const int32_t *pairs,

@@ -40,12 +40,14 @@ void pf_u8_convolve_row_variant(const unsigned char *const *rows, long kw, long 
  * byte pair small[p] = (uint8)small_w[2p] | (uint8)small_w[2p + 1] << 8) in 16-bit lanes, 32
  * bytes a step, and shifts by small_shift: floor((small_bias + sum) / 2^small_shift) equals the
  * 32-bit kernel's floor((bias + sum w s) / 2^shift). Without AVX2 (and for the tail) the 32-bit
- * kernel above runs. */
+ * kernel above runs; with AVX-512 BW, 64 bytes a step first. */
 void pf_u8_convolve_row_small_run(const unsigned char *const *rows, long kw, long kh, long bpp, const int32_t *pairs,
                                   const int32_t *bias, long shift, const int16_t *small, const int16_t *small_bias,
                                   long small_shift, int keep_alpha, long width, unsigned char *dst);
 
-/* `variant` as above, and 4 the AVX2 16-bit loop (the 32-bit kernel without AVX2). */
+/* `variant` as above, 4 the AVX2 16-bit loop, 5 the AVX-512 BW 16-bit loop where the processor has
+ * AVX-512 F, BW and VNNI (the AVX2 one otherwise; the 32-bit kernel without AVX2). Variant 0 takes
+ * the AVX-512 loop when it can. */
 void pf_u8_convolve_row_small_variant(const unsigned char *const *rows, long kw, long kh, long bpp,
                                       const int32_t *pairs, const int32_t *bias, long shift, const int16_t *small,
                                       const int16_t *small_bias, long small_shift, int keep_alpha, long width,

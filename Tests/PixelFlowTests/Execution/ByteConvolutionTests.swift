@@ -114,7 +114,7 @@ final class ByteConvolutionTests: XCTestCase {
                         let expected = reference(
                             rows: rows, kw: kw, kh: kh, bpp: bpp, weights: weights, bias: bias, shift: shift, keepAlpha: keep,
                             width: width)
-                        for variant in [0, 1, 2, 4] {
+                        for variant in [0, 1, 2, 4, 5] {
                             var out = [UInt8](repeating: 7, count: width * bpp)
                             pf_u8_convolve_row_small_variant(
                                 list, kw, kh, bpp, pairs, bias, shift, small, smallBias, m, keep ? 1 : 0, width, &out,
