@@ -18,8 +18,9 @@
  * rows[j] points at the left end of the window row j: width + kw - 1 pixels are read.
  *
  * Integer sums: the result does not depend on the vector width, the instruction set or how rows
- * are cut. The _run entry point uses SSE2 on x86-64 (16 bytes a step) and 32-byte AVX2 code where
- * the processor has it (pf_csimd_uses_avx2); other targets run the scalar loop.
+ * are cut. The _run entry point uses SSE2 on x86-64 (16 bytes a step), 32-byte AVX2 code where
+ * the processor has it (pf_csimd_uses_avx2) and 64-byte AVX-512 code where it also has AVX-512 BW
+ * and VNNI; other targets run the scalar loop.
  */
 #include <stdint.h>
 
@@ -28,7 +29,8 @@ void pf_u8_convolve_row_run(const unsigned char *const *rows, long kw, long kh, 
 
 /* The kernel above with a choice of loops, for the tests: `variant` 0 the best the processor has
  * (as the _run function), 1 the SSE2 loop (x86-64 baseline), 2 the scalar loop, 3 the AVX2 loop
- * (SSE2 without AVX2). Same results. */
+ * (SSE2 without AVX2), 6 the AVX-512 BW/VNNI loop (vpdpwssd, 64 bytes a step; the AVX2 loop
+ * without those). Same results. */
 void pf_u8_convolve_row_variant(const unsigned char *const *rows, long kw, long kh, long bpp, const int32_t *pairs,
                                 const int32_t *bias, long shift, int keep_alpha, long width, unsigned char *dst,
                                 int variant);

@@ -66,7 +66,7 @@ final class ByteConvolutionTests: XCTestCase {
                         defer { pointers.forEach { $0.deallocate() } }
                         for (p, row) in zip(pointers, rows) { p.update(from: row, count: row.count) }
                         let list: [UnsafePointer<UInt8>?] = pointers.map { UnsafePointer($0) }
-                        for variant in [0, 1, 2, 3] {
+                        for variant in [0, 1, 2, 3, 6] {
                             var out = [UInt8](repeating: 7, count: width * bpp)
                             pf_u8_convolve_row_variant(
                                 list, kw, kh, bpp, pairs, bias, shift, keep ? 1 : 0, width, &out, Int32(variant))
