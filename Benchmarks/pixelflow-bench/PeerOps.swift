@@ -423,13 +423,20 @@ func makePeerOps(_ inp: PeerInputs) -> [PeerOp] {
             let opts = EncodeOptions(progressive: false, chromaSubsampling: .yuv420, threadCount: t)
             return ({ out.b = try inp.u8.encoded(as: .jpeg, quality: 90, options: opts) }, { nil })
         })
-    codec(
-        "jpeg_decode", "jpg", note: "PixelBuffer(encoded:) of the JPEG into rgba8 (there is no 3-channel format); lossy, no check"
-    ) {
-        let bytes = inp.jpeg
-        let box = OutBox(inp.u8)
-        return ({ box.buffer = try PixelBuffer(encoded: bytes) }, { nil })
-    }
+    // JPEG decoding: libjpeg-turbo's entropy decoding and IDCT on one thread, upsampling and
+    // color conversion on the others, with `threadCount` 2 or more (the same bytes for each).
+    ops.append(
+        PeerOp(
+            variant: "jpeg_decode", op: "jpeg_decode", dtype: "jpg", outWidth: W, outHeight: H,
+            note:
+                "PixelBuffer(encoded:) of the JPEG into rgba8 (there is no 3-channel format), DecodeOptions.threadCount = threads; lossy, no check"
+        ) { t in
+            let bytes = inp.jpeg
+            let box = OutBox(inp.u8)
+            var options = DecodeOptions.default
+            options.threadCount = t
+            return ({ box.buffer = try PixelBuffer(encoded: bytes, options: options) }, { nil })
+        })
     // Neighbourhood filters of Catalog II, with the peers' "clamp edges": clampedToExtent(),
     // the filter, then a crop back.
     let f32pm = inp.f32.tagged(.premultiplied)

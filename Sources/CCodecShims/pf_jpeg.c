@@ -391,6 +391,81 @@ int pf_jpeg_read_pixels(pf_jpeg_decoder *decoder, uint8_t *pixels, size_t stride
     return PF_OK;
 }
 
+/* ---- raw decoding (entropy decoding and IDCT only) ---- */
+
+int pf_jpeg_raw_supported(pf_jpeg_decoder *decoder) {
+    j_decompress_ptr cinfo = &decoder->cinfo;
+    if (!decoder->header_read || decoder->pixels_read) return 0;
+    if (decoder->color != PF_JPEG_COLOR_RGB || cinfo->jpeg_color_space != JCS_YCbCr) return 0;
+    if (cinfo->num_components != 3 || decoder->scale_denominator != 1) return 0;
+    if (cinfo->data_precision != 8 || cinfo->CCIR601_sampling) return 0;
+    jpeg_component_info *c = cinfo->comp_info;
+    int h = c[0].h_samp_factor, v = c[0].v_samp_factor;
+    if (h < 1 || h > 2 || v < 1 || v > 2) return 0;
+    for (int i = 1; i < 3; i++)
+        if (c[i].h_samp_factor != 1 || c[i].v_samp_factor != 1) return 0;
+    /* libjpeg's fancy horizontal upsampling needs 3 chroma columns (else it replicates). */
+    JDIMENSION chroma_width = (cinfo->image_width + (JDIMENSION)h - 1) / (JDIMENSION)h;
+    if (h == 2 && chroma_width <= 2) return 0;
+    return 1;
+}
+
+int pf_jpeg_start_raw(pf_jpeg_decoder *decoder, pf_jpeg_raw_layout *layout, char *message) {
+    j_decompress_ptr cinfo = &decoder->cinfo;
+    decoder->error.message = message;
+    decoder->error.status = PF_ERROR;
+    if (setjmp(decoder->error.jump)) return decoder->error.status;
+    if (!pf_jpeg_raw_supported(decoder))
+        pf_jpeg_fail((j_common_ptr)cinfo, PF_ERROR, "raw decoding is not supported for this file");
+    decoder->pixels_read = 1;
+    cinfo->raw_data_out = TRUE;
+    cinfo->out_color_space = JCS_YCbCr;
+    jpeg_start_decompress(cinfo);
+    jpeg_component_info *c = cinfo->comp_info;
+    if (cinfo->output_width != cinfo->image_width || cinfo->output_height != cinfo->image_height ||
+        c[0].DCT_scaled_size != DCTSIZE || c[1].DCT_scaled_size != DCTSIZE ||
+        c[2].DCT_scaled_size != DCTSIZE)
+        pf_jpeg_fail((j_common_ptr)cinfo, PF_ERROR, "unexpected raw layout");
+    memset(layout, 0, sizeof *layout);
+    layout->width = cinfo->image_width;
+    layout->height = cinfo->image_height;
+    layout->chroma_half_width = c[0].h_samp_factor == 2;
+    layout->chroma_half_height = c[0].v_samp_factor == 2;
+    layout->luma_rows = (uint32_t)c[0].v_samp_factor * DCTSIZE;
+    layout->chroma_rows = DCTSIZE;
+    layout->luma_stride = cinfo->MCUs_per_row * (uint32_t)c[0].h_samp_factor * DCTSIZE;
+    layout->chroma_stride = cinfo->MCUs_per_row * DCTSIZE;
+    layout->chroma_width = c[1].downsampled_width;
+    layout->chroma_height = c[1].downsampled_height;
+    layout->imcu_rows = cinfo->total_iMCU_rows;
+    return PF_OK;
+}
+
+int pf_jpeg_read_raw(pf_jpeg_decoder *decoder, uint8_t *y, uint8_t *cb, uint8_t *cr, char *message) {
+    j_decompress_ptr cinfo = &decoder->cinfo;
+    decoder->error.message = message;
+    decoder->error.status = PF_ERROR;
+    if (setjmp(decoder->error.jump)) return decoder->error.status;
+    if (!decoder->pixels_read || !cinfo->raw_data_out)
+        pf_jpeg_fail((j_common_ptr)cinfo, PF_ERROR, "raw rows read before pf_jpeg_start_raw");
+    if (cinfo->output_scanline >= cinfo->output_height)
+        pf_jpeg_fail((j_common_ptr)cinfo, PF_ERROR, "raw rows read past the end of the image");
+    jpeg_component_info *c = cinfo->comp_info;
+    JDIMENSION luma_rows = (JDIMENSION)c[0].v_samp_factor * DCTSIZE;
+    size_t luma_stride = (size_t)cinfo->MCUs_per_row * (size_t)c[0].h_samp_factor * DCTSIZE;
+    size_t chroma_stride = (size_t)cinfo->MCUs_per_row * DCTSIZE;
+    JSAMPROW luma[2 * DCTSIZE], blue[DCTSIZE], red[DCTSIZE];
+    for (JDIMENSION i = 0; i < luma_rows; i++) luma[i] = y + i * luma_stride;
+    for (int i = 0; i < DCTSIZE; i++) {
+        blue[i] = cb + (size_t)i * chroma_stride;
+        red[i] = cr + (size_t)i * chroma_stride;
+    }
+    JSAMPARRAY planes[3] = {luma, blue, red};
+    if (jpeg_read_raw_data(cinfo, planes, luma_rows) != luma_rows)
+        pf_jpeg_fail((j_common_ptr)cinfo, PF_ERROR, "the file is truncated");
+    return PF_OK;
+}
+
 /* ---- encoding ---- */
 
 typedef struct pf_jpeg_destination {

@@ -280,6 +280,45 @@ int pf_jpeg_read_pixels(pf_jpeg_decoder *decoder, uint8_t *pixels, size_t stride
 int pf_jpeg_start_rows(pf_jpeg_decoder *decoder, char *message);
 int pf_jpeg_read_rows(pf_jpeg_decoder *decoder, uint8_t *const *rows, uint32_t count, char *message);
 
+/* Raw decoding: libjpeg-turbo's entropy decoding and inverse DCT only, the Y, Cb and Cr
+   planes at their sampled sizes, one row of MCUs (an iMCU row) per call; the caller does
+   the upsampling and color conversion (PixelFlow's pf_jpeg_ycc_* kernels, which give the
+   bytes of pf_jpeg_read_rows). */
+typedef struct pf_jpeg_raw_layout {
+    uint32_t width;
+    uint32_t height;
+    /* 1 when Cb and Cr have half the columns (4:2:2, 4:2:0), else 0. */
+    int chroma_half_width;
+    /* 1 when Cb and Cr have half the rows (4:2:0, 4:4:0), else 0. */
+    int chroma_half_height;
+    /* Rows of each plane per iMCU row: 8 or 16 of Y, 8 of Cb and Cr. */
+    uint32_t luma_rows;
+    uint32_t chroma_rows;
+    /* Bytes per plane row (whole MCUs: at least the sampled width). */
+    uint32_t luma_stride;
+    uint32_t chroma_stride;
+    /* The sampled size of Cb and Cr (libjpeg's downsampled_width and _height). */
+    uint32_t chroma_width;
+    uint32_t chroma_height;
+    /* iMCU rows in the image. */
+    uint32_t imcu_rows;
+} pf_jpeg_raw_layout;
+
+/* After the header (and pf_jpeg_set_scale, pf_jpeg_set_raw_cmyk): 1 when raw decoding gives
+   the pixels of pf_jpeg_read_rows with PixelFlow's kernels: 3-component YCbCr at full size,
+   Y sampled 1x1, 2x1, 1x2 or 2x2 and Cb, Cr 1x1, Cb and Cr wider than 2 samples when they
+   are halved horizontally (libjpeg's fancy upsampling needs 3). Otherwise 0. */
+int pf_jpeg_raw_supported(pf_jpeg_decoder *decoder);
+
+/* Starts raw decoding (instead of pf_jpeg_start_rows) and fills `layout`. PF_ERROR when
+   pf_jpeg_raw_supported is 0 or the data is corrupt. */
+int pf_jpeg_start_raw(pf_jpeg_decoder *decoder, pf_jpeg_raw_layout *layout, char *message);
+
+/* Decodes the next iMCU row: luma_rows rows of Y at `y` (luma_stride apart), chroma_rows
+   rows of Cb and Cr at `cb`, `cr` (chroma_stride apart). Rows past the image bottom hold
+   padding. An error for corrupt or truncated data, or past the last iMCU row. */
+int pf_jpeg_read_raw(pf_jpeg_decoder *decoder, uint8_t *y, uint8_t *cb, uint8_t *cr, char *message);
+
 /* Chroma subsampling of the JPEG encoder. */
 enum {
     PF_JPEG_SUBSAMPLING_420 = 0,

@@ -24,6 +24,7 @@
 #include "CSIMDBytesBlend.h"
 #include "CSIMDBytesWarp.h"
 #include "CSIMDBytesConvolve.h"
+#include "CSIMDBytesJPEG.h"
 #include "CSIMDBytesLinearBlend.h"
 
 #endif

@@ -44,6 +44,12 @@ public struct DecodeOptions: Sendable, Equatable {
     /// true, else with the naive formula).
     public var appliesColorProfile: Bool
 
+    /// Threads a JPEG decode may use: at least 1 (less throws `invalidParameter`); `nil`, the
+    /// default, means every active processor. With 2 or more, libjpeg-turbo's entropy
+    /// decoding and inverse DCT run on one thread while the others upsample the chroma and
+    /// convert YCbCr to RGB in bands of MCU rows, with the same bytes as a decode on one thread.
+    public var threadCount: Int? = nil
+
     /// Creates options; every parameter defaults to the value of `DecodeOptions.default`.
     public init(
         maximumWidth: Int = 65_535, maximumHeight: Int = 65_535,
@@ -91,6 +97,18 @@ public struct DecodeOptions: Sendable, Equatable {
                 what: "\(file): pixel count (\(width)x\(height))",
                 value: overflow ? Int.max : pixels, limit: maximumPixelCount)
         }
+    }
+
+    /// The threads a decode of `file` uses: `threadCount`, or every active processor.
+    ///
+    /// - Throws: `invalidParameter` when `threadCount` is less than 1.
+    func _decodeThreads(file: String) throws -> Int {
+        guard let threadCount else { return Swift.max(1, RenderContext.activeProcessorCount) }
+        guard threadCount >= 1 else {
+            throw PixelFlowError.invalidParameter(
+                filter: "decoder of \(file)", key: "threadCount", reason: "must be at least 1, got \(threadCount)")
+        }
+        return threadCount
     }
 
     /// Throws `limitExceeded` when a file holds more than `maximumImageCount` images.

@@ -59,8 +59,10 @@ final class _JPEGInput: @unchecked Sendable {
 /// It reads the header in `init` (checking the declared size against `DecodeOptions` before
 /// anything sized by it is allocated) and then decodes `readRows(into:count:)` rows at a
 /// time with exactly the settings of `_JPEGCodec.decode` (same libjpeg calls: default DCT
-/// method, fancy upsampling, output `JCS_EXT_RGBA` or gray), so the pixels equal a full
-/// decode's. Corrupt or truncated data throws from whichever call meets it.
+/// method, fancy upsampling, output `JCS_EXT_RGBA` or gray; or, for YCbCr files with
+/// `DecodeOptions.threadCount` of 2 or more, the same `_JPEGRawPipeline` on the caller's
+/// thread and `threads - 1` more), so the pixels equal a full decode's. Corrupt or truncated
+/// data throws from whichever call meets it.
 ///
 /// With a `shrinkFactor` of 2, 4 or 8 it decodes at that fraction of the size with
 /// libjpeg's DCT scaling (`pf_jpeg_set_scale`): `ceil(stored / shrinkFactor)` on each side,
@@ -87,6 +89,10 @@ final class _JPEGRowDecoder: @unchecked Sendable {
     private let input: _JPEGInput
     private let options: DecodeOptions
     private let decoder: OpaquePointer
+    /// Set when the rows are decoded on `threads` threads (`_JPEGRawPipeline`): YCbCr files
+    /// at full size with 2 or more threads.
+    private let pipeline: _JPEGRawPipeline?
+    private let threads: Int
     private var message = [CChar](repeating: 0, count: Int(PF_MESSAGE_CAPACITY))
 
     /// Reads the header of the JPEG in `bytes` and prepares to decode rows.
@@ -135,8 +141,14 @@ final class _JPEGRowDecoder: @unchecked Sendable {
             format = try _JPEGCodec.decodedFormat(header, name: name)
             pf_jpeg_set_scale(decoder, Int32(shrinkFactor))
             pf_jpeg_set_raw_cmyk(decoder, rawCMYK ? 1 : 0)
-            let start = pf_jpeg_start_rows(decoder, &message)
-            guard start == PF_OK else { throw _JPEGCodec.error(start, message, name: name, options: options) }
+            threads = try options._decodeThreads(file: name)
+            if threads > 1, pf_jpeg_raw_supported(decoder) != 0 {
+                pipeline = try _JPEGRawPipeline(decoder: decoder, name: name, options: options, threads: threads)
+            } else {
+                pipeline = nil
+                let start = pf_jpeg_start_rows(decoder, &message)
+                guard start == PF_OK else { throw _JPEGCodec.error(start, message, name: name, options: options) }
+            }
         } catch {
             pf_jpeg_decoder_destroy(decoder)
             throw error
@@ -158,6 +170,13 @@ final class _JPEGRowDecoder: @unchecked Sendable {
     /// - Throws: `decodingFailed` for corrupt or truncated data (the decoder is then unusable).
     func readRows(count: Int, into rows: (Int) -> UnsafeMutableRawPointer) throws {
         precondition(count >= 0 && nextRow + count <= height, "rows past the end of the image")
+        if let pipeline {
+            let first = nextRow
+            let pointers = _RowPointers((0..<count).map { rows($0).assumingMemoryBound(to: UInt8.self) })
+            try pipeline.run(rows: first..<first + count, threads: threads) { pointers.rows[$0 - first] }
+            nextRow += count
+            return
+        }
         var pointers = [UnsafeMutablePointer<UInt8>?](repeating: nil, count: Swift.min(count, 64))
         var done = 0
         while done < count {
@@ -171,6 +190,14 @@ final class _JPEGRowDecoder: @unchecked Sendable {
             nextRow += n
         }
     }
+}
+
+/// Row pointers handed to the workers of one `_JPEGRawPipeline.run`.
+///
+/// `@unchecked Sendable`: raw pointers, each row written by one worker while the caller waits.
+private struct _RowPointers: @unchecked Sendable {
+    let rows: [UnsafeMutablePointer<UInt8>]
+    init(_ rows: [UnsafeMutablePointer<UInt8>]) { self.rows = rows }
 }
 
 /// A JPEG encoder that takes rows top to bottom and writes them to a file descriptor as it

@@ -113,6 +113,15 @@ enum _JPEGCodec {
             pf_jpeg_set_raw_cmyk(decoder, isCMYK ? 1 : 0)
             var buffer = try _Codec.makeDecodedBuffer(width: width, height: height, format: format)
             let stride = buffer.bytesPerRow
+            let threads = try options._decodeThreads(file: name)
+            if threads > 1, pf_jpeg_raw_supported(decoder) != 0 {
+                let pipeline = try _JPEGRawPipeline(decoder: decoder, name: name, options: options, threads: threads)
+                try buffer.withUnsafeMutableBytes { pixels in
+                    let base = _EncoderRows(base: UnsafeRawPointer(pixels.baseAddress!), stride: stride, firstRow: 0)
+                    try pipeline.run(rows: 0..<height, threads: threads) { UnsafeMutablePointer(mutating: base.row($0)) }
+                }
+                return buffer
+            }
             let status = buffer.withUnsafeMutableBytes { pixels in
                 pf_jpeg_read_pixels(decoder, pixels.baseAddress!.assumingMemoryBound(to: UInt8.self), stride, &message)
             }
