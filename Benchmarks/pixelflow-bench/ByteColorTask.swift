@@ -58,17 +58,7 @@ func runByteColorTask(width: Int, height: Int, threads: Int, rounds: Int) throws
     print("byte color forms: \(width)x\(height), \(threads) thread(s), \(rounds) alternating rounds, median ms")
     for c in cases {
         let on = context(c.raw, true), off = context(c.raw, false)
-        try c.run(on)
-        try c.run(off)  // warm-up
-        var tOn: [Double] = [], tOff: [Double] = []
-        for _ in 0..<rounds {
-            var t0 = now()
-            try c.run(on)
-            tOn.append(now() - t0)
-            t0 = now()
-            try c.run(off)
-            tOff.append(now() - t0)
-        }
+        let (tOn, tOff) = try alternatingTimes(rounds: rounds, { try c.run(on) }, { try c.run(off) })
         let mOn = Measurement(times: tOn).median, mOff = Measurement(times: tOff).median
         let bOn = tOn.min()!, bOff = tOff.min()!
         print(
@@ -77,4 +67,23 @@ func runByteColorTask(width: Int, height: Int, threads: Int, rounds: Int) throws
                 c.name.padding(toLength: 14, withPad: " ", startingAt: 0), mOn * 1000, mOff * 1000, mOff / mOn, bOn * 1000,
                 bOff * 1000, bOff / bOn))
     }
+}
+
+/// The times of `first` and `second` run in `rounds` alternating rounds after one warm-up run
+/// of each, so drift on a shared machine hits both alike.
+func alternatingTimes(rounds: Int, _ first: () throws -> Void, _ second: () throws -> Void) throws -> (
+    first: [Double], second: [Double]
+) {
+    try first()
+    try second()
+    var a: [Double] = [], b: [Double] = []
+    for _ in 0..<rounds {
+        var t0 = now()
+        try first()
+        a.append(now() - t0)
+        t0 = now()
+        try second()
+        b.append(now() - t0)
+    }
+    return (a, b)
 }

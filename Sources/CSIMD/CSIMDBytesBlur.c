@@ -281,6 +281,9 @@ static int bl_uses_avx512(void) {
     }
     return s;
 }
+
+/* For the other byte kernels (CSIMDBytesConvolve.c): AVX-512 F, BW and VNNI usable. */
+int pf_csimd_uses_avx512_vnni(void) { return bl_uses_avx512(); }
 #endif
 
 /* variant: 0 the best the processor has, 1 the SSE2 (baseline) loops, 2 the scalar loops, 3 the

@@ -6,6 +6,9 @@
 #endif
 
 int pf_csimd_uses_avx2(void);
+#if defined(__x86_64__) && defined(__clang__)
+int pf_csimd_uses_avx512_vnni(void); /* CSIMDBytesBlur.c */
+#endif
 
 /* At most 9 x 9 taps. */
 #define PF_CV_MAX_TAPS 81
@@ -86,13 +89,12 @@ static void cv_sse2(const pf_cv_taps *t, const unsigned char *center, long bpp, 
  * such an in-lane operation, so the packed bytes come out in order without a permute. */
 __attribute__((target("avx2"))) static void cv_avx2(const pf_cv_taps *t, const unsigned char *center, long bpp,
                                                       const int32_t *pairs, const int32_t *bias, long shift,
-                                                      int keep_alpha, long n, unsigned char *dst) {
+                                                      int keep_alpha, long i, long n, unsigned char *dst) {
     const __m256i zero = _mm256_setzero_si256();
     const __m256i b = bpp == 4 ? _mm256_setr_epi32(bias[0], bias[1], bias[2], bias[3], bias[0], bias[1], bias[2], bias[3])
                                : _mm256_set1_epi32(bias[0]);
     const __m128i count = _mm_cvtsi32_si128((int)shift);
     const __m256i alpha = _mm256_set1_epi32((int)0xFF000000u);
-    long i = 0;
     for (; i + 32 <= n; i += 32) {
         __m256i a0 = b, a1 = b, a2 = b, a3 = b;
         for (long p = 0; p < t->pairs; p++) {
@@ -125,6 +127,138 @@ __attribute__((target("avx2"))) static void cv_avx2(const pf_cv_taps *t, const u
 }
 #endif
 
+#if defined(__x86_64__) && defined(__clang__)
+/* The 32-bit kernel on 64 bytes a step with AVX-512 BW and VNNI: vpdpwssd multiplies the pairs
+ * and adds them into the sums in one instruction. */
+__attribute__((target("avx512f,avx512bw,avx512vnni,avx2"))) static long cv_avx512(
+    const pf_cv_taps *t, const unsigned char *center, long bpp, const int32_t *pairs, const int32_t *bias, long shift,
+    int keep_alpha, long n, unsigned char *dst) {
+    const __m512i zero = _mm512_setzero_si512();
+    const __m512i b = bpp == 4 ? _mm512_broadcast_i32x4(_mm_setr_epi32(bias[0], bias[1], bias[2], bias[3]))
+                               : _mm512_set1_epi32(bias[0]);
+    const __m128i count = _mm_cvtsi32_si128((int)shift);
+    const __mmask64 alpha = 0x8888888888888888ull;
+    long i = 0;
+    for (; i + 64 <= n; i += 64) {
+        __m512i a0 = b, a1 = b, a2 = b, a3 = b;
+        for (long p = 0; p < t->pairs; p++) {
+            __m512i x = _mm512_loadu_si512((const void *)(t->at[2 * p] + i));
+            __m512i y = _mm512_loadu_si512((const void *)(t->at[2 * p + 1] + i));
+            __m512i xl = _mm512_unpacklo_epi8(x, zero), xh = _mm512_unpackhi_epi8(x, zero);
+            __m512i yl = _mm512_unpacklo_epi8(y, zero), yh = _mm512_unpackhi_epi8(y, zero);
+            __m512i w = _mm512_set1_epi32(pairs[p]);
+            a0 = _mm512_dpwssd_epi32(a0, _mm512_unpacklo_epi16(xl, yl), w);
+            a1 = _mm512_dpwssd_epi32(a1, _mm512_unpackhi_epi16(xl, yl), w);
+            a2 = _mm512_dpwssd_epi32(a2, _mm512_unpacklo_epi16(xh, yh), w);
+            a3 = _mm512_dpwssd_epi32(a3, _mm512_unpackhi_epi16(xh, yh), w);
+        }
+        a0 = _mm512_sra_epi32(a0, count);
+        a1 = _mm512_sra_epi32(a1, count);
+        a2 = _mm512_sra_epi32(a2, count);
+        a3 = _mm512_sra_epi32(a3, count);
+        __m512i v = _mm512_packus_epi16(_mm512_packs_epi32(a0, a1), _mm512_packs_epi32(a2, a3));
+        if (keep_alpha) v = _mm512_mask_blend_epi8(alpha, v, _mm512_loadu_si512((const void *)(center + i)));
+        _mm512_storeu_si512((void *)(dst + i), v);
+    }
+    return i;
+}
+
+/* Small integer weights in 16 bits (see the header): the two taps' bytes interleaved by an
+ * unpack, pmaddubsw against the (w0, w1) byte pair into 16-bit sums, 32 bytes a step. */
+__attribute__((target("avx2"))) static long cv_small_avx2(const pf_cv_taps *t, const unsigned char *center, long bpp,
+                                                             const int16_t *small, const int16_t *bias, long shift,
+                                                             int keep_alpha, long i, long n, unsigned char *dst) {
+    const __m256i b = bpp == 4 ? _mm256_setr_epi16(bias[0], bias[1], bias[2], bias[3], bias[0], bias[1], bias[2],
+                                                   bias[3], bias[0], bias[1], bias[2], bias[3], bias[0], bias[1],
+                                                   bias[2], bias[3])
+                               : _mm256_set1_epi16(bias[0]);
+    const __m128i count = _mm_cvtsi32_si128((int)shift);
+    const __m256i alpha = _mm256_set1_epi32((int)0xFF000000u);
+    for (; i + 32 <= n; i += 32) {
+        __m256i lo = b, hi = b;
+        for (long p = 0; p < t->pairs; p++) {
+            __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)(t->at[2 * p] + i));
+            __m256i y = _mm256_loadu_si256((const __m256i *)(const void *)(t->at[2 * p + 1] + i));
+            __m256i w = _mm256_set1_epi16(small[p]);
+            lo = _mm256_add_epi16(lo, _mm256_maddubs_epi16(_mm256_unpacklo_epi8(x, y), w));
+            hi = _mm256_add_epi16(hi, _mm256_maddubs_epi16(_mm256_unpackhi_epi8(x, y), w));
+        }
+        __m256i v = _mm256_packus_epi16(_mm256_sra_epi16(lo, count), _mm256_sra_epi16(hi, count));
+        if (keep_alpha) {
+            __m256i c = _mm256_loadu_si256((const __m256i *)(const void *)(center + i));
+            v = _mm256_or_si256(_mm256_andnot_si256(alpha, v), _mm256_and_si256(alpha, c));
+        }
+        _mm256_storeu_si256((__m256i *)(void *)(dst + i), v);
+    }
+    return i;
+}
+
+/* The same on 64 bytes a step with AVX-512 BW (in-lane unpacks and packs again); the alpha bytes
+ * blended by a byte mask. */
+__attribute__((target("avx512f,avx512bw,avx2"))) static long cv_small_avx512(
+    const pf_cv_taps *t, const unsigned char *center, long bpp, const int16_t *small, const int16_t *bias, long shift,
+    int keep_alpha, long n, unsigned char *dst) {
+    uint64_t pattern = (uint64_t)(uint16_t)bias[0] | (uint64_t)(uint16_t)bias[1] << 16 |
+                       (uint64_t)(uint16_t)bias[2] << 32 | (uint64_t)(uint16_t)bias[3] << 48;
+    const __m512i b = bpp == 4 ? _mm512_set1_epi64((long long)pattern) : _mm512_set1_epi16(bias[0]);
+    const __m128i count = _mm_cvtsi32_si128((int)shift);
+    const __mmask64 alpha = 0x8888888888888888ull;
+    long i = 0;
+    for (; i + 64 <= n; i += 64) {
+        __m512i lo = b, hi = b;
+        for (long p = 0; p < t->pairs; p++) {
+            __m512i x = _mm512_loadu_si512((const void *)(t->at[2 * p] + i));
+            __m512i y = _mm512_loadu_si512((const void *)(t->at[2 * p + 1] + i));
+            __m512i w = _mm512_set1_epi16(small[p]);
+            lo = _mm512_add_epi16(lo, _mm512_maddubs_epi16(_mm512_unpacklo_epi8(x, y), w));
+            hi = _mm512_add_epi16(hi, _mm512_maddubs_epi16(_mm512_unpackhi_epi8(x, y), w));
+        }
+        __m512i v = _mm512_packus_epi16(_mm512_sra_epi16(lo, count), _mm512_sra_epi16(hi, count));
+        if (keep_alpha) v = _mm512_mask_blend_epi8(alpha, v, _mm512_loadu_si512((const void *)(center + i)));
+        _mm512_storeu_si512((void *)(dst + i), v);
+    }
+    return i;
+}
+#endif
+
+void pf_u8_convolve_row_small_variant(const unsigned char *const *rows, long kw, long kh, long bpp,
+                                      const int32_t *pairs, const int32_t *bias, long shift, const int16_t *small,
+                                      const int16_t *small_bias, long small_shift, int keep_alpha, long width,
+                                      unsigned char *dst, int variant) {
+    if (kw < 1 || kh < 1 || kw * kh > PF_CV_MAX_TAPS || width <= 0) return;
+#if defined(__x86_64__) && defined(__clang__)
+    if ((variant == 0 || variant == 4 || variant == 5) && pf_csimd_uses_avx2()) {
+        pf_cv_taps t;
+        cv_taps(rows, kw, kh, bpp, pairs, &t);
+        const unsigned char *center = rows[kh / 2] + (kw / 2) * bpp;
+        int keep = keep_alpha && bpp == 4;
+        long n = width * bpp;
+        long i = 0;
+        if ((variant == 0 || variant == 5) && pf_csimd_uses_avx512_vnni()) {
+            i = cv_small_avx512(&t, center, bpp, small, small_bias, small_shift, keep, n, dst);
+        }
+        i = cv_small_avx2(&t, center, bpp, small, small_bias, small_shift, keep, i, n, dst);
+        if (i < n) {
+#if PF_CV_SSE2
+            cv_sse2(&t, center, bpp, pairs, bias, shift, keep, i, n, dst);
+#else
+            cv_tail(&t, center, bpp, bias, shift, keep, i, n, dst);
+#endif
+        }
+        return;
+    }
+#endif
+    pf_u8_convolve_row_variant(rows, kw, kh, bpp, pairs, bias, shift, keep_alpha, width, dst,
+                               variant >= 4 ? 0 : variant);
+}
+
+void pf_u8_convolve_row_small_run(const unsigned char *const *rows, long kw, long kh, long bpp, const int32_t *pairs,
+                                  const int32_t *bias, long shift, const int16_t *small, const int16_t *small_bias,
+                                  long small_shift, int keep_alpha, long width, unsigned char *dst) {
+    pf_u8_convolve_row_small_variant(rows, kw, kh, bpp, pairs, bias, shift, small, small_bias, small_shift, keep_alpha,
+                                     width, dst, 0);
+}
+
 void pf_u8_convolve_row_variant(const unsigned char *const *rows, long kw, long kh, long bpp, const int32_t *pairs,
                                 const int32_t *bias, long shift, int keep_alpha, long width, unsigned char *dst,
                                 int variant) {
@@ -135,8 +269,12 @@ void pf_u8_convolve_row_variant(const unsigned char *const *rows, long kw, long 
     int keep = keep_alpha && bpp == 4;
     long n = width * bpp;
 #if defined(__x86_64__) && defined(__clang__)
-    if ((variant == 0 || variant == 3) && pf_csimd_uses_avx2()) {
-        cv_avx2(&t, center, bpp, pairs, bias, shift, keep, n, dst);
+    if ((variant == 0 || variant == 3 || variant == 6) && pf_csimd_uses_avx2()) {
+        long i = 0;
+        if ((variant == 0 || variant == 6) && pf_csimd_uses_avx512_vnni()) {
+            i = cv_avx512(&t, center, bpp, pairs, bias, shift, keep, n, dst);
+        }
+        cv_avx2(&t, center, bpp, pairs, bias, shift, keep, i, n, dst);
         return;
     }
 #endif

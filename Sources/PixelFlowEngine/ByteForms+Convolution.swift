@@ -45,6 +45,7 @@ struct ByteConvolution: CustomStringConvertible, Sendable {
 
     var description: String {
         "\(width)x\(height) convolution\(keepsAlpha ? " of the colors" : ""), fixed-point weights"
+            + (fixedPoint?.small != nil ? ", small integers in 16-bit sums" : "")
     }
 
     /// The weights and bias in fixed point for the kernel, with the bound of their error.
@@ -61,6 +62,11 @@ struct ByteConvolution: CustomStringConvertible, Sendable {
         /// At most this many units between the exact sum of the float weights and the fixed-point
         /// sum before its final rounding, plus the float path's own rounding error.
         let errorBound: Double
+        /// When every weight is a small integer over a power of two (`k / 2^m`, |k| <= 127,
+        /// 1 <= m <= 7) and the bias times 255 too, and every sum fits 16 bits: those integers
+        /// as byte pairs, the biases with the rounding term, and m, for the 16-bit AVX2 loop
+        /// of `pf_u8_convolve_row_small_run` (the same outputs as the 32-bit kernel).
+        let small: (pairs: [Int16], biases: [Int16], shift: Int)?
     }
 
     /// The fixed-point form, or nil when a weight is too large for 16 bits with a fractional
@@ -95,7 +101,36 @@ struct ByteConvolution: CustomStringConvertible, Sendable {
         let magnitude = w.reduce(0) { $0 + abs($1) } + abs(b) + 1
         bound += 255 * Double(w.count + 3) * 0x1p-24 * magnitude
         return FixedPoint(
-            shift: shift, pairs: pairs, biases: biases.map { Int32($0) }, weights: q, errorBound: bound)
+            shift: shift, pairs: pairs, biases: biases.map { Int32($0) }, weights: q, errorBound: bound,
+            small: smallIntegers(w, channelBias, shift: shift, weights: q, biases: biases))
+    }
+
+    /// The small-integer form of `FixedPoint.small`, checked to give the 32-bit kernel's sums
+    /// scaled by `2^(shift - m)`.
+    private static func smallIntegers(
+        _ w: [Double], _ channelBias: [Double], shift: Int, weights q: [Int16], biases: [Double]
+    ) -> (pairs: [Int16], biases: [Int16], shift: Int)? {
+        for m in 1...Swift.min(7, shift) {
+            let scale = Double(1 << m)
+            let k = w.map { $0 * scale }
+            guard k.allSatisfy({ $0 == $0.rounded() && abs($0) <= 127 }) else { continue }
+            let b = channelBias.map { 255 * $0 * scale + scale / 2 }
+            guard b.allSatisfy({ $0 == $0.rounded() }) else { continue }
+            let positive = 255 * k.filter { $0 > 0 }.reduce(0, +), negative = 255 * k.filter { $0 < 0 }.reduce(0, +)
+            guard b.allSatisfy({ $0 + positive <= 32767 && $0 + negative >= -32768 }) else { return nil }
+            let up = Double(1 << (shift - m))
+            guard zip(k, q).allSatisfy({ $0 * up == Double($1) }), zip(b, biases).allSatisfy({ $0 * up == $1 }) else {
+                return nil
+            }
+            var pairs: [Int16] = []
+            for p in stride(from: 0, to: k.count, by: 2) {
+                let lo = UInt16(UInt8(bitPattern: Int8(k[p])))
+                let hi = p + 1 < k.count ? UInt16(UInt8(bitPattern: Int8(k[p + 1]))) : 0
+                pairs.append(Int16(bitPattern: lo | hi << 8))
+            }
+            return (pairs, b.map { Int16($0) }, m)
+        }
+        return nil
     }
 
     /// The output alpha of an opaque window, `sum w + bias` (1 for the RGB variant).
@@ -182,13 +217,26 @@ extension BytePlan {
         let fixed = convolution.fixedPoint!
         let kw = convolution.width, kh = convolution.height
         let keep: Int32 = convolution.keepsAlpha ? 1 : 0
+        let small = fixed.small
         runTiles(rect: rect, into: &buffer, options: options) { input, output, stride, width, height, bpp, _ in
             fixed.pairs.withUnsafeBufferPointer { pairs in
                 fixed.biases.withUnsafeBufferPointer { biases in
-                    for y in 0..<height {
-                        pf_u8_convolve_row_run(
-                            input + y, kw, kh, bpp, pairs.baseAddress!, biases.baseAddress!, fixed.shift, keep, width,
-                            output + y * stride)
+                    guard let small else {
+                        for y in 0..<height {
+                            pf_u8_convolve_row_run(
+                                input + y, kw, kh, bpp, pairs.baseAddress!, biases.baseAddress!, fixed.shift, keep, width,
+                                output + y * stride)
+                        }
+                        return
+                    }
+                    small.pairs.withUnsafeBufferPointer { sp in
+                        small.biases.withUnsafeBufferPointer { sb in
+                            for y in 0..<height {
+                                pf_u8_convolve_row_small_run(
+                                    input + y, kw, kh, bpp, pairs.baseAddress!, biases.baseAddress!, fixed.shift,
+                                    sp.baseAddress!, sb.baseAddress!, small.shift, keep, width, output + y * stride)
+                            }
+                        }
                     }
                 }
             }

@@ -18,8 +18,9 @@
  * rows[j] points at the left end of the window row j: width + kw - 1 pixels are read.
  *
  * Integer sums: the result does not depend on the vector width, the instruction set or how rows
- * are cut. The _run entry point uses SSE2 on x86-64 (16 bytes a step) and 32-byte AVX2 code where
- * the processor has it (pf_csimd_uses_avx2); other targets run the scalar loop.
+ * are cut. The _run entry point uses SSE2 on x86-64 (16 bytes a step), 32-byte AVX2 code where
+ * the processor has it (pf_csimd_uses_avx2) and 64-byte AVX-512 code where it also has AVX-512 BW
+ * and VNNI; other targets run the scalar loop.
  */
 #include <stdint.h>
 
@@ -28,9 +29,30 @@ void pf_u8_convolve_row_run(const unsigned char *const *rows, long kw, long kh, 
 
 /* The kernel above with a choice of loops, for the tests: `variant` 0 the best the processor has
  * (as the _run function), 1 the SSE2 loop (x86-64 baseline), 2 the scalar loop, 3 the AVX2 loop
- * (SSE2 without AVX2). Same results. */
+ * (SSE2 without AVX2), 6 the AVX-512 BW/VNNI loop (vpdpwssd, 64 bytes a step; the AVX2 loop
+ * without those). Same results. */
 void pf_u8_convolve_row_variant(const unsigned char *const *rows, long kw, long kh, long bpp, const int32_t *pairs,
                                 const int32_t *bias, long shift, int keep_alpha, long width, unsigned char *dst,
                                 int variant);
+
+/* The same outputs when the weights are small integers over a power of two: with
+ * w[t] = small_w[t] 2^(shift - small_shift), |small_w[t]| <= 127, bias[c] = small_bias[c]
+ * 2^(shift - small_shift) and every sum small_bias[c] + sum_t small_w[t] s_t inside 16 bits for
+ * bytes s, the AVX2 loop adds pmaddubsw products (the two taps' bytes interleaved, times the
+ * byte pair small[p] = (uint8)small_w[2p] | (uint8)small_w[2p + 1] << 8) in 16-bit lanes, 32
+ * bytes a step, and shifts by small_shift: floor((small_bias + sum) / 2^small_shift) equals the
+ * 32-bit kernel's floor((bias + sum w s) / 2^shift). Without AVX2 (and for the tail) the 32-bit
+ * kernel above runs; with AVX-512 BW, 64 bytes a step first. */
+void pf_u8_convolve_row_small_run(const unsigned char *const *rows, long kw, long kh, long bpp, const int32_t *pairs,
+                                  const int32_t *bias, long shift, const int16_t *small, const int16_t *small_bias,
+                                  long small_shift, int keep_alpha, long width, unsigned char *dst);
+
+/* `variant` as above, 4 the AVX2 16-bit loop, 5 the AVX-512 BW 16-bit loop where the processor has
+ * AVX-512 F, BW and VNNI (the AVX2 one otherwise; the 32-bit kernel without AVX2). Variant 0 takes
+ * the AVX-512 loop when it can. */
+void pf_u8_convolve_row_small_variant(const unsigned char *const *rows, long kw, long kh, long bpp,
+                                      const int32_t *pairs, const int32_t *bias, long shift, const int16_t *small,
+                                      const int16_t *small_bias, long small_shift, int keep_alpha, long width,
+                                      unsigned char *dst, int variant);
 
 #endif

@@ -66,10 +66,59 @@ final class ByteConvolutionTests: XCTestCase {
                         defer { pointers.forEach { $0.deallocate() } }
                         for (p, row) in zip(pointers, rows) { p.update(from: row, count: row.count) }
                         let list: [UnsafePointer<UInt8>?] = pointers.map { UnsafePointer($0) }
-                        for variant in [0, 1, 2, 3] {
+                        for variant in [0, 1, 2, 3, 6] {
                             var out = [UInt8](repeating: 7, count: width * bpp)
                             pf_u8_convolve_row_variant(
                                 list, kw, kh, bpp, pairs, bias, shift, keep ? 1 : 0, width, &out, Int32(variant))
+                            XCTAssertEqual(
+                                out, expected, "\(kw)x\(kh), bpp \(bpp), width \(width), keep \(keep), variant \(variant)")
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The 16-bit loop for small integer weights gives the 32-bit kernel's bytes (both against
+    /// the scalar reference of the 32-bit weights).
+    func testSmallIntegerKernelMatchesScalarReference() {
+        var rng = SeededRandom(seed: 78)
+        for (kw, kh) in [(3, 3), (5, 5), (7, 7), (9, 1), (1, 9)] {
+            for bpp in [1, 4] {
+                for width in [1, 3, 8, 9, 16, 31, 33, 45, 64, 100] {
+                    let n = kw * kh
+                    let m = 1 + Int(rng.next() % 7), shift = m + 8
+                    // Integers |k| <= 127 whose sums stay inside 16 bits with the bias.
+                    let limit = Swift.min(127, 30000 / (255 * n))
+                    let k = (0..<n).map { _ in Int(rng.next() % UInt64(2 * limit + 1)) - limit }
+                    let smallBias = (0..<4).map { _ in Int16(Int(rng.next() % 1001) - 500) }
+                    let weights = k.map { Int16($0 << (shift - m)) }
+                    let bias = smallBias.map { Int32($0) << (shift - m) }
+                    var pairs: [Int32] = [], small: [Int16] = []
+                    for p in stride(from: 0, to: n, by: 2) {
+                        let lo = UInt32(UInt16(bitPattern: weights[p]))
+                        let hi = p + 1 < n ? UInt32(UInt16(bitPattern: weights[p + 1])) : 0
+                        pairs.append(Int32(bitPattern: lo | hi << 16))
+                        let blo = UInt16(UInt8(bitPattern: Int8(k[p]))),
+                            bhi = p + 1 < n ? UInt16(UInt8(bitPattern: Int8(k[p + 1]))) : 0
+                        small.append(Int16(bitPattern: blo | bhi << 8))
+                    }
+                    let rows = (0..<kh).map { _ in
+                        (0..<(width + kw - 1) * bpp).map { _ in UInt8(truncatingIfNeeded: rng.next() >> 24) }
+                    }
+                    let pointers = rows.map { UnsafeMutablePointer<UInt8>.allocate(capacity: $0.count) }
+                    defer { pointers.forEach { $0.deallocate() } }
+                    for (p, row) in zip(pointers, rows) { p.update(from: row, count: row.count) }
+                    let list: [UnsafePointer<UInt8>?] = pointers.map { UnsafePointer($0) }
+                    for keep in [false, true] {
+                        let expected = reference(
+                            rows: rows, kw: kw, kh: kh, bpp: bpp, weights: weights, bias: bias, shift: shift, keepAlpha: keep,
+                            width: width)
+                        for variant in [0, 1, 2, 4, 5] {
+                            var out = [UInt8](repeating: 7, count: width * bpp)
+                            pf_u8_convolve_row_small_variant(
+                                list, kw, kh, bpp, pairs, bias, shift, small, smallBias, m, keep ? 1 : 0, width, &out,
+                                Int32(variant))
                             XCTAssertEqual(
                                 out, expected, "\(kw)x\(kh), bpp \(bpp), width \(width), keep \(keep), variant \(variant)")
                         }
@@ -88,6 +137,15 @@ final class ByteConvolutionTests: XCTestCase {
         XCTAssertEqual(f.weights, [-1024, -1024, -1024, -1024, 16384, -1024, -1024, -1024, -1024])
         XCTAssertEqual(f.biases, [4096, 4096, 4096, 4096])
         XCTAssertLessThan(f.errorBound, 1e-3)
+        // Small integers over 2^3: the 16-bit loop's bytes (-1, -1), (-1, -1), (16, -1), ...
+        let small = try XCTUnwrap(f.small)
+        XCTAssertEqual(small.shift, 3)
+        XCTAssertEqual(small.biases, [4, 4, 4, 4])
+        XCTAssertEqual(small.pairs.map { UInt16(bitPattern: $0) }, [0xFFFF, 0xFFFF, 0xFF10, 0xFFFF, 0x00FF])
+        // Means of nine are not small integers over a power of two.
+        let mean = try XCTUnwrap(
+            ByteConvolution.fixedPoint(weights: Array(repeating: 1 / 9, count: 9), bias: 0, keepsAlpha: false))
+        XCTAssertNil(mean.small)
         // The bound is the quantization error: recompute it from the weights in double.
         var rng = SeededRandom(seed: 3)
         for n in [9, 25, 49] {
@@ -233,7 +291,7 @@ final class ByteConvolutionTests: XCTestCase {
         let sharpened = try img.clampedToExtent().convolved3x3(weights: Self.sharpen).cropped(to: img.extent)
         let on = try RenderContext(colorManagement: .none).explain(sharpened, rect: img.extent, into: probe)
         XCTAssertTrue(on.contains("byte path: on"), on)
-        XCTAssertTrue(on.contains("3x3 convolution, fixed-point weights"), on)
+        XCTAssertTrue(on.contains("3x3 convolution, fixed-point weights, small integers in 16-bit sums"), on)
         var options = RenderContext.Options(colorManagement: .none)
         options.usesBytePath = false
         XCTAssertTrue(
