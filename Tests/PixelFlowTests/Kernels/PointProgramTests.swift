@@ -243,6 +243,39 @@ final class PointProgramTests: XCTestCase {
         nan.withUnsafeMutableBufferPointer { unpremultiplyRow($0.baseAddress!, count: 1) }
         XCTAssertEqual(nan[0], .zero)
     }
+
+    /// `unpremultiplyRow` skips groups of four pixels whose alphas are all exactly 1: rows of
+    /// opaque runs broken by translucent, transparent and NaN-alpha pixels at every position,
+    /// every length 0...13 and start offset 0...4, against the scalar loop.
+    func testUnpremultiplySkipsOpaqueGroupsExactly() {
+        var r = SeededRandom(seed: 31)
+        for length in 0...13 {
+            for offset in 0...4 {
+                for breaking in -1..<length {
+                    var row = (0..<(length + offset)).map { _ in
+                        SIMD4<Float>(Float(r.next() % 1000) / 999, Float(r.next() % 1000) / 999, Float(r.next() % 1000) / 999, 1)
+                    }
+                    if breaking >= 0 {
+                        let alphas: [Float] = [0.5, 0, .nan, 0.999_999_94, 1.000_000_1]
+                        row[offset + breaking].w = alphas[breaking % alphas.count]
+                    }
+                    let input = row
+                    row.withUnsafeMutableBufferPointer { unpremultiplyRow($0.baseAddress! + offset, count: length) }
+                    for (i, v) in input.enumerated() {
+                        let u: SIMD4<Float>
+                        if i < offset || v.w == 1 {
+                            u = v
+                        } else if v.w > 0 {
+                            let q = 1 / v.w; u = SIMD4(v.x * q, v.y * q, v.z * q, v.w)
+                        } else {
+                            u = .zero
+                        }
+                        XCTAssertEqual(row[i], u, "length \(length), offset \(offset), pixel \(i)")
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// The row kernels compiled in CSIMD.c and dispatched at run time (AVX2 on this machine)
