@@ -113,6 +113,29 @@ final class StripBytePathTests: TemporaryDirectoryTestCase {
         XCTAssertGreaterThan(differing, 0)
     }
 
+    /// In linear light (color management on, the default) a color matrix runs through the
+    /// byte form's tables (`ByteLinear`), in strips as in memory; resamples stay in float.
+    func testLinearLightSepiaStripsEqualTheInMemoryByteRender() throws {
+        let jpeg = directory.appendingPathComponent("in.jpg").path
+        try image(width: 141, height: 97).write(toFile: jpeg, format: .jpeg, quality: 90)
+        let full = Image(try PixelBuffer(contentsOfFile: jpeg))
+        let streamed = try Image(contentsOfFile: jpeg, streaming: true)
+        let out = directory.appendingPathComponent("out.png").path
+        var base = options(threads: 2, tile: (64, 32), strip: 16)
+        base.colorManagement = .linear
+        let reference = try inMemory(try full.sepiaTone(intensity: 1), rect: full.extent, base, "linear sepia")
+        let text = try RenderContext(options: base).explain(try streamed.sepiaTone(intensity: 1))
+        XCTAssertTrue(text.contains("strip write into rgba8 rows runs") && text.contains("in linear light (32640-step"), text)
+        for threads in [1, 3] {
+            for (tile, strip) in [((16, 8), 1), ((256, 64), 33)] {
+                var o = options(threads: threads, tile: tile, strip: strip)
+                o.colorManagement = .linear
+                try RenderContext(options: o).write(try streamed.sepiaTone(intensity: 1), toFile: out)
+                try assertSamePixels(out, reference, "\(threads) thread(s), strips of \(strip)")
+            }
+        }
+    }
+
     func testTranslucentStreamedPNGStripsEqualTheInMemoryRender() throws {
         let decoded = image(width: 101, height: 87, alpha: true)
         let png = directory.appendingPathComponent("in.png").path
