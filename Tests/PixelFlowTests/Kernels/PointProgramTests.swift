@@ -227,15 +227,7 @@ final class PointProgramTests: XCTestCase {
         zero.withUnsafeMutableBufferPointer { zeroTransparentRow($0.baseAddress!, count: $0.count) }
         for (i, v) in input.enumerated() {
             XCTAssertEqual(pm[i], SIMD4(v.x * v.w, v.y * v.w, v.z * v.w, v.w), "premultiply \(i)")
-            let u: SIMD4<Float>
-            if v.w == 1 {
-                u = v
-            } else if v.w > 0 {
-                let r = 1 / v.w; u = SIMD4(v.x * r, v.y * r, v.z * r, v.w)
-            } else {
-                u = .zero
-            }
-            XCTAssertEqual(un[i], u, "unpremultiply \(i)")
+            XCTAssertEqual(un[i], Self.unpremultiplied(v), "unpremultiply \(i)")
             XCTAssertEqual(zero[i], v.w > 0 ? v : .zero, "zero transparent \(i)")
         }
         // NaN alpha counts as transparent.
@@ -262,19 +254,20 @@ final class PointProgramTests: XCTestCase {
                     let input = row
                     row.withUnsafeMutableBufferPointer { unpremultiplyRow($0.baseAddress! + offset, count: length) }
                     for (i, v) in input.enumerated() {
-                        let u: SIMD4<Float>
-                        if i < offset || v.w == 1 {
-                            u = v
-                        } else if v.w > 0 {
-                            let q = 1 / v.w; u = SIMD4(v.x * q, v.y * q, v.z * q, v.w)
-                        } else {
-                            u = .zero
-                        }
-                        XCTAssertEqual(row[i], u, "length \(length), offset \(offset), pixel \(i)")
+                        XCTAssertEqual(
+                            row[i], i < offset ? v : Self.unpremultiplied(v), "length \(length), offset \(offset), pixel \(i)")
                     }
                 }
             }
         }
+    }
+
+    /// The scalar reference of `unpremultiplyRow` for one pixel.
+    static func unpremultiplied(_ v: SIMD4<Float>) -> SIMD4<Float> {
+        if v.w == 1 { return v }
+        guard v.w > 0 else { return .zero }
+        let r = 1 / v.w
+        return SIMD4(v.x * r, v.y * r, v.z * r, v.w)
     }
 }
 
