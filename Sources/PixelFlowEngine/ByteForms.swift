@@ -16,6 +16,9 @@ enum ByteForm: CustomStringConvertible {
     /// A warp sampled on bytes (ByteForms+Warp.swift): the 2x2 box of a half-size bilinear
     /// scale (within 1 unit) or an affine warp with fixed-point bilinear sampling (within 1 unit).
     case warp(ByteWarp)
+    /// A 2-D convolution with fixed-point weights (ByteForms+Convolution.swift): within 1 unit
+    /// of the float path on every pixel and channel.
+    case convolution(ByteConvolution)
 
     var description: String {
         switch self {
@@ -23,6 +26,7 @@ enum ByteForm: CustomStringConvertible {
         case let .stencil(s): return "\(s), exact"
         case let .resample(r): return "\(r), fixed-point taps"
         case let .color(c): return "\(c)"
+        case let .convolution(c): return "\(c)"
         }
     }
 }

@@ -54,6 +54,7 @@ struct BytePlan {
     /// The stencil's halo (none for a resample, which reads through its taps).
     var halo: (x: Int, y: Int) {
         if case let .stencil(s) = form { return s.halo }
+        if case let .convolution(c) = form { return c.halo }
         return (0, 0)
     }
     /// The node's name, for `explain()`.
@@ -114,10 +115,12 @@ struct BytePlan {
             form = .stencil(stencil)
         } else if let resample = n.op.kind.byteResample(n), n.inputs.count == 1 {
             form = .resample(resample)
+        } else if let convolution = ByteConvolution(n) {
+            form = .convolution(convolution)
         } else {
             return .failure(
                 Refusal(
-                    "the output is not a morphology or median stencil, a Gaussian or box blur or a scale or Lanczos warp with an 8-bit form"
+                    "the output is not a morphology or median stencil, a convolution, a Gaussian or box blur or a scale or Lanczos warp with an 8-bit form"
                 ))
         }
         restrict(n)
@@ -181,6 +184,9 @@ struct BytePlan {
         let src = plan.source
         guard buffer.format == src.format else {
             return .failure(Refusal("the destination is \(buffer.format), the source \(src.format)"))
+        }
+        if case let .convolution(convolution) = plan.form {
+            return plan.makeConvolution(convolution, rect: rect, options: options, buffer: buffer)
         }
         let linear = options.colorManagement == .linear
         let decode = linear && src.colorEncoding == .sRGB, encode = linear && buffer.colorEncoding == .sRGB
@@ -262,6 +268,10 @@ struct BytePlan {
             runWarp(warp, rect: rect, into: &buffer, options: options)
             return
         }
+        if case let .convolution(convolution) = form {
+            runConvolution(convolution, rect: rect, into: &buffer, options: options)
+            return
+        }
         guard case let .stencil(stencil) = form else {
             if let shrink {
                 runShrunkResample(taps!, shrink: shrink, rect: rect, into: &buffer, options: options)
@@ -274,12 +284,33 @@ struct BytePlan {
             runResample(taps!, rect: rect, into: &buffer, options: options)
             return
         }
+        runTiles(rect: rect, into: &buffer, options: options) { input, output, stride, width, height, bpp, arena in
+            byteStencilTile(
+                stencil, input: input, output: output, outputStride: stride, width: width, height: height,
+                bpp: bpp, arena: arena)
+        }
+    }
+
+    /// The tile loop of the windowed forms (stencils, convolutions): renders `rect` into
+    /// `buffer` in tiles of `tileSize` on all threads, transparent outside `valid`; per tile,
+    /// `kernel` gets the input rows over the tile's valid part outset by `halo` (one pointer per
+    /// row, at the window's left end: `inputRows`), the output at its top left, the output's
+    /// row stride in bytes, the part's width and height, the bytes per pixel and the worker's
+    /// arena. Reports one progress unit per tile; stops taking tiles once cancelled.
+    func runTiles(
+        rect: IntRect, into buffer: inout PixelBuffer, options: RenderContext.Options,
+        kernel:
+            @escaping @Sendable (
+                _ input: UnsafePointer<UnsafePointer<UInt8>?>, _ output: UnsafeMutablePointer<UInt8>, _ outputStride: Int,
+                _ width: Int, _ height: Int, _ bpp: Int, _ arena: Arena
+            ) -> Void
+    ) {
         let control = RenderControl.current
         let size = tileSize(options)
         let grid = TileGrid(rect: rect, tileWidth: size.width, tileHeight: size.height)
         control?.setTotal(grid.count)
         let bpp = source.format.bytesPerPixel
-        let halo = stencil.halo
+        let halo = self.halo
         let plan = self
         source.withRows { src in
             let dstBytesPerRow = buffer.bytesPerRow
@@ -303,10 +334,7 @@ struct BytePlan {
                     if !inner.isEmpty {
                         let roi = inner.outset(halo.x, halo.y)
                         let input = plan.inputRows(roi, src, bpp: bpp, arena: arena)
-                        byteStencilTile(
-                            stencil, input: input, output: out(inner.x, inner.y),
-                            outputStride: dst.bytesPerRow, width: inner.width, height: inner.height,
-                            bpp: bpp, arena: arena)
+                        kernel(input, out(inner.x, inner.y), dst.bytesPerRow, inner.width, inner.height, bpp, arena)
                     }
                     control?.advance(1)
                 }

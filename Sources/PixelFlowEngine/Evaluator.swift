@@ -407,35 +407,21 @@ final class Evaluator: @unchecked Sendable {
             evaluateScaleWarp(inv, input, roi: roi, into: out, arena: arena)
             return
         }
-        if case .boxShrink = w {
-            evaluateSeparableResample(w, node: node, input: input, roi: roi, into: out, arena: arena)
+        if case let .boxShrink(k, o) = w {
+            evaluateSeparableResample(node: node, input: input, output: o, roi: roi, into: out, arena: arena) { xs, ys, e in
+                (
+                    LanczosTable(LanczosWeights(box: k, outputRange: xs, inputSize: e.width), first: xs.lowerBound),
+                    LanczosTable(LanczosWeights(box: k, outputRange: ys, inputSize: e.height), first: ys.lowerBound)
+                )
+            }
             return
         }
         if case let .lanczos(o, span) = w {
-            let step = step(node)
-            let stored = step.stored[0], lanczos = step.lanczos
-            // Lanczos reads its region row by row (a horizontal pass, then a vertical one), so
-            // a stored input is read where it is, like a scale's.
-            withPixelsInPlace(stored, roi) { inPlace in
-                let src: Tile
-                if let inPlace {
-                    src = inPlace
-                } else {
-                    src = arena.tile(roi)
-                    evaluate(input, into: src, arena: arena)
-                }
-                let e = IntRect(covering: input.extent)
-                let xs = out.rect.x - o.x..<out.rect.maxX - o.x, ys = out.rect.y - o.y..<out.rect.maxY - o.y
-                if let t = lanczos, t.x.covers(xs), t.y.covers(ys) {
-                    lanczosResample(
-                        src, wx: t.x, wy: t.y, outputOrigin: (o.x, o.y), inputOrigin: (e.x, e.y), into: out, arena: arena)
-                    return
-                }
-                // Outside the region lowering prepared (not reached by renders): taps made here.
-                let wx = LanczosTable(outputRange: xs, inputSize: e.width, outputSize: o.width, span: span?.width)
-                let wy = LanczosTable(outputRange: ys, inputSize: e.height, outputSize: o.height, span: span?.height)
-                lanczosResample(
-                    src, wx: wx, wy: wy, outputOrigin: (o.x, o.y), inputOrigin: (e.x, e.y), into: out, arena: arena)
+            evaluateSeparableResample(node: node, input: input, output: o, roi: roi, into: out, arena: arena) { xs, ys, e in
+                (
+                    LanczosTable(outputRange: xs, inputSize: e.width, outputSize: o.width, span: span?.width),
+                    LanczosTable(outputRange: ys, inputSize: e.height, outputSize: o.height, span: span?.height)
+                )
             }
             return
         }

@@ -23,5 +23,6 @@
 #include "CSIMDBytesBlur.h"
 #include "CSIMDBytesBlend.h"
 #include "CSIMDBytesWarp.h"
+#include "CSIMDBytesConvolve.h"
 
 #endif
