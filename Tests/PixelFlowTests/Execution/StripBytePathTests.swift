@@ -35,6 +35,7 @@ final class StripBytePathTests: TemporaryDirectoryTestCase {
         let scale = AffineTransform(scaleX: 0.9, y: 0.9)
         let scaled = scale.apply(to: crop).integral
         let half = Rect(x: 0, y: 0, width: (e.width / 2).rounded(.down), height: (e.height / 2).rounded(.down))
+        let sharpen = [-1.0, -1, -1, -1, 16, -1, -1, -1, -1].map { $0 / 8 }
         let sepia = ColorMatrix(
             rows: [0.393, 0.769, 0.189, 0], [0.349, 0.686, 0.168, 0], [0.272, 0.534, 0.131, 0], [0, 0, 0, 1])
         return [
@@ -47,6 +48,10 @@ final class StripBytePathTests: TemporaryDirectoryTestCase {
             ("Gaussian sigma 2, clamped", try source.clampedToExtent().gaussianBlurred(radius: 2).cropped(to: e), e),
             ("sepia over a crop", source.cropped(to: crop).applyingColorMatrix(sepia), crop),
             ("dilate radius 2, clamped", try source.clampedToExtent().morphologyMaximum(radius: 2).cropped(to: e), e),
+            (
+                "3x3 sharpen of a crop, clamped",
+                try source.cropped(to: crop).clampedToExtent().convolved3x3(weights: sharpen).cropped(to: crop), crop
+            ),
         ]
     }
 
