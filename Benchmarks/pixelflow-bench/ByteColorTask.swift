@@ -10,7 +10,10 @@ import PixelFlow
 /// - `unpremultiply`: premultiplied rgba8 into a straight rgba8 buffer, `.none`;
 /// - `sepia_linear`: the peer SEPIA matrix on straight rgba8 into straight rgba8, in linear
 ///   light (the default context);
-/// - `gray_linear`: premultiplied rgba8 into gray8 in linear light.
+/// - `gray_linear`: premultiplied rgba8 into gray8 in linear light;
+/// - `over_linear`, `atop_linear`, `screen_linear`, `mix_linear`: the blends in linear light
+///   (premultiplied sRGB rgba8 into premultiplied rgba8);
+/// - `premul_linear`, `unpremul_linear`: straight into premultiplied rgba8 and back, in linear light.
 ///
 /// Prints each case's median time on and off and the ratio off / on (the speed-up), and the
 /// same for the best times (less sensitive to other processes on a shared machine).
@@ -35,6 +38,8 @@ func runByteColorTask(width: Int, height: Int, threads: Int, rounds: Int) throws
     let screen = try Image(a).blended(over: Image(b), mode: .screen)
     let sepiaImage = try Image(straight).colorMatrix(
         r: sepia.row(0), g: sepia.row(1), b: sepia.row(2), a: sepia.row(3), bias: sepia.bias)
+    let over = Image(a).composited(over: Image(b))
+    let straightBytes = straight
     let cases: [Case] = [
         ("source_atop", true, { c in try c.render(atop, to: &pm) }),
         ("mix_0.5", true, { c in try c.render(mix, to: &pm) }),
@@ -43,6 +48,12 @@ func runByteColorTask(width: Int, height: Int, threads: Int, rounds: Int) throws
         ("unpremultiply", true, { c in try c.render(Image(a), to: &st) }),
         ("sepia_linear", false, { c in try c.render(sepiaImage, to: &st) }),
         ("gray_linear", false, { c in try c.render(Image(a), to: &gray) }),
+        ("over_linear", false, { c in try c.render(over, to: &pm) }),
+        ("atop_linear", false, { c in try c.render(atop, to: &pm) }),
+        ("screen_linear", false, { c in try c.render(screen, to: &pm) }),
+        ("mix_linear", false, { c in try c.render(mix, to: &pm) }),
+        ("premul_linear", false, { c in try c.render(Image(straightBytes), to: &pm) }),
+        ("unpremul_linear", false, { c in try c.render(Image(a), to: &st) }),
     ]
     print("byte color forms: \(width)x\(height), \(threads) thread(s), \(rounds) alternating rounds, median ms")
     for c in cases {

@@ -96,6 +96,7 @@ struct ByteColor: CustomStringConvertible {
     /// The largest difference, in byte units, between what the kernel rounds and the exact
     /// map of any source pixel (for `linear`, after encoding: see `ByteLinear.errorBound`).
     var errorBound: Double {
+        if let bound = linearPointErrorBound { return bound }
         if linear { return ByteLinear.errorBound(self) }
         let scale = Double(1 << shift)
         var worst = 0.0
@@ -123,6 +124,7 @@ struct ByteColor: CustomStringConvertible {
     }
 
     var description: String {
+        if let linearPoint = linearPointDescription { return linearPoint }
         switch kind {
         case .premultiply: return "premultiply, exact"
         case .unpremultiply: return "unpremultiply, exact but at ties of 255 c / a"
@@ -203,8 +205,14 @@ extension BytePlan {
                 f.format == .rgba8, b.format == .rgba8, buffer.format == .rgba8
             else { return nil }
             let name = k.byteFormula!.name
-            guard options.colorManagement == .none || [f, b, buffer].allSatisfy({ $0.colorEncoding != .sRGB }) else {
-                return .failure(Refusal("\(name) in linear light blends decoded values, not the sRGB-encoded bytes"))
+            // In linear light the blend runs on decoded values (ByteColor+LinearBlend.swift),
+            // which needs all three buffers sRGB-encoded.
+            guard
+                options.colorManagement == .none || [f, b, buffer].allSatisfy({ $0.colorEncoding != .sRGB })
+                    || [f, b, buffer].allSatisfy({ $0.colorEncoding == .sRGB })
+            else {
+                return .failure(
+                    Refusal("\(name) in linear light needs both sources and the destination sRGB-encoded (stays in float)"))
             }
             guard f.width == b.width, f.height == b.height, IntRect(x: 0, y: 0, width: f.width, height: f.height).contains(rect),
                 valid.map({ $0.contains(rect) }) ?? true
@@ -261,10 +269,14 @@ extension BytePlan {
                 }
                 linear = true
             default:
-                return .failure(
-                    Refusal(
-                        "\(kind == .premultiply ? "premultiplying" : "unpremultiplying") in linear light works on decoded values, not the sRGB-encoded bytes (stays in float)"
-                    ))
+                // Blends, premultiply and unpremultiply on decoded values (ByteColor+LinearBlend.swift).
+                guard source.colorEncoding == .sRGB, buffer.colorEncoding == .sRGB else {
+                    return .failure(
+                        Refusal(
+                            "\(kind == .premultiply ? "premultiplying" : kind == .unpremultiply ? "unpremultiplying" : "a blend") in linear light needs sRGB decoding and encoding both (source \(source.colorEncoding), destination \(buffer.colorEncoding)): stays in float"
+                        ))
+                }
+                linear = true
             }
         }
         guard matrix.preservesAlpha else { return .failure(Refusal("the color matrix changes alpha")) }
@@ -353,11 +365,11 @@ extension BytePlan {
                                     for j in i * band..<Swift.min(rect.height, (i + 1) * band) {
                                         let s = src.pixels(rect.x, rect.y + j, bpp: bpp)
                                         let d = (dst.base + j * dst.bytesPerRow).assumingMemoryBound(to: UInt8.self)
-                                        if color.kind == .sourceOver {
-                                            let b = bg.pixels(rect.x, rect.y + j, bpp: bpp)
+                                        let b = bg.pixels(rect.x, rect.y + j, bpp: bpp)
+                                        if BytePlan.runLinearPointRow(color, s, b, d, rect.width) {
+                                        } else if color.kind == .sourceOver {
                                             pf_u8_source_over_rgba_run(s, b, d, rect.width)
                                         } else if let coefficients {
-                                            let b = bg.pixels(rect.x, rect.y + j, bpp: bpp)
                                             pf_u8_blend_rgba_run(s, b, d, rect.width, coefficients)
                                         } else if color.kind == .premultiply {
                                             pf_u8_premultiply_rgba_run(s, d, rect.width)

@@ -24,5 +24,6 @@
 #include "CSIMDBytesBlend.h"
 #include "CSIMDBytesWarp.h"
 #include "CSIMDBytesConvolve.h"
+#include "CSIMDBytesLinearBlend.h"
 
 #endif

@@ -8,31 +8,12 @@ import XCTest
 /// multipliers): the kernels against scalar references, renders equal to the float path (the
 /// exact formulas) or within 1 unit (the mix) and to a reference in double precision, the same
 /// bytes for every schedule, and refused where straight alpha or linear light would change them.
-final class ByteBlendTests: XCTestCase {
+final class ByteBlendTests: XCTestCase, ByteFormRendering {
     func bytes(_ w: Int, _ h: Int, alpha: AlphaMode = .premultiplied, opaque: Bool = false, seed: UInt64) -> PixelBuffer {
         TestImages.randomBytes(w, h, alpha: alpha, opaque: opaque, seed: seed)
     }
 
-    func options(threads: Int = 1, tileHeight: Int = 64, bytePath: Bool = true) -> RenderContext.Options {
-        var o = RenderContext.Options(threadCount: threads, tileHeight: tileHeight, colorManagement: .none)
-        o.usesBytePath = bytePath
-        return o
-    }
-
-    func render(_ image: Image, _ w: Int, _ h: Int, alpha: AlphaMode = .premultiplied, _ o: RenderContext.Options) throws
-        -> [UInt8]
-    {
-        var out = try PixelBuffer(width: w, height: h, format: .rgba8, alphaMode: alpha)
-        try RenderContext(options: o).render(image, rect: image.extent, to: &out)
-        return bytesOf(out)
-    }
-
-    func lastLine(_ image: Image, _ w: Int, _ h: Int, alpha: AlphaMode = .premultiplied, _ o: RenderContext.Options) throws
-        -> String
-    {
-        let dest = try PixelBuffer(width: w, height: h, format: .rgba8, alphaMode: alpha)
-        return String(try RenderContext(options: o).explain(image, rect: image.extent, into: dest).split(separator: "\n").last!)
-    }
+    static let colorManagement = RenderContext.ColorManagement.none
 
     func bytesOf(_ b: PixelBuffer) -> [UInt8] { ByteFormTesting.bytes(of: b) }
 
@@ -43,31 +24,7 @@ final class ByteBlendTests: XCTestCase {
     func blends(_ fg: PixelBuffer, _ bg: PixelBuffer) throws -> [(
         Image, String, Bool, (SIMD4<Double>, SIMD4<Double>) -> SIMD4<Double>
     )] {
-        let f = Image(fg), b = Image(bg)
-        func compose(_ s: SIMD4<Double>, _ d: SIMD4<Double>, _ m: SIMD4<Double>) -> SIMD4<Double> {
-            var m = m
-            m.w = s.w * d.w
-            return s * (1 - d.w) + d * (1 - s.w) + m
-        }
-        return [
-            (
-                try f.composited(atop: b), "source-atop", true,
-                { s, d in
-                    var r = s * d.w + d * (1 - s.w); r.w = d.w; return r
-                }
-            ),
-            (try f.composited(inside: b), "source-in", true, { s, d in s * d.w }),
-            (try f.composited(outside: b), "source-out", true, { s, d in s * (1 - d.w) }),
-            (try f.multiplied(by: b), "multiply compositing", true, { s, d in s * d }),
-            (try f.blended(over: b, mode: .multiply), "multiply blend", true, { s, d in compose(s, d, s * d) }),
-            (
-                try f.blended(over: b, mode: .screen), "screen blend", true,
-                { s, d in compose(s, d, d * s.w + s * d.w - s * d) }
-            ),
-            (try f.mixed(with: b, amount: 0.5), "mix 0.5", false, { s, d in (s + d) * 0.5 }),
-            (try f.mixed(with: b, amount: 0.3), "mix 0.3", false, { s, d in d * 0.7 + s * 0.3 }),
-            (try b.dissolveTransition(to: f, time: 0.85), "mix 0.85", false, { s, d in d * 0.15 + s * 0.85 }),
-        ]
+        try ByteFormTesting.blendCases(fg, bg).map { ($0.image, $0.name, $0.exact, $0.op) }
     }
 
     func reference(_ fg: PixelBuffer, _ bg: PixelBuffer, _ op: (SIMD4<Double>, SIMD4<Double>) -> SIMD4<Double>) -> [UInt8] {
@@ -139,8 +96,9 @@ final class ByteBlendTests: XCTestCase {
             try lastLine(try Image(pm).composited(atop: Image(pm)), 9, 2, alpha: .straight, options()).hasPrefix(
                 "byte path: off: source-atop on bytes needs premultiplied"))
         let mix = try Image(pm).mixed(with: Image(pm), amount: 0.25)
+        // In linear light the blend runs on decoded values (ByteLinearBlendTests).
         let linear = try lastLine(mix, 9, 2, RenderContext.Options(colorManagement: .linear))
-        XCTAssertTrue(linear.hasPrefix("byte path: off: mix 0.25 in linear light"), linear)
+        XCTAssertTrue(linear.hasPrefix("byte path: on") && linear.contains("mix 0.25 in linear light"), linear)
         XCTAssertTrue(try lastLine(mix, 9, 2, options(bytePath: false)).hasPrefix("byte path: off: off in the context"))
         let small = bytes(5, 2, seed: 6)
         let sizes = try Image(pm).composited(atop: Image(small))
@@ -153,48 +111,32 @@ final class ByteBlendTests: XCTestCase {
     /// The kernel against the header's formula in integers, on any bytes (also colors above
     /// their alpha, where the division saturates), every length 0...70 and four alignments.
     func testBlendKernelAgainstScalarReference() {
-        var rng = SeededRandom(seed: 21)
-        let formulas: [ByteBlendFormula] = [
-            .sourceOver, .sourceAtop, .sourceIn, .sourceOut, .componentMultiply, .multiply, .screen, .mix(0)!, .mix(1)!,
-            .mix(0.37)!,
-        ]
-        for formula in formulas {
-            for count in [0, 1, 7, 8, 9, 15, 16, 17, 33, 70] {
-                for offset in 0..<4 {
-                    let f = (0..<(count + offset) * 4).map { _ in UInt8(truncatingIfNeeded: rng.next() >> 17) }
-                    let b = (0..<(count + offset) * 4).map { _ in UInt8(truncatingIfNeeded: rng.next() >> 23) }
-                    var out = [UInt8](repeating: 7, count: count * 4)
-                    f.withUnsafeBufferPointer { fp in
-                        b.withUnsafeBufferPointer { bp in
-                            pf_u8_blend_rgba_run(
-                                fp.baseAddress! + 4 * offset, bp.baseAddress! + 4 * offset, &out, count, formula.coefficients)
-                        }
+        ByteFormTesting.forEachBlendRun(seed: 21) { f, b, out, count, formula in
+            pf_u8_blend_rgba_run(f, b, out, count, formula.coefficients)
+        } check: { formula, f, b, offset, count, out in
+            for i in 0..<count {
+                let p = (offset + i) * 4
+                let fa = Int(f[p + 3]), ba = Int(b[p + 3])
+                for k in 0..<4 {
+                    let fk = Int(f[p + k]), bk = Int(b[p + k])
+                    let x =
+                        fk * (Int(formula.fWeight) + Int(formula.fByBackgroundAlpha) * ba)
+                        + bk * (Int(formula.bWeight) + Int(formula.bByForegroundAlpha) * fa)
+                        + Int(formula.product) * fk * bk
+                    let expect: Int
+                    if formula.shift == 0 {
+                        expect = Swift.min(255, Swift.max(0, Int((Double(x) / 255).rounded())))
+                    } else {
+                        expect = Swift.min(255, (x + (1 << (Int(formula.shift) - 1))) >> Int(formula.shift))
                     }
-                    for i in 0..<count {
-                        let p = (offset + i) * 4
-                        let fa = Int(f[p + 3]), ba = Int(b[p + 3])
-                        for k in 0..<4 {
-                            let fk = Int(f[p + k]), bk = Int(b[p + k])
-                            let x =
-                                fk * (Int(formula.fWeight) + Int(formula.fByBackgroundAlpha) * ba)
-                                + bk * (Int(formula.bWeight) + Int(formula.bByForegroundAlpha) * fa)
-                                + Int(formula.product) * fk * bk
-                            let expect: Int
-                            if formula.shift == 0 {
-                                expect = Swift.min(255, Swift.max(0, Int((Double(x) / 255).rounded())))
-                            } else {
-                                expect = Swift.min(255, (x + (1 << (Int(formula.shift) - 1))) >> Int(formula.shift))
-                            }
-                            if Int(out[4 * i + k]) != expect {
-                                XCTFail(
-                                    "\(formula) count \(count) offset \(offset) pixel \(i) channel \(k): \(out[4 * i + k]) != \(expect)"
-                                )
-                                return
-                            }
-                        }
+                    if Int(out[4 * i + k]) != expect {
+                        XCTFail(
+                            "\(formula) count \(count) offset \(offset) pixel \(i) channel \(k): \(out[4 * i + k]) != \(expect)")
+                        return false
                     }
                 }
             }
+            return true
         }
     }
 
@@ -225,7 +167,7 @@ final class ByteBlendTests: XCTestCase {
         }
         XCTAssertGreaterThan(pixels, 10000)
         let linear = try lastLine(Image(bytes(4, 1, seed: 1)), 4, 1, alpha: .straight, RenderContext.Options())
-        XCTAssertTrue(linear.hasPrefix("byte path: off: unpremultiplying in linear light"), linear)
+        XCTAssertTrue(linear.hasPrefix("byte path: on") && linear.contains("unpremultiply in linear light"), linear)
     }
 
     /// Every (color, alpha) pair: the kernel gives round(255 c / a) (255 for c > a, zeros for

@@ -208,6 +208,7 @@ final class ByteLinearTests: XCTestCase {
         XCTAssertTrue(why.hasPrefix("byte path: off: in linear light the byte form needs sRGB decoding and encoding"), why)
         let pm = try PixelBuffer(width: 20, height: 6, format: .rgba8, alphaMode: .premultiplied)
         let premultiply = try lastLine(Image(src), pm, options())
-        XCTAssertTrue(premultiply.hasPrefix("byte path: off: premultiplying in linear light"), premultiply)
+        // Premultiplying in linear light has its own byte form (ByteLinearBlendTests).
+        XCTAssertTrue(premultiply.contains("premultiply in linear light"), premultiply)
     }
 }
