@@ -21,6 +21,9 @@ let package = Package(
                        providers: [.apt(["libwebp-dev"])]),
         .systemLibrary(name: "CTIFF", path: "Sources/CTIFF", pkgConfig: "libtiff-4",
                        providers: [.apt(["libtiff-dev"])]),
+        // libdeflate: whole-buffer inflate for PNG image data (the direct decode in pf_png.c).
+        .systemLibrary(name: "CDeflate", path: "Sources/CDeflate", pkgConfig: "libdeflate",
+                       providers: [.apt(["libdeflate-dev"])]),
         // giflib ships no pkg-config file on every distribution; its header is in /usr/include.
         .systemLibrary(name: "CGIF", path: "Sources/CGIF", providers: [.apt(["libgif-dev"])]),
         .systemLibrary(name: "CHEIF", path: "Sources/CHEIF", pkgConfig: "libheif",
@@ -35,13 +38,13 @@ let package = Package(
                        providers: [.apt(["libharfbuzz-dev"])]),
         .systemLibrary(name: "CFontconfig", path: "Sources/CFontconfig", pkgConfig: "fontconfig",
                        providers: [.apt(["libfontconfig-dev"])]),
-        .target(name: "CCodecShims", dependencies: ["CPNG", "CJPEG", "CWebP", "CTIFF", "CGIF", "CHEIF", "CLCMS2"],
+        .target(name: "CCodecShims", dependencies: ["CPNG", "CJPEG", "CWebP", "CTIFF", "CDeflate", "CGIF", "CHEIF", "CLCMS2"],
                 path: "Sources/CCodecShims",
                 // A C target does not take the `link` lines of the system modules it depends on
                 // (only a Swift import does), and pkg-config does not name every library these use.
                 linkerSettings: [.linkedLibrary("webpmux"), .linkedLibrary("webpdemux"), .linkedLibrary("webp"),
                                  .linkedLibrary("tiff"), .linkedLibrary("gif"), .linkedLibrary("heif"),
-                                 .linkedLibrary("lcms2"), .linkedLibrary("z")]),
+                                 .linkedLibrary("lcms2"), .linkedLibrary("deflate"), .linkedLibrary("z")]),
         .target(name: "CSIMD", path: "Sources/CSIMD"),
         // The library in layers (Docs/Architecture.md, "Layers"): each target uses only the
         // ones before it, with `package` access between them; PixelFlow re-exports the lower

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what PixelFlow needs from the system, if it is missing:
 #   - always: pkg-config, the headers of libpng, libjpeg-turbo (zlib comes with libpng-dev),
-#     libwebp, libtiff, giflib, libheif (HEIC and AVIF; Debian's build brings the x265 and
+#     libwebp, libtiff, libdeflate (PNG image data), giflib, libheif (HEIC and AVIF; Debian's build brings the x265 and
 #     aom encoders and the libde265 and dav1d decoders) and lcms2, and OpenCV's cascade XML files (Debian package opencv-data, under /usr/share/opencv4)
 #     that the face detector and its tests load;
 #   - for text (CITextImageGenerator, Canvas.drawText): the headers of FreeType, HarfBuzz and
@@ -21,6 +21,7 @@ pkg-config --exists libpng 2>/dev/null || need_apt+=(libpng-dev)
 pkg-config --exists libjpeg 2>/dev/null || need_apt+=(libjpeg62-turbo-dev)
 pkg-config --exists libwebpdemux libwebpmux 2>/dev/null || need_apt+=(libwebp-dev)
 pkg-config --exists libtiff-4 2>/dev/null || need_apt+=(libtiff-dev)
+pkg-config --exists libdeflate 2>/dev/null || need_apt+=(libdeflate-dev)
 [ -f /usr/include/gif_lib.h ] || need_apt+=(libgif-dev)
 pkg-config --exists libheif 2>/dev/null || need_apt+=(libheif-dev)
 pkg-config --exists lcms2 2>/dev/null || need_apt+=(liblcms2-dev)

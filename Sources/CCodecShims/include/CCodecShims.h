@@ -85,13 +85,24 @@ pf_png_decoder *pf_png_decoder_create(const uint8_t *data, size_t size);
    needed (the caller keeps `fd` open until the decoder is destroyed). */
 pf_png_decoder *pf_png_decoder_create_fd(int fd, uint64_t size);
 void pf_png_decoder_destroy(pf_png_decoder *decoder);
+/* `allowed` 0: pf_png_read_pixels decodes through libpng only, never directly (for tests
+   comparing the two; the default is 1). */
+void pf_png_decoder_set_direct(pf_png_decoder *decoder, int allowed);
+/* 1 when pf_png_read_pixels decoded the image through the direct path, else 0. */
+int pf_png_decoder_decoded_directly(const pf_png_decoder *decoder);
 
 /* Reads the signature and the chunks before the image data. Ancillary chunks are bounded
    (at most 256 cached chunks, 8 MiB per chunk) and text, ICC and sPLT chunks are skipped. */
 int pf_png_read_header(pf_png_decoder *decoder, pf_png_header *header, char *message);
 
 /* Decodes every row (all passes when interlaced) into `pixels`, rows `stride` bytes apart,
-   in the `output` layout (PF_PNG_OUTPUT_*). Call once, after pf_png_read_header. */
+   in the `output` layout (PF_PNG_OUTPUT_*). Call once, after pf_png_read_header.
+   Non-interlaced 8- and 16-bit gray, gray-alpha, RGB and RGBA images without tRNS, and
+   8-bit palette images (with or without tRNS), up to 128 MiB of image data, are decoded
+   directly: IDAT CRCs checked, one libdeflate inflate
+   (adler32 checked), PixelFlow's SIMD unfiltering (pf_png_filter.h), the same pixels as
+   libpng's transformations. Everything else, and any file the direct path finds fault with,
+   goes through libpng, which reports the error. */
 int pf_png_read_pixels(pf_png_decoder *decoder, int output, uint8_t *pixels, size_t stride,
                        char *message);
 
@@ -329,5 +340,6 @@ void pf_jpeg_encoder_destroy(pf_jpeg_encoder *encoder);
 #include "pf_heif.h"
 #include "pf_lcms.h"
 #include "pf_deflate.h"
+#include "pf_png_filter.h"
 
 #endif
