@@ -177,7 +177,8 @@ extension BytePlan {
     ///
     /// - Complexity: O(nodes) plus, when the alpha decides, a scan of the source pixels read.
     static func makeColor(
-        root: Node, rect: IntRect, options: RenderContext.Options, buffer: PixelBuffer
+        root: Node, rect: IntRect, options: RenderContext.Options, buffer: PixelBuffer,
+        streamed: [ObjectIdentifier: ByteSource] = [:]
     ) -> Result<BytePlan, Refusal>? {
         var valid: IntRect?
         // Crops (identity windows, transparent outside) above and below the matrix.
@@ -194,7 +195,7 @@ extension BytePlan {
         }
         let n = belowCrops(root)
         var matrix = ColorMatrix.identity
-        let source: PixelBuffer
+        let source: ByteSource
         var background: PixelBuffer?
         var formula: ByteBlendFormula?
         let kind: ByteColor.Kind
@@ -227,28 +228,29 @@ extension BytePlan {
                 return .failure(
                     Refusal("\(name) on bytes needs premultiplied sources and destination, or opaque sources"))
             }
-            source = f
+            source = ByteSource(f)
             background = b
             formula = k.byteFormula
             kind = formula == .sourceOver ? .sourceOver : .blend
         case let .colorMatrix(m):
-            guard case let .source(s) = belowCrops(n.inputs[0]).op else { return nil }
+            guard let s = ByteSource.any(belowCrops(n.inputs[0]), streamed: streamed) else { return nil }
             matrix = m
             source = s
             kind = .matrix
-        case let .source(s) where s.format == .rgba8 && buffer.format == .gray8:
-            source = s
-            kind = .grayscale
-        case let .source(s)
-        where s.format == .rgba8 && buffer.format == .rgba8 && s.alphaMode == .straight && buffer.alphaMode == .premultiplied:
-            source = s
-            kind = .premultiply
-        case let .source(s)
-        where s.format == .rgba8 && buffer.format == .rgba8 && s.alphaMode == .premultiplied && buffer.alphaMode == .straight:
-            source = s
-            kind = .unpremultiply
         default:
-            return nil
+            guard let s = ByteSource.any(n, streamed: streamed), s.format == .rgba8,
+                buffer.format == .rgba8 || buffer.format == .gray8
+            else { return nil }
+            source = s
+            if buffer.format == .gray8 {
+                kind = .grayscale
+            } else if s.alphaMode == .straight && buffer.alphaMode == .premultiplied {
+                kind = .premultiply
+            } else if s.alphaMode == .premultiplied && buffer.alphaMode == .straight {
+                kind = .unpremultiply
+            } else {
+                return nil
+            }
         }
         guard source.format == .rgba8 || source.format == .gray8,
             buffer.format == source.format || (source.format == .rgba8 && buffer.format == .gray8)
@@ -315,7 +317,7 @@ extension BytePlan {
         case (.premultiplied, .premultiplied) where premultipliedReadsNoAlpha:
             return form(premultiplied: true, zeroes: false)
         default:
-            guard isOpaque(source, rect) else {
+            guard source.isKnownOpaque || (source.buffer.map { isOpaque($0, rect) } ?? false) else {
                 return .failure(
                     Refusal(
                         "\(source.alphaMode) alpha into a \(buffer.format == .gray8 ? "gray8" : "\(buffer.alphaMode)") buffer with pixels that are not opaque: premultiplying would not cancel out"
@@ -345,13 +347,9 @@ extension BytePlan {
         let bands = (rect.height + band - 1) / band
         control?.setTotal(bands)
         let table = source.format == .gray8 ? color.grayTable : []
-        let other = color.background ?? source
-        other.withUnsafeBytes { otherRaw in
-            source.withUnsafeBytes { srcRaw in
-                let bg = SharedSourceBytes(
-                    base: otherRaw.baseAddress!, bytesPerRow: other.bytesPerRow, width: other.width, height: other.height)
-                let src = SharedSourceBytes(
-                    base: srcRaw.baseAddress!, bytesPerRow: source.bytesPerRow, width: source.width, height: source.height)
+        let other = color.background.map(ByteSource.init) ?? source
+        other.withRows { bg in
+            source.withRows { src in
                 let dstBytesPerRow = buffer.bytesPerRow
                 let bpp = source.format.bytesPerPixel
                 buffer.withUnsafeMutableBytes { raw in
@@ -365,11 +363,9 @@ extension BytePlan {
                                 let coefficients = color.formula?.coefficients
                                 Scheduler.run(count: bands, threads: options.threadCount) { i, _ in
                                     for j in i * band..<Swift.min(rect.height, (i + 1) * band) {
-                                        let s = (src.base + (rect.y + j) * src.bytesPerRow + rect.x * bpp)
-                                            .assumingMemoryBound(to: UInt8.self)
+                                        let s = src.pixels(rect.x, rect.y + j, bpp: bpp)
                                         let d = (dst.base + j * dst.bytesPerRow).assumingMemoryBound(to: UInt8.self)
-                                        let b = (bg.base + (rect.y + j) * bg.bytesPerRow + rect.x * bpp)
-                                            .assumingMemoryBound(to: UInt8.self)
+                                        let b = bg.pixels(rect.x, rect.y + j, bpp: bpp)
                                         if BytePlan.runLinearPointRow(color, s, b, d, rect.width) {
                                         } else if color.kind == .sourceOver {
                                             pf_u8_source_over_rgba_run(s, b, d, rect.width)

@@ -37,15 +37,15 @@ extension BytePlan {
     /// The plan of a resample `n` whose input is an integer box shrink of a whole `rgba8` or
     /// `gray8` source at the origin (the graph of `Image.thumbnail`), or nil. Its taps read the
     /// box's output, which the 16-bit prepass computes.
-    static func recognizeShrunk(_ n: Node, form: ByteForm, valid: IntRect?) -> BytePlan? {
+    static func recognizeShrunk(_ n: Node, form: ByteForm, valid: IntRect?, streamed: [ObjectIdentifier: ByteSource]) -> BytePlan?
+    {
         let m = n.inputs[0]
         guard case let .warp(.boxShrink(k, o)) = m.op, m.inputs.count == 1, o.x == 0, o.y == 0,
-            let source = m.inputs[0].op.kind as? SourceKind,
-            source.buffer.format == .rgba8 || source.buffer.format == .gray8,
-            m.inputs[0].extent == Rect(x: 0, y: 0, width: Double(source.buffer.width), height: Double(source.buffer.height))
+            let source = ByteSource.of(m.inputs[0], streamed: streamed),
+            m.inputs[0].extent == Rect(x: 0, y: 0, width: Double(source.width), height: Double(source.height))
         else { return nil }
         var plan = BytePlan(
-            form: form, name: n.op.label, source: source.buffer, valid: valid,
+            form: form, name: n.op.label, source: source, valid: valid,
             xSteps: [.restrict(lower: 0, upper: o.width)], ySteps: [.restrict(lower: 0, upper: o.height)])
         plan.shrink = ByteShrink(factor: k)
         return plan
@@ -93,9 +93,7 @@ extension BytePlan {
         let mode: Int32 = shrink.premultiplies ? 2 : 1
         let src = source
         // The prepass: box output (x, y) averages source [k x, k x + k) x [k y, k y + k).
-        src.withUnsafeBytes { srcRaw in
-            let s = SharedSourceBytes(
-                base: srcRaw.baseAddress!, bytesPerRow: src.bytesPerRow, width: src.width, height: src.height)
+        src.withRows { s in
             let x0 = k * region.x
             let inWidth = Swift.max(0, Swift.min(s.width - x0, k * region.width))
             Scheduler.run(count: prepassBands, threads: options.threadCount) { b, arena in
@@ -104,8 +102,7 @@ extension BytePlan {
                 for j in b * band..<Swift.min(region.height, (b + 1) * band) {
                     let y0 = k * (region.y + j), y1 = Swift.min(s.height, y0 + k)
                     for r in 0..<Swift.max(0, y1 - y0) {
-                        rows[r] = UnsafePointer(
-                            (s.base + (y0 + r) * s.bytesPerRow + x0 * bpp).assumingMemoryBound(to: UInt8.self))
+                        rows[r] = s.pixels(x0, y0 + r, bpp: bpp)
                     }
                     pf_u8_box_shrink_run(
                         rows, Swift.max(0, y1 - y0), bpp, inWidth, k, region.width, mode, scratch,
@@ -186,9 +183,7 @@ extension BytePlan {
         let bpp = source.format.bytesPerPixel
         let src = source
         let dstBytesPerRow = buffer.bytesPerRow
-        src.withUnsafeBytes { srcRaw in
-            let s = SharedSourceBytes(
-                base: srcRaw.baseAddress!, bytesPerRow: src.bytesPerRow, width: src.width, height: src.height)
+        src.withRows { s in
             let x0 = k * rect.x
             let inWidth = Swift.max(0, Swift.min(s.width - x0, k * rect.width))
             buffer.withUnsafeMutableBytes { raw in
@@ -199,8 +194,7 @@ extension BytePlan {
                     for j in b * band..<Swift.min(rect.height, (b + 1) * band) {
                         let y0 = k * (rect.y + j), y1 = Swift.min(s.height, y0 + k)
                         for r in 0..<Swift.max(0, y1 - y0) {
-                            rows[r] = UnsafePointer(
-                                (s.base + (y0 + r) * s.bytesPerRow + x0 * bpp).assumingMemoryBound(to: UInt8.self))
+                            rows[r] = s.pixels(x0, y0 + r, bpp: bpp)
                         }
                         pf_u8_box_shrink_run(
                             rows, Swift.max(0, y1 - y0), bpp, inWidth, k, rect.width, 0, scratch, dst.base + j * dst.bytesPerRow)

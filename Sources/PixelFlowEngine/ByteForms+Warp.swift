@@ -87,6 +87,9 @@ extension BytePlan {
         guard source.format == .rgba8 else {
             return .failure(Refusal("a gray8 affine warp (the byte form samples rgba8; stays in float)"))
         }
+        guard !source.isStreamed else {
+            return .failure(Refusal("an affine warp of a streamed source (the kernel gathers from whole rows of memory)"))
+        }
         guard buffer.alphaMode == .premultiplied else {
             return .failure(
                 Refusal("an affine warp into straight alpha: its transparent edges would need unpremultiplying (stays in float)"))
@@ -138,11 +141,8 @@ extension BytePlan {
         control?.setTotal(bands)
         let bpp = source.format.bytesPerPixel
         let width = rect.width
-        let src = source
         let valid = self.valid
-        source.withUnsafeBytes { srcRaw in
-            let s = SharedSourceBytes(
-                base: srcRaw.baseAddress!, bytesPerRow: src.bytesPerRow, width: src.width, height: src.height)
+        source.withRows { s in
             let dstBytesPerRow = buffer.bytesPerRow
             buffer.withUnsafeMutableBytes { raw in
                 let dst = SharedPixels(base: raw.baseAddress!, bytesPerRow: dstBytesPerRow)
@@ -153,8 +153,8 @@ extension BytePlan {
                         switch warp {
                         case let .box2x2(x0, y0):
                             let sy = 2 * y + y0
-                            let row = (s.base + sy * s.bytesPerRow + (2 * rect.x + x0) * bpp).assumingMemoryBound(to: UInt8.self)
-                            pf_u8_box2x2_run(row, row + s.bytesPerRow, bpp, width, out)
+                            let sx = 2 * rect.x + x0
+                            pf_u8_box2x2_run(s.pixels(sx, sy, bpp: bpp), s.pixels(sx, sy + 1, bpp: bpp), bpp, width, out)
                         case let .affine(inv, r):
                             var outputs = rect.x..<rect.maxX
                             if let v = valid {

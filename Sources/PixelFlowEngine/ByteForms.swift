@@ -86,9 +86,7 @@ extension BytePlan {
         let starts = xt.starts.map { $0 - Int32(columns.lowerBound) }
         let midCount = columns.count * bpp
         let blur = self.blur
-        source.withUnsafeBytes { srcRaw in
-            let src = SharedSourceBytes(
-                base: srcRaw.baseAddress!, bytesPerRow: source.bytesPerRow, width: source.width, height: source.height)
+        source.withRows { src in
             let dstBytesPerRow = buffer.bytesPerRow
             buffer.withUnsafeMutableBytes { raw in
                 let dst = SharedPixels(base: raw.baseAddress!, bytesPerRow: dstBytesPerRow)
@@ -109,9 +107,7 @@ extension BytePlan {
                                     }
                                     let s = Int(yt.starts[j])
                                     for k in 0..<count {
-                                        rows[k] = UnsafePointer(
-                                            (src.base + (s + k) * src.bytesPerRow + columns.lowerBound * bpp)
-                                                .assumingMemoryBound(to: UInt8.self))
+                                        rows[k] = src.pixels(columns.lowerBound, s + k, bpp: bpp)
                                     }
                                     yt.weights.withUnsafeBufferPointer { w in
                                         if let blur {

@@ -59,8 +59,8 @@ struct BytePlan {
     }
     /// The node's name, for `explain()`.
     let name: String
-    /// The 8-bit source.
-    let source: PixelBuffer
+    /// The 8-bit source, in memory or streamed.
+    let source: ByteSource
     /// Output pixels outside this rect are transparent (the extents of the stencil and of the
     /// crops above it); nil when unbounded.
     let valid: IntRect?
@@ -99,7 +99,7 @@ struct BytePlan {
     }
 
     /// Recognizes the graph shape the byte path runs (see the type's comment), or says why not.
-    static func recognize(_ root: Node) -> Result<BytePlan, Refusal> {
+    static func recognize(_ root: Node, streamed: [ObjectIdentifier: ByteSource] = [:]) -> Result<BytePlan, Refusal> {
         var valid: IntRect?
         func restrict(_ n: Node) {
             guard !n.extent.isInfinite else { return }
@@ -124,7 +124,9 @@ struct BytePlan {
                 ))
         }
         restrict(n)
-        if case .resample = form, let shrunk = recognizeShrunk(n, form: form, valid: valid) { return .success(shrunk) }
+        if case .resample = form, let shrunk = recognizeShrunk(n, form: form, valid: valid, streamed: streamed) {
+            return .success(shrunk)
+        }
         var xs: [AxisStep] = [], ys: [AxisStep] = []
         var m = n.inputs[0]
         while true {
@@ -142,10 +144,8 @@ struct BytePlan {
                 m = m.inputs[0]
                 continue
             }
-            if let source = kind as? SourceKind, source.buffer.format == .rgba8 || source.buffer.format == .gray8 {
-                return .success(
-                    BytePlan(
-                        form: form, name: n.op.label, source: source.buffer, valid: valid, xSteps: xs, ySteps: ys))
+            if let source = ByteSource.of(m, streamed: streamed) {
+                return .success(BytePlan(form: form, name: n.op.label, source: source, valid: valid, xSteps: xs, ySteps: ys))
             }
             return .failure(
                 Refusal(
@@ -163,17 +163,21 @@ struct BytePlan {
     /// The plan for rendering `rect` of `root` into `buffer` with `options`, or why the float
     /// path must run. Scans the source's alpha when that is one of the conditions.
     ///
+    /// Streamed sources are read through `windows` (a strip write's, see
+    /// `RenderContext.writeInStrips`): their alpha is not scanned (it is not decoded yet), so
+    /// a streamed source counts as opaque only when its file has no alpha.
+    ///
     /// - Complexity: O(nodes) plus, for straight-alpha `rgba8`, a pass over the source pixels
     ///   the render reads (about 16 bytes per operation).
     static func make(
         root: Node, rect: IntRect, options: RenderContext.Options,
-        buffer: PixelBuffer
+        buffer: PixelBuffer, streamed: [ObjectIdentifier: ByteSource] = [:]
     ) -> Result<BytePlan, Refusal> {
         guard options.usesBytePath else { return .failure(Refusal("off in the context's options (usesBytePath)")) }
         guard options.optimizes else { return .failure(Refusal("optimization is off")) }
-        if let color = makeColor(root: root, rect: rect, options: options, buffer: buffer) { return color }
+        if let color = makeColor(root: root, rect: rect, options: options, buffer: buffer, streamed: streamed) { return color }
         var plan: BytePlan
-        switch recognize(root) {
+        switch recognize(root, streamed: streamed) {
         case let .success(p): plan = p
         case let .failure(r): return .failure(r)
         }
@@ -236,12 +240,11 @@ struct BytePlan {
 
     /// Whether every alpha byte of the source in `r` (inside it) is 255.
     func sourceIsOpaque(in r: IntRect) -> Bool {
-        guard source.format.hasAlpha, !r.isEmpty else { return true }
-        return source.withUnsafeBytes { raw in
-            for y in r.y..<r.maxY {
-                let row = raw.baseAddress! + y * source.bytesPerRow + r.x * 4
-                if pf_rgba8_all_opaque(row.assumingMemoryBound(to: UInt8.self), r.width) == 0 { return false }
-            }
+        guard source.format.hasAlpha, !r.isEmpty, !source.isKnownOpaque else { return true }
+        // A streamed source's rows are not decoded when the plan is made.
+        guard !source.isStreamed else { return false }
+        return source.withRows { src in
+            for y in r.y..<r.maxY where pf_rgba8_all_opaque(src.pixels(r.x, y, bpp: 4), r.width) == 0 { return false }
             return true
         }
     }
@@ -309,10 +312,7 @@ struct BytePlan {
         let bpp = source.format.bytesPerPixel
         let halo = self.halo
         let plan = self
-        source.withUnsafeBytes { srcRaw in
-            let src = SharedSourceBytes(
-                base: srcRaw.baseAddress!, bytesPerRow: source.bytesPerRow,
-                width: source.width, height: source.height)
+        source.withRows { src in
             let dstBytesPerRow = buffer.bytesPerRow
             buffer.withUnsafeMutableBytes { raw in
                 let dst = SharedPixels(base: raw.baseAddress!, bytesPerRow: dstBytesPerRow)
@@ -360,9 +360,7 @@ struct BytePlan {
             zeros = UnsafePointer(z)
             return UnsafePointer(z)
         }
-        func sourceRow(_ sy: Int) -> UnsafePointer<UInt8> {
-            (src.base + sy * src.bytesPerRow).assumingMemoryBound(to: UInt8.self)
-        }
+        func sourceRow(_ sy: Int) -> UnsafePointer<UInt8> { src.pixels(0, sy, bpp: bpp) }
         if BytePlan.isIdentity(roi.x..<roi.maxX, xSteps), roi.x >= 0, roi.maxX <= src.width {
             for j in 0..<roi.height {
                 rows[j] = BytePlan.map(roi.y + j, ySteps).map { sourceRow($0) + roi.x * bpp } ?? zeroRow()
@@ -406,20 +404,34 @@ struct BytePlan {
     }
 }
 
-/// The bytes of a source buffer, read by many tiles at once.
+/// The bytes of a source buffer, read by many tiles at once: `height` rows, or the ring of a
+/// streamed source's window (`ring` rows, row `y` in slot `y % ring`).
 ///
 /// `@unchecked Sendable` because it carries a raw pointer: the buffer is only read during the
 /// render, and its storage outlives the `Scheduler.run` call (it is held by the render's
-/// `withUnsafeBytes`).
+/// `withUnsafeBytes`, or by the window).
 package struct SharedSourceBytes: @unchecked Sendable {
     package let base: UnsafeRawPointer
     package let bytesPerRow: Int
     package let width: Int, height: Int
-    package init(base: UnsafeRawPointer, bytesPerRow: Int, width: Int, height: Int) {
+    /// Rows held: `height` for a buffer, the window's capacity for a streamed source.
+    package let ring: Int
+    package init(base: UnsafeRawPointer, bytesPerRow: Int, width: Int, height: Int, ring: Int? = nil) {
         self.base = base
         self.bytesPerRow = bytesPerRow
         self.width = width
         self.height = height
+        self.ring = Swift.max(1, ring ?? height)
+    }
+
+    /// The first byte of row `y` (0 <= y < height; in a window, one of the rows it holds).
+    @inline(__always) package func row(_ y: Int) -> UnsafeRawPointer {
+        base + (ring >= height ? y : y % ring) * bytesPerRow
+    }
+
+    /// The bytes of row `y` from column `x`, `bpp` bytes a pixel.
+    @inline(__always) func pixels(_ x: Int, _ y: Int, bpp: Int) -> UnsafePointer<UInt8> {
+        (row(y) + x * bpp).assumingMemoryBound(to: UInt8.self)
     }
 }
 

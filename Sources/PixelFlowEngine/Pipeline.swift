@@ -194,7 +194,9 @@ extension RenderPlan {
         let stageNumber = Dictionary(
             uniqueKeysWithValues: stageNodes.enumerated().map { (ObjectIdentifier($1), $0 + 1) })
         let isStage = { (n: Node) in stageNumber[ObjectIdentifier(n)] != nil }
-        let bytePath = destination.map { BytePlan.make(root: root, rect: rect, options: options, buffer: $0) }
+        let bytePath = destination.map {
+            BytePlan.make(root: root, rect: rect, options: options, buffer: $0, streamed: streamedByteSources(windows: [:]))
+        }
         // The float path's Lanczos tables are only made when it runs (they cost about 8% of a
         // byte half-size Lanczos render).
         var byteRender = false

@@ -40,18 +40,22 @@ extension RenderContext {
         let encoder = try open()
         let rowFormat = encoder.format
         let schedule = StripSchedule(plan: plan, stripHeight: stripHeight(rowBytes: rect.width * rowFormat.bytesPerPixel))
-        control?.setTotal(
-            plan.stageNodes.reduce(schedule.tileCount(options)) {
-                $0 + (plan.region(of: $1).map(plan.workUnits) ?? 0)
-            })
         let windows = try schedule.sources.map { try RowWindow(source: $0.source, capacity: $0.capacity) }
         for (s, w) in zip(schedule.sources, windows) { evaluator.windows[ObjectIdentifier(s.node)] = w }
+        // The byte path: one plan per strip, reading the windows' bytes in place.
+        let bytePlans = try? plan.stripBytePlans(schedule: schedule, rowFormat: rowFormat, windows: windows).get()
+        control?.setTotal(
+            bytePlans != nil
+                ? schedule.strips.count
+                : plan.stageNodes.reduce(schedule.tileCount(options)) {
+                    $0 + (plan.region(of: $1).map(plan.workUnits) ?? 0)
+                })
         let bands = schedule.sources.map(\.rowsBefore)
         @Sendable func decode(strip k: Int) throws {
             for (w, rows) in zip(windows, bands) { try w.decode(upTo: rows[Swift.min(k, rows.count - 1)]) }
         }
         try decode(strip: 0)
-        try plan.computeStages(with: evaluator)
+        if bytePlans == nil { try plan.computeStages(with: evaluator) }
 
         let target = TileTarget(format: rowFormat, colorEncoding: .sRGB, alphaMode: .straight, linear: evaluator.linear)
         let strips = schedule.strips
@@ -60,9 +64,12 @@ extension RenderContext {
         // up to `StripSchedule.lookahead` strips ahead, so a codec thread that is descheduled
         // for a while does not stall the strips at once.
         let depth = StripSchedule.outputBuffers
-        let buffers = (0..<Swift.min(depth, strips.count)).map { _ in
-            _StripBuffer(width: rect.width, rows: maxHeight, bytesPerPixel: rowFormat.bytesPerPixel)
+        let buffers = try (0..<Swift.min(depth, strips.count)).map { _ in
+            try _StripBuffer(width: rect.width, rows: maxHeight, format: rowFormat)
         }
+        // Byte plans run under a control without progress (one unit per strip is reported
+        // here) that still stops their parallel loops once cancelled.
+        let byteControl = bytePlans.map { _ in RenderControl(token: control?.token, progress: nil) }
         let arenas = ArenaPool(count: options.threadCount)
         let decodeQueue = DispatchQueue(label: "PixelFlow.streaming.decode")
         let encodeQueue = DispatchQueue(label: "PixelFlow.streaming.encode")
@@ -93,9 +100,14 @@ extension RenderContext {
             // window's capacity guarantees it).
             queueDecode(k + StripSchedule.lookahead)
             let out = buffers[k % buffers.count]
-            renderTiles(
-                plan.root, rect: strips[k], evaluator: evaluator, target: target,
-                into: SharedPixels(base: out.base, bytesPerRow: out.bytesPerRow), arenas: arenas)
+            if let bytePlans {
+                RenderControl.with(byteControl) { bytePlans[k].run(rect: strips[k], into: &out.pixels, options: options) }
+                control?.advance(1)
+            } else {
+                renderTiles(
+                    plan.root, rect: strips[k], evaluator: evaluator, target: target,
+                    into: SharedPixels(base: out.base, bytesPerRow: out.bytesPerRow), arenas: arenas)
+            }
             if control?.isCancelled == true { throw PixelFlowError.cancelled }
             let rows = strips[k].height
             encoded[k % buffers.count].enter()
@@ -190,19 +202,25 @@ struct StripSchedule {
     }
 }
 
-/// One strip of output rows (`rgba8`, `rgba16` or `gray8`).
+/// One strip of output rows (`rgba8`, `rgba16` or `gray8`, sRGB, straight alpha): a
+/// `PixelBuffer` that byte plans render into, also written through `base` by float tiles and
+/// read by the encoder.
 ///
 /// `@unchecked Sendable`: tiles write disjoint parts of it during a strip's render, and the
 /// encoder thread reads it only while no tile writes it (the render cycles through three strip
 /// buffers and waits for the encoder to finish with one before rendering into it again).
+/// `pixels` is never copied (its storage stays uniquely referenced), so `base` stays valid.
 final class _StripBuffer: @unchecked Sendable {
+    var pixels: PixelBuffer
     let base: UnsafeMutableRawPointer
     let bytesPerRow: Int
-    init(width: Int, rows: Int, bytesPerPixel: Int) {
-        bytesPerRow = (width * bytesPerPixel + 15) & ~15
-        base = .allocate(byteCount: Swift.max(1, bytesPerRow * rows), alignment: 64)
+    init(width: Int, rows: Int, format: PixelFormat) throws {
+        pixels = try PixelBuffer(
+            _width: Swift.max(1, width), height: Swift.max(1, rows), format: format, colorEncoding: .sRGB,
+            alphaMode: .straight, zeroed: false)
+        base = pixels._storage.bytes
+        bytesPerRow = pixels.bytesPerRow
     }
-    deinit { base.deallocate() }
 }
 
 /// The first error thrown by the codec threads of a streaming render.

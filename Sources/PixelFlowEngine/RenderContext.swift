@@ -164,16 +164,32 @@ public struct RenderContext: Sendable {
         let plan = RenderPlan(root: root, rect: rect, options: opts)
         try plan.checkRegionSizes()
         let pipeline = plan.lower(into: buffer)
-        if case let .success(bytePlan)? = pipeline.bytePath {
-            bytePlan.run(rect: rect, into: &buffer, options: opts)
-            return
+        // Random access: streamed sources are decoded whole before anything reads them.
+        var windows: [ObjectIdentifier: RowWindow] = [:]
+        func decodeStreamedSources() throws {
+            for n in plan.order where plan.region(of: n) != nil {
+                if case let .streamedSource(s) = n.op { windows[ObjectIdentifier(n)] = try s.decodeFully() }
+            }
+        }
+        if case let .success(planned)? = pipeline.bytePath {
+            var bytePlan: BytePlan? = planned
+            if planned.source.isStreamed {
+                // Planned without the rows: made again over the decoded windows (the same
+                // decisions: a streamed source's alpha is never scanned).
+                try decodeStreamedSources()
+                let streamed = plan.streamedByteSources(windows: windows)
+                bytePlan = try? BytePlan.make(root: plan.root, rect: rect, options: opts, buffer: buffer, streamed: streamed)
+                    .get()
+            }
+            if let bytePlan {
+                bytePlan.run(rect: rect, into: &buffer, options: opts)
+                return
+            }
         }
         let evaluator = Evaluator(linear: options.colorManagement == .linear, pipeline: pipeline)
         control?.setTotal(plan.totalWorkUnits)
-        // Random access: streamed sources are decoded whole before anything reads them.
-        for n in plan.order where plan.region(of: n) != nil {
-            if case let .streamedSource(s) = n.op { evaluator.windows[ObjectIdentifier(n)] = try s.decodeFully() }
-        }
+        if windows.isEmpty { try decodeStreamedSources() }
+        evaluator.windows = windows
         if pipeline.output.placement == .intoDestination {
             let stage = pipeline.output.node
             // The last stage is the output: computed in the destination, no tiles to copy it.

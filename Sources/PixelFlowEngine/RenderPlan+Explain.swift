@@ -83,10 +83,17 @@ extension RenderPlan {
                 )
             }
         case nil:
-            if case let .success(p) = BytePlan.recognize(root) {
+            // A strip write (a file format with a row encoder) into 8-bit RGBA rows.
+            let strips = stripBytePlans(schedule: schedule, rowFormat: .rgba8, windows: [])
+            if case let .success(plans) = strips, let p = plans.first {
+                lines.append(
+                    "byte path: a strip write into rgba8 rows runs \(p.summary) strip by strip"
+                        + (schedule.sources.isEmpty ? "" : ", reading the streamed rows in place"))
+            } else if case let .success(p) = BytePlan.recognize(root, streamed: streamedByteSources(windows: [:])) {
+                let why = if case let .failure(r) = strips { "\(r)" } else { "no strips" }
                 lines.append(
                     "byte path: possible for \(p.summary), when rendered into a \(p.source.format) buffer "
-                        + "(explain(_:rect:into:) tells)")
+                        + "(explain(_:rect:into:) tells); off for a strip write into rgba8 rows: \(why)")
             }
         }
         return lines.joined(separator: "\n")

@@ -39,6 +39,9 @@ final class RowWindow: @unchecked Sendable {
         UnsafeRawPointer(storage + (y % capacity) * bytesPerRow)
     }
 
+    /// The first byte of the ring: row `y` is `bytesPerRow * (y % capacity)` bytes further.
+    var base: UnsafeRawPointer { UnsafeRawPointer(storage) }
+
     /// Decodes rows until `decodedRows >= min(rows, height)`.
     ///
     /// - Throws: `decodingFailed` for corrupt or truncated data; the window is then unusable.

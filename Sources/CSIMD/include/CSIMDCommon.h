@@ -93,18 +93,26 @@ PF_INLINE void pf_zero_unless_positive_alpha(pf_float4 *p, long count) {
         p[i] = (pf_float4)((pf_int4)v & keep);
     }
 }
-PF_INLINE void pf_unpremultiply(pf_float4 *p, long count) {
+PF_INLINE void pf_unpremultiply_pixel(pf_float4 *p) {
     const pf_float4 one = 1.0f;
-    for (long i = 0; i < count; i++) {
-        pf_float4 v = p[i];
-        pf_float4 a = v.wwww;
-        pf_int4 keep = a > 0.0f;
-        pf_int4 scale = (a != one) & keep;
-        pf_float4 r = one / a;
-        r.w = 1.0f;
-        pf_float4 s = (pf_float4)(((pf_int4)r & scale) | ((pf_int4)one & ~scale));
-        p[i] = (pf_float4)((pf_int4)(v * s) & keep);
+    pf_float4 v = *p;
+    pf_float4 a = v.wwww;
+    pf_int4 keep = a > 0.0f;
+    pf_int4 scale = (a != one) & keep;
+    pf_float4 r = one / a;
+    r.w = 1.0f;
+    pf_float4 s = (pf_float4)(((pf_int4)r & scale) | ((pf_int4)one & ~scale));
+    *p = (pf_float4)((pf_int4)(v * s) & keep);
+}
+/* Four pixels at a time; a group whose alphas are all exactly 1 (opaque images: most of them)
+ * is left as it is, which is what the division would give, without the division or a store. */
+PF_INLINE void pf_unpremultiply(pf_float4 *p, long count) {
+    long i = 0;
+    for (; i + 4 <= count; i += 4) {
+        if (p[i].w == 1.0f && p[i + 1].w == 1.0f && p[i + 2].w == 1.0f && p[i + 3].w == 1.0f) continue;
+        for (long k = i; k < i + 4; k++) pf_unpremultiply_pixel(p + k);
     }
+    for (; i < count; i++) pf_unpremultiply_pixel(p + i);
 }
 PF_INLINE void pf_premultiply(pf_float4 *p, long count) {
     for (long i = 0; i < count; i++) {

@@ -170,7 +170,7 @@ final class CLIConventionsTests: TemporaryDirectoryTestCase {
         for n in names {
             let parallel = try Data(contentsOf: URL(fileURLWithPath: path("out3/" + n)))
             XCTAssertEqual(parallel, try Data(contentsOf: URL(fileURLWithPath: path("out1/" + n))), n)
-            let expected = try RenderContext.floatPathOnly().makeBuffer(
+            let expected = try RenderContext().makeBuffer(
                 Image(try PixelBuffer(contentsOfFile: path(n))).sepiaTone(), format: .rgba8)
             XCTAssertEqual(try PixelBuffer(contentsOfFile: path("out3/" + n)), expected, n)
         }

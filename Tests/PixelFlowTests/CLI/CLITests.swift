@@ -19,7 +19,8 @@ final class CLITests: TemporaryDirectoryTestCase {
         XCTAssertEqual(r.status, 0, r.stderr)
 
         let written = try PixelBuffer(contentsOfFile: output)
-        let expected = try RenderContext.floatPathOnly().makeBuffer(
+        // The CLI writes in strips, which take the byte path as an in-memory render does.
+        let expected = try RenderContext().makeBuffer(
             Image(try PixelBuffer(contentsOfFile: input)).sepiaTone(intensity: 0.8),
             format: .rgba8)
         XCTAssertEqual(written.width, 37)
@@ -199,7 +200,7 @@ final class CLITests: TemporaryDirectoryTestCase {
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertEqual(ImageFileFormat.sniff(r.stdout), .png)
         let written = try PixelBuffer(encoded: r.stdout)
-        let expected = try RenderContext.floatPathOnly().makeBuffer(
+        let expected = try RenderContext().makeBuffer(
             Image(try PixelBuffer(contentsOfFile: input)).colorInverted(),
             format: .rgba8)
         XCTAssertEqual(written, expected)
@@ -230,7 +231,7 @@ final class CLITests: TemporaryDirectoryTestCase {
         XCTAssertEqual(outC.width, 14)
         XCTAssertEqual(
             outA,
-            try RenderContext.floatPathOnly().makeBuffer(Image(try PixelBuffer(contentsOfFile: a)).sepiaTone(), format: .rgba8))
+            try RenderContext().makeBuffer(Image(try PixelBuffer(contentsOfFile: a)).sepiaTone(), format: .rgba8))
 
         // A trailing slash makes two paths a batch; --format changes the extension.
         let j = try run("pixelflow", ["apply", a, out + "/", "--format", "jpeg"])

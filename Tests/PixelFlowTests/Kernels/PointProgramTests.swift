@@ -227,21 +227,47 @@ final class PointProgramTests: XCTestCase {
         zero.withUnsafeMutableBufferPointer { zeroTransparentRow($0.baseAddress!, count: $0.count) }
         for (i, v) in input.enumerated() {
             XCTAssertEqual(pm[i], SIMD4(v.x * v.w, v.y * v.w, v.z * v.w, v.w), "premultiply \(i)")
-            let u: SIMD4<Float>
-            if v.w == 1 {
-                u = v
-            } else if v.w > 0 {
-                let r = 1 / v.w; u = SIMD4(v.x * r, v.y * r, v.z * r, v.w)
-            } else {
-                u = .zero
-            }
-            XCTAssertEqual(un[i], u, "unpremultiply \(i)")
+            XCTAssertEqual(un[i], Self.unpremultiplied(v), "unpremultiply \(i)")
             XCTAssertEqual(zero[i], v.w > 0 ? v : .zero, "zero transparent \(i)")
         }
         // NaN alpha counts as transparent.
         var nan = [SIMD4<Float>(0.5, 0.5, 0.5, .nan)]
         nan.withUnsafeMutableBufferPointer { unpremultiplyRow($0.baseAddress!, count: 1) }
         XCTAssertEqual(nan[0], .zero)
+    }
+
+    /// `unpremultiplyRow` skips groups of four pixels whose alphas are all exactly 1: rows of
+    /// opaque runs broken by translucent, transparent and NaN-alpha pixels at every position,
+    /// every length 0...13 and start offset 0...4, against the scalar loop.
+    func testUnpremultiplySkipsOpaqueGroupsExactly() {
+        var r = SeededRandom(seed: 31)
+        for length in 0...13 {
+            for offset in 0...4 {
+                for breaking in -1..<length {
+                    var row = (0..<(length + offset)).map { _ in
+                        SIMD4<Float>(Float(r.next() % 1000) / 999, Float(r.next() % 1000) / 999, Float(r.next() % 1000) / 999, 1)
+                    }
+                    if breaking >= 0 {
+                        let alphas: [Float] = [0.5, 0, .nan, 0.999_999_94, 1.000_000_1]
+                        row[offset + breaking].w = alphas[breaking % alphas.count]
+                    }
+                    let input = row
+                    row.withUnsafeMutableBufferPointer { unpremultiplyRow($0.baseAddress! + offset, count: length) }
+                    for (i, v) in input.enumerated() {
+                        XCTAssertEqual(
+                            row[i], i < offset ? v : Self.unpremultiplied(v), "length \(length), offset \(offset), pixel \(i)")
+                    }
+                }
+            }
+        }
+    }
+
+    /// The scalar reference of `unpremultiplyRow` for one pixel.
+    static func unpremultiplied(_ v: SIMD4<Float>) -> SIMD4<Float> {
+        if v.w == 1 { return v }
+        guard v.w > 0 else { return .zero }
+        let r = 1 / v.w
+        return SIMD4(v.x * r, v.y * r, v.z * r, v.w)
     }
 }
 
