@@ -48,9 +48,15 @@ final class RowWindow: @unchecked Sendable {
     func decode(upTo rows: Int) throws {
         let target = Swift.min(rows, source.height)
         guard target > decodedRows, let decoder else { return }
-        let first = decodedRows
-        try decoder.readRows(count: target - first) { i in storage + ((first + i) % capacity) * bytesPerRow }
-        decodedRows = target
+        // At most `capacity` rows a call: rows of one call land in distinct slots, since a
+        // decoder may write them in any order on several threads (the JPEG raw pipeline). A
+        // longer run (a render that starts below row 0's window) overwrites its first rows
+        // in a later call.
+        while decodedRows < target {
+            let first = decodedRows, count = Swift.min(capacity, target - first)
+            try decoder.readRows(count: count) { i in storage + ((first + i) % capacity) * bytesPerRow }
+            decodedRows = first + count
+        }
         if target == source.height { self.decoder = nil }  // frees the library's state early
     }
 }

@@ -94,6 +94,31 @@ final class StreamingRenderTests: TemporaryDirectoryTestCase {
         }
     }
 
+    /// A decode past more rows than the window holds (a render whose first strip reads rows
+    /// far below row 0) keeps the last `capacity` rows exactly, also when the decoder converts
+    /// rows on several threads in any order (the JPEG raw pipeline): each call covers at most
+    /// `capacity` rows, so no two rows of a call share a slot.
+    func testRowWindowDecodingPastItsCapacityKeepsTheLastRows() throws {
+        let path = try makeJPEG(width: 203, height: 181)
+        let full = try PixelBuffer(contentsOfFile: path)
+        for threads in [1, 2, 3] {
+            var options = DecodeOptions.default
+            options.threadCount = threads
+            let source = try StreamedSource(jpeg: try bytes(path), name: path, options: options)
+            for (capacity, upTo) in [(7, 60), (16, 181), (40, 130), (161, 181)] {
+                let window = try RowWindow(source: source, capacity: capacity)
+                try window.decode(upTo: upTo)
+                for r in upTo - capacity..<upTo {
+                    full.withUnsafeBytes { raw in
+                        XCTAssertEqual(
+                            memcmp(window.row(r), raw.baseAddress! + r * full.bytesPerRow, 203 * 4), 0,
+                            "row \(r), capacity \(capacity), \(threads) decoder thread(s)")
+                    }
+                }
+            }
+        }
+    }
+
     // MARK: Writing
 
     func testStreamedWriteIsByteIdenticalToRenderingWholeThenEncoding() throws {
