@@ -41,6 +41,18 @@ extension Evaluator {
         return body(m.tile.view(rect))
     }
 
+    /// Calls `body` with the pixels of `input` over `rect`: read where they are stored when
+    /// lowering found them there (`stored`, see `withPixelsInPlace`), else computed into a
+    /// tile of `arena`. For kernels that only read their input.
+    func withInput<R>(_ input: Node, stored: StoredPixels?, _ rect: IntRect, arena: Arena, _ body: (Tile) -> R) -> R {
+        withPixelsInPlace(stored, rect) { inPlace in
+            if let inPlace { return body(inPlace) }
+            let src = arena.tile(rect)
+            evaluate(input, into: src, arena: arena)
+            return body(src)
+        }
+    }
+
     /// For a stencil output `rect` whose input region is only partly readable in place (an
     /// edge tile of a clamped or cropped source): `rect` cut into the part whose input region
     /// lies inside the pixels readable in place, first, and the margins around it (at most

@@ -13,15 +13,8 @@ extension Evaluator {
         makeTables: (_ columns: Range<Int>, _ rows: Range<Int>, _ inputExtent: IntRect) -> (x: LanczosTable, y: LanczosTable)
     ) {
         let step = step(node)
-        let stored = step.stored[0], tables = step.lanczos
-        withPixelsInPlace(stored, roi) { inPlace in
-            let src: Tile
-            if let inPlace {
-                src = inPlace
-            } else {
-                src = arena.tile(roi)
-                evaluate(input, into: src, arena: arena)
-            }
+        let tables = step.lanczos
+        withInput(input, stored: step.stored[0], roi, arena: arena) { src in
             let e = IntRect(covering: input.extent)
             let xs = out.rect.x - o.x..<out.rect.maxX - o.x, ys = out.rect.y - o.y..<out.rect.maxY - o.y
             let (wx, wy): (LanczosTable, LanczosTable)

@@ -489,14 +489,7 @@ final class Evaluator: @unchecked Sendable {
         let roi = s.inputRegion(0, for: out.rect)
         if case .inPlace = step.inputs[0] {
             // These only read their input: they may read it where it is already stored.
-            withPixelsInPlace(step.stored[0], roi) { inPlace in
-                let src: Tile
-                if let inPlace {
-                    src = inPlace
-                } else {
-                    src = arena.tile(roi)
-                    evaluate(input, into: src, arena: arena)
-                }
+            withInput(input, stored: step.stored[0], roi, arena: arena) { src in
                 applyStencil(s, step, src, into: out, arena: arena)
             }
             return
