@@ -1,0 +1,158 @@
+/* The unsharp mask kernels of CSIMDBytesUnsharp.h: portable loops written so that the compiler
+ * vectorizes them (fixed-size blocks, no aliasing between inputs and outputs), compiled once
+ * for the baseline and once for AVX2 (target attribute), chosen at run time. */
+#include "CSIMDBytesUnsharp.h"
+#include "CSIMDBytesResample.h"
+
+int pf_csimd_uses_avx2(void);
+
+#define PF_US_H_SHIFT (PF_RS_WEIGHT_BITS + PF_RS_MID_BITS - PF_US_BLUR_BITS)
+#define PF_US_BLOCK 256
+
+#define PF_US_AVX2 __attribute__((target("avx2")))
+#define PF_US_INLINE static inline __attribute__((always_inline))
+
+PF_US_INLINE void us_blur_h(const int16_t *restrict src, long bpp, const int16_t *restrict half, long r, long width,
+                            int16_t *restrict dst) {
+    const long n = width * bpp;
+    int32_t acc[PF_US_BLOCK];
+    for (long j0 = 0; j0 < n; j0 += PF_US_BLOCK) {
+        const long m = n - j0 < PF_US_BLOCK ? n - j0 : PF_US_BLOCK;
+        const int16_t *s = src + j0;
+        const int32_t center = half[r];
+        const int16_t *c = s + r * bpp;
+        for (long j = 0; j < m; j++) acc[j] = (1 << (PF_US_H_SHIFT - 1)) + (int32_t)c[j] * center;
+        for (long k = 0; k < r; k++) {
+            const int16_t *a = s + k * bpp, *b = s + (2 * r - k) * bpp;
+            const int32_t w = half[k];
+            /* a[j] + b[j] <= 2 * 255 * 64: fits 16 bits. */
+            for (long j = 0; j < m; j++) acc[j] += (int32_t)(int16_t)(a[j] + b[j]) * w;
+        }
+        for (long j = 0; j < m; j++) dst[j0 + j] = (int16_t)(acc[j] >> PF_US_H_SHIFT);
+    }
+}
+
+PF_US_INLINE void us_combine(const unsigned char *restrict src, const int16_t *restrict blur, long n, int16_t intensity,
+                             long q, unsigned char *restrict dst) {
+    const int32_t k = intensity, shift = (int32_t)q + PF_US_BLUR_BITS, round = 1 << (shift - 1);
+    for (long i = 0; i < n; i++) {
+        const int32_t s = src[i];
+        const int16_t d = (int16_t)((s << PF_US_BLUR_BITS) - blur[i]);
+        int32_t v = s + ((k * d + round) >> shift);
+        v = v < 0 ? 0 : v > 255 ? 255 : v;
+        dst[i] = (unsigned char)v;
+    }
+}
+
+PF_US_INLINE void us_luma(const unsigned char *restrict src, const int16_t *restrict blur, long pixels,
+                          const int16_t *restrict weights, long q, unsigned char *restrict dst) {
+    const int32_t w0 = weights[0], w1 = weights[1], w2 = weights[2];
+    const int32_t shift = (int32_t)q + PF_US_BLUR_BITS, round = 1 << (shift - 1);
+    for (long p = 0; p < pixels; p++) {
+        const unsigned char *s = src + 4 * p;
+        const int16_t *g = blur + 4 * p;
+        const int32_t r = s[0], gr = s[1], b = s[2];
+        const int32_t l = w0 * (int16_t)((r << PF_US_BLUR_BITS) - g[0]) + w1 * (int16_t)((gr << PF_US_BLUR_BITS) - g[1])
+                          + w2 * (int16_t)((b << PF_US_BLUR_BITS) - g[2]);
+        const int32_t t = (l + round) >> shift;
+        int32_t x = r + t, y = gr + t, z = b + t;
+        x = x < 0 ? 0 : x > 255 ? 255 : x;
+        y = y < 0 ? 0 : y > 255 ? 255 : y;
+        z = z < 0 ? 0 : z > 255 ? 255 : z;
+        unsigned char *d = dst + 4 * p;
+        d[0] = (unsigned char)x;
+        d[1] = (unsigned char)y;
+        d[2] = (unsigned char)z;
+        d[3] = s[3];
+    }
+}
+
+static void us_blur_h_base(const int16_t *src, long bpp, const int16_t *half, long r, long width, int16_t *dst) {
+    us_blur_h(src, bpp, half, r, width, dst);
+}
+PF_US_AVX2 static void us_blur_h_avx2(const int16_t *src, long bpp, const int16_t *half, long r, long width,
+                                      int16_t *dst) {
+    us_blur_h(src, bpp, half, r, width, dst);
+}
+static void us_combine_base(const unsigned char *src, const int16_t *blur, long n, int16_t k, long q,
+                            unsigned char *dst) {
+    us_combine(src, blur, n, k, q, dst);
+}
+PF_US_AVX2 static void us_combine_avx2(const unsigned char *src, const int16_t *blur, long n, int16_t k, long q,
+                                       unsigned char *dst) {
+    us_combine(src, blur, n, k, q, dst);
+}
+static void us_luma_base(const unsigned char *src, const int16_t *blur, long pixels, const int16_t *w, long q,
+                         unsigned char *dst) {
+    us_luma(src, blur, pixels, w, q, dst);
+}
+PF_US_AVX2 static void us_luma_avx2(const unsigned char *src, const int16_t *blur, long pixels, const int16_t *w,
+                                    long q, unsigned char *dst) {
+    us_luma(src, blur, pixels, w, q, dst);
+}
+
+static int us_avx2(int variant) {
+#if defined(__x86_64__)
+    return (variant == 0 || variant == 3) && pf_csimd_uses_avx2();
+#else
+    (void)variant;
+    return 0;
+#endif
+}
+
+void pf_i16_blur_h_to16_variant(const int16_t *src, long bpp, const int16_t *half, long radius, long width,
+                                int16_t *dst, int variant) {
+    if (us_avx2(variant)) {
+        us_blur_h_avx2(src, bpp, half, radius, width, dst);
+    } else {
+        us_blur_h_base(src, bpp, half, radius, width, dst);
+    }
+}
+
+void pf_u8_unsharp_variant(const unsigned char *src, const int16_t *blur, long n, int16_t intensity, long q,
+                           unsigned char *dst, int variant) {
+    if (us_avx2(variant)) {
+        us_combine_avx2(src, blur, n, intensity, q, dst);
+    } else {
+        us_combine_base(src, blur, n, intensity, q, dst);
+    }
+}
+
+void pf_u8_sharpen_luma_rgba_variant(const unsigned char *src, const int16_t *blur, long pixels,
+                                     const int16_t *weights, long q, unsigned char *dst, int variant) {
+    if (us_avx2(variant)) {
+        us_luma_avx2(src, blur, pixels, weights, q, dst);
+    } else {
+        us_luma_base(src, blur, pixels, weights, q, dst);
+    }
+}
+
+void pf_i16_blur_h_to16_run(const int16_t *src, long bpp, const int16_t *half, long radius, long width,
+                            int16_t *dst) {
+    pf_i16_blur_h_to16_variant(src, bpp, half, radius, width, dst, 0);
+}
+
+void pf_i16_resample_h_to16_run(const int16_t *src, long bpp, const int32_t *starts, const int32_t *counts,
+                                const int16_t *weights, long maxTaps, long width, int16_t *dst) {
+    for (long i = 0; i < width; i++) {
+        const int16_t *w = weights + i * maxTaps;
+        for (long c = 0; c < bpp; c++) {
+            const int16_t *s = src + (long)starts[i] * bpp + c;
+            int32_t acc = 1 << (PF_US_H_SHIFT - 1);
+            for (long k = 0; k < counts[i]; k++) acc += (int32_t)s[k * bpp] * w[k];
+            acc >>= PF_US_H_SHIFT;
+            if (counts[i] == 0) acc = 0;
+            dst[i * bpp + c] = (int16_t)(acc > 32767 ? 32767 : acc < -32768 ? -32768 : acc);
+        }
+    }
+}
+
+void pf_u8_unsharp_run(const unsigned char *src, const int16_t *blur, long n, int16_t intensity, long q,
+                       unsigned char *dst) {
+    pf_u8_unsharp_variant(src, blur, n, intensity, q, dst, 0);
+}
+
+void pf_u8_sharpen_luma_rgba_run(const unsigned char *src, const int16_t *blur, long pixels,
+                                 const int16_t *weights, long q, unsigned char *dst) {
+    pf_u8_sharpen_luma_rgba_variant(src, blur, pixels, weights, q, dst, 0);
+}
