@@ -1,6 +1,8 @@
-/* The unsharp mask kernels of CSIMDBytesUnsharp.h: portable loops written so that the compiler
- * vectorizes them (fixed-size blocks, no aliasing between inputs and outputs), compiled once
- * for the baseline and once for AVX2 (target attribute), chosen at run time. */
+/* The unsharp mask kernels of CSIMDBytesUnsharp.h. The horizontal pass: SSE2 and AVX2 loops
+ * with pmaddwd on pairs of folded sums (as CSIMDBytesBlur.c), the portable loop for the tails.
+ * The combines: portable loops written so that the compiler vectorizes them (no aliasing between
+ * inputs and outputs), compiled once for the baseline and once for AVX2 (target attribute),
+ * chosen at run time. */
 #include "CSIMDBytesUnsharp.h"
 #include "CSIMDBytesResample.h"
 
@@ -67,13 +69,120 @@ PF_US_INLINE void us_luma(const unsigned char *restrict src, const int16_t *rest
     }
 }
 
+/* The weights in pairs for pmaddwd: pair p holds half[2p] (low) and half[2p + 1] (high), 0 past r. */
+static inline void us_weight_pairs(const int16_t *half, long r, int32_t *w) {
+    for (long p = 0; 2 * p <= r; p++) {
+        uint32_t lo = (uint16_t)half[2 * p], hi = 2 * p + 1 <= r ? (uint16_t)half[2 * p + 1] : 0;
+        w[p] = (int32_t)(lo | hi << 16);
+    }
+}
+
+/* The folded sum at distance k from the window's start: s[k] + s[2r - k], or s[r] alone, or 0 past r. */
+#if defined(__x86_64__) || defined(__SSE2__)
+#include <immintrin.h>
+static inline __m128i us_fold128(const int16_t *s, long bpp, long r, long k) {
+    if (k > r) return _mm_setzero_si128();
+    __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(s + k * bpp));
+    if (k == r) return a;
+    return _mm_add_epi16(a, _mm_loadu_si128((const __m128i *)(const void *)(s + (2 * r - k) * bpp)));
+}
+
+/* SSE2: two distances a step, their folded sums interleaved (unpack) times the weight pair, one
+ * pmaddwd per 4 values; the pack restores the order. The scalar loop finishes the row. */
+static void us_blur_h_base(const int16_t *src, long bpp, const int16_t *half, long r, long width, int16_t *dst) {
+    const long n = width * bpp, pairs = r / 2 + 1;
+    int32_t w[pairs];
+    us_weight_pairs(half, r, w);
+    const __m128i round = _mm_set1_epi32(1 << (PF_US_H_SHIFT - 1));
+    long j = 0;
+    for (; j + 8 <= n; j += 8) {
+        const int16_t *s = src + j;
+        __m128i lo = round, hi = round;
+        for (long p = 0; p < pairs; p++) {
+            __m128i f0 = us_fold128(s, bpp, r, 2 * p), f1 = us_fold128(s, bpp, r, 2 * p + 1);
+            __m128i wp = _mm_set1_epi32(w[p]);
+            lo = _mm_add_epi32(lo, _mm_madd_epi16(_mm_unpacklo_epi16(f0, f1), wp));
+            hi = _mm_add_epi32(hi, _mm_madd_epi16(_mm_unpackhi_epi16(f0, f1), wp));
+        }
+        _mm_storeu_si128((__m128i *)(void *)(dst + j),
+                         _mm_packs_epi32(_mm_srai_epi32(lo, PF_US_H_SHIFT), _mm_srai_epi32(hi, PF_US_H_SHIFT)));
+    }
+    /* n - j is a multiple of bpp: n is, and j of 8. */
+    if (j < n) us_blur_h(src + j, bpp, half, r, (n - j) / bpp, dst + j);
+}
+
+static inline PF_US_AVX2 __m256i us_fold256(const int16_t *s, long bpp, long r, long k) {
+    if (k > r) return _mm256_setzero_si256();
+    __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(s + k * bpp));
+    if (k == r) return a;
+    return _mm256_add_epi16(a, _mm256_loadu_si256((const __m256i *)(const void *)(s + (2 * r - k) * bpp)));
+}
+
+/* AVX2: the SSE2 loop 16 values a step (the in-lane unpacks and pack keep the order). */
+PF_US_AVX2 static void us_blur_h_avx2(const int16_t *src, long bpp, const int16_t *half, long r, long width,
+                                      int16_t *dst) {
+    const long n = width * bpp, pairs = r / 2 + 1;
+    int32_t w[pairs];
+    us_weight_pairs(half, r, w);
+    const __m256i round = _mm256_set1_epi32(1 << (PF_US_H_SHIFT - 1));
+    long j = 0;
+    for (; j + 16 <= n; j += 16) {
+        const int16_t *s = src + j;
+        __m256i lo = round, hi = round;
+        for (long p = 0; p < pairs; p++) {
+            __m256i f0 = us_fold256(s, bpp, r, 2 * p), f1 = us_fold256(s, bpp, r, 2 * p + 1);
+            __m256i wp = _mm256_set1_epi32(w[p]);
+            lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(f0, f1), wp));
+            hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(f0, f1), wp));
+        }
+        _mm256_storeu_si256(
+            (__m256i *)(void *)(dst + j),
+            _mm256_packs_epi32(_mm256_srai_epi32(lo, PF_US_H_SHIFT), _mm256_srai_epi32(hi, PF_US_H_SHIFT)));
+    }
+    if (j < n) us_blur_h(src + j, bpp, half, r, (n - j) / bpp, dst + j);
+}
+
+/* AVX-512 (BW and VNNI: vpdpwssd adds the pmaddwd pairs into the sums in one instruction, the
+ * same integers), 32 values a step; the AVX2 loop finishes the row. */
+#define PF_US_512 __attribute__((target("avx512f,avx512bw,avx512vnni,avx2")))
+int pf_csimd_uses_avx512_vnni(void);
+
+PF_US_512 static void us_blur_h_avx512(const int16_t *src, long bpp, const int16_t *half, long r, long width,
+                                       int16_t *dst) {
+    const long n = width * bpp, pairs = r / 2 + 1;
+    int32_t w[pairs];
+    us_weight_pairs(half, r, w);
+    const __m512i round = _mm512_set1_epi32(1 << (PF_US_H_SHIFT - 1)), zero = _mm512_setzero_si512();
+    long j = 0;
+    for (; j + 32 <= n; j += 32) {
+        const int16_t *s = src + j;
+        __m512i lo = round, hi = round;
+        for (long p = 0; p < pairs; p++) {
+            long k = 2 * p;
+            __m512i f0 = _mm512_loadu_si512((const void *)(s + k * bpp));
+            if (k < r) f0 = _mm512_add_epi16(f0, _mm512_loadu_si512((const void *)(s + (2 * r - k) * bpp)));
+            __m512i f1 = zero;
+            if (k + 1 <= r) {
+                f1 = _mm512_loadu_si512((const void *)(s + (k + 1) * bpp));
+                if (k + 1 < r) f1 = _mm512_add_epi16(f1, _mm512_loadu_si512((const void *)(s + (2 * r - k - 1) * bpp)));
+            }
+            __m512i wp = _mm512_set1_epi32(w[p]);
+            lo = _mm512_dpwssd_epi32(lo, _mm512_unpacklo_epi16(f0, f1), wp);
+            hi = _mm512_dpwssd_epi32(hi, _mm512_unpackhi_epi16(f0, f1), wp);
+        }
+        _mm512_storeu_si512((void *)(dst + j),
+                            _mm512_packs_epi32(_mm512_srai_epi32(lo, PF_US_H_SHIFT), _mm512_srai_epi32(hi, PF_US_H_SHIFT)));
+    }
+    if (j < n) us_blur_h_avx2(src + j, bpp, half, r, (n - j) / bpp, dst + j);
+}
+#else
 static void us_blur_h_base(const int16_t *src, long bpp, const int16_t *half, long r, long width, int16_t *dst) {
     us_blur_h(src, bpp, half, r, width, dst);
 }
-PF_US_AVX2 static void us_blur_h_avx2(const int16_t *src, long bpp, const int16_t *half, long r, long width,
-                                      int16_t *dst) {
+static void us_blur_h_avx2(const int16_t *src, long bpp, const int16_t *half, long r, long width, int16_t *dst) {
     us_blur_h(src, bpp, half, r, width, dst);
 }
+#endif
 static void us_combine_base(const unsigned char *src, const int16_t *blur, long n, int16_t k, long q,
                             unsigned char *dst) {
     us_combine(src, blur, n, k, q, dst);
@@ -93,7 +202,7 @@ PF_US_AVX2 static void us_luma_avx2(const unsigned char *src, const int16_t *blu
 
 static int us_avx2(int variant) {
 #if defined(__x86_64__)
-    return (variant == 0 || variant == 3) && pf_csimd_uses_avx2();
+    return (variant == 0 || variant == 3 || variant == 4) && pf_csimd_uses_avx2();
 #else
     (void)variant;
     return 0;
@@ -102,8 +211,16 @@ static int us_avx2(int variant) {
 
 void pf_i16_blur_h_to16_variant(const int16_t *src, long bpp, const int16_t *half, long radius, long width,
                                 int16_t *dst, int variant) {
+#if defined(__x86_64__) || defined(__SSE2__)
+    if ((variant == 0 || variant == 4) && pf_csimd_uses_avx512_vnni()) {
+        us_blur_h_avx512(src, bpp, half, radius, width, dst);
+        return;
+    }
+#endif
     if (us_avx2(variant)) {
         us_blur_h_avx2(src, bpp, half, radius, width, dst);
+    } else if (variant == 2) {
+        us_blur_h(src, bpp, half, radius, width, dst);
     } else {
         us_blur_h_base(src, bpp, half, radius, width, dst);
     }

@@ -20,8 +20,10 @@
  * arithmetic: the bytes do not depend on the vector width, the instruction set or how rows are
  * cut. The error bound against the exact formula is the engine's (ByteUnsharp.errorBound).
  *
- * The _run entry points run the portable loops compiled for AVX2 where the processor has it
- * (pf_csimd_uses_avx2), and for the baseline otherwise (SSE2 on x86-64). Same results.
+ * The _run entry points use SSE2 on x86-64 and AVX2 where the processor has it
+ * (pf_csimd_uses_avx2): the folded horizontal pass with pmaddwd on pairs of distances, 16 values
+ * a step, and 32 where the processor has AVX-512 BW and VNNI (vpdpwssd); the combines as portable loops that the compiler vectorizes, compiled for both. Other
+ * targets run the portable loops. Same results everywhere.
  */
 #include <stdint.h>
 
@@ -49,8 +51,9 @@ void pf_u8_sharpen_luma_rgba_run(const unsigned char *src, const int16_t *blur, 
                                  const int16_t *weights, long q, unsigned char *dst);
 
 /* The kernels above with a choice of loops, for the tests: `variant` 0 the best the processor
- * has (as the _run functions), 1 the baseline loops, 3 the AVX2 loops (baseline without AVX2).
- * Same results. */
+ * has (as the _run functions), 1 the baseline loops (SSE2 on x86-64), 2 the portable loops (the
+ * horizontal pass; the baseline for the combines), 3 the AVX2 loops (baseline without AVX2),
+ * 4 the AVX-512 horizontal pass (AVX2 or baseline without it). Same results. */
 void pf_i16_blur_h_to16_variant(const int16_t *src, long bpp, const int16_t *half, long radius, long width,
                                 int16_t *dst, int variant);
 void pf_u8_unsharp_variant(const unsigned char *src, const int16_t *blur, long n, int16_t intensity, long q,

@@ -16,7 +16,7 @@ final class ByteUnsharpTests: XCTestCase {
         var rng = SeededRandom(seed: 71)
         for bpp in [1, 4] {
             for r in [0, 1, 2, 6, 13, 36] {
-                for width in [1, 2, 3, 5, 8, 9, 17, 45, 70] {
+                for width in [1, 2, 3, 4, 5, 8, 9, 16, 17, 33, 45, 70] {
                     // Symmetric weights >= 0 summing to at most 2^14.
                     var half = (0...r).map { _ in Double(rng.next() % 1000) + 1 }
                     let total = 2 * half.reduce(0, +) - half[r]
@@ -30,7 +30,7 @@ final class ByteUnsharpTests: XCTestCase {
                         for k in 0...2 * r { acc += Int(src[j + k * bpp]) * Int(w[k]) }
                         expected[j] = Int16(acc >> 13)
                     }
-                    for variant in [0, 1, 3] {
+                    for variant in [0, 1, 2, 3, 4] {
                         var out = [Int16](repeating: -1, count: width * bpp)
                         pf_i16_blur_h_to16_variant(src, bpp, h, r, width, &out, Int32(variant))
                         XCTAssertEqual(out, expected, "bpp \(bpp), radius \(r), width \(width), variant \(variant)")
@@ -253,6 +253,59 @@ final class ByteUnsharpTests: XCTestCase {
                 outputs.append(out)
             }
             XCTAssertTrue(outputs[0] == outputs[1], "sigma \(sigma): the two graphs' byte forms differ")
+        }
+    }
+
+    /// The folded passes give the bytes of the resampling kernels (the same integer sums).
+    func testFoldedPlanEqualsResampleKernels() throws {
+        for (w, h, sigma, luma) in [(90, 33, 2.0, false), (150, 80, 10.0, true), (40, 9, 3.0, false)] {
+            let src = TestImages.randomBytes(w, h, alpha: .premultiplied, seed: UInt64(w))
+            let img = Image(src)
+            let image = try
+                (luma
+                ? img.clampedToExtent().sharpenedLuminance(sharpness: 1, radius: sigma)
+                : img.clampedToExtent().unsharpMasked(radius: sigma, intensity: 1)).cropped(to: img.extent)
+            let rect = IntRect(x: 0, y: 0, width: w, height: h)
+            let options = RenderContext.Options(threadCount: 2, colorManagement: .none)
+            var dest = try PixelBuffer(width: w, height: h, format: .rgba8, alphaMode: .premultiplied)
+            guard case let .success(plan) = BytePlan.make(root: image.node, rect: rect, options: options, buffer: dest) else {
+                return XCTFail("no byte plan for sigma \(sigma)")
+            }
+            XCTAssertTrue(plan.blur?.runs.contains { $0.fast } ?? false, "sigma \(sigma)")
+            plan.run(rect: rect, into: &dest, options: options)
+            var plain = plan
+            plain.blur = nil
+            var other = dest
+            plain.run(rect: rect, into: &other, options: options)
+            XCTAssertTrue(dest == other, "sigma \(sigma): folded and resampling kernels differ")
+        }
+    }
+
+    /// How many values differ from the float path (by 1 at most, as the other tests check):
+    /// a small share, printed for the record.
+    func testShareOfValuesOffByOne() throws {
+        let src = TestImages.randomBytes(200, 120, alpha: .premultiplied, seed: 23)
+        let img = Image(src)
+        for (sigma, k) in [(2.0, 1.0), (2.5, 0.5), (10.0, 1.0), (2.0, 8.0)] {
+            let image = try img.clampedToExtent().unsharpMasked(radius: sigma, intensity: k).cropped(to: img.extent)
+            let (expected, explained) = try TestImages.floatPathAndExplain(
+                image, rect: img.extent, format: .rgba8, alpha: .premultiplied)
+            XCTAssertTrue(explained.contains("byte path: on"), explained)
+            var out = try PixelBuffer(width: 200, height: 120, format: .rgba8, alphaMode: .premultiplied)
+            try RenderContext(colorManagement: .none).render(image, rect: img.extent, to: &out)
+            var off = 0, worst = 0
+            out.withUnsafeBytes { a in
+                expected.withUnsafeBytes { b in
+                    for i in 0..<a.count where a[i] != b[i] {
+                        off += 1
+                        worst = Swift.max(worst, Swift.abs(Int(a[i]) - Int(b[i])))
+                    }
+                }
+            }
+            let share = Double(off) / Double(200 * 120 * 4)
+            print("unsharp sigma \(sigma) k \(k): \(off) values off (\(share * 100)%), at most \(worst)")
+            XCTAssertLessThanOrEqual(worst, 1)
+            XCTAssertLessThan(share, 0.1, "sigma \(sigma) k \(k)")
         }
     }
 
