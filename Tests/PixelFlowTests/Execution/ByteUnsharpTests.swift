@@ -90,7 +90,10 @@ final class ByteUnsharpTests: XCTestCase {
                     XCTAssertEqual(out, expected, "unsharp: \(n) values, k \(k), q \(q), variant \(variant)")
                 }
             }
-            for (w, q) in [([Int16(697), 2343, 237], 15), ([Int16(870), 29294, 2957], 12), ([Int16(32767), 0, 32767], 15)] {
+            for (w, q) in [
+                ([Int16(697), 2343, 237], 15), ([Int16(870), 29294, 2957], 12), ([Int16(32767), 0, 32767], 15),
+                ([Int16(30000), 30000, 5000], 3),
+            ] {
                 var expected = [UInt8](repeating: 0, count: 4 * n)
                 for p in 0..<n {
                     var l = 0
@@ -99,7 +102,7 @@ final class ByteUnsharpTests: XCTestCase {
                     for c in 0..<3 { expected[4 * p + c] = UInt8(Swift.min(255, Swift.max(0, Int(src[4 * p + c]) + t))) }
                     expected[4 * p + 3] = src[4 * p + 3]
                 }
-                for variant in [0, 1, 3] {
+                for variant in [0, 1, 2, 3] {
                     var out = [UInt8](repeating: 7, count: 4 * n)
                     pf_u8_sharpen_luma_rgba_variant(src, blur, n, w, q, &out, Int32(variant))
                     XCTAssertEqual(out, expected, "luma: \(n) pixels, weights \(w), variant \(variant)")
