@@ -131,7 +131,7 @@ struct BytePlan {
         } else {
             return .failure(
                 Refusal(
-                    "the output is not a morphology or median stencil, a convolution, a Gaussian or box blur or a scale or Lanczos warp with an 8-bit form"
+                    "the output is not a morphology or median stencil, a convolution, a Gaussian or box blur, an unsharp mask or a scale or Lanczos warp with an 8-bit form"
                 ))
         }
         restrict(n)

@@ -284,6 +284,32 @@ final class ByteUnsharpTests: XCTestCase {
         }
     }
 
+    /// In linear light with linear-tagged buffers no value is decoded or encoded: the form runs
+    /// (color management on, the default), within 1 unit of the float path.
+    func testLinearTaggedBuffersInLinearLight() throws {
+        let random = TestImages.randomBytes(57, 31, alpha: .premultiplied, seed: 41)
+        var src = try PixelBuffer(width: 57, height: 31, format: .rgba8, colorEncoding: .linear, alphaMode: .premultiplied)
+        src.withUnsafeMutableBytes { d in random.withUnsafeBytes { d.copyMemory(from: $0) } }
+        let img = Image(src)
+        for (sigma, luma) in [(2.0, false), (6.0, true)] {
+            let image = try
+                (luma
+                ? img.clampedToExtent().sharpenedLuminance(sharpness: 1, radius: sigma)
+                : img.clampedToExtent().unsharpMasked(radius: sigma, intensity: 1)).cropped(to: img.extent)
+            var expected = try PixelBuffer(
+                width: 57, height: 31, format: .rgba8, colorEncoding: .linear, alphaMode: .premultiplied)
+            var floatOptions = RenderContext.Options(colorManagement: .linear)
+            floatOptions.usesBytePath = false
+            try RenderContext(options: floatOptions).render(image, rect: img.extent, to: &expected)
+            var out = expected
+            let context = RenderContext(colorManagement: .linear)
+            let explained = try context.explain(image, rect: img.extent, into: out)
+            XCTAssertTrue(explained.contains("byte path: on") && explained.contains("16-bit Gaussian"), explained)
+            try context.render(image, rect: img.extent, to: &out)
+            XCTAssertLessThanOrEqual(TestImages.compareBytes(out, expected).max, 1, "sigma \(sigma)")
+        }
+    }
+
     /// How many values differ from the float path (by 1 at most, as the other tests check):
     /// a small share, printed for the record.
     func testShareOfValuesOffByOne() throws {
