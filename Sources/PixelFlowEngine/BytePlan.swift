@@ -51,6 +51,8 @@ struct BytePlan {
     var exactBox: Int?
     /// For a separable blur, which rows and columns run the folded kernels (ByteForms+Blur.swift).
     var blur: ByteBlur?
+    /// For a convolution of a resample, the resample stage (ByteForms+Chain.swift).
+    var chain: ByteChain?
     /// The stencil's halo (none for a resample, which reads through its taps).
     var halo: (x: Int, y: Int) {
         if case let .stencil(s) = form { return s.halo }
@@ -144,6 +146,11 @@ struct BytePlan {
                 m = m.inputs[0]
                 continue
             }
+            if case let .convolution(c) = form,
+                let chained = recognizeChain(c, name: n.op.label, valid: valid, xs: xs, ys: ys, node: m, streamed: streamed)
+            {
+                return chained
+            }
             if let source = ByteSource.of(m, streamed: streamed) {
                 return .success(BytePlan(form: form, name: n.op.label, source: source, valid: valid, xSteps: xs, ySteps: ys))
             }
@@ -186,6 +193,7 @@ struct BytePlan {
             return .failure(Refusal("the destination is \(buffer.format), the source \(src.format)"))
         }
         if case let .convolution(convolution) = plan.form {
+            if let chain = plan.chain { return plan.makeChain(chain, rect: rect, options: options, buffer: buffer) }
             return plan.makeConvolution(convolution, rect: rect, options: options, buffer: buffer)
         }
         let linear = options.colorManagement == .linear
@@ -269,6 +277,10 @@ struct BytePlan {
             return
         }
         if case let .convolution(convolution) = form {
+            if let chain {
+                runChain(chain, rect: rect, into: &buffer, options: options)
+                return
+            }
             runConvolution(convolution, rect: rect, into: &buffer, options: options)
             return
         }
@@ -400,7 +412,7 @@ struct BytePlan {
 
     /// One line for `explain()`.
     var summary: String {
-        "\(source.format) \(name) (\(exactBox.map { "box shrink 1/\($0), exact means" } ?? "\(form)")\(shrink.map { ", \($0)" } ?? "")\(blur.map { ", \($0)" } ?? "")) from a \(source.width)x\(source.height) \(source.format) \(source.alphaMode) source"
+        "\(source.format) \(name) (\(exactBox.map { "box shrink 1/\($0), exact means" } ?? chain.map { "\($0)" } ?? "\(form)")\(shrink.map { ", \($0)" } ?? "")\(blur.map { ", \($0)" } ?? "")) from a \(source.width)x\(source.height) \(source.format) \(source.alphaMode) source"
     }
 }
 

@@ -26,5 +26,6 @@
 #include "CSIMDBytesConvolve.h"
 #include "CSIMDBytesJPEG.h"
 #include "CSIMDBytesLinearBlend.h"
+#include "CSIMDBytesChain.h"
 
 #endif
