@@ -73,7 +73,29 @@ __attribute__((target("avx2"))) static void ch_h_rgba_avx2(const int16_t *src, c
                                             11, 4, 5, 12, 13, 6, 7, 14, 15);
     const __m256i pairs = _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1);
     const __m128i round = _mm_set1_epi32(1 << (PF_CH_H_SHIFT - 1));
-    for (long i = 0; i < width; i++) {
+    long i = 0;
+    if (maxTaps == 2) {
+        /* Two taps (bilinear): four outputs a step, each 128-bit lane one output's two pixels
+         * interleaved channel by channel times its weight pair. Reads pixel starts[i] + 1 even
+         * when counts[i] < 2 (its weight is 0; the header asks for that pixel to be readable). */
+        const __m256i lo = _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1), hi = _mm256_setr_epi32(2, 2, 2, 2, 3, 3, 3, 3);
+        const __m256i round8 = _mm256_set1_epi32(1 << (PF_CH_H_SHIFT - 1));
+        for (; i + 4 <= width; i += 4) {
+#define PF_CH_PX(j) _mm_loadu_si128((const __m128i *)(const void *)(src + (long)starts[i + (j)] * 4))
+            __m256i p01 = _mm256_inserti128_si256(_mm256_castsi128_si256(PF_CH_PX(0)), PF_CH_PX(1), 1);
+            __m256i p23 = _mm256_inserti128_si256(_mm256_castsi128_si256(PF_CH_PX(2)), PF_CH_PX(3), 1);
+#undef PF_CH_PX
+            __m256i w4 = _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)(weights + i * 2)));
+            __m256i a = _mm256_madd_epi16(_mm256_shuffle_epi8(p01, spread), _mm256_permutevar8x32_epi32(w4, lo));
+            __m256i b = _mm256_madd_epi16(_mm256_shuffle_epi8(p23, spread), _mm256_permutevar8x32_epi32(w4, hi));
+            a = _mm256_srai_epi32(_mm256_add_epi32(a, round8), PF_CH_H_SHIFT);
+            b = _mm256_srai_epi32(_mm256_add_epi32(b, round8), PF_CH_H_SHIFT);
+            /* In-lane pack: [o0 o2 | o1 o3], put in order by a qword permutation. */
+            __m256i v = _mm256_permute4x64_epi64(_mm256_packs_epi32(a, b), 0xD8);
+            _mm256_storeu_si256((__m256i *)(void *)(dst + i * 4), v);
+        }
+    }
+    for (; i < width; i++) {
         const int16_t *s = src + (long)starts[i] * 4;
         const int16_t *w = weights + i * maxTaps;
         int n = counts[i], k = 0;

@@ -332,7 +332,9 @@ extension BytePlan {
                             let xTable = ByteTapPointers(
                                 starts: xs.baseAddress!, counts: xc.baseAddress!, weights: xw.baseAddress!)
                             Scheduler.run(count: bands, threads: options.threadCount) { b, arena in
-                                let mid = arena.allocate(Swift.max(1, midCount), of: Int16.self)
+                                // One pixel more, zero: the horizontal kernel may read it with weight 0.
+                                let mid = arena.allocate(midCount + bpp, of: Int16.self)
+                                (mid + midCount).update(repeating: 0, count: bpp)
                                 let ring = arena.allocate(kh * rowLength, of: Int16.self)
                                 let sources = arena.allocate(Swift.max(1, yt.maxTaps), of: UnsafePointer<UInt8>?.self)
                                 let window = arena.allocate(kh, of: UnsafePointer<Int16>?.self)

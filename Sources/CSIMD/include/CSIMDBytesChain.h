@@ -11,7 +11,9 @@
  *   pf_i16_resample_h_to16_run: output value i (pixel i / bpp, channel i mod bpp) is
  *   saturate16((2^13 + sum_k src[(starts[p] + k) bpp + c] weights[p maxTaps + k]) >> 14), the
  *   weights signed 16-bit with 14 fractional bits (PF_RS_WEIGHT_BITS): the resampled value
- *   times 64, rounded half up. counts[p] == 0 writes zeros.
+ *   times 64, rounded half up. counts[p] == 0 writes zeros. Weights past counts[p] are 0, and
+ *   src holds one readable pixel after the last one a tap reads (and after pixel starts[p] when
+ *   counts[p] is 0): with maxTaps 2 the AVX2 loop reads two pixels per output whatever its count.
  *
  * The convolution reads those 16-bit rows:
  *

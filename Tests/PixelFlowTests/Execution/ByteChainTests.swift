@@ -44,16 +44,17 @@ final class ByteChainTests: TemporaryDirectoryTestCase {
         var rng = SeededRandom(seed: 81)
         for bpp in [1, 4] {
             for maxTaps in [1, 2, 3, 4, 5, 7, 8, 13] {
-                for width in [0, 1, 2, 3, 5, 8, 17, 40] {
+                for width in [0, 1, 2, 3, 4, 5, 8, 9, 17, 40] {
                     let inputs = width * 2 + maxTaps + 3
                     // Values as large as the 16-bit intermediate holds; saturation is reached too.
-                    let src = (0..<inputs * bpp).map { _ in Int16(truncatingIfNeeded: Int(rng.next() % 65536) - 32768) }
+                    // One pixel more: the kernel may read pixel `start + 1` of a tap with weight 0.
+                    let src = (0..<(inputs + 1) * bpp).map { _ in Int16(truncatingIfNeeded: Int(rng.next() % 65536) - 32768) }
                     var starts = [Int32](), counts = [Int32](),
                         weights = [Int16](repeating: 0, count: Swift.max(1, width) * maxTaps)
                     for i in 0..<width {
                         let n = Int(rng.next() % UInt64(maxTaps + 1))
                         counts.append(Int32(n))
-                        starts.append(Int32(rng.next() % UInt64(inputs - n + 1)))
+                        starts.append(Int32(rng.next() % UInt64(inputs - Swift.max(n, 1) + 1)))
                         for k in 0..<n { weights[i * maxTaps + k] = Int16(Int(rng.next() % 32768) - 12000) }
                     }
                     let expected = horizontalReference(
