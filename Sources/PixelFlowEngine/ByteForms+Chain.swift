@@ -173,9 +173,9 @@ extension BytePlan {
     ///   translucent source would need the 16-bit premultiplying prepass, which does not chain.
     ///
     /// - Complexity: O(outputs x taps) for the taps, plus the alpha scan of straight sources.
-    func makeChain(_ chain: ByteChain, rect: IntRect, options: RenderContext.Options, buffer: PixelBuffer) -> Result<
-        BytePlan, Refusal
-    > {
+    func makeChain(
+        _ chain: ByteChain, rect: IntRect, options: RenderContext.Options, buffer: PixelBuffer, reusing earlier: BytePlan?
+    ) -> Result<BytePlan, Refusal> {
         if options.colorManagement == .linear, source.colorEncoding == .sRGB || buffer.colorEncoding == .sRGB {
             return .failure(
                 Refusal(
@@ -201,7 +201,18 @@ extension BytePlan {
         let inner = BytePlan(
             form: .resample(chain.resample), name: chain.resampleName, source: source, valid: chain.valid,
             xSteps: chain.xSteps, ySteps: chain.ySteps)
-        let taps = ByteResampleTaps(chain.resample, plan: inner, rect: chain.region)
+        // The strips of a strip write read the same columns as the whole rect: its x taps (made
+        // once, not per strip: thousands of outputs each).
+        let region = chain.region
+        let taps: ByteResampleTaps
+        if let earlier, let e = earlier.chain, let t = earlier.taps, e.region.x == region.x, e.region.width == region.width,
+            !region.isEmpty
+        {
+            taps = ByteResampleTaps(
+                x: t.x, y: ByteResampleTaps.axis(chain.resample, plan: inner, rect: region, horizontal: false))
+        } else {
+            taps = ByteResampleTaps(chain.resample, plan: inner, rect: region)
+        }
         plan.taps = taps
         // Overshoot and error of the 16-bit resampled values (ByteChain's comment).
         // Bytes 0...255 resample to values in -255 (px ny + nx py) ... 255 (px py + nx ny), the
@@ -373,5 +384,26 @@ extension BytePlan {
                 }
             }
         }
+    }
+}
+
+extension ByteResampleTaps {
+    init(x: ByteAxisTaps, y: ByteAxisTaps) {
+        self.x = x
+        self.y = y
+    }
+
+    /// The taps of one axis of `resample` for the outputs of `rect`, as `init(_:plan:rect:)`
+    /// makes them.
+    static func axis(_ resample: ByteResample, plan: BytePlan, rect: IntRect, horizontal: Bool) -> ByteAxisTaps {
+        let valid = plan.valid
+        let range = horizontal ? rect.x..<rect.maxX : rect.y..<rect.maxY
+        let steps = horizontal ? plan.xSteps : plan.ySteps
+        return ByteAxisTaps(
+            outputs: range,
+            taps: resample.axisTaps(range, horizontal: horizontal) { o in
+                valid.map { horizontal ? o >= $0.x && o < $0.maxX : o >= $0.y && o < $0.maxY } ?? true
+            },
+            map: { BytePlan.map($0, steps) })
     }
 }

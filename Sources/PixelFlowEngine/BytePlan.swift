@@ -174,11 +174,14 @@ struct BytePlan {
     /// `RenderContext.writeInStrips`): their alpha is not scanned (it is not decoded yet), so
     /// a streamed source counts as opaque only when its file has no alpha.
     ///
+    /// `earlier`, a plan of the same graph for another rect (a strip write's whole rect), lends
+    /// its taps where they are the same (the chain's x taps, ByteForms+Chain.swift).
+    ///
     /// - Complexity: O(nodes) plus, for straight-alpha `rgba8`, a pass over the source pixels
     ///   the render reads (about 16 bytes per operation).
     static func make(
         root: Node, rect: IntRect, options: RenderContext.Options,
-        buffer: PixelBuffer, streamed: [ObjectIdentifier: ByteSource] = [:]
+        buffer: PixelBuffer, streamed: [ObjectIdentifier: ByteSource] = [:], reusing earlier: BytePlan? = nil
     ) -> Result<BytePlan, Refusal> {
         guard options.usesBytePath else { return .failure(Refusal("off in the context's options (usesBytePath)")) }
         guard options.optimizes else { return .failure(Refusal("optimization is off")) }
@@ -193,7 +196,9 @@ struct BytePlan {
             return .failure(Refusal("the destination is \(buffer.format), the source \(src.format)"))
         }
         if case let .convolution(convolution) = plan.form {
-            if let chain = plan.chain { return plan.makeChain(chain, rect: rect, options: options, buffer: buffer) }
+            if let chain = plan.chain {
+                return plan.makeChain(chain, rect: rect, options: options, buffer: buffer, reusing: earlier)
+            }
             return plan.makeConvolution(convolution, rect: rect, options: options, buffer: buffer)
         }
         let linear = options.colorManagement == .linear
