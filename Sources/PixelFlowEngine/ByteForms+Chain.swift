@@ -273,10 +273,11 @@ extension BytePlan {
         return .success(plan)
     }
 
-    /// Output rows per band of the chain: enough bands for every thread four times over, 16 to
-    /// 128 rows. Never changes the pixels.
+    /// Output rows per band of the chain: two bands per thread, 24 to 128 rows (each band
+    /// resamples `kh - 1` rows more than it outputs: 1/12 more work for a 3x3 at 24). Never
+    /// changes the pixels.
     static func chainBandHeight(rows: Int, threads: Int) -> Int {
-        Swift.max(16, Swift.min(128, (rows + 4 * threads - 1) / Swift.max(1, 4 * threads)))
+        Swift.max(24, Swift.min(128, (rows + 2 * threads - 1) / Swift.max(1, 2 * threads)))
     }
 
     /// Renders `rect` into `buffer` with the chain (see `ByteChain`): full-width bands of output
