@@ -141,6 +141,9 @@ extension BytePlan {
                     "the convolution reads a \(resample) (\(node.op.label)): only bilinear scales and Lanczos-3 warps chain into a byte convolution"
                 ))
         }
+        guard convolution.width % 2 == 1, convolution.height % 2 == 1 else {
+            return .failure(Refusal("a convolution of even size does not chain over a resample"))
+        }
         if convolution.keepsAlpha {
             return .failure(
                 Refusal("the RGB variant of the convolution (alpha kept from the center pixel) does not chain over a resample"))
