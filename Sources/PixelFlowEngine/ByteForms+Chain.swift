@@ -44,6 +44,12 @@ struct ByteChain: CustomStringConvertible, Sendable {
     var region = IntRect(x: 0, y: 0, width: 0, height: 0)
     /// The convolution's fixed point over the 16-bit values (set by `BytePlan.makeChain`).
     var fixed: Fixed?
+    /// The columns of the convolution's input the render reads, the x taps' lobes
+    /// (`lobes`), and whether every column reads source pixels through taps that drop none
+    /// (set by `BytePlan.makeChain`; a strip write's strips take them from the whole rect's plan).
+    var columns = 0..<0
+    var xLobes = (positive: 0.0, negative: 0.0)
+    var readsAllColumns = false
 
     var description: String {
         "\(convolution.width)x\(convolution.height) convolution of a \(resample) (\(resampleName)), fixed-point taps and weights, 16-bit intermediate with 6 fractional bits"
@@ -195,8 +201,14 @@ extension BytePlan {
             for v in range { if let s = BytePlan.map(v, steps) { lo = Swift.min(lo, s); hi = Swift.max(hi, s) } }
             return lo <= hi ? lo..<hi + 1 : 0..<0
         }
+        // The strips of a strip write read the same columns as the whole rect: its x taps and
+        // what follows from them (made once, not per strip: thousands of outputs each).
+        chain.columns = out.isEmpty ? 0..<0 : out.x - h.x..<out.maxX + h.x
+        let e = earlier?.chain
+        let reused = e != nil && earlier?.taps != nil && e!.columns == chain.columns && !chain.columns.isEmpty
         if !out.isEmpty {
-            let xr = span(out.x - h.x..<out.maxX + h.x, xSteps), yr = span(out.y - h.y..<out.maxY + h.y, ySteps)
+            let xr = reused ? e!.region.x..<e!.region.maxX : span(chain.columns, xSteps)
+            let yr = span(out.y - h.y..<out.maxY + h.y, ySteps)
             if !xr.isEmpty, !yr.isEmpty {
                 chain.region = IntRect(x: xr.lowerBound, y: yr.lowerBound, width: xr.count, height: yr.count)
             }
@@ -204,23 +216,25 @@ extension BytePlan {
         let inner = BytePlan(
             form: .resample(chain.resample), name: chain.resampleName, source: source, valid: chain.valid,
             xSteps: chain.xSteps, ySteps: chain.ySteps)
-        // The strips of a strip write read the same columns as the whole rect: its x taps (made
-        // once, not per strip: thousands of outputs each).
         let region = chain.region
         let taps: ByteResampleTaps
-        if let earlier, let e = earlier.chain, let t = earlier.taps, e.region.x == region.x, e.region.width == region.width,
-            !region.isEmpty
-        {
+        if reused, let t = earlier?.taps, !region.isEmpty {
             taps = ByteResampleTaps(
                 x: t.x, y: ByteResampleTaps.axis(chain.resample, plan: inner, rect: region, horizontal: false))
+            chain.xLobes = e!.xLobes
+            chain.readsAllColumns = e!.readsAllColumns
         } else {
             taps = ByteResampleTaps(chain.resample, plan: inner, rect: region)
+            chain.xLobes = ByteChain.lobes(taps.x)
+            chain.readsAllColumns =
+                !taps.x.dropsTaps && taps.x.counts.allSatisfy { $0 > 0 }
+                && chain.columns.allSatisfy { BytePlan.map($0, xSteps) != nil }
         }
         plan.taps = taps
         // Overshoot and error of the 16-bit resampled values (ByteChain's comment).
         // Bytes 0...255 resample to values in -255 (px ny + nx py) ... 255 (px py + nx ny), the
         // vertical pass's to a span of 255 (py + ny).
-        let (px, nx) = ByteChain.lobes(taps.x), (py, ny) = ByteChain.lobes(taps.y)
+        let (px, nx) = chain.xLobes, (py, ny) = ByteChain.lobes(taps.y)
         let sx = px + nx, sy = py + ny
         let range = 255 * Swift.max(1, px * py + nx * ny, px * ny + nx * py)
         guard 64 * range + 64 < 32767 else {
@@ -264,8 +278,8 @@ extension BytePlan {
                     ))
             }
             let readsAll =
-                !taps.x.dropsTaps && !taps.y.dropsTaps && taps.x.counts.allSatisfy { $0 > 0 }
-                && taps.y.counts.allSatisfy { $0 > 0 } && readsOnlySourcePixels(rect)
+                chain.readsAllColumns && !taps.y.dropsTaps && taps.y.counts.allSatisfy { $0 > 0 }
+                && (out.y - h.y..<out.maxY + h.y).allSatisfy { BytePlan.map($0, ySteps) != nil }
             guard readsAll else {
                 return .failure(
                     Refusal(
