@@ -65,7 +65,7 @@ struct ByteChain: CustomStringConvertible, Sendable {
         /// Per channel (R, G, B, A; gray uses the first): the bias times `255 * 2^(shift + 6)`
         /// plus the rounding term `2^(shift + 5)`.
         let biases: [Int32]
-        /// The 16-bit weights, row-major (for the tests' scalar reference).
+        /// The 16-bit weights, row-major (for the tests).
         let weights: [Int16]
         /// Units between the exact chain (real taps and weights, no rounding) and the fixed-point
         /// sum before its final rounding, plus the float path's own rounding.

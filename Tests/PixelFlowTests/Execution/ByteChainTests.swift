@@ -141,6 +141,40 @@ final class ByteChainTests: TemporaryDirectoryTestCase {
         }
     }
 
+    /// The convolution's fixed point over 16-bit values: exact weights for the sharpen, and a
+    /// shift lowered until `32767 sum |W| + |B|` fits 32 bits for large weights.
+    func testFixedPointWeightsShiftAndBound() throws {
+        let src = Image(TestImages.randomBytes(12, 12, seed: 3))
+        func convolution(_ weights: [Double], bias: Double = 0) throws -> ByteConvolution {
+            let node = try src.convolved(size: Int(Double(weights.count).squareRoot()), weights: weights, bias: bias).node
+            return try XCTUnwrap(ByteConvolution(node))
+        }
+        let sharpen = try XCTUnwrap(
+            ByteChain.fixed(try convolution(Self.sharpen), limit: 32767, intermediateError: 0, range: 255))
+        XCTAssertEqual(sharpen.shift, 13)
+        XCTAssertEqual(sharpen.weights, Self.sharpen.map { Int16($0 * 8192) })
+        XCTAssertEqual(sharpen.biases, [Int32](repeating: 1 << 18, count: 4))
+        XCTAssertLessThan(sharpen.errorBound, 0.01)
+        // Intermediate errors scale by sum |w| = 3.
+        let scaled = try XCTUnwrap(
+            ByteChain.fixed(try convolution(Self.sharpen), limit: 32767, intermediateError: 0.1, range: 255))
+        XCTAssertEqual(scaled.errorBound - sharpen.errorBound, 0.3, accuracy: 1e-9)
+        for (weights, bias) in [
+            ([Double](repeating: 0.04, count: 25), 0.0), ([0.3, 1.9, -0.2, 0.5, 2.5, 0.1, -0.4, 0.2, 0.3], 0.7),
+        ] {
+            let f = try XCTUnwrap(
+                ByteChain.fixed(try convolution(weights, bias: bias), limit: 32767, intermediateError: 0, range: 255))
+            let reach = 32767 * f.weights.reduce(0) { $0 + abs(Int($1)) } + f.biases.map { abs(Int($0)) }.max()!
+            XCTAssertLessThan(reach, Int(Int32.max), "\(weights)")
+            // The largest such shift: one more would overflow or not fit 16-bit weights.
+            let up = f.shift + 1
+            let q = weights.map { ($0 * Double(1 << up)).rounded() }
+            let upReach =
+                32767 * q.reduce(0) { $0 + abs($1) } + abs((255 * 64 * bias * Double(1 << up)).rounded()) + Double(1 << (up + 5))
+            XCTAssertTrue(up > 16 || upReach >= Double(Int32.max) || q.contains { abs($0) > 32767 }, "\(weights)")
+        }
+    }
+
     // MARK: Renders against the float path
 
     enum Kernel: CaseIterable { case sharpen, emboss, random5x5 }
