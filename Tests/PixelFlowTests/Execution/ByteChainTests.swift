@@ -285,6 +285,30 @@ final class ByteChainTests: TemporaryDirectoryTestCase {
         try check(gray, alpha: .straight, scales: scales, kernels: Kernel.allCases, schedules: true)
     }
 
+    /// Render rects that reach past the graph's extent (transparent there) or lie wholly
+    /// outside it, and ones that start inside: within 1 unit of the float path, every schedule.
+    func testRectsPartlyAndWhollyOutside() throws {
+        let src = TestImages.randomBytes(61, 47, alpha: .premultiplied, seed: 31)
+        for lanczos in [false, true] {
+            for kernel in [Kernel.sharpen, .emboss] {
+                let (image, extent) = try graph(Image(src), scale: 0.73, lanczos: lanczos, kernel: kernel)
+                for rect in [
+                    extent.insetBy(dx: -7, dy: -5), Rect(x: extent.maxX + 3, y: 0, width: 9, height: 4),
+                    Rect(x: extent.minX + 5, y: extent.minY + 3, width: 11, height: 17),
+                ] {
+                    let label = "\(kernel) of \(lanczos ? "Lanczos" : "bilinear") over \(rect)"
+                    let (expected, explained) = try TestImages.floatPathAndExplain(
+                        image, rect: rect, format: .rgba8, alpha: .premultiplied)
+                    if explained.contains("byte path: off: the chained") { continue }
+                    XCTAssertTrue(explained.contains("byte path: on"), "\(label): \(explained)")
+                    try TestImages.checkSchedules(
+                        image, rect: rect, format: .rgba8, alpha: .premultiplied, expected: expected, schedules: true,
+                        strict: true, label: label, file: #filePath, line: #line)
+                }
+            }
+        }
+    }
+
     // MARK: Strip writes
 
     /// libvips' task itself from a streamed JPEG: the strips give the in-memory byte render's
