@@ -57,9 +57,35 @@ static void rs_v16_portable(const unsigned char *const *rows, const int16_t *wei
 
 #if defined(__x86_64__) && defined(__clang__)
 #include <immintrin.h>
+int pf_csimd_uses_avx512_vnni(void); /* CSIMDBytesBlur.c: AVX-512 F, BW and VNNI */
+
+/* The AVX2 loop below with 64-byte vectors, 32 values a step (the unpacks and the pack are
+ * in-lane, as there); returns where it stopped. */
+__attribute__((target("avx512f,avx512bw")))
+static long rs_v16_avx512(const unsigned char *const *rows, const int16_t *weights, long taps, long n, int16_t *dst) {
+    long i = 0;
+    const __m512i zero = _mm512_setzero_si512(), round = _mm512_set1_epi32(1 << (PF_RS_H_SHIFT - 1));
+    for (; i + 32 <= n; i += 32) {
+        __m512i a0 = round, a1 = round;
+        for (long k = 0; k < taps; k += 2) {
+            __m512i r0 = _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)(const void *)(rows[k] + i)));
+            __m512i r1 = k + 1 < taps
+                ? _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)(const void *)(rows[k + 1] + i)))
+                : zero;
+            __m512i w = _mm512_set1_epi32(rs_weight_pair(weights, k, taps));
+            a0 = _mm512_add_epi32(a0, _mm512_madd_epi16(_mm512_unpacklo_epi16(r0, r1), w));
+            a1 = _mm512_add_epi32(a1, _mm512_madd_epi16(_mm512_unpackhi_epi16(r0, r1), w));
+        }
+        a0 = _mm512_srai_epi32(a0, PF_RS_H_SHIFT);
+        a1 = _mm512_srai_epi32(a1, PF_RS_H_SHIFT);
+        _mm512_storeu_si512((void *)(dst + i), _mm512_packs_epi32(a0, a1));
+    }
+    return i;
+}
+
 __attribute__((target("avx2")))
 static void rs_v16_avx2(const unsigned char *const *rows, const int16_t *weights, long taps, long n, int16_t *dst) {
-    long i = 0;
+    long i = pf_csimd_uses_avx512_vnni() ? rs_v16_avx512(rows, weights, taps, n, dst) : 0;
     const __m256i zero = _mm256_setzero_si256(), round = _mm256_set1_epi32(1 << (PF_RS_H_SHIFT - 1));
     for (; i + 16 <= n; i += 16) {
         __m256i a0 = round, a1 = round;

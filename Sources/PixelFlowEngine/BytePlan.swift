@@ -51,6 +51,8 @@ struct BytePlan {
     var exactBox: Int?
     /// For a separable blur, which rows and columns run the folded kernels (ByteForms+Blur.swift).
     var blur: ByteBlur?
+    /// For a convolution of a resample, the resample stage (ByteForms+Chain.swift).
+    var chain: ByteChain?
     /// The stencil's halo (none for a resample, which reads through its taps).
     var halo: (x: Int, y: Int) {
         if case let .stencil(s) = form { return s.halo }
@@ -155,6 +157,11 @@ struct BytePlan {
                 m = m.inputs[0]
                 continue
             }
+            if case let .convolution(c) = form,
+                let chained = recognizeChain(c, name: n.op.label, valid: valid, xs: xs, ys: ys, node: m, streamed: streamed)
+            {
+                return chained
+            }
             if let source = ByteSource.of(m, streamed: streamed) {
                 return .success(BytePlan(form: form, name: n.op.label, source: source, valid: valid, xSteps: xs, ySteps: ys))
             }
@@ -178,11 +185,14 @@ struct BytePlan {
     /// `RenderContext.writeInStrips`): their alpha is not scanned (it is not decoded yet), so
     /// a streamed source counts as opaque only when its file has no alpha.
     ///
+    /// `earlier`, a plan of the same graph for another rect (a strip write's whole rect), lends
+    /// its taps where they are the same (the chain's x taps, ByteForms+Chain.swift).
+    ///
     /// - Complexity: O(nodes) plus, for straight-alpha `rgba8`, a pass over the source pixels
     ///   the render reads (about 16 bytes per operation).
     static func make(
         root: Node, rect: IntRect, options: RenderContext.Options,
-        buffer: PixelBuffer, streamed: [ObjectIdentifier: ByteSource] = [:]
+        buffer: PixelBuffer, streamed: [ObjectIdentifier: ByteSource] = [:], reusing earlier: BytePlan? = nil
     ) -> Result<BytePlan, Refusal> {
         guard options.usesBytePath else { return .failure(Refusal("off in the context's options (usesBytePath)")) }
         guard options.optimizes else { return .failure(Refusal("optimization is off")) }
@@ -197,6 +207,9 @@ struct BytePlan {
             return .failure(Refusal("the destination is \(buffer.format), the source \(src.format)"))
         }
         if case let .convolution(convolution) = plan.form {
+            if let chain = plan.chain {
+                return plan.makeChain(chain, rect: rect, options: options, buffer: buffer, reusing: earlier)
+            }
             return plan.makeConvolution(convolution, rect: rect, options: options, buffer: buffer)
         }
         if case let .unsharp(unsharp) = plan.form {
@@ -283,6 +296,10 @@ struct BytePlan {
             return
         }
         if case let .convolution(convolution) = form {
+            if let chain {
+                runChain(chain, rect: rect, into: &buffer, options: options)
+                return
+            }
             runConvolution(convolution, rect: rect, into: &buffer, options: options)
             return
         }
@@ -418,7 +435,7 @@ struct BytePlan {
 
     /// One line for `explain()`.
     var summary: String {
-        "\(source.format) \(name) (\(exactBox.map { "box shrink 1/\($0), exact means" } ?? "\(form)")\(shrink.map { ", \($0)" } ?? "")\(blur.map { ", \($0)" } ?? "")) from a \(source.width)x\(source.height) \(source.format) \(source.alphaMode) source"
+        "\(source.format) \(name) (\(exactBox.map { "box shrink 1/\($0), exact means" } ?? chain.map { "\($0)" } ?? "\(form)")\(shrink.map { ", \($0)" } ?? "")\(blur.map { ", \($0)" } ?? "")) from a \(source.width)x\(source.height) \(source.format) \(source.alphaMode) source"
     }
 }
 

@@ -42,7 +42,7 @@ extension RenderPlan {
         var plans: [BytePlan] = []
         for (k, strip) in schedule.strips.enumerated() {
             let plan: BytePlan
-            switch BytePlan.make(root: root, rect: strip, options: options, buffer: rows, streamed: streamed) {
+            switch BytePlan.make(root: root, rect: strip, options: options, buffer: rows, streamed: streamed, reusing: whole) {
             case let .success(p): plan = p
             case let .failure(why): return .failure(BytePlan.Refusal("strip \(k): \(why)"))
             }

@@ -193,38 +193,50 @@ package struct ByteAxisTaps {
         }
         maxTaps = Swift.max(1, rows.map(\.count).max() ?? 1)
         weights = [Int16](repeating: 0, count: n * maxTaps)
-        // The quantized weights of the last output, reused when the next has the same real ones.
-        var last: (real: ArraySlice<Double>, q: [Double])?
-        for (i, p) in rows.enumerated() {
-            starts[i] = Int32(p.start)
-            counts[i] = Int32(p.count)
-            guard p.count > 0 else { continue }
-            let real = all[p.begin..<p.begin + p.count]
-            if let last, last.real == real {
-                for (k, v) in last.q.enumerated() { weights[i * maxTaps + k] = Int16(Swift.min(Swift.max(v, -32768), 32767)) }
-                continue
+        // The quantized weights of the last output (in `q`), reused when the next has the same
+        // real ones. Scratch and indices rather than slices: this runs once per output of every
+        // plan (each strip of a strip write), so it allocates nothing per output.
+        var q = [Double](repeating: 0, count: maxTaps)
+        var last: (begin: Int, count: Int)?
+        let one = ByteAxisTaps.one
+        all.withUnsafeBufferPointer { real in
+            for (i, p) in rows.enumerated() {
+                starts[i] = Int32(p.start)
+                counts[i] = Int32(p.count)
+                guard p.count > 0 else { continue }
+                let r = p.begin
+                if let last, last.count == p.count, (0..<p.count).allSatisfy({ real[last.begin + $0] == real[r + $0] }) {
+                    for k in 0..<p.count { weights[i * maxTaps + k] = Int16(Swift.min(Swift.max(q[k], -32768), 32767)) }
+                    continue
+                }
+                var sum = 0.0
+                for k in 0..<p.count {
+                    q[k] = (real[r + k] * one).rounded()
+                    sum += real[r + k]
+                }
+                let target = (sum * one).rounded()
+                // The rounding rest goes to the largest weight; among equal ones the middle one, so
+                // a symmetric kernel (a box mean's equal taps) stays symmetric.
+                var largest = 0
+                let middle = Double(p.count - 1) / 2
+                for k in 0..<p.count {
+                    let a = Swift.abs(real[r + k]), b = Swift.abs(real[r + largest])
+                    if a > b || (a == b && Swift.abs(Double(k) - middle) < Swift.abs(Double(largest) - middle)) { largest = k }
+                }
+                var qsum = 0.0
+                for k in 0..<p.count { qsum += q[k] }
+                q[largest] += target - qsum
+                // Quantization error of this output for values in 0...255: 255 times the larger of
+                // the positive and the negative weight errors' sums.
+                var above = 0.0, below = 0.0
+                for k in 0..<p.count {
+                    let d = q[k] / one - real[r + k]
+                    if d > 0 { above += d } else { below -= d }
+                }
+                quantizationError = Swift.max(quantizationError, 255 * Swift.max(above, below))
+                for k in 0..<p.count { weights[i * maxTaps + k] = Int16(Swift.min(Swift.max(q[k], -32768), 32767)) }
+                last = (r, p.count)
             }
-            var q = real.map { ($0 * ByteAxisTaps.one).rounded() }
-            let target = (real.reduce(0, +) * ByteAxisTaps.one).rounded()
-            // The rounding rest goes to the largest weight; among equal ones the middle one, so
-            // a symmetric kernel (a box mean's equal taps) stays symmetric.
-            var largest = 0
-            let middle = Double(p.count - 1) / 2
-            for (k, w) in real.enumerated() {
-                let a = Swift.abs(w), b = Swift.abs(real[real.startIndex + largest])
-                if a > b || (a == b && Swift.abs(Double(k) - middle) < Swift.abs(Double(largest) - middle)) { largest = k }
-            }
-            q[largest] += target - q.reduce(0, +)
-            // Quantization error of this output for values in 0...255: 255 times the larger of
-            // the positive and the negative weight errors' sums.
-            var above = 0.0, below = 0.0
-            for (k, w) in real.enumerated() {
-                let d = q[k] / ByteAxisTaps.one - w
-                if d > 0 { above += d } else { below -= d }
-            }
-            quantizationError = Swift.max(quantizationError, 255 * Swift.max(above, below))
-            for (k, v) in q.enumerated() { weights[i * maxTaps + k] = Int16(Swift.min(Swift.max(v, -32768), 32767)) }
-            last = (real, q)
         }
         let half = Int16(1 << (PF_RS_WEIGHT_BITS - 1))
         if n > 0, maxTaps == 2,

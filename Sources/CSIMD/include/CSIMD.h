@@ -27,5 +27,6 @@
 #include "CSIMDBytesJPEG.h"
 #include "CSIMDBytesLinearBlend.h"
 #include "CSIMDBytesUnsharp.h"
+#include "CSIMDBytesChain.h"
 
 #endif

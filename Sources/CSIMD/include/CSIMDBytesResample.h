@@ -18,7 +18,8 @@
  *
  * The _run entry points (CSIMDBytesResample.c) use SSE2 on x86-64 (the baseline; the
  * horizontal pass takes two taps per pmaddwd) and 32-byte AVX2 code where the processor has
- * it (the vertical pass; the RGBA horizontal pass, four taps per vpmaddwd); other targets run
+ * it (the vertical pass, 64-byte AVX-512 BW code first where the processor also has AVX-512 F,
+ * BW and VNNI; the RGBA horizontal pass, four taps per vpmaddwd); other targets run
  * the portable loops. Same results everywhere.
  */
 #include <stdint.h>

@@ -471,6 +471,13 @@ final class PNGStreamingTests: TemporaryDirectoryTestCase {
         // Only the source's line differs, and a last line says how the source is read.
         var la = a.split(separator: "\n")
         var lb = b.split(separator: "\n")
+        // The graph runs the chained byte form in strips: that line also says how the rows are
+        // read (in place for the streamed source).
+        if la.last?.hasPrefix("byte path: a strip write") == true, lb.last?.hasPrefix("byte path: a strip write") == true {
+            XCTAssertTrue(la.last!.hasSuffix("reading the streamed rows in place"), a)
+            la.removeLast()
+            lb.removeLast()
+        }
         XCTAssertTrue(la.last?.hasPrefix("streamed source ") == true, a)
         XCTAssertTrue(lb.last?.hasSuffix("decoded whole when opened (streaming: false)") == true, b)
         la.removeLast()
