@@ -475,6 +475,9 @@ static void u8_extremum_h_avx2(const pf_u8 *src, pf_u8 *dst, long n, long bpp, i
 static void u8_extremum_rows_avx2(const pf_u8 *const *rows, int h, pf_u8 *dst, long n, int is_max) {
     pf_u8_extremum_rows_w32(rows, h, dst, n, is_max);
 }
+static void u8_extremum_rows2_avx2(const pf_u8 *const *rows, int h, pf_u8 *d0, pf_u8 *d1, long n, int is_max) {
+    pf_u8_extremum_rows2_w32(rows, h, d0, d1, n, is_max);
+}
 static void u8_pick_rows_avx2(const pf_u8 *a, const pf_u8 *b, pf_u8 *d, long n, int is_max) {
     pf_u8_pick_rows_w32(a, b, d, n, is_max);
 }
@@ -495,6 +498,7 @@ static void u8_median5x5_row_avx2(const pf_u8 *const *rows, pf_u8 *dst, long n, 
 #define u8_extremum_h_avx2 pf_u8_extremum_h
 #define u8_extremum_rows_avx2 pf_u8_extremum_rows
 #define u8_pick_rows_avx2 pf_u8_pick_rows
+#define u8_extremum_rows2_avx2 pf_u8_extremum_rows2
 #define u8_extremum_v_vanherk_avx2 pf_u8_extremum_v_vanherk
 #define u8_median3x3_row_avx2 pf_u8_median3x3_row
 #define u8_median5x5_row_avx2 pf_u8_median5x5_row
@@ -507,6 +511,10 @@ void pf_u8_extremum_h_run(const pf_u8 *src, pf_u8 *dst, long n, long bpp, int w,
 void pf_u8_extremum_rows_run(const pf_u8 *const *rows, int h, pf_u8 *dst, long n, int is_max) {
     if (PF_BYTES_WIDE(n)) u8_extremum_rows_avx2(rows, h, dst, n, is_max);
     else pf_u8_extremum_rows(rows, h, dst, n, is_max);
+}
+void pf_u8_extremum_rows2_run(const pf_u8 *const *rows, int h, pf_u8 *d0, pf_u8 *d1, long n, int is_max) {
+    if (PF_BYTES_WIDE(n)) u8_extremum_rows2_avx2(rows, h, d0, d1, n, is_max);
+    else pf_u8_extremum_rows2(rows, h, d0, d1, n, is_max);
 }
 void pf_u8_pick_rows_run(const pf_u8 *a, const pf_u8 *b, pf_u8 *d, long n, int is_max) {
     if (PF_BYTES_WIDE(n)) u8_pick_rows_avx2(a, b, d, n, is_max);
