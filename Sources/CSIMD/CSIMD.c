@@ -147,6 +147,50 @@ static void load_4x8_row_avx2(const unsigned char *src, pf_float4 *dst, long cou
     PF_WITH_ORDER(order, pf_load_4x8_row(src, dst, count, ORDER));
 }
 #endif
+/* pf_load_rgba8_row_stream_run: pf_load_rgba8_row with non-temporal stores (the same floats:
+ * each byte converted, then multiplied by 1/255), for a large destination written once: it
+ * skips reading the destination's cache lines (Evaluator.loadSource, for a large render of an
+ * rgba8 source into rgbaF32). The baseline build streams 16 bytes a pixel. */
+static void load_rgba8_row_stream_baseline(const unsigned char *src, pf_float4 *dst, long count) {
+    const float k = 1.0f / 255.0f;
+    for (long i = 0; i < count; i++) {
+        pf_u8x4 v;
+        __builtin_memcpy(&v, src + 4 * i, 4);
+        pf_stream4(dst + i, __builtin_convertvector(v, pf_float4) * k);
+    }
+}
+#if defined(__x86_64__) && defined(__clang__)
+/* The AVX2 variant: 8 pixels (32 bytes) widened to four vectors of 8 floats, each stored as
+ * 32 bytes once dst is 32-byte aligned (the pixels before that stored plainly). */
+__attribute__((target("avx2")))
+static void load_rgba8_row_stream_avx2(const unsigned char *src, pf_float4 *dst, long count) {
+    const float k = 1.0f / 255.0f;
+    typedef unsigned char pf_u8x8 __attribute__((ext_vector_type(8)));
+    long i = 0;
+    for (; i < count && ((unsigned long)(dst + i) & 31); i++) {
+        pf_u8x4 v;
+        __builtin_memcpy(&v, src + 4 * i, 4);
+        dst[i] = __builtin_convertvector(v, pf_float4) * k;
+    }
+    for (; i + 8 <= count; i += 8) {
+        for (int q = 0; q < 4; q++) {
+            pf_u8x8 b;
+            __builtin_memcpy(&b, src + 4 * i + 8 * q, 8);
+            __builtin_nontemporal_store(__builtin_convertvector(b, pf_float8) * k, (pf_float8 *)(dst + i + 2 * q));
+        }
+    }
+    for (; i < count; i++) {
+        pf_u8x4 v;
+        __builtin_memcpy(&v, src + 4 * i, 4);
+        dst[i] = __builtin_convertvector(v, pf_float4) * k;
+    }
+}
+#endif
+void pf_load_rgba8_row_stream_run(const unsigned char *src, pf_float4 *dst, long count) {
+    PF_AVX2_FIRST(load_rgba8_row_stream_avx2(src, dst, count));
+    load_rgba8_row_stream_baseline(src, dst, count);
+}
+
 void pf_load_4x8_row_run(const unsigned char *src, pf_float4 *dst, long count, int order) {
     PF_AVX2_FIRST(load_4x8_row_avx2(src, dst, count, order));
     load_4x8_row_baseline(src, dst, count, order);
@@ -154,6 +198,7 @@ void pf_load_4x8_row_run(const unsigned char *src, pf_float4 *dst, long count, i
 void pf_load_rgba8_row_run(const unsigned char *src, pf_float4 *dst, long count) {
     pf_load_4x8_row_run(src, dst, count, PF_ORDER_RGBA);
 }
+
 
 /* pf_store_4x8_srgb_row: the baseline build is the scalar loop; the AVX2 one splits 8
  * pixels into channel vectors and gathers each lane's bucket code and the threshold of that
@@ -280,13 +325,22 @@ static void store_4x8_row_baseline(const pf_float4 *src, unsigned char *dst, lon
     PF_WITH_ORDER(order, pf_store_4x8_row(src, dst, count, ORDER));
 }
 #if defined(__x86_64__) && defined(__clang__)
-PF_AVX2_INLINE void store_4x8_row_avx2_body(const pf_float4 *src, unsigned char *dst, long count, int order) {
+PF_AVX2_INLINE void store_4x8_row_avx2_body(const pf_float4 *src, unsigned char *dst, long count, int order,
+                                             int stream) {
 #pragma clang fp contract(off)
     typedef unsigned char pf_u8x32 __attribute__((ext_vector_type(32)));
     typedef int pf_int32v __attribute__((ext_vector_type(32)));
     const pf_float8 zero = 0.0f, q255 = 255.0f, half = 0.5f;
     const float *f = (const float *)src;
     long i = 0;
+    if (stream) {
+        /* Up to 32-byte alignment of dst with the scalar kernel (the same bytes). */
+        long lead = (long)((32 - ((unsigned long)dst & 31)) & 31) / 4;
+        if ((unsigned long)dst & 3) lead = count;
+        if (lead > count) lead = count;
+        pf_store_4x8_row(src, dst, lead, order);
+        i = lead;
+    }
     for (; i + 8 <= count; i += 8) {
         pf_int8 c[4];
         for (int q = 0; q < 4; q++) {
@@ -311,13 +365,18 @@ PF_AVX2_INLINE void store_4x8_row_avx2_body(const pf_float4 *src, unsigned char 
             b = __builtin_shufflevector(b, b, 3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14,
                                         19, 16, 17, 18, 23, 20, 21, 22, 27, 24, 25, 26, 31, 28, 29, 30);
         }
-        __builtin_memcpy(dst + 4 * i, &b, 32);
+        if (stream) __builtin_nontemporal_store(b, (pf_u8x32 *)(dst + 4 * i));
+        else __builtin_memcpy(dst + 4 * i, &b, 32);
     }
     pf_store_4x8_row(src + i, dst + 4 * i, count - i, order);
 }
 __attribute__((target("avx2")))
 static void store_4x8_row_avx2(const pf_float4 *src, unsigned char *dst, long count, int order) {
-    PF_WITH_ORDER(order, store_4x8_row_avx2_body(src, dst, count, ORDER));
+    PF_WITH_ORDER(order, store_4x8_row_avx2_body(src, dst, count, ORDER, 0));
+}
+__attribute__((target("avx2")))
+static void store_rgba8_row_stream_avx2(const pf_float4 *src, unsigned char *dst, long count) {
+    store_4x8_row_avx2_body(src, dst, count, PF_ORDER_RGBA, 1);
 }
 #endif
 
@@ -327,6 +386,12 @@ void pf_store_4x8_row_run(const pf_float4 *src, unsigned char *dst, long count, 
 }
 void pf_store_rgba8_row_run(const pf_float4 *src, unsigned char *dst, long count) {
     pf_store_4x8_row_run(src, dst, count, PF_ORDER_RGBA);
+}
+/* pf_store_rgba8_row with non-temporal 32-byte stores where AVX2 runs it (the same bytes;
+ * the baseline build stores as pf_store_rgba8_row does). */
+void pf_store_rgba8_row_stream_run(const pf_float4 *src, unsigned char *dst, long count) {
+    PF_AVX2_FIRST(store_rgba8_row_stream_avx2(src, dst, count));
+    pf_store_4x8_row(src, dst, count, PF_ORDER_RGBA);
 }
 
 /* pf_correlate3x3_row: the AVX2 variant works on the rows as flat arrays of floats, two pixels
@@ -475,6 +540,9 @@ static void u8_extremum_h_avx2(const pf_u8 *src, pf_u8 *dst, long n, long bpp, i
 static void u8_extremum_rows_avx2(const pf_u8 *const *rows, int h, pf_u8 *dst, long n, int is_max) {
     pf_u8_extremum_rows_w32(rows, h, dst, n, is_max);
 }
+static void u8_extremum_rows2_avx2(const pf_u8 *const *rows, int h, pf_u8 *d0, pf_u8 *d1, long n, int is_max) {
+    pf_u8_extremum_rows2_w32(rows, h, d0, d1, n, is_max);
+}
 static void u8_pick_rows_avx2(const pf_u8 *a, const pf_u8 *b, pf_u8 *d, long n, int is_max) {
     pf_u8_pick_rows_w32(a, b, d, n, is_max);
 }
@@ -495,6 +563,7 @@ static void u8_median5x5_row_avx2(const pf_u8 *const *rows, pf_u8 *dst, long n, 
 #define u8_extremum_h_avx2 pf_u8_extremum_h
 #define u8_extremum_rows_avx2 pf_u8_extremum_rows
 #define u8_pick_rows_avx2 pf_u8_pick_rows
+#define u8_extremum_rows2_avx2 pf_u8_extremum_rows2
 #define u8_extremum_v_vanherk_avx2 pf_u8_extremum_v_vanherk
 #define u8_median3x3_row_avx2 pf_u8_median3x3_row
 #define u8_median5x5_row_avx2 pf_u8_median5x5_row
@@ -507,6 +576,10 @@ void pf_u8_extremum_h_run(const pf_u8 *src, pf_u8 *dst, long n, long bpp, int w,
 void pf_u8_extremum_rows_run(const pf_u8 *const *rows, int h, pf_u8 *dst, long n, int is_max) {
     if (PF_BYTES_WIDE(n)) u8_extremum_rows_avx2(rows, h, dst, n, is_max);
     else pf_u8_extremum_rows(rows, h, dst, n, is_max);
+}
+void pf_u8_extremum_rows2_run(const pf_u8 *const *rows, int h, pf_u8 *d0, pf_u8 *d1, long n, int is_max) {
+    if (PF_BYTES_WIDE(n)) u8_extremum_rows2_avx2(rows, h, d0, d1, n, is_max);
+    else pf_u8_extremum_rows2(rows, h, d0, d1, n, is_max);
 }
 void pf_u8_pick_rows_run(const pf_u8 *a, const pf_u8 *b, pf_u8 *d, long n, int is_max) {
     if (PF_BYTES_WIDE(n)) u8_pick_rows_avx2(a, b, d, n, is_max);

@@ -130,14 +130,14 @@ extension BytePlan {
     }
 
     /// Renders `rect` with the warp form `warp`: full-width bands of output rows on all
-    /// threads (band height never changes the pixels: each row is computed alone).
+    /// threads, as many for each (`balancedBands`; band height never changes the pixels: each
+    /// row is computed alone).
     ///
     /// - Complexity: the box reads 4 source bytes per output byte; the affine warp gathers 4
     ///   pixels per output pixel inside the source's image and writes zeros elsewhere.
     func runWarp(_ warp: ByteWarp, rect: IntRect, into buffer: inout PixelBuffer, options: RenderContext.Options) {
         let control = RenderControl.current
-        let band = BytePlan.resampleBandHeight(options)
-        let bands = (rect.height + band - 1) / band
+        let (band, bands) = BytePlan.balancedBands(rows: rect.height, options)
         control?.setTotal(bands)
         let bpp = source.format.bytesPerPixel
         let width = rect.width

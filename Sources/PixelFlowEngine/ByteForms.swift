@@ -69,6 +69,20 @@ extension BytePlan {
         Swift.max(1, Swift.min(options.tileHeight, 32))
     }
 
+    /// Bands of `rows` output rows of at most `resampleBandHeight` rows, their count a multiple
+    /// of the thread count when there are at least as many bands as threads, so that every
+    /// worker gets as many (540 rows on 2 threads: 18 bands of 30 rows, not 17 of 32, one
+    /// worker doing 9 while the other does 8). Never changes the pixels.
+    static func balancedBands(rows: Int, _ options: RenderContext.Options) -> (height: Int, count: Int) {
+        let most = resampleBandHeight(options)
+        guard rows > 0 else { return (most, 0) }
+        var count = (rows + most - 1) / most
+        let threads = Swift.max(1, options.threadCount)
+        if count >= threads { count = (count + threads - 1) / threads * threads }
+        let height = (rows + count - 1) / count
+        return (height, (rows + height - 1) / height)
+    }
+
     /// Renders `rect` into `buffer` with the fixed-point taps `taps`: full-width bands of
     /// output rows on all threads; per output row, the vertical pass of the source rows it
     /// reads (over the source columns the row's outputs read) into a 16-bit row of arena

@@ -281,6 +281,12 @@ struct BytePlan {
     /// the output). Tiles never change the pixels.
     func tileSize(_ options: RenderContext.Options) -> (width: Int, height: Int) {
         let h = halo
+        if case .stencil(.rectangle(_, _, let height)) = form, height <= 15 {
+            // Rows of at least 2 KiB: a row pair's calls (`byteRectangleTile`) cost about as
+            // much as 1 KiB of work.
+            let bpp = source.format.bytesPerPixel
+            return (Swift.max(options.tileWidth, 4 * h.x, 2048 / bpp), Swift.max(options.tileHeight, 4 * h.y))
+        }
         return (Swift.max(options.tileWidth, 4 * h.x), Swift.max(options.tileHeight, 4 * h.y))
     }
 
@@ -307,6 +313,7 @@ struct BytePlan {
             runUnsharp(unsharp, rect: rect, into: &buffer, options: options)
             return
         }
+        let plan = self
         guard case let .stencil(stencil) = form else {
             if let shrink {
                 runShrunkResample(taps!, shrink: shrink, rect: rect, into: &buffer, options: options)
@@ -317,6 +324,16 @@ struct BytePlan {
                 return
             }
             runResample(taps!, rect: rect, into: &buffer, options: options)
+            return
+        }
+        if case let .rectangle(maximum, w, h) = stencil, h <= 15 {
+            // Read in place, border tiles too (`inputColumns`).
+            runTileParts(rect: rect, into: &buffer, options: options) { src, roi, output, stride, inner, bpp, arena in
+                let input = plan.inputColumns(roi, src, bpp: bpp, arena: arena)
+                byteRectangleTile(
+                    maximum: maximum, width: w, height: h, rows: input.rows, runs: input.runs, output: output,
+                    outputStride: stride, outputWidth: inner.width, outputHeight: inner.height, bpp: bpp, arena: arena)
+            }
             return
         }
         runTiles(rect: rect, into: &buffer, options: options) { input, output, stride, width, height, bpp, arena in
@@ -338,6 +355,25 @@ struct BytePlan {
             @escaping @Sendable (
                 _ input: UnsafePointer<UnsafePointer<UInt8>?>, _ output: UnsafeMutablePointer<UInt8>, _ outputStride: Int,
                 _ width: Int, _ height: Int, _ bpp: Int, _ arena: Arena
+            ) -> Void
+    ) {
+        let plan = self
+        runTileParts(rect: rect, into: &buffer, options: options) { src, roi, output, stride, inner, bpp, arena in
+            let input = plan.inputRows(roi, src, bpp: bpp, arena: arena)
+            kernel(input, output, stride, inner.width, inner.height, bpp, arena)
+        }
+    }
+
+    /// The tile loop under `runTiles`: per tile, clears what lies outside `valid` and calls
+    /// `part` with the source, the input rect (the tile's valid part outset by `halo`), the
+    /// output at the valid part's top left, the output's row stride, the valid part, the bytes
+    /// per pixel and the worker's arena.
+    func runTileParts(
+        rect: IntRect, into buffer: inout PixelBuffer, options: RenderContext.Options,
+        part:
+            @escaping @Sendable (
+                _ source: SharedSourceBytes, _ roi: IntRect, _ output: UnsafeMutablePointer<UInt8>, _ outputStride: Int,
+                _ inner: IntRect, _ bpp: Int, _ arena: Arena
             ) -> Void
     ) {
         let control = RenderControl.current
@@ -367,14 +403,64 @@ struct BytePlan {
                         }
                     }
                     if !inner.isEmpty {
-                        let roi = inner.outset(halo.x, halo.y)
-                        let input = plan.inputRows(roi, src, bpp: bpp, arena: arena)
-                        kernel(input, out(inner.x, inner.y), dst.bytesPerRow, inner.width, inner.height, bpp, arena)
+                        part(src, inner.outset(halo.x, halo.y), out(inner.x, inner.y), dst.bytesPerRow, inner, bpp, arena)
                     }
                     control?.advance(1)
                 }
             }
         }
+    }
+
+    /// The columns of `roi` as runs of source columns (`ByteColumnRun`, `at` from 0), in the
+    /// worker's arena: one run when the crops and clamps leave them unchanged.
+    private func columnRuns(_ roi: IntRect, sourceWidth: Int, arena: Arena) -> UnsafeBufferPointer<ByteColumnRun> {
+        if BytePlan.isIdentity(roi.x..<roi.maxX, xSteps), roi.x >= 0, roi.maxX <= sourceWidth {
+            let one = arena.allocate(1, of: ByteColumnRun.self)
+            one.initialize(to: ByteColumnRun(at: 0, from: roi.x, count: roi.width))
+            return UnsafeBufferPointer(start: one, count: 1)
+        }
+        func column(_ i: Int) -> Int { BytePlan.map(roi.x + i, xSteps) ?? -1 }
+        // At most one run per column.
+        let runs = arena.allocate(roi.width, of: ByteColumnRun.self)
+        var count = 0, i = 0
+        while i < roi.width {
+            let sx = column(i)
+            var k = 1
+            while i + k < roi.width {
+                let next = column(i + k)
+                if sx < 0 ? next >= 0 : next != sx + k { break }
+                k += 1
+            }
+            (runs + count).initialize(to: ByteColumnRun(at: i, from: sx, count: k))
+            count += 1
+            i += k
+        }
+        return UnsafeBufferPointer(start: runs, count: count)
+    }
+
+    /// The input over `roi` without copying any of it: one pointer per row, at the source row's
+    /// column 0 (a clamped row repeats a pointer; a transparent row points at zeros as long as
+    /// the runs reach), and the columns as runs of source columns (`columnRuns`).
+    func inputColumns(_ roi: IntRect, _ src: SharedSourceBytes, bpp: Int, arena: Arena) -> (
+        rows: UnsafePointer<UnsafePointer<UInt8>?>, runs: UnsafeBufferPointer<ByteColumnRun>
+    ) {
+        let runs = columnRuns(roi, sourceWidth: src.width, arena: arena)
+        let rows = arena.allocate(roi.height, of: UnsafePointer<UInt8>?.self)
+        var zeros: UnsafePointer<UInt8>?
+        for j in 0..<roi.height {
+            if let sy = BytePlan.map(roi.y + j, ySteps) {
+                rows[j] = src.pixels(0, sy, bpp: bpp)
+                continue
+            }
+            if zeros == nil {
+                let length = runs.reduce(0) { Swift.max($0, $1.from + $1.count) } * bpp
+                let z = arena.allocate(Swift.max(length, 1), of: UInt8.self)
+                z.update(repeating: 0, count: Swift.max(length, 1))
+                zeros = UnsafePointer(z)
+            }
+            rows[j] = zeros
+        }
+        return (UnsafePointer(rows), runs)
     }
 
     /// The stencil's input over `roi` as one pointer per row (at column `roi.x`). When the
@@ -402,21 +488,7 @@ struct BytePlan {
             }
             return UnsafePointer(rows)
         }
-        // Runs (destination column, source column or -1 for transparent, length).
-        func column(_ i: Int) -> Int { BytePlan.map(roi.x + i, xSteps) ?? -1 }
-        var runs: [(at: Int, from: Int, count: Int)] = []
-        var i = 0
-        while i < roi.width {
-            let sx = column(i)
-            var k = 1
-            while i + k < roi.width {
-                let next = column(i + k)
-                if sx < 0 ? next >= 0 : next != sx + k { break }
-                k += 1
-            }
-            runs.append((i, sx, k))
-            i += k
-        }
+        let runs = columnRuns(roi, sourceWidth: src.width, arena: arena)
         let copy = arena.allocate(length * roi.height, of: UInt8.self)
         for j in 0..<roi.height {
             guard let sy = BytePlan.map(roi.y + j, ySteps) else { rows[j] = zeroRow(); continue }

@@ -18,6 +18,10 @@ final class Evaluator: @unchecked Sendable {
     /// The node whose tiles are written straight into the destination buffer, if any: its
     /// output is not read again during the render, so it may be stored non-temporally.
     var nonTemporalRoot: Node?
+    /// Whether a source at `nonTemporalRoot` (the render is a plain conversion) is stored
+    /// non-temporally too: set for renders that move `RenderContext.nonTemporalConversionBytes`
+    /// or more (`RenderContext.streamsConversion`).
+    var streamsSourceConversion = false
     /// The rows of each streamed source of the render, by node identity. Bound before any tile
     /// that reads the source runs; a strip write moves the windows between strips.
     var windows: [ObjectIdentifier: RowWindow] = [:]
@@ -68,7 +72,7 @@ final class Evaluator: @unchecked Sendable {
         }
         switch node.op {
         case let .source(buffer):
-            loadSource(buffer, into: out)
+            loadSource(buffer, into: out, nonTemporal: streamsSourceConversion && node === nonTemporalRoot)
         case .streamedSource:
             guard let window = windows[ObjectIdentifier(node)] else {
                 assertionFailure("streamed source evaluated without a window")
@@ -111,7 +115,21 @@ final class Evaluator: @unchecked Sendable {
 
     // MARK: Sources
 
-    private func loadSource(_ buffer: PixelBuffer, into out: Tile) {
+    private func loadSource(_ buffer: PixelBuffer, into out: Tile, nonTemporal: Bool) {
+        if nonTemporal, buffer.format == .rgba8, !(linear && buffer.colorEncoding == .sRGB),
+            buffer.alphaMode == .premultiplied
+        {
+            // The whole render is this conversion: stores that skip the cache, with the same
+            // values as loadRowRGBA's.
+            buffer.withUnsafeBytes { raw in
+                for y in out.rect.y..<out.rect.maxY {
+                    let src = raw.baseAddress! + y * buffer.bytesPerRow + out.rect.x * 4
+                    pf_load_rgba8_row_stream_run(src.assumingMemoryBound(to: UInt8.self), out.row(y), out.rect.width)
+                }
+            }
+            pf_store_fence()
+            return
+        }
         for y in out.rect.y..<out.rect.maxY {
             loadSourceRow(buffer, x: out.rect.x, y: y, count: out.rect.width, into: out.row(y), premultiply: true)
         }

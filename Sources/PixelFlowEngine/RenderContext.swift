@@ -203,7 +203,12 @@ public struct RenderContext: Sendable {
         }
         try plan.computeStages(with: evaluator)
         let target = TileTarget(buffer: buffer, linear: evaluator.linear)
-        if target.direct { evaluator.nonTemporalRoot = plan.root }
+        if target.direct {
+            evaluator.nonTemporalRoot = plan.root
+            if case let .source(b) = plan.root.op {
+                evaluator.streamsSourceConversion = Self.streamsConversion(rect, from: b.format, to: buffer.format)
+            }
+        }
         let bpr = buffer.bytesPerRow
         buffer.withUnsafeMutableBytes { raw in
             renderTiles(
@@ -263,6 +268,21 @@ public struct RenderContext: Sendable {
         }
     }
 
+    /// Renders that are one conversion of a source (8-bit to float or back) and move at least
+    /// this many bytes, source read plus destination written, store their output with
+    /// non-temporal stores: the destination's cache lines are then not read before being
+    /// written, and at this size they would not stay cached for the next reader anyway. Below
+    /// it, plain stores (the same values). 64 MiB: about 3.4 megapixels at 20 bytes a pixel;
+    /// measured (Benchmarks/performance-notes.md, "Margins"), streaming gains at 3840x2160 and
+    /// loses 1 to 3% at 1920x1080, whose 40 MiB the caches partly keep between renders.
+    static let nonTemporalConversionBytes = 64 << 20
+
+    /// Whether a conversion of a `from` source over `rect` into a `to` buffer stores
+    /// non-temporally (`nonTemporalConversionBytes`).
+    static func streamsConversion(_ rect: IntRect, from: PixelFormat, to: PixelFormat) -> Bool {
+        rect.width * rect.height * (from.bytesPerPixel + to.bytesPerPixel) >= nonTemporalConversionBytes
+    }
+
     /// Computes `root` over `rect` tile by tile on all workers into `dst`, whose first byte is
     /// pixel (rect.x, rect.y); each tile advances the current render's progress by one unit.
     func renderTiles(
@@ -273,6 +293,7 @@ public struct RenderContext: Sendable {
         let grid = grid ?? TileGrid(rect: rect, tileWidth: options.tileWidth, tileHeight: options.tileHeight)
         let bpp = target.format.bytesPerPixel
         let conversion = Self.sourceConversion(root, target: target, linear: evaluator.linear)
+        let streams = conversion.map { Self.streamsConversion(rect, from: $0.source.format, to: target.format) } ?? false
         let rootRect = IntRect(covering: root.extent)
         Scheduler.run(count: grid.count, threads: options.threadCount, arenas: arenas) { item, arena in
             let t = grid[item]
@@ -286,10 +307,15 @@ public struct RenderContext: Sendable {
                         case let .gray(premultiply):
                             pf_rgba8_to_gray8_row_run(s.assumingMemoryBound(to: UInt8.self), d, t.width, premultiply ? 1 : 0)
                         case .quantize:
-                            pf_store_rgba8_row_run(s.assumingMemoryBound(to: SIMD4<Float>.self), d, t.width)
+                            if streams {
+                                pf_store_rgba8_row_stream_run(s.assumingMemoryBound(to: SIMD4<Float>.self), d, t.width)
+                            } else {
+                                pf_store_rgba8_row_run(s.assumingMemoryBound(to: SIMD4<Float>.self), d, t.width)
+                            }
                         }
                     }
                 }
+                if streams { pf_store_fence() }
             } else if target.direct {
                 let base = (dst.base + ly * dst.bytesPerRow + lx * bpp).assumingMemoryBound(to: SIMD4<Float>.self)
                 precondition(dst.bytesPerRow % 16 == 0)

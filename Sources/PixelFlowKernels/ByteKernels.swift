@@ -62,12 +62,13 @@ package func byteStencilTile(
         let wide = n + (w - 1) * bpp
         let scratch = arena.allocate(wide, of: UInt8.self)
         if h <= 15 {
-            // Down the columns first, into one row that stays in L1, then across it: no
-            // intermediate image, and no halo rows computed twice.
-            let column = arena.allocate(wide, of: UInt8.self)
-            for y in 0..<height {
-                pf_u8_extremum_rows_run(input + y, Int32(h), column, wide, isMax)
-                pf_u8_extremum_h_run(column, output + y * outputStride, n, bpp, Int32(w), isMax, scratch)
+            // Down the columns first (two output rows at a time), then across.
+            let whole = ByteColumnRun(at: 0, from: 0, count: width + w - 1)
+            withUnsafePointer(to: whole) { run in
+                byteRectangleTile(
+                    maximum: maximum, width: w, height: h, rows: input,
+                    runs: UnsafeBufferPointer(start: run, count: 1), output: output, outputStride: outputStride,
+                    outputWidth: width, outputHeight: height, bpp: bpp, arena: arena)
             }
         } else {
             // Across first, then van Herk down the columns of the intermediate rows.
@@ -111,5 +112,68 @@ package func byteStencilTile(
                 pf_u8_median5x5_row_run(input + y, output + y * outputStride, n, bpp, scratch)
             }
         }
+    }
+}
+
+/// A run of a tile's input columns: the `count` columns from `at` read the source columns
+/// `from ..< from + count` in order, or are transparent (`from` < 0). A clamped column repeats
+/// a source column: a run of its own.
+package struct ByteColumnRun: Sendable, Equatable {
+    package var at: Int
+    package var from: Int
+    package var count: Int
+    package init(at: Int, from: Int, count: Int) {
+        self.at = at
+        self.from = from
+        self.count = count
+    }
+}
+
+/// The `width` x `height` rectangle extremum (a dilation or erosion, `height` at most 15)
+/// of a tile, reading the source in place: input row `j` (of `outputHeight + height - 1`)
+/// is `rows[j]`, a source row at its column 0 (or zeros at least as long as every run's end),
+/// and the `outputWidth + width - 1` input columns are `runs` of source columns. Output row
+/// `y` goes to `output + y * outputStride`. `bpp` is 4 (RGBA8) or 1 (gray8).
+///
+/// Down the columns first, into two rows that stay in L1 (two output rows share `height - 1`
+/// input rows: `pf_u8_extremum_rows2_run`), then across them. A vertical extremum commutes
+/// with a clamp or crop of the columns, so the border tiles need no gathered copy of their
+/// input: each run of columns is reduced where it lies in the source. Exact: the same bytes
+/// as the reference `max`/`min` over the window, for any tile size.
+///
+/// - Complexity: per 32 bytes of output (16 without AVX2), `height / 2 + width - 1`
+///   operations; scratch: three rows.
+package func byteRectangleTile(
+    maximum: Bool, width w: Int, height h: Int, rows: UnsafePointer<UnsafePointer<UInt8>?>,
+    runs: UnsafeBufferPointer<ByteColumnRun>, output: UnsafeMutablePointer<UInt8>, outputStride: Int,
+    outputWidth width: Int, outputHeight height: Int, bpp: Int, arena: Arena
+) {
+    if width <= 0 || height <= 0 { return }
+    let isMax: Int32 = maximum ? 1 : 0
+    let n = width * bpp
+    let wide = n + (w - 1) * bpp
+    let scratch = arena.allocate(wide, of: UInt8.self)
+    let columns = (arena.allocate(wide, of: UInt8.self), arena.allocate(wide, of: UInt8.self))
+    let window = arena.allocate(h + 1, of: UnsafePointer<UInt8>?.self)
+    var y = 0
+    while y < height {
+        let pair = h >= 2 && y + 1 < height
+        for run in runs {
+            let d0 = columns.0 + run.at * bpp, d1 = columns.1 + run.at * bpp, length = run.count * bpp
+            if run.from < 0 {
+                d0.update(repeating: 0, count: length)
+                if pair { d1.update(repeating: 0, count: length) }
+                continue
+            }
+            for k in 0..<(pair ? h + 1 : h) { window[k] = rows[y + k]! + run.from * bpp }
+            if pair {
+                pf_u8_extremum_rows2_run(window, Int32(h), d0, d1, length, isMax)
+            } else {
+                pf_u8_extremum_rows_run(window, Int32(h), d0, length, isMax)
+            }
+        }
+        pf_u8_extremum_h_run(columns.0, output + y * outputStride, n, bpp, Int32(w), isMax, scratch)
+        if pair { pf_u8_extremum_h_run(columns.1, output + (y + 1) * outputStride, n, bpp, Int32(w), isMax, scratch) }
+        y += pair ? 2 : 1
     }
 }

@@ -51,6 +51,7 @@ PF_INLINE pf_u8 pf_pick1(pf_u8 a, pf_u8 b, int is_max) { return is_max ? (a > b 
  * results as the functions without _run. */
 void pf_u8_extremum_h_run(const pf_u8 *src, pf_u8 *dst, long n, long bpp, int w, int is_max, pf_u8 *scratch);
 void pf_u8_extremum_rows_run(const pf_u8 *const *rows, int h, pf_u8 *dst, long n, int is_max);
+void pf_u8_extremum_rows2_run(const pf_u8 *const *rows, int h, pf_u8 *d0, pf_u8 *d1, long n, int is_max);
 void pf_u8_pick_rows_run(const pf_u8 *a, const pf_u8 *b, pf_u8 *d, long n, int is_max);
 void pf_u8_extremum_v_vanherk_run(const pf_u8 *src, long srcStride, long rows, long n, int h,
                                   pf_u8 *dst, long dstStride, pf_u8 *suffix, pf_u8 *prefix, int is_max);

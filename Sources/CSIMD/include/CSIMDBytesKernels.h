@@ -161,6 +161,66 @@ PF_INLINE void PF_BN(pf_u8_extremum_rows)(const pf_u8 *const *rows, int h, pf_u8
     }
 }
 
+/* Two output rows at once: d0[i] = E(rows[0][i], ..., rows[h - 1][i]) and d1[i] = E(rows[1][i],
+ * ..., rows[h][i]) for i < n (h + 1 rows; h >= 2). The h - 1 rows both windows hold are
+ * reduced once: (h - 2) + 2 operations per PF_BW bytes for the two rows, against 2 (h - 1)
+ * for two calls of pf_u8_extremum_rows, and h + 1 loads against 2 h. */
+PF_INLINE void PF_BN(pf_u8_extremum_rows2_)(const pf_u8 *const *rows, int h, pf_u8 *d0, pf_u8 *d1, long n, int is_max) {
+    if (n < PF_BW) {
+        for (long i = 0; i < n; i++) {
+            pf_u8 m = rows[1][i];
+            for (int k = 2; k < h; k++) m = pf_pick1(m, rows[k][i], is_max);
+            d0[i] = pf_pick1(m, rows[0][i], is_max);
+            d1[i] = pf_pick1(m, rows[h][i], is_max);
+        }
+        return;
+    }
+    long i = 0;
+    if (h == 5 || h == 3) {
+        /* Row pointers in registers, as in pf_u8_extremum_rows_. */
+        const pf_u8 *r0 = rows[0], *r1 = rows[1], *r2 = rows[2], *r3 = rows[3];
+        const pf_u8 *r4 = rows[h == 5 ? 4 : 3], *r5 = rows[h == 5 ? 5 : 3];
+        for (;;) {
+            if (i > n - PF_BW) i = n - PF_BW;
+            PF_BV m;
+            if (h == 5) {
+                m = PF_PICKV(PF_PICKV(PF_LDV(r1 + i), PF_LDV(r2 + i), is_max),
+                             PF_PICKV(PF_LDV(r3 + i), PF_LDV(r4 + i), is_max), is_max);
+                PF_STV(d0 + i, PF_PICKV(m, PF_LDV(r0 + i), is_max));
+                PF_STV(d1 + i, PF_PICKV(m, PF_LDV(r5 + i), is_max));
+            } else {
+                m = PF_PICKV(PF_LDV(r1 + i), PF_LDV(r2 + i), is_max);
+                PF_STV(d0 + i, PF_PICKV(m, PF_LDV(r0 + i), is_max));
+                PF_STV(d1 + i, PF_PICKV(m, PF_LDV(r3 + i), is_max));
+            }
+            if (i == n - PF_BW) break;
+            i += PF_BW;
+        }
+        return;
+    }
+    for (;;) {
+        if (i > n - PF_BW) i = n - PF_BW;
+        PF_BV m = PF_LDV(rows[1] + i);
+        for (int k = 2; k < h; k++) m = PF_PICKV(m, PF_LDV(rows[k] + i), is_max);
+        PF_STV(d0 + i, PF_PICKV(m, PF_LDV(rows[0] + i), is_max));
+        PF_STV(d1 + i, PF_PICKV(m, PF_LDV(rows[h] + i), is_max));
+        if (i == n - PF_BW) break;
+        i += PF_BW;
+    }
+}
+
+PF_INLINE void PF_BN(pf_u8_extremum_rows2)(const pf_u8 *const *rows, int h, pf_u8 *d0, pf_u8 *d1, long n, int is_max) {
+    switch (h * 2 + (is_max != 0)) {
+    case 3 * 2 + 1: PF_BN(pf_u8_extremum_rows2_)(rows, 3, d0, d1, n, 1); break;
+    case 3 * 2: PF_BN(pf_u8_extremum_rows2_)(rows, 3, d0, d1, n, 0); break;
+    case 5 * 2 + 1: PF_BN(pf_u8_extremum_rows2_)(rows, 5, d0, d1, n, 1); break;
+    case 5 * 2: PF_BN(pf_u8_extremum_rows2_)(rows, 5, d0, d1, n, 0); break;
+    default:
+        if (is_max) PF_BN(pf_u8_extremum_rows2_)(rows, h, d0, d1, n, 1);
+        else PF_BN(pf_u8_extremum_rows2_)(rows, h, d0, d1, n, 0);
+    }
+}
+
 /* d[i] = E(a[i], b[i]) for i < n (d may be a or b). */
 PF_INLINE void PF_BN(pf_u8_pick_rows_)(const pf_u8 *a, const pf_u8 *b, pf_u8 *d, long n, int is_max) {
     long i = 0;

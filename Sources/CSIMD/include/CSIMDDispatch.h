@@ -10,6 +10,11 @@
  * time (same results: no contraction, the same operations). */
 void pf_load_rgba8_row_run(const unsigned char *src, pf_float4 *dst, long count);
 void pf_store_rgba8_row_run(const pf_float4 *src, unsigned char *dst, long count);
+/* The same two with non-temporal stores (the same values), for a large destination written
+ * once: they skip reading its cache lines. Call pf_store_fence() before another thread reads
+ * the destination. */
+void pf_load_rgba8_row_stream_run(const unsigned char *src, pf_float4 *dst, long count);
+void pf_store_rgba8_row_stream_run(const pf_float4 *src, unsigned char *dst, long count);
 /* The 4 x 8-bit row kernels for any byte order `order` (PF_ORDER_RGBA, _BGRA or _ARGB, see
  * CSIMDRowKernels.h); each order runs its own compiled copy, with the same results as the
  * inline kernels. The rgba8 entry points are these with PF_ORDER_RGBA. */

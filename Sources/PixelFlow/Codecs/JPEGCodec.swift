@@ -197,7 +197,8 @@ enum _JPEGCodec {
     /// Encodes `gray8` as a grayscale JPEG and everything else as YCbCr: `rgba8` with its
     /// alpha dropped (not composited), other formats converted to `rgba8` first. A baseline
     /// image of two bands or more with `restartMarkers` is compressed in parallel bands
-    /// (`_JPEGBandEncoder`), otherwise by one libjpeg compression.
+    /// (`_JPEGBandEncoder`) on two threads or more, and otherwise by one libjpeg compression
+    /// (with the bands' restart markers on one thread: the same bytes).
     ///
     /// - Throws: `invalidParameter` when `quality` is outside 1...100; `encodingFailed`
     ///   when a side exceeds JPEG's 65_535 pixels.
@@ -214,11 +215,11 @@ enum _JPEGCodec {
                 reason: "JPEG: \(buffer.width)x\(buffer.height) is larger than the format's 65535x65535")
         }
         let written = _JPEGOutput()
-        if let bands = _JPEGBandEncoder(
+        let bands = _JPEGBandEncoder(
             width: buffer.width, height: buffer.height, format: buffer.format == .gray8 ? .gray8 : .rgba8,
             quality: quality, options: options, metadata: metadata, name: name,
             sink: { written.bytes.append(contentsOf: $0) })
-        {
+        if let bands, bands.threads > 1 {
             try buffer.withUnsafeBytes { pixels in
                 try bands.compress(
                     bands: bands.bandCount,
@@ -226,16 +227,19 @@ enum _JPEGCodec {
             }
             return written.bytes
         }
+        // On one thread, the bands' file is written by one compression with a restart marker
+        // after every row of MCUs: the same bytes, without the bands' set-ups and copies.
+        let restartRows: Int32 = bands != nil ? 1 : 0
         let subsampling = subsampling(options.chromaSubsampling)
         var message = [CChar](repeating: 0, count: Int(PF_MESSAGE_CAPACITY))
         var output: UnsafeMutablePointer<UInt8>?
         var size = 0
         let status = metadata.withBlocks { blocks in
             buffer.withUnsafeBytes { pixels in
-                pf_jpeg_encode(
+                pf_jpeg_encode_restart(
                     pixels.baseAddress!.assumingMemoryBound(to: UInt8.self), buffer.bytesPerRow,
                     UInt32(buffer.width), UInt32(buffer.height), buffer.format == .gray8 ? 1 : 4,
-                    Int32(quality), Int32(subsampling), options.progressive ? 1 : 0,
+                    Int32(quality), Int32(subsampling), options.progressive ? 1 : 0, restartRows,
                     blocks, &output, &size, &message)
             }
         }

@@ -99,6 +99,28 @@ final class BytePlanTests: XCTestCase {
         }
     }
 
+    /// Rectangle extrema on images wider than their tiles (at least 2 KiB of row,
+    /// `BytePlan.tileSize`): interior tiles read the source in place, border tiles through
+    /// column runs; clamped and transparent edges, both pixel formats.
+    func testWideRectangleExtremaMatchTheFloatPath() throws {
+        for (format, width) in [(PixelFormat.rgba8, 1100), (.gray8, 4400)] {
+            let src = bytes(width, 19, format: format, seed: 9)
+            let dest = try PixelBuffer(width: width, height: 19, format: format, alphaMode: .premultiplied)
+            for (w, h) in [(5.0, 5.0), (3, 7)] {
+                let clamped = try Image(src).clampedToExtent().morphologyRectangleMaximum(width: w, height: h)
+                    .cropped(to: src.bounds)
+                try compare(
+                    "wide \(format) clamped max \(w)x\(h)", clamped, rect: src.bounds, dest: dest, colorManagement: .none,
+                    expectBytePath: true)
+                let rect = Rect(x: -3, y: -2, width: Double(width + 6), height: 23)
+                let bigDest = try PixelBuffer(width: width + 6, height: 23, format: format, alphaMode: .premultiplied)
+                try compare(
+                    "wide \(format) min \(w)x\(h)", try Image(src).morphologyRectangleMinimum(width: w, height: h), rect: rect,
+                    dest: bigDest, colorManagement: .none, expectBytePath: true)
+            }
+        }
+    }
+
     func testCropsAroundAndInsideAreFollowed() throws {
         let src = bytes(40, 30, seed: 4)
         let dest = try PixelBuffer(width: 40, height: 30, format: .rgba8, alphaMode: .premultiplied)

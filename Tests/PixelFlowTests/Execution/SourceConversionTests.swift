@@ -161,6 +161,89 @@ final class SourceConversionTests: XCTestCase {
         }
     }
 
+    /// The non-temporal row kernels store what the plain ones store, for every length and
+    /// alignment of the destination (the AVX2 kernels stream once it is 32-byte aligned).
+    func testStreamingRowKernelsStoreThePlainValues() {
+        var rng = SeededRandom(seed: 21)
+        let bytes = (0..<4 * 80).map { _ in UInt8(truncatingIfNeeded: rng.next() >> 13) }
+        var floats = (0..<4 * 80).map { _ in rng.unit() * 1.4 - 0.2 }
+        floats[5] = .nan
+        floats[9] = (Float(77) - 0.5) / 255
+        let pixels = stride(from: 0, to: floats.count, by: 4).map {
+            SIMD4(floats[$0], floats[$0 + 1], floats[$0 + 2], floats[$0 + 3])
+        }
+        for count in [0, 1, 7, 8, 9, 16, 17, 33, 71] {
+            for offset in 0..<8 {
+                // Loads: 8-bit source into floats at `offset` pixels past a 64-byte boundary.
+                let loaded = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: count + 9)
+                defer { loaded.deallocate() }
+                loaded.initialize(repeating: SIMD4(repeating: -7), count: count + 9)
+                bytes.withUnsafeBufferPointer { pf_load_rgba8_row_stream_run($0.baseAddress!, loaded + offset, count) }
+                for i in 0..<count {
+                    let expected = SIMD4<Float>((0..<4).map { Float(bytes[4 * i + $0]) * (1 / 255) })
+                    if loaded[offset + i] != expected {
+                        XCTFail("load n=\(count) offset \(offset) pixel \(i): \(loaded[offset + i]) != \(expected)")
+                        return
+                    }
+                }
+                XCTAssertEqual(loaded[offset + count], SIMD4(repeating: -7), "load wrote past the row")
+                // Stores: floats into bytes at `offset` bytes past a 64-byte boundary.
+                let raw = UnsafeMutableRawPointer.allocate(byteCount: 4 * count + 72, alignment: 64)
+                defer { raw.deallocate() }
+                let stored = raw.assumingMemoryBound(to: UInt8.self)
+                stored.initialize(repeating: 0xAB, count: 4 * count + 72)
+                pixels.withUnsafeBufferPointer { pf_store_rgba8_row_stream_run($0.baseAddress!, stored + 4 * offset, count) }
+                for i in 0..<count {
+                    let q = PixelBuffer._quantize8(pixels[i])
+                    for ch in 0..<4 where stored[4 * (offset + i) + ch] != q[ch] {
+                        XCTFail(
+                            "store n=\(count) offset \(offset) pixel \(i) channel \(ch): \(stored[4 * (offset + i) + ch]) != \(q[ch])"
+                        )
+                        return
+                    }
+                }
+                XCTAssertEqual(stored[4 * (offset + count)], 0xAB, "store wrote past the row")
+            }
+        }
+    }
+
+    /// Conversions large enough to store non-temporally (`nonTemporalConversionBytes`) give the
+    /// same bytes as the definition, on 1 and 2 threads: an 8-bit source into floats, and
+    /// floats back into 8 bits.
+    func testLargeConversionsStoreNonTemporallyWithTheSameValues() throws {
+        let width = 1901, height = 1799
+        let rect = IntRect(x: 0, y: 0, width: width, height: height)
+        XCTAssertTrue(RenderContext.streamsConversion(rect, from: .rgba8, to: .rgbaF32))
+        XCTAssertTrue(RenderContext.streamsConversion(rect, from: .rgbaF32, to: .rgba8))
+        XCTAssertFalse(
+            RenderContext.streamsConversion(IntRect(x: 0, y: 0, width: 1920, height: 1080), from: .rgba8, to: .rgbaF32))
+        var bytes = try PixelBuffer(width: width, height: height, format: .rgba8, alphaMode: .premultiplied)
+        var rng = SeededRandom(seed: 8)
+        bytes.withUnsafeMutableBytes { raw in for i in 0..<raw.count { raw[i] = UInt8(truncatingIfNeeded: rng.next() >> 17) } }
+        for threads in [1, 2] {
+            let context = RenderContext(threadCount: threads, colorManagement: .none)
+            var floats = try PixelBuffer(width: width, height: height, format: .rgbaF32, alphaMode: .premultiplied)
+            try context.render(Image(bytes), rect: bytes.bounds, to: &floats)
+            var back = try PixelBuffer(width: width, height: height, format: .rgba8, alphaMode: .premultiplied)
+            try context.render(Image(floats), rect: floats.bounds, to: &back)
+            // v / 255 for every stored value; quantizing it gives the byte back.
+            let mismatch: String? = bytes.withUnsafeBytes { b in
+                floats.withUnsafeBytes { f -> String? in
+                    let fv = f.bindMemory(to: Float.self)
+                    for y in 0..<height {
+                        for x in 0..<width * 4
+                        where fv[y * floats.bytesPerRow / 4 + x] != Float(b[y * bytes.bytesPerRow + x]) * (1 / 255) {
+                            return "float (\(x / 4), \(y)) channel \(x % 4)"
+                        }
+                    }
+                    return nil
+                }
+            }
+            XCTAssertNil(mismatch, "\(threads) threads")
+            XCTAssertTrue(back == bytes, "\(threads) threads: the 8-bit round trip differs")
+        }
+    }
+
     /// A premultiplied float source rendered into 8-bit RGBA, against the float path.
     func testRenderFloatIntoRGBA8MatchesTheFloatPath() throws {
         var src = try PixelBuffer(width: 131, height: 21, format: .rgbaF32, colorEncoding: .linear, alphaMode: .premultiplied)

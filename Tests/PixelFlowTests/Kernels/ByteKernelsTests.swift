@@ -100,6 +100,69 @@ final class ByteKernelsTests: XCTestCase {
         }
     }
 
+    /// `byteRectangleTile` reading the source in place through column runs and row pointers
+    /// (as the byte path's border tiles do: clamped columns repeat one, transparent columns
+    /// and rows are zeros), against the reference on the gathered input.
+    func testRectangleTileOverColumnRunsAndZeroRows() {
+        var seed: UInt64 = 500
+        for bpp in [4, 1] {
+            for (w, h) in [(5, 5), (3, 1), (1, 3), (7, 9), (5, 15)] {
+                for width in [1, 6, 40] {
+                    for maximum in [true, false] {
+                        seed += 1
+                        let stencil = ByteStencil.rectangle(maximum: maximum, width: w, height: h)
+                        let height = 7, sourceWidth = width + 3, sourceHeight = 9
+                        let iw = width + w - 1, ih = height + h - 1
+                        let source = randomBytes(sourceWidth * sourceHeight * bpp, seed: seed)
+                        // Input column i: transparent for the first, clamped to 0 for the next
+                        // two, then the source from column 1, clamped at its right end.
+                        let columns = (0..<iw).map { i in i == 0 ? -1 : Swift.min(sourceWidth - 1, Swift.max(0, i - 2)) }
+                        var runs: [ByteColumnRun] = []
+                        for (i, c) in columns.enumerated() {
+                            if let last = runs.last, (c < 0) == (last.from < 0), c < 0 || c == last.from + last.count,
+                                last.at + last.count == i
+                            {
+                                runs[runs.count - 1].count += 1
+                            } else {
+                                runs.append(ByteColumnRun(at: i, from: c, count: 1))
+                            }
+                        }
+                        // Input row j: transparent every fourth row, else source row j mod 9.
+                        let rowSources = (0..<ih).map { j in j % 4 == 3 ? -1 : j % sourceHeight }
+                        var gathered = [UInt8](repeating: 0, count: iw * ih * bpp)
+                        for j in 0..<ih where rowSources[j] >= 0 {
+                            for i in 0..<iw where columns[i] >= 0 {
+                                for c in 0..<bpp {
+                                    gathered[(j * iw + i) * bpp + c] =
+                                        source[(rowSources[j] * sourceWidth + columns[i]) * bpp + c]
+                                }
+                            }
+                        }
+                        let expected = reference(stencil, gathered, stride: iw * bpp, width: width, height: height, bpp: bpp)
+                        let zeros = [UInt8](repeating: 0, count: sourceWidth * bpp)
+                        var output = [UInt8](repeating: 0xAB, count: width * height * bpp)
+                        source.withUnsafeBufferPointer { src in
+                            zeros.withUnsafeBufferPointer { z in
+                                let rows: [UnsafePointer<UInt8>?] = rowSources.map {
+                                    $0 < 0 ? z.baseAddress! : src.baseAddress! + $0 * sourceWidth * bpp
+                                }
+                                runs.withUnsafeBufferPointer { r in
+                                    output.withUnsafeMutableBufferPointer { o in
+                                        byteRectangleTile(
+                                            maximum: maximum, width: w, height: h, rows: rows, runs: r,
+                                            output: o.baseAddress!, outputStride: width * bpp, outputWidth: width,
+                                            outputHeight: height, bpp: bpp, arena: Arena())
+                                    }
+                                }
+                            }
+                        }
+                        XCTAssertEqual(output, expected, "\(stencil) width \(width) bpp \(bpp), runs \(runs.count)")
+                    }
+                }
+            }
+        }
+    }
+
     func testRectangleExtremaLargestSide() {
         check(.rectangle(maximum: true, width: 401, height: 3), width: 5, height: 2, bpp: 4, seed: 7)
         check(.rectangle(maximum: false, width: 3, height: 401), width: 6, height: 3, bpp: 1, seed: 8)
