@@ -163,12 +163,7 @@ extension BytePlan {
     func makeResample(
         _ resample: ByteResample, rect: IntRect, options: RenderContext.Options, buffer: PixelBuffer
     ) -> Result<BytePlan, Refusal> {
-        if options.colorManagement == .linear, source.colorEncoding == .sRGB || buffer.colorEncoding == .sRGB {
-            return .failure(
-                Refusal(
-                    "resampling in linear light: the float path weighs linear values, not the sRGB-encoded bytes (stays in float)"
-                ))
-        }
+        if let refusal = linearLightRefusal("resampling", options: options, buffer: buffer) { return .failure(refusal) }
         if let warp = makeWarp(resample, rect: rect, options: options, buffer: buffer) { return warp }
         var plan = self
         let taps = ByteResampleTaps(resample, plan: self, rect: rect)
@@ -184,5 +179,17 @@ extension BytePlan {
         }
         plan.exactBox = plan.exactBoxFactor(rect: rect)
         return .success(plan)
+    }
+
+    /// Why a weighted sum of the encoded bytes cannot run, when rendering into `buffer` decodes
+    /// or encodes sRGB (color management `.linear` with an sRGB source or destination): the
+    /// float path then weighs linear values. Nil when the bytes are the values the float path
+    /// weighs. `action` names the operation in the message ("resampling", "convolving").
+    func linearLightRefusal(_ action: String, options: RenderContext.Options, buffer: PixelBuffer) -> Refusal? {
+        guard options.colorManagement == .linear, source.colorEncoding == .sRGB || buffer.colorEncoding == .sRGB else {
+            return nil
+        }
+        return Refusal(
+            "\(action) in linear light: the float path weighs linear values, not the sRGB-encoded bytes (stays in float)")
     }
 }
