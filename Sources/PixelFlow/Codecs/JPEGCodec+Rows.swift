@@ -177,16 +177,9 @@ final class _JPEGRowDecoder: @unchecked Sendable {
             nextRow += count
             return
         }
-        var pointers = [UnsafeMutablePointer<UInt8>?](repeating: nil, count: Swift.min(count, 64))
-        var done = 0
-        while done < count {
-            let n = Swift.min(pointers.count, count - done)
-            for i in 0..<n { pointers[i] = rows(done + i).assumingMemoryBound(to: UInt8.self) }
-            let status = pointers.withUnsafeBufferPointer { p in
-                pf_jpeg_read_rows(decoder, p.baseAddress, UInt32(n), &message)
-            }
+        try _Codec.readRowBatches(count: count, into: rows) { pointers, n in
+            let status = pf_jpeg_read_rows(decoder, pointers, UInt32(n), &message)
             guard status == PF_OK else { throw _JPEGCodec.error(status, message, name: name, options: options) }
-            done += n
             nextRow += n
         }
     }
