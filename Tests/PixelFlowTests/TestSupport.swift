@@ -5,7 +5,8 @@ import XCTest
 @testable import PixelFlowGraph
 @testable import PixelFlowEngine
 
-/// SplitMix64: a small seeded generator so test images are the same on every run.
+/// SplitMix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number generators",
+/// 2014): a small seeded generator so test images are the same on every run.
 struct SeededRandom: RandomNumberGenerator {
     var state: UInt64
     init(seed: UInt64) { state = seed }

@@ -526,7 +526,7 @@ final class PNMAndBMPStreamingTests: TemporaryDirectoryTestCase {
     /// Randomly damaged files (bytes changed, files cut): the streamed decode throws exactly
     /// when the full decode does, and otherwise gives its pixels.
     func testDamagedFilesStreamAsTheyDecodeFully() throws {
-        var rng = CodecTestRandom(seed: 27)
+        var rng = SeededRandom(seed: 27)
         let seeds = try layouts().filter {
             [
                 "P2", "P3", "P4", "P5 16-bit", "P7 RGB_ALPHA", "BMP 24-bit top-down",

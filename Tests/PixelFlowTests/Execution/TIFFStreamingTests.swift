@@ -27,7 +27,7 @@ final class TIFFStreamingTests: TemporaryDirectoryTestCase {
         rowsPerStrip: Int? = nil, tile: Int? = nil, seed: UInt64 = 5,
         pastTheEnd: Bool = false
     ) -> [UInt8] {
-        var rng = CodecTestRandom(seed: seed)
+        var rng = SeededRandom(seed: seed)
         let pixelBytes = samples * bits / 8
         var chunks: [[UInt8]] = []
         if let tile {
