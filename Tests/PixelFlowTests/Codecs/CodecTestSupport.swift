@@ -137,3 +137,18 @@ enum CodecTestSupport {
         return nil
     }
 }
+
+/// Writes `b` to `encoder` in strips of 1...300 rows (random heights from `seed`), then
+/// finishes the file.
+func writeInRandomStrips(_ b: PixelBuffer, to encoder: any _RowEncoder, seed: UInt64) throws {
+    var rng = SeededRandom(seed: seed)
+    var y = 0
+    try b.withUnsafeBytes { raw in
+        while y < b.height {
+            let n = Swift.min(b.height - y, 1 + Int(rng.next() % 300))
+            try encoder.write(rows: raw.baseAddress! + y * b.bytesPerRow, bytesPerRow: b.bytesPerRow, count: n)
+            y += n
+        }
+    }
+    try encoder.finish()
+}

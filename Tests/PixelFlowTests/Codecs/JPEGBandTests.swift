@@ -196,16 +196,7 @@ final class JPEGBandTests: TemporaryDirectoryTestCase {
         let encoder = try _JPEGRowEncoder(
             fileDescriptor: fd, width: b.width, height: b.height, format: b.format, quality: 90,
             options: options, name: out, metadata: metadata)
-        var rng = SeededRandom(seed: seed)
-        var y = 0
-        try b.withUnsafeBytes { raw in
-            while y < b.height {
-                let n = Swift.min(b.height - y, 1 + Int(rng.next() % 300))
-                try encoder.write(rows: raw.baseAddress! + y * b.bytesPerRow, bytesPerRow: b.bytesPerRow, count: n)
-                y += n
-            }
-        }
-        try encoder.finish()
+        try writeInRandomStrips(b, to: encoder, seed: seed)
         return [UInt8](try Data(contentsOf: URL(fileURLWithPath: out)))
     }
 

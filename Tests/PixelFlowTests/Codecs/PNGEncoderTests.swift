@@ -186,16 +186,7 @@ final class PNGEncoderTests: TemporaryDirectoryTestCase {
             fileDescriptor: fd, width: b.width, height: b.height, format: b.format,
             assumingOpaque: _Codec.isOpaque(b), options: EncodeOptions(compressionLevel: level, threadCount: threads),
             name: out, metadata: _EmbeddedMetadata(iccProfile: _ImageCodecs.defaultProfile(for: b)))
-        var rng = SeededRandom(seed: seed)
-        var y = 0
-        try b.withUnsafeBytes { raw in
-            while y < b.height {
-                let n = Swift.min(b.height - y, 1 + Int(rng.next() % 300))
-                try encoder.write(rows: raw.baseAddress! + y * b.bytesPerRow, bytesPerRow: b.bytesPerRow, count: n)
-                y += n
-            }
-        }
-        try encoder.finish()
+        try writeInRandomStrips(b, to: encoder, seed: seed)
         return [UInt8](try Data(contentsOf: URL(fileURLWithPath: out)))
     }
 
