@@ -263,3 +263,28 @@ extension TestImages {
         return m
     }
 }
+
+/// Asserts that `source`, decoded through a `RowWindow` of each capacity in `bands` (band by
+/// band, top to bottom), gives every row of `full` byte for byte.
+func assertWindowRowsEqual(
+    _ source: StreamedSource, _ full: PixelBuffer, bands: [Int], _ label: String,
+    file: StaticString = #filePath, line: UInt = #line
+) throws {
+    let rowBytes = full.width * full.format.bytesPerPixel
+    for band in bands {
+        let window = try RowWindow(source: source, capacity: band)
+        var y = 0
+        while y < full.height {
+            let end = Swift.min(full.height, y + band)
+            try window.decode(upTo: end)
+            for r in y..<end {
+                full.withUnsafeBytes { raw in
+                    XCTAssertEqual(
+                        memcmp(window.row(r), raw.baseAddress! + r * full.bytesPerRow, rowBytes), 0,
+                        "\(label): row \(r), window of \(band)", file: file, line: line)
+                }
+            }
+            y = end
+        }
+    }
+}

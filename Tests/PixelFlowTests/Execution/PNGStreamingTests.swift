@@ -119,23 +119,7 @@ final class PNGStreamingTests: TemporaryDirectoryTestCase {
             XCTAssertEqual(source.format, full.format, file)
             XCTAssertEqual(source.width, full.width, file)
             if source.isOpaque { XCTAssertTrue(_Codec.isOpaque(full), file) }
-            let rowBytes = full.width * full.format.bytesPerPixel
-            for band in [1, 5, 64, full.height] {
-                let window = try RowWindow(source: source, capacity: band)
-                var y = 0
-                while y < full.height {
-                    let end = Swift.min(full.height, y + band)
-                    try window.decode(upTo: end)
-                    for r in y..<end {
-                        full.withUnsafeBytes { raw in
-                            XCTAssertEqual(
-                                memcmp(window.row(r), raw.baseAddress! + r * full.bytesPerRow, rowBytes), 0,
-                                "\(file): row \(r), band \(band)")
-                        }
-                    }
-                    y = end
-                }
-            }
+            try assertWindowRowsEqual(source, full, bands: [1, 5, 64, full.height], file)
         }
     }
 

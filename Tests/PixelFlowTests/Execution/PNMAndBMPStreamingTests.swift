@@ -246,23 +246,7 @@ final class PNMAndBMPStreamingTests: TemporaryDirectoryTestCase {
             XCTAssertEqual(source.width, full.width, name)
             XCTAssertEqual(source.height, full.height, name)
             if source.isOpaque { XCTAssertTrue(_Codec.isOpaque(full), "\(name) says it is opaque") }
-            let rowBytes = full.width * full.format.bytesPerPixel
-            for band in [1, 5, 64] {
-                let window = try RowWindow(source: source, capacity: band)
-                var y = 0
-                while y < full.height {
-                    let end = Swift.min(full.height, y + band)
-                    try window.decode(upTo: end)
-                    for r in y..<end {
-                        full.withUnsafeBytes { raw in
-                            XCTAssertEqual(
-                                memcmp(window.row(r), raw.baseAddress! + r * full.bytesPerRow, rowBytes), 0,
-                                "\(name): row \(r), bands of \(band)")
-                        }
-                    }
-                    y = end
-                }
-            }
+            try assertWindowRowsEqual(source, full, bands: [1, 5, 64], name)
         }
     }
 

@@ -106,23 +106,7 @@ final class TIFFStreamingTests: TemporaryDirectoryTestCase {
         let full = try _ImageCodecs.decodeStored(bytes, format: .tiff, name: label, options: .default).buffer
         XCTAssertEqual(source.format, full.format, label, file: file, line: line)
         XCTAssertEqual([source.width, source.height], [full.width, full.height], label, file: file, line: line)
-        let rowBytes = full.width * full.format.bytesPerPixel
-        for band in [1, 5, 64] {
-            let window = try RowWindow(source: source, capacity: band)
-            var y = 0
-            while y < full.height {
-                let end = Swift.min(full.height, y + band)
-                try window.decode(upTo: end)
-                for r in y..<end {
-                    full.withUnsafeBytes { raw in
-                        XCTAssertEqual(
-                            memcmp(window.row(r), raw.baseAddress! + r * full.bytesPerRow, rowBytes), 0,
-                            "\(label): row \(r), window of \(band)", file: file, line: line)
-                    }
-                }
-                y = end
-            }
-        }
+        try assertWindowRowsEqual(source, full, bands: [1, 5, 64], label, file: file, line: line)
     }
 
     // MARK: Decoding
