@@ -288,3 +288,34 @@ func assertWindowRowsEqual(
         }
     }
 }
+
+/// Graphs over a streamed image that read its rows out of order (a rotation, a flip, a stage
+/// computed before the strips), for the streaming tests: each gives the image to render and
+/// the rect to render.
+enum StreamingGraphs {
+    static var randomAccess: [(String, (Image) throws -> (Image, Rect))] {
+        [
+            (
+                "rotation by 90 degrees",
+                { image in
+                    let r = try image.transformed(by: AffineTransform(rotationAngle: .pi / 2))
+                    return (r, r.extent.integral)
+                }
+            ),
+            (
+                "flip upside down",
+                { image in
+                    let r = try image.transformed(by: AffineTransform(scaleX: 1, y: -1))
+                    return (r, r.extent.integral)
+                }
+            ),
+            (
+                "large blur (a stage computed in advance)",
+                { image in
+                    let r = try image.clampedToExtent().gaussianBlurred(radius: 40).cropped(to: image.extent)
+                    return (r, image.extent)
+                }
+            ),
+        ]
+    }
+}

@@ -416,27 +416,11 @@ final class PNGStreamingTests: TemporaryDirectoryTestCase {
 
     func testGraphsNeedingRandomAccessStillRenderCorrectly() throws {
         let file = try makePNG("in.png", width: 90, height: 140, format: .rgba8, alpha: true)
-        let graphs: [(String, (Image) throws -> (Image, Rect))] = [
-            (
-                "rotation by 90 degrees",
-                { image in
-                    let r = try image.transformed(by: AffineTransform(rotationAngle: .pi / 2))
-                    return (r, r.extent.integral)
-                }
-            ),
-            (
-                "large blur (a stage computed in advance)",
-                { image in
-                    let r = try image.clampedToExtent().gaussianBlurred(radius: 40).cropped(to: image.extent)
-                    return (r, image.extent)
-                }
-            ),
-        ]
         let ctx = RenderContext(
             options: RenderContext.Options(
                 threadCount: 2, tileWidth: 32, tileHeight: 16,
                 colorManagement: .none, stripHeight: 16))
-        for (name, graph) in graphs {
+        for (name, graph) in StreamingGraphs.randomAccess {
             let expected = try reference(file, context: ctx, graph: graph)
             let (image, rect) = try graph(try Image(contentsOfFile: file, streaming: true))
             let out = path("out.png")

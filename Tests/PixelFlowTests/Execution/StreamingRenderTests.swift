@@ -152,34 +152,11 @@ final class StreamingRenderTests: TemporaryDirectoryTestCase {
 
     func testGraphsNeedingRandomAccessStillRenderCorrectly() throws {
         let path = try makeJPEG(width: 90, height: 140)
-        let graphs: [(String, (Image) throws -> (Image, Rect))] = [
-            (
-                "rotation by 90 degrees",
-                { image in
-                    let r = try image.transformed(by: AffineTransform(rotationAngle: .pi / 2))
-                    return (r, r.extent.integral)
-                }
-            ),
-            (
-                "flip upside down",
-                { image in
-                    let r = try image.transformed(by: AffineTransform(scaleX: 1, y: -1))
-                    return (r, r.extent.integral)
-                }
-            ),
-            (
-                "large blur (a stage computed in advance)",
-                { image in
-                    let r = try image.clampedToExtent().gaussianBlurred(radius: 40).cropped(to: image.extent)
-                    return (r, image.extent)
-                }
-            ),
-        ]
         let ctx = RenderContext(
             options: RenderContext.Options(
                 threadCount: 2, tileWidth: 32, tileHeight: 16,
                 colorManagement: .none, stripHeight: 16))
-        for (name, graph) in graphs {
+        for (name, graph) in StreamingGraphs.randomAccess {
             let reference = try referenceJPEG(path, context: ctx, graph: graph)
             let (image, rect) = try graph(try Image(contentsOfFile: path, streaming: true))
             let out = directory.appendingPathComponent("out.jpg").path
