@@ -100,6 +100,35 @@ class TemporaryDirectoryTestCase: XCTestCase {
     override func tearDownWithError() throws {
         if let directory { try? FileManager.default.removeItem(at: directory) }
     }
+
+    /// Asserts that no temporary file (a name starting with `.`, as `_AtomicFile` and the spill
+    /// files make them) is left in the folder.
+    func assertNoTemporaryFilesLeft(
+        _ message: String = "temporary files left behind", file: StaticString = #filePath, line: UInt = #line
+    ) throws {
+        let left = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix(".") }
+        XCTAssertEqual(left, [], message, file: file, line: line)
+    }
+
+    /// Asserts that writing the streamed `image` to `out` in strips of `stripHeight` rows, on 1
+    /// and 2 threads, throws `decodingFailed` and leaves no file there, and that a full render of
+    /// it throws too (a file cut or corrupted after its header).
+    func assertStreamedRenderFails(
+        _ image: Image, writingTo out: String, stripHeight: Int, _ label: String,
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
+        for threads in [1, 2] {
+            let ctx = RenderContext(
+                options: RenderContext.Options(threadCount: threads, colorManagement: .none, stripHeight: stripHeight))
+            XCTAssertThrowsError(try ctx.write(image, toFile: out), label, file: file, line: line) { error in
+                guard case PixelFlowError.decodingFailed = error else {
+                    return XCTFail("\(label): \(error)", file: file, line: line)
+                }
+            }
+            XCTAssertFalse(FileManager.default.fileExists(atPath: out), label, file: file, line: line)
+            XCTAssertThrowsError(try ctx.makeBuffer(image), label, file: file, line: line)
+        }
+    }
 }
 
 /// The bytes of `hex`, two hexadecimal digits a byte (how the barcode fixtures store messages).

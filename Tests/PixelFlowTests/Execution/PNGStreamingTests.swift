@@ -298,8 +298,7 @@ final class PNGStreamingTests: TemporaryDirectoryTestCase {
                 XCTAssertEqual(f.filter { $0 == 1 }.count, 1)
             }
         }
-        let left = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix(".") }
-        XCTAssertEqual(left, [], "temporary files left behind")
+        try assertNoTemporaryFilesLeft()
     }
 
     /// An RGBA PNG whose alpha is 255 everywhere (PixelFlow itself would write it as RGB).
@@ -455,20 +454,8 @@ final class PNGStreamingTests: TemporaryDirectoryTestCase {
         let cut = try save(Array(whole.prefix(whole.count * 6 / 10)), "cut.png")
         let image = try Image(contentsOfFile: cut, streaming: true)
         XCTAssertTrue(isStreamed(image))
-        let out = path("out.png")
-        for threads in [1, 2] {
-            let ctx = RenderContext(
-                options: RenderContext.Options(
-                    threadCount: threads, colorManagement: .none,
-                    stripHeight: 16))
-            XCTAssertThrowsError(try ctx.write(image, toFile: out)) { error in
-                guard case PixelFlowError.decodingFailed = error else { return XCTFail("\(error)") }
-            }
-            XCTAssertFalse(FileManager.default.fileExists(atPath: out))
-            XCTAssertThrowsError(try ctx.makeBuffer(image))
-        }
-        let left = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix(".") }
-        XCTAssertEqual(left, [], "temporary files left behind")
+        assertStreamedRenderFails(image, writingTo: path("out.png"), stripHeight: 16, "cut.png")
+        try assertNoTemporaryFilesLeft()
     }
 
     func testCorruptImageDataThrowsMidStream() throws {

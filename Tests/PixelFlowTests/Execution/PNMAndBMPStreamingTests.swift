@@ -470,21 +470,10 @@ final class PNMAndBMPStreamingTests: TemporaryDirectoryTestCase {
             XCTAssertThrowsError(try PixelBuffer(contentsOfFile: path))
             let image = try Image(contentsOfFile: path, streaming: true)
             guard case .streamedSource = image.node.op else { return XCTFail("\(name) should be streamed") }
-            let out = directory.appendingPathComponent("out.pnm").path
-            for threads in [1, 2] {
-                let ctx = RenderContext(
-                    options: RenderContext.Options(
-                        threadCount: threads, colorManagement: .none,
-                        stripHeight: 8))
-                XCTAssertThrowsError(try ctx.write(image, toFile: out)) { error in
-                    guard case PixelFlowError.decodingFailed = error else { return XCTFail("\(name): \(error)") }
-                }
-                XCTAssertFalse(FileManager.default.fileExists(atPath: out))
-                XCTAssertThrowsError(try ctx.makeBuffer(image), name)
-            }
+            assertStreamedRenderFails(
+                image, writingTo: directory.appendingPathComponent("out.pnm").path, stripHeight: 8, name)
         }
-        let left = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix(".") }
-        XCTAssertEqual(left, [], "temporary files left behind")
+        try assertNoTemporaryFilesLeft()
     }
 
     func testTruncatedBinaryFilesThrowWhenOpened() throws {

@@ -207,8 +207,7 @@ final class StreamingRenderTests: TemporaryDirectoryTestCase {
             // A full render of the same image throws too.
             XCTAssertThrowsError(try ctx.makeBuffer(image))
         }
-        let left = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix(".") }
-        XCTAssertEqual(left, [], "temporary files left behind")
+        try assertNoTemporaryFilesLeft()
     }
 
     func testCorruptScanDataThrowsMidStream() throws {

@@ -251,8 +251,7 @@ final class TIFFStreamingTests: TemporaryDirectoryTestCase {
                     file: file, line: line)
             }
         }
-        let left = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix(".") }
-        XCTAssertEqual(left, [], "temporary or spill files left behind", file: file, line: line)
+        try assertNoTemporaryFilesLeft("temporary or spill files left behind", file: file, line: line)
     }
 
     private func sepia(_ image: Image) throws -> (Image, Rect) {
@@ -359,7 +358,6 @@ final class TIFFStreamingTests: TemporaryDirectoryTestCase {
             guard case PixelFlowError.decodingFailed = error else { return XCTFail("\(error)") }
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: out))
-        let left = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix(".") }
-        XCTAssertEqual(left, [], "temporary files left behind")
+        try assertNoTemporaryFilesLeft()
     }
 }
