@@ -12,6 +12,7 @@
 //   swift run -c release pixelflow-bench --task byte-orders --threads 1 --runs 15   # bgra8/argb8 vs rgba8
 //   swift run -c release pixelflow-bench --task byte-color --threads 1 --runs 15    # byte color forms vs float
 //   swift run -c release pixelflow-bench --task byte-convolution --threads 1 --runs 15   # byte convolutions vs float
+//   swift run -c release pixelflow-bench --task byte-unsharp --threads 1 --runs 15       # byte unsharp masks vs float
 //   swift run -c release pixelflow-bench --filter-hashes out.json      # scripts/compare_filter_hashes.py
 //
 // Sections: `peer` (the operations of ../shared/peers/bench_peers.py, same definitions, each
@@ -133,6 +134,7 @@ func parseOptions() -> Options {
                        pixelflow-bench --task byte-orders [--size WxH] [--threads N] [--runs N]
                        pixelflow-bench --task byte-color [--size WxH] [--threads N] [--runs N]
                        pixelflow-bench --task byte-convolution [--size WxH] [--threads N] [--runs N]
+                       pixelflow-bench --task byte-unsharp [--size WxH] [--threads N] [--runs N]
                        pixelflow-bench --soak SECONDS [--tasks N] [--threads N] [--size WxH] [--json FILE]
                        pixelflow-bench --filter-hashes FILE.json [--label NAME]
 
@@ -462,6 +464,13 @@ if let task = options.task {
         } catch { fail("\(error)") }
         exit(0)
     }
+    if task == "byte-unsharp" {
+        let (w, h) = options.sizeGiven ? (options.width, options.height) : (1920, 1080)
+        do {
+            try runByteUnsharpTask(width: w, height: h, threads: options.threads.max() ?? 1, rounds: max(options.runs, 3))
+        } catch { fail("\(error)") }
+        exit(0)
+    }
     if task == "byte-color" {
         let (w, h) = options.sizeGiven ? (options.width, options.height) : (1920, 1080)
         do { try runByteColorTask(width: w, height: h, threads: options.threads.max() ?? 1, rounds: max(options.runs, 3)) } catch
@@ -477,7 +486,7 @@ if let task = options.task {
     }
     guard task == "vips" else {
         fail(
-            "unknown task \(task); use vips, sepia, downscale, thumbnail, qr, rectangles, byte-orders, byte-color or byte-convolution"
+            "unknown task \(task); use vips, sepia, downscale, thumbnail, qr, rectangles, byte-orders, byte-color, byte-convolution or byte-unsharp"
         )
     }
     guard let i = options.taskInput, let o = options.taskOutput else { fail("--task vips needs --input and --output") }

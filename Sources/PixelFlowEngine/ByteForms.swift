@@ -19,6 +19,9 @@ enum ByteForm: CustomStringConvertible {
     /// A 2-D convolution with fixed-point weights (ByteForms+Convolution.swift): within 1 unit
     /// of the float path on every pixel and channel.
     case convolution(ByteConvolution)
+    /// An unsharp mask or luma sharpen with a 16-bit Gaussian and a fixed-point combine
+    /// (ByteForms+Unsharp.swift): within 1 unit of the float path on every pixel and channel.
+    case unsharp(ByteUnsharp)
 
     var description: String {
         switch self {
@@ -27,6 +30,7 @@ enum ByteForm: CustomStringConvertible {
         case let .resample(r): return "\(r), fixed-point taps"
         case let .color(c): return "\(c)"
         case let .convolution(c): return "\(c)"
+        case let .unsharp(u): return "\(u)"
         }
     }
 }

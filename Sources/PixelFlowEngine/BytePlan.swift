@@ -111,7 +111,18 @@ struct BytePlan {
         var n = root
         while n.op.kind.identityWindow(n) != nil, !n.op.kind.repeatsEdgesOutsideWindow { restrict(n); n = n.inputs[0] }
         let form: ByteForm
-        if let stencil = n.op.kind.byteForm, n.inputs.count == 1 {
+        var below = n.inputs.first
+        if let match = n.op.kind.byteUnsharp(n) {
+            switch ByteUnsharp.make(match.mask) {
+            case let .success(u): form = .unsharp(u)
+            case let .failure(r): return .failure(r)
+            }
+            below = match.input
+            if let w = match.window {
+                let e = IntRect(covering: w)
+                valid = valid.map { $0.intersection(e) } ?? e
+            }
+        } else if let stencil = n.op.kind.byteForm, n.inputs.count == 1 {
             form = .stencil(stencil)
         } else if let resample = n.op.kind.byteResample(n), n.inputs.count == 1 {
             form = .resample(resample)
@@ -120,7 +131,7 @@ struct BytePlan {
         } else {
             return .failure(
                 Refusal(
-                    "the output is not a morphology or median stencil, a convolution, a Gaussian or box blur or a scale or Lanczos warp with an 8-bit form"
+                    "the output is not a morphology or median stencil, a convolution, a Gaussian or box blur, an unsharp mask or a scale or Lanczos warp with an 8-bit form"
                 ))
         }
         restrict(n)
@@ -128,7 +139,7 @@ struct BytePlan {
             return .success(shrunk)
         }
         var xs: [AxisStep] = [], ys: [AxisStep] = []
-        var m = n.inputs[0]
+        guard var m = below else { return .failure(Refusal("the \(n.op.kindName) has no input")) }
         while true {
             if !m.extent.isInfinite {
                 let e = IntRect(covering: m.extent)
@@ -187,6 +198,9 @@ struct BytePlan {
         }
         if case let .convolution(convolution) = plan.form {
             return plan.makeConvolution(convolution, rect: rect, options: options, buffer: buffer)
+        }
+        if case let .unsharp(unsharp) = plan.form {
+            return plan.makeUnsharp(unsharp, rect: rect, options: options, buffer: buffer)
         }
         let linear = options.colorManagement == .linear
         let decode = linear && src.colorEncoding == .sRGB, encode = linear && buffer.colorEncoding == .sRGB
@@ -270,6 +284,10 @@ struct BytePlan {
         }
         if case let .convolution(convolution) = form {
             runConvolution(convolution, rect: rect, into: &buffer, options: options)
+            return
+        }
+        if case let .unsharp(unsharp) = form {
+            runUnsharp(unsharp, rect: rect, into: &buffer, options: options)
             return
         }
         guard case let .stencil(stencil) = form else {

@@ -116,6 +116,9 @@ package struct BlendKernel: Sendable {
     /// The same computation on premultiplied bytes, when it is one integer formula per channel
     /// (the byte path's blend form). Defaults to the built-in's; must match `apply`'s math.
     package var byteFormula: ByteBlendFormula? = nil
+    /// When the kernel combines a Gaussian of the background (its foreground) with the
+    /// background as an unsharp mask: its parameters (the byte form, UnsharpMask.swift).
+    package var unsharpMask: UnsharpMask? = nil
     package var apply:
         @Sendable (_ fg: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, _ count: Int) -> Void
 

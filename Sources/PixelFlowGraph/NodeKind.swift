@@ -23,6 +23,9 @@ package protocol NodeKind {
     var byteForm: ByteStencil? { get }
     /// The separable 8-bit resampling form of `node`, if it has one (see `ByteForm`).
     func byteResample(_ node: Node) -> ByteResample?
+    /// The unsharp mask that `node` computes, the node it sharpens and where, if it is one (see
+    /// `UnsharpMask`).
+    func byteUnsharp(_ node: Node) -> UnsharpMatch?
     /// A string equal for two nodes of this kind exactly when they compute the same thing from
     /// the same inputs; `unique` is a string no other node has (for closures that cannot be
     /// compared).
@@ -45,6 +48,7 @@ extension NodeKind {
     package func readsInPlace(input k: Int) -> Bool { false }
     package var byteForm: ByteStencil? { nil }
     package func byteResample(_ node: Node) -> ByteResample? { nil }
+    package func byteUnsharp(_ node: Node) -> UnsharpMatch? { nil }
     package func isIdentity(_ node: Node) -> Bool { false }
     package var stageRequirement: StageReason? { nil }
     package func identityWindow(_ node: Node) -> IntRect? { nil }

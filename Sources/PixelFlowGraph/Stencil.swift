@@ -43,6 +43,8 @@ package enum StencilCapability: Sendable {
     /// a render then may run it on bytes with fixed-point taps (`ByteResample.separable`),
     /// within 1 unit of the float kernel.
     case separableTaps([Float])
+    /// The kernel is an unsharp mask (its byte form: `NodeKind.byteUnsharp`, UnsharpMask.swift).
+    case unsharpMask(UnsharpMask)
 }
 
 /// A further input of a stencil kernel: `region` maps an output rect to the rect of that input

@@ -26,5 +26,6 @@
 #include "CSIMDBytesConvolve.h"
 #include "CSIMDBytesJPEG.h"
 #include "CSIMDBytesLinearBlend.h"
+#include "CSIMDBytesUnsharp.h"
 
 #endif

@@ -66,30 +66,33 @@ extension Image {
 
     func unsharpMasked(sigma: Double, intensity k: Float, lumaOnly: Bool) -> Image {
         let name = "\(lumaOnly ? "sharpen luma" : "unsharp") sigma \(sigma) k \(k)"
+        let mask = UnsharpMask(sigma: sigma, intensity: k, lumaOnly: lumaOnly)
         let out: Image
         if GaussianPlan.mode(sigma: sigma) == .tileLocal {
             let taps = GaussianPlan.exactTaps(sigma: sigma)
             let r = taps.count / 2
             out = applyingStencil(
                 .custom(
-                    StencilKernel(name: name, haloX: r, haloY: r, cost: 2 * taps.count) { input, output, _, arena in
+                    StencilKernel(
+                        name: name, haloX: r, haloY: r, cost: 2 * taps.count, capabilities: [.unsharpMask(mask)]
+                    ) { input, output, _, arena in
                         unsharpTile(input, output, taps: taps, intensity: k, lumaOnly: lumaOnly, arena: arena)
                     }))
         } else {
             let blurred = applyingStencil(.gaussian(sigma: sigma))
-            out = blurred.blended(
-                with: self,
-                kernel: BlendKernel(name: name, extentRule: .union) { fg, dst, n in
-                    if lumaOnly {
-                        for i in 0..<n {
-                            let diff = (dst[i] - fg[i]) * rec709Luma
-                            let l = k * (diff.x + diff.y + diff.z)
-                            dst[i] = dst[i] + SIMD4(l, l, l, 0)
-                        }
-                    } else {
-                        for i in 0..<n { dst[i] = dst[i] + (dst[i] - fg[i]) * k }
+            var kernel = BlendKernel(name: name, extentRule: .union) { fg, dst, n in
+                if lumaOnly {
+                    for i in 0..<n {
+                        let diff = (dst[i] - fg[i]) * rec709Luma
+                        let l = k * (diff.x + diff.y + diff.z)
+                        dst[i] = dst[i] + SIMD4(l, l, l, 0)
                     }
-                })
+                } else {
+                    for i in 0..<n { dst[i] = dst[i] + (dst[i] - fg[i]) * k }
+                }
+            }
+            kernel.unsharpMask = mask
+            out = blurred.blended(with: self, kernel: kernel)
         }
         return extent.isInfinite ? out : out.cropped(to: extent)
     }

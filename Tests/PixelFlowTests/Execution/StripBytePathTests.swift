@@ -46,6 +46,14 @@ final class StripBytePathTests: TemporaryDirectoryTestCase {
             ("half-size bilinear (2x2 box)", try source.transformed(by: AffineTransform(scaleX: 0.5, y: 0.5)), half),
             ("Lanczos-3 by 0.7", try source.lanczosScaled(scale: 0.7), try source.lanczosScaled(scale: 0.7).extent.integral),
             ("Gaussian sigma 2, clamped", try source.clampedToExtent().gaussianBlurred(radius: 2).cropped(to: e), e),
+            (
+                "unsharp mask sigma 2, clamped",
+                try source.clampedToExtent().unsharpMasked(radius: 2, intensity: 1).cropped(to: e), e
+            ),
+            (
+                "luma sharpen sigma 4 (Gaussian and blend), clamped",
+                try source.clampedToExtent().sharpenedLuminance(sharpness: 1, radius: 4).cropped(to: e), e
+            ),
             ("sepia over a crop", source.cropped(to: crop).applyingColorMatrix(sepia), crop),
             ("dilate radius 2, clamped", try source.clampedToExtent().morphologyMaximum(radius: 2).cropped(to: e), e),
             (
