@@ -29,15 +29,22 @@ static long size;
 static unsigned char *Y, *Cb, *Cr;
 static int W, H, luma_stride, chroma_width, chroma_height, chroma_stride, half_width, half_height;
 
+/* A decompressor over the file with its header read (error manager `e`); returns the time
+ * before the source was set, where both timings start. */
+static double start(struct jpeg_decompress_struct *c, struct jpeg_error_mgr *e) {
+    c->err = jpeg_std_error(e);
+    jpeg_create_decompress(c);
+    double t0 = now();
+    jpeg_mem_src(c, data, size);
+    jpeg_read_header(c, TRUE);
+    return t0;
+}
+
 /* libjpeg-turbo's whole decode to RGBA. */
 static double full(void) {
     struct jpeg_decompress_struct c;
     struct jpeg_error_mgr e;
-    c.err = jpeg_std_error(&e);
-    jpeg_create_decompress(&c);
-    double t0 = now();
-    jpeg_mem_src(&c, data, size);
-    jpeg_read_header(&c, TRUE);
+    double t0 = start(&c, &e);
     c.out_color_space = JCS_EXT_RGBA;
     jpeg_start_decompress(&c);
     while (c.output_scanline < c.output_height) {
@@ -53,11 +60,7 @@ static double full(void) {
 static double raw(void) {
     struct jpeg_decompress_struct c;
     struct jpeg_error_mgr e;
-    c.err = jpeg_std_error(&e);
-    jpeg_create_decompress(&c);
-    double t0 = now();
-    jpeg_mem_src(&c, data, size);
-    jpeg_read_header(&c, TRUE);
+    double t0 = start(&c, &e);
     c.raw_data_out = TRUE;
     jpeg_start_decompress(&c);
     W = c.image_width;

@@ -84,10 +84,6 @@ static void bl_h_sse2(const int16_t *src, long bpp, const int16_t *half, long r,
 
 #if defined(__x86_64__) && defined(__clang__)
 #include <immintrin.h>
-/* 32 bytes and two distances a step: the bytes of the two rows at one distance interleaved
- * (unpack) and added by pmaddubsw against ones (a + b <= 510), the folded sums of the two
- * distances interleaved (unpack) times the weight pair, one pmaddwd per 8 values. The in-lane
- * pack and one 128-bit permute restore the order. */
 /* The weights of distances 2p and 2p + 1 as one 32-bit lane (the second 0 past r). */
 static inline void bl_weight_pairs(const int16_t *half, long r, int32_t *w) {
     for (long p = 0; p < (r + 2) / 2; p++) {
@@ -96,24 +92,73 @@ static inline void bl_weight_pairs(const int16_t *half, long r, int32_t *w) {
     }
 }
 
-static inline __attribute__((target("avx2"))) void bl_v_fold(const unsigned char *const *rows, long r, long k, long i,
-                                                               __m256i *lo, __m256i *hi) {
-    const __m256i ones = _mm256_set1_epi8(1), zero = _mm256_setzero_si256();
-    if (k > r) {
-        *lo = zero;
-        *hi = zero;
-        return;
+/* The loops below on both vector widths (vectors V, intrinsics prefixed M: _mm256 or _mm512; B
+ * the width in bits), with DOT adding the pmaddwd products of a weight pair into 32-bit sums. */
+#define BL_LOAD256(at) _mm256_loadu_si256((const __m256i *)(const void *)(at))
+#define BL_LOAD512(at) _mm512_loadu_si512((const void *)(at))
+#define BL_MADD(M, a, u, w) M##_add_epi32(a, M##_madd_epi16(u, w))
+#define BL_DPWSSD(M, a, u, w) M##_dpwssd_epi32(a, u, w)
+
+/* NAME(rows, r, k, i, lo, hi): the 16-bit sums of the two rows at distance k (the center row
+ * alone at k = r, zeros past r), bytes i... widened into lo and hi. */
+#define BL_V_FOLD(NAME, TARGET, M, V, B)                                                                \
+    static inline TARGET void NAME(const unsigned char *const *rows, long r, long k, long i, V *lo, V *hi) { \
+        const V ones = M##_set1_epi8(1), zero = M##_setzero_si##B();                                   \
+        if (k > r) {                                                                                   \
+            *lo = zero;                                                                                \
+            *hi = zero;                                                                                \
+            return;                                                                                    \
+        }                                                                                              \
+        V a = BL_LOAD##B(rows[k] + i);                                                                 \
+        if (k == r) {                                                                                  \
+            *lo = M##_unpacklo_epi8(a, zero);                                                          \
+            *hi = M##_unpackhi_epi8(a, zero);                                                          \
+            return;                                                                                    \
+        }                                                                                              \
+        V b = BL_LOAD##B(rows[2 * r - k] + i);                                                         \
+        *lo = M##_maddubs_epi16(M##_unpacklo_epi8(a, b), ones);                                        \
+        *hi = M##_maddubs_epi16(M##_unpackhi_epi8(a, b), ones);                                        \
     }
-    __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(rows[k] + i));
-    if (k == r) {
-        *lo = _mm256_unpacklo_epi8(a, zero);
-        *hi = _mm256_unpackhi_epi8(a, zero);
-        return;
+
+/* The vertical sums of one step: the folded rows of distances 2p and 2p + 1 (FOLD) interleaved
+ * times the weight pair w[p], into a0...a3 (set to round). */
+#define BL_V_PAIRS(M, V, FOLD, DOT)                                                                    \
+    V a0 = round, a1 = round, a2 = round, a3 = round;                                                  \
+    for (long p = 0; p < pairs; p++) {                                                                 \
+        V lo0, hi0, lo1, hi1;                                                                          \
+        FOLD(rows, r, 2 * p, i, &lo0, &hi0);                                                           \
+        FOLD(rows, r, 2 * p + 1, i, &lo1, &hi1);                                                       \
+        V wp = M##_set1_epi32(w[p]);                                                                   \
+        a0 = DOT(M, a0, M##_unpacklo_epi16(lo0, lo1), wp);                                             \
+        a1 = DOT(M, a1, M##_unpackhi_epi16(lo0, lo1), wp);                                             \
+        a2 = DOT(M, a2, M##_unpacklo_epi16(hi0, hi1), wp);                                             \
+        a3 = DOT(M, a3, M##_unpackhi_epi16(hi0, hi1), wp);                                             \
     }
-    __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(rows[2 * r - k] + i));
-    *lo = _mm256_maddubs_epi16(_mm256_unpacklo_epi8(a, b), ones);
-    *hi = _mm256_maddubs_epi16(_mm256_unpackhi_epi8(a, b), ones);
-}
+
+/* The horizontal sums of one step: the 16-bit values at distances 2p and 2p + 1 folded (the
+ * center alone at r, zeros past r), interleaved times the weight pair w[p], into lo and hi (set
+ * to round). */
+#define BL_H_PAIRS(M, V, B, DOT)                                                                       \
+    V lo = round, hi = round;                                                                          \
+    for (long p = 0; p < pairs; p++) {                                                                 \
+        long k = 2 * p;                                                                                \
+        V f0 = BL_LOAD##B(s + k * bpp);                                                                \
+        if (k < r) f0 = M##_add_epi16(f0, BL_LOAD##B(s + (2 * r - k) * bpp));                          \
+        V f1 = M##_setzero_si##B();                                                                    \
+        if (k + 1 <= r) {                                                                              \
+            f1 = BL_LOAD##B(s + (k + 1) * bpp);                                                        \
+            if (k + 1 < r) f1 = M##_add_epi16(f1, BL_LOAD##B(s + (2 * r - k - 1) * bpp));              \
+        }                                                                                              \
+        V wp = M##_set1_epi32(w[p]);                                                                   \
+        lo = DOT(M, lo, M##_unpacklo_epi16(f0, f1), wp);                                               \
+        hi = DOT(M, hi, M##_unpackhi_epi16(f0, f1), wp);                                               \
+    }
+
+/* 32 bytes and two distances a step: the bytes of the two rows at one distance interleaved
+ * (unpack) and added by pmaddubsw against ones (a + b <= 510), the folded sums of the two
+ * distances interleaved (unpack) times the weight pair, one pmaddwd per 8 values. The in-lane
+ * pack and one 128-bit permute restore the order. */
+BL_V_FOLD(bl_v_fold, __attribute__((target("avx2"))), _mm256, __m256i, 256)
 
 __attribute__((target("avx2"))) static void bl_v_avx2(const unsigned char *const *rows, const int16_t *half, long r,
                                                         long i, long n, int16_t *dst) {
@@ -122,17 +167,7 @@ __attribute__((target("avx2"))) static void bl_v_avx2(const unsigned char *const
     int32_t w[pairs];
     bl_weight_pairs(half, r, w);
     for (; i + 32 <= n; i += 32) {
-        __m256i a0 = round, a1 = round, a2 = round, a3 = round;
-        for (long p = 0; p < pairs; p++) {
-            __m256i lo0, hi0, lo1, hi1;
-            bl_v_fold(rows, r, 2 * p, i, &lo0, &hi0);
-            bl_v_fold(rows, r, 2 * p + 1, i, &lo1, &hi1);
-            __m256i wp = _mm256_set1_epi32(w[p]);
-            a0 = _mm256_add_epi32(a0, _mm256_madd_epi16(_mm256_unpacklo_epi16(lo0, lo1), wp));
-            a1 = _mm256_add_epi32(a1, _mm256_madd_epi16(_mm256_unpackhi_epi16(lo0, lo1), wp));
-            a2 = _mm256_add_epi32(a2, _mm256_madd_epi16(_mm256_unpacklo_epi16(hi0, hi1), wp));
-            a3 = _mm256_add_epi32(a3, _mm256_madd_epi16(_mm256_unpackhi_epi16(hi0, hi1), wp));
-        }
+        BL_V_PAIRS(_mm256, __m256i, bl_v_fold, BL_MADD)
         /* Values 0-7 and 16-23, then 8-15 and 24-31. */
         __m256i lo = _mm256_packs_epi32(_mm256_srai_epi32(a0, PF_BL_V_SHIFT), _mm256_srai_epi32(a1, PF_BL_V_SHIFT));
         __m256i hi = _mm256_packs_epi32(_mm256_srai_epi32(a2, PF_BL_V_SHIFT), _mm256_srai_epi32(a3, PF_BL_V_SHIFT));
@@ -152,23 +187,7 @@ __attribute__((target("avx2"))) static void bl_h_avx2(const int16_t *src, long b
     bl_weight_pairs(half, r, w);
     for (; j + 16 <= n; j += 16) {
         const int16_t *s = src + j;
-        __m256i lo = round, hi = round;
-        for (long p = 0; p < pairs; p++) {
-            long k = 2 * p;
-            __m256i f0 = _mm256_loadu_si256((const __m256i *)(const void *)(s + k * bpp));
-            if (k < r) f0 = _mm256_add_epi16(f0, _mm256_loadu_si256((const __m256i *)(const void *)(s + (2 * r - k) * bpp)));
-            __m256i f1 = _mm256_setzero_si256();
-            if (k + 1 <= r) {
-                f1 = _mm256_loadu_si256((const __m256i *)(const void *)(s + (k + 1) * bpp));
-                if (k + 1 < r) {
-                    f1 = _mm256_add_epi16(
-                        f1, _mm256_loadu_si256((const __m256i *)(const void *)(s + (2 * r - k - 1) * bpp)));
-                }
-            }
-            __m256i wp = _mm256_set1_epi32(w[p]);
-            lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(f0, f1), wp));
-            hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(f0, f1), wp));
-        }
+        BL_H_PAIRS(_mm256, __m256i, 256, BL_MADD)
         __m256i v = _mm256_packs_epi32(_mm256_srai_epi32(lo, PF_BL_H_SHIFT), _mm256_srai_epi32(hi, PF_BL_H_SHIFT));
         __m128i bytes = _mm_packus_epi16(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
         _mm_storeu_si128((__m128i *)(void *)(dst + j), bytes);
@@ -180,24 +199,7 @@ __attribute__((target("avx2"))) static void bl_h_avx2(const int16_t *src, long b
  * same integers), 64 values a step, as the AVX2 loops; the AVX2 loops finish the rows. */
 #define PF_BL_512 __attribute__((target("avx512f,avx512bw,avx512vnni,avx2")))
 
-static inline PF_BL_512 void bl_v_fold512(const unsigned char *const *rows, long r, long k, long i, __m512i *lo,
-                                          __m512i *hi) {
-    const __m512i ones = _mm512_set1_epi8(1), zero = _mm512_setzero_si512();
-    if (k > r) {
-        *lo = zero;
-        *hi = zero;
-        return;
-    }
-    __m512i a = _mm512_loadu_si512((const void *)(rows[k] + i));
-    if (k == r) {
-        *lo = _mm512_unpacklo_epi8(a, zero);
-        *hi = _mm512_unpackhi_epi8(a, zero);
-        return;
-    }
-    __m512i b = _mm512_loadu_si512((const void *)(rows[2 * r - k] + i));
-    *lo = _mm512_maddubs_epi16(_mm512_unpacklo_epi8(a, b), ones);
-    *hi = _mm512_maddubs_epi16(_mm512_unpackhi_epi8(a, b), ones);
-}
+BL_V_FOLD(bl_v_fold512, PF_BL_512, _mm512, __m512i, 512)
 
 PF_BL_512 static void bl_v_avx512(const unsigned char *const *rows, const int16_t *half, long r, long n,
                                   int16_t *dst) {
@@ -210,17 +212,7 @@ PF_BL_512 static void bl_v_avx512(const unsigned char *const *rows, const int16_
     int32_t w[pairs];
     bl_weight_pairs(half, r, w);
     for (; i + 64 <= n; i += 64) {
-        __m512i a0 = round, a1 = round, a2 = round, a3 = round;
-        for (long p = 0; p < pairs; p++) {
-            __m512i lo0, hi0, lo1, hi1;
-            bl_v_fold512(rows, r, 2 * p, i, &lo0, &hi0);
-            bl_v_fold512(rows, r, 2 * p + 1, i, &lo1, &hi1);
-            __m512i wp = _mm512_set1_epi32(w[p]);
-            a0 = _mm512_dpwssd_epi32(a0, _mm512_unpacklo_epi16(lo0, lo1), wp);
-            a1 = _mm512_dpwssd_epi32(a1, _mm512_unpackhi_epi16(lo0, lo1), wp);
-            a2 = _mm512_dpwssd_epi32(a2, _mm512_unpacklo_epi16(hi0, hi1), wp);
-            a3 = _mm512_dpwssd_epi32(a3, _mm512_unpackhi_epi16(hi0, hi1), wp);
-        }
+        BL_V_PAIRS(_mm512, __m512i, bl_v_fold512, BL_DPWSSD)
         __m512i lo = _mm512_packs_epi32(_mm512_srai_epi32(a0, PF_BL_V_SHIFT), _mm512_srai_epi32(a1, PF_BL_V_SHIFT));
         __m512i hi = _mm512_packs_epi32(_mm512_srai_epi32(a2, PF_BL_V_SHIFT), _mm512_srai_epi32(a3, PF_BL_V_SHIFT));
         _mm512_storeu_si512((void *)(dst + i), _mm512_permutex2var_epi64(lo, first, hi));
@@ -238,20 +230,7 @@ PF_BL_512 static void bl_h_avx512(const int16_t *src, long bpp, const int16_t *h
     bl_weight_pairs(half, r, w);
     for (; j + 32 <= n; j += 32) {
         const int16_t *s = src + j;
-        __m512i lo = round, hi = round;
-        for (long p = 0; p < pairs; p++) {
-            long k = 2 * p;
-            __m512i f0 = _mm512_loadu_si512((const void *)(s + k * bpp));
-            if (k < r) f0 = _mm512_add_epi16(f0, _mm512_loadu_si512((const void *)(s + (2 * r - k) * bpp)));
-            __m512i f1 = _mm512_setzero_si512();
-            if (k + 1 <= r) {
-                f1 = _mm512_loadu_si512((const void *)(s + (k + 1) * bpp));
-                if (k + 1 < r) f1 = _mm512_add_epi16(f1, _mm512_loadu_si512((const void *)(s + (2 * r - k - 1) * bpp)));
-            }
-            __m512i wp = _mm512_set1_epi32(w[p]);
-            lo = _mm512_dpwssd_epi32(lo, _mm512_unpacklo_epi16(f0, f1), wp);
-            hi = _mm512_dpwssd_epi32(hi, _mm512_unpackhi_epi16(f0, f1), wp);
-        }
+        BL_H_PAIRS(_mm512, __m512i, 512, BL_DPWSSD)
         /* Values 0...255 (weights >= 0, summing to at most 2^14): the unsigned narrowing is exact. */
         __m512i v = _mm512_packs_epi32(_mm512_srai_epi32(lo, PF_BL_H_SHIFT), _mm512_srai_epi32(hi, PF_BL_H_SHIFT));
         _mm256_storeu_si256((__m256i *)(void *)(dst + j), _mm512_cvtusepi16_epi8(v));

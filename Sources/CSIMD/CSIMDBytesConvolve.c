@@ -48,6 +48,64 @@ static inline void cv_tail(const pf_cv_taps *t, const unsigned char *center, lon
     }
 }
 
+/* The outer loop of every vector kernel below, W bytes a step from i while i + W <= n (vectors
+ * V, intrinsics prefixed M: _mm, _mm256 or _mm512): per step the accumulators start at the bias
+ * b, each tap pair (t->at[2p], t->at[2p + 1]) loads its bytes x and y and STEP adds them in, and
+ * FINISH shifts and packs the sums into the bytes v, whose alpha bytes keep_alpha takes from the
+ * center pixel (KEEP). ACCUMULATORS declares the sums; the two forms are CV_SUMS32 (32-bit sums of
+ * the 16-bit weights) and CV_SUMS16 (16-bit sums of small byte weights, see the header). */
+#define CV_LOOP(V, M, W, LOAD, STORE, KEEP, ACCUMULATORS, STEP, FINISH)                                  \
+    for (; i + (W) <= n; i += (W)) {                                                                   \
+        ACCUMULATORS(V);                                                                               \
+        for (long p = 0; p < t->pairs; p++) {                                                          \
+            V x = LOAD(t->at[2 * p] + i);                                                              \
+            V y = LOAD(t->at[2 * p + 1] + i);                                                          \
+            STEP(M, V);                                                                                \
+        }                                                                                              \
+        V v = FINISH(M);                                                                               \
+        if (keep_alpha) v = KEEP(v, LOAD(center + i), alpha);                                          \
+        STORE(dst + i, v);                                                                             \
+    }
+
+/* 32-bit sums: the two taps' bytes widened to 16 bits and interleaved, pmaddwd against the
+ * (w0, w1) pair (DOT adds the products into a sum), four sums of W / 4 bytes. */
+#define CV_SUMS32(V) V a0 = b, a1 = b, a2 = b, a3 = b
+#define CV_STEP32(M, V, DOT)                                                                           \
+    V xl = M##_unpacklo_epi8(x, zero), xh = M##_unpackhi_epi8(x, zero);                                \
+    V yl = M##_unpacklo_epi8(y, zero), yh = M##_unpackhi_epi8(y, zero);                                \
+    V w = M##_set1_epi32(pairs[p]);                                                                    \
+    a0 = DOT(M, a0, M##_unpacklo_epi16(xl, yl), w);                                                    \
+    a1 = DOT(M, a1, M##_unpackhi_epi16(xl, yl), w);                                                    \
+    a2 = DOT(M, a2, M##_unpacklo_epi16(xh, yh), w);                                                    \
+    a3 = DOT(M, a3, M##_unpackhi_epi16(xh, yh), w)
+#define CV_MADD(M, a, u, w) M##_add_epi32(a, M##_madd_epi16(u, w))
+#define CV_DPWSSD(M, a, u, w) M##_dpwssd_epi32(a, u, w)
+#define CV_STEP32_MADD(M, V) CV_STEP32(M, V, CV_MADD)
+#define CV_STEP32_DPWSSD(M, V) CV_STEP32(M, V, CV_DPWSSD)
+#define CV_FINISH32(M)                                                                                 \
+    M##_packus_epi16(M##_packs_epi32(M##_sra_epi32(a0, count), M##_sra_epi32(a1, count)),               \
+                     M##_packs_epi32(M##_sra_epi32(a2, count), M##_sra_epi32(a3, count)))
+
+/* 16-bit sums: the two taps' bytes interleaved, pmaddubsw against the (w0, w1) byte pair. */
+#define CV_SUMS16(V) V lo = b, hi = b
+#define CV_STEP16(M, V)                                                                                \
+    V w = M##_set1_epi16(small[p]);                                                                    \
+    lo = M##_add_epi16(lo, M##_maddubs_epi16(M##_unpacklo_epi8(x, y), w));                             \
+    hi = M##_add_epi16(hi, M##_maddubs_epi16(M##_unpackhi_epi8(x, y), w))
+#define CV_FINISH16(M) M##_packus_epi16(M##_sra_epi16(lo, count), M##_sra_epi16(hi, count))
+
+/* Loads, stores and the alpha bytes put back, per vector width: an and/or against the mask
+ * vector `alpha` up to 256 bits, a byte-mask blend with AVX-512 BW. */
+#define CV_LOAD128(at) _mm_loadu_si128((const __m128i *)(const void *)(at))
+#define CV_STORE128(at, v) _mm_storeu_si128((__m128i *)(void *)(at), v)
+#define CV_KEEP128(v, c, alpha) _mm_or_si128(_mm_andnot_si128(alpha, v), _mm_and_si128(alpha, c))
+#define CV_LOAD256(at) _mm256_loadu_si256((const __m256i *)(const void *)(at))
+#define CV_STORE256(at, v) _mm256_storeu_si256((__m256i *)(void *)(at), v)
+#define CV_KEEP256(v, c, alpha) _mm256_or_si256(_mm256_andnot_si256(alpha, v), _mm256_and_si256(alpha, c))
+#define CV_LOAD512(at) _mm512_loadu_si512((const void *)(at))
+#define CV_STORE512(at, v) _mm512_storeu_si512((void *)(at), v)
+#define CV_KEEP512(v, c, alpha) _mm512_mask_blend_epi8(alpha, v, c)
+
 #if PF_CV_SSE2
 static void cv_sse2(const pf_cv_taps *t, const unsigned char *center, long bpp, const int32_t *pairs,
                     const int32_t *bias, long shift, int keep_alpha, long i, long n, unsigned char *dst) {
@@ -55,30 +113,7 @@ static void cv_sse2(const pf_cv_taps *t, const unsigned char *center, long bpp, 
     const __m128i b = bpp == 4 ? _mm_setr_epi32(bias[0], bias[1], bias[2], bias[3]) : _mm_set1_epi32(bias[0]);
     const __m128i count = _mm_cvtsi32_si128((int)shift);
     const __m128i alpha = _mm_set1_epi32((int)0xFF000000u);
-    for (; i + 16 <= n; i += 16) {
-        __m128i a0 = b, a1 = b, a2 = b, a3 = b;
-        for (long p = 0; p < t->pairs; p++) {
-            __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(t->at[2 * p] + i));
-            __m128i y = _mm_loadu_si128((const __m128i *)(const void *)(t->at[2 * p + 1] + i));
-            __m128i xl = _mm_unpacklo_epi8(x, zero), xh = _mm_unpackhi_epi8(x, zero);
-            __m128i yl = _mm_unpacklo_epi8(y, zero), yh = _mm_unpackhi_epi8(y, zero);
-            __m128i w = _mm_set1_epi32(pairs[p]);
-            a0 = _mm_add_epi32(a0, _mm_madd_epi16(_mm_unpacklo_epi16(xl, yl), w));
-            a1 = _mm_add_epi32(a1, _mm_madd_epi16(_mm_unpackhi_epi16(xl, yl), w));
-            a2 = _mm_add_epi32(a2, _mm_madd_epi16(_mm_unpacklo_epi16(xh, yh), w));
-            a3 = _mm_add_epi32(a3, _mm_madd_epi16(_mm_unpackhi_epi16(xh, yh), w));
-        }
-        a0 = _mm_sra_epi32(a0, count);
-        a1 = _mm_sra_epi32(a1, count);
-        a2 = _mm_sra_epi32(a2, count);
-        a3 = _mm_sra_epi32(a3, count);
-        __m128i v = _mm_packus_epi16(_mm_packs_epi32(a0, a1), _mm_packs_epi32(a2, a3));
-        if (keep_alpha) {
-            __m128i c = _mm_loadu_si128((const __m128i *)(const void *)(center + i));
-            v = _mm_or_si128(_mm_andnot_si128(alpha, v), _mm_and_si128(alpha, c));
-        }
-        _mm_storeu_si128((__m128i *)(void *)(dst + i), v);
-    }
+    CV_LOOP(__m128i, _mm, 16, CV_LOAD128, CV_STORE128, CV_KEEP128, CV_SUMS32, CV_STEP32_MADD, CV_FINISH32)
     cv_tail(t, center, bpp, bias, shift, keep_alpha, i, n, dst);
 }
 #endif
@@ -95,30 +130,7 @@ __attribute__((target("avx2"))) static void cv_avx2(const pf_cv_taps *t, const u
                                : _mm256_set1_epi32(bias[0]);
     const __m128i count = _mm_cvtsi32_si128((int)shift);
     const __m256i alpha = _mm256_set1_epi32((int)0xFF000000u);
-    for (; i + 32 <= n; i += 32) {
-        __m256i a0 = b, a1 = b, a2 = b, a3 = b;
-        for (long p = 0; p < t->pairs; p++) {
-            __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)(t->at[2 * p] + i));
-            __m256i y = _mm256_loadu_si256((const __m256i *)(const void *)(t->at[2 * p + 1] + i));
-            __m256i xl = _mm256_unpacklo_epi8(x, zero), xh = _mm256_unpackhi_epi8(x, zero);
-            __m256i yl = _mm256_unpacklo_epi8(y, zero), yh = _mm256_unpackhi_epi8(y, zero);
-            __m256i w = _mm256_set1_epi32(pairs[p]);
-            a0 = _mm256_add_epi32(a0, _mm256_madd_epi16(_mm256_unpacklo_epi16(xl, yl), w));
-            a1 = _mm256_add_epi32(a1, _mm256_madd_epi16(_mm256_unpackhi_epi16(xl, yl), w));
-            a2 = _mm256_add_epi32(a2, _mm256_madd_epi16(_mm256_unpacklo_epi16(xh, yh), w));
-            a3 = _mm256_add_epi32(a3, _mm256_madd_epi16(_mm256_unpackhi_epi16(xh, yh), w));
-        }
-        a0 = _mm256_sra_epi32(a0, count);
-        a1 = _mm256_sra_epi32(a1, count);
-        a2 = _mm256_sra_epi32(a2, count);
-        a3 = _mm256_sra_epi32(a3, count);
-        __m256i v = _mm256_packus_epi16(_mm256_packs_epi32(a0, a1), _mm256_packs_epi32(a2, a3));
-        if (keep_alpha) {
-            __m256i c = _mm256_loadu_si256((const __m256i *)(const void *)(center + i));
-            v = _mm256_or_si256(_mm256_andnot_si256(alpha, v), _mm256_and_si256(alpha, c));
-        }
-        _mm256_storeu_si256((__m256i *)(void *)(dst + i), v);
-    }
+    CV_LOOP(__m256i, _mm256, 32, CV_LOAD256, CV_STORE256, CV_KEEP256, CV_SUMS32, CV_STEP32_MADD, CV_FINISH32)
 #if PF_CV_SSE2
     cv_sse2(t, center, bpp, pairs, bias, shift, keep_alpha, i, n, dst);
 #else
@@ -139,27 +151,7 @@ __attribute__((target("avx512f,avx512bw,avx512vnni,avx2"))) static long cv_avx51
     const __m128i count = _mm_cvtsi32_si128((int)shift);
     const __mmask64 alpha = 0x8888888888888888ull;
     long i = 0;
-    for (; i + 64 <= n; i += 64) {
-        __m512i a0 = b, a1 = b, a2 = b, a3 = b;
-        for (long p = 0; p < t->pairs; p++) {
-            __m512i x = _mm512_loadu_si512((const void *)(t->at[2 * p] + i));
-            __m512i y = _mm512_loadu_si512((const void *)(t->at[2 * p + 1] + i));
-            __m512i xl = _mm512_unpacklo_epi8(x, zero), xh = _mm512_unpackhi_epi8(x, zero);
-            __m512i yl = _mm512_unpacklo_epi8(y, zero), yh = _mm512_unpackhi_epi8(y, zero);
-            __m512i w = _mm512_set1_epi32(pairs[p]);
-            a0 = _mm512_dpwssd_epi32(a0, _mm512_unpacklo_epi16(xl, yl), w);
-            a1 = _mm512_dpwssd_epi32(a1, _mm512_unpackhi_epi16(xl, yl), w);
-            a2 = _mm512_dpwssd_epi32(a2, _mm512_unpacklo_epi16(xh, yh), w);
-            a3 = _mm512_dpwssd_epi32(a3, _mm512_unpackhi_epi16(xh, yh), w);
-        }
-        a0 = _mm512_sra_epi32(a0, count);
-        a1 = _mm512_sra_epi32(a1, count);
-        a2 = _mm512_sra_epi32(a2, count);
-        a3 = _mm512_sra_epi32(a3, count);
-        __m512i v = _mm512_packus_epi16(_mm512_packs_epi32(a0, a1), _mm512_packs_epi32(a2, a3));
-        if (keep_alpha) v = _mm512_mask_blend_epi8(alpha, v, _mm512_loadu_si512((const void *)(center + i)));
-        _mm512_storeu_si512((void *)(dst + i), v);
-    }
+    CV_LOOP(__m512i, _mm512, 64, CV_LOAD512, CV_STORE512, CV_KEEP512, CV_SUMS32, CV_STEP32_DPWSSD, CV_FINISH32)
     return i;
 }
 
@@ -174,22 +166,7 @@ __attribute__((target("avx2"))) static long cv_small_avx2(const pf_cv_taps *t, c
                                : _mm256_set1_epi16(bias[0]);
     const __m128i count = _mm_cvtsi32_si128((int)shift);
     const __m256i alpha = _mm256_set1_epi32((int)0xFF000000u);
-    for (; i + 32 <= n; i += 32) {
-        __m256i lo = b, hi = b;
-        for (long p = 0; p < t->pairs; p++) {
-            __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)(t->at[2 * p] + i));
-            __m256i y = _mm256_loadu_si256((const __m256i *)(const void *)(t->at[2 * p + 1] + i));
-            __m256i w = _mm256_set1_epi16(small[p]);
-            lo = _mm256_add_epi16(lo, _mm256_maddubs_epi16(_mm256_unpacklo_epi8(x, y), w));
-            hi = _mm256_add_epi16(hi, _mm256_maddubs_epi16(_mm256_unpackhi_epi8(x, y), w));
-        }
-        __m256i v = _mm256_packus_epi16(_mm256_sra_epi16(lo, count), _mm256_sra_epi16(hi, count));
-        if (keep_alpha) {
-            __m256i c = _mm256_loadu_si256((const __m256i *)(const void *)(center + i));
-            v = _mm256_or_si256(_mm256_andnot_si256(alpha, v), _mm256_and_si256(alpha, c));
-        }
-        _mm256_storeu_si256((__m256i *)(void *)(dst + i), v);
-    }
+    CV_LOOP(__m256i, _mm256, 32, CV_LOAD256, CV_STORE256, CV_KEEP256, CV_SUMS16, CV_STEP16, CV_FINISH16)
     return i;
 }
 
@@ -204,19 +181,7 @@ __attribute__((target("avx512f,avx512bw,avx2"))) static long cv_small_avx512(
     const __m128i count = _mm_cvtsi32_si128((int)shift);
     const __mmask64 alpha = 0x8888888888888888ull;
     long i = 0;
-    for (; i + 64 <= n; i += 64) {
-        __m512i lo = b, hi = b;
-        for (long p = 0; p < t->pairs; p++) {
-            __m512i x = _mm512_loadu_si512((const void *)(t->at[2 * p] + i));
-            __m512i y = _mm512_loadu_si512((const void *)(t->at[2 * p + 1] + i));
-            __m512i w = _mm512_set1_epi16(small[p]);
-            lo = _mm512_add_epi16(lo, _mm512_maddubs_epi16(_mm512_unpacklo_epi8(x, y), w));
-            hi = _mm512_add_epi16(hi, _mm512_maddubs_epi16(_mm512_unpackhi_epi8(x, y), w));
-        }
-        __m512i v = _mm512_packus_epi16(_mm512_sra_epi16(lo, count), _mm512_sra_epi16(hi, count));
-        if (keep_alpha) v = _mm512_mask_blend_epi8(alpha, v, _mm512_loadu_si512((const void *)(center + i)));
-        _mm512_storeu_si512((void *)(dst + i), v);
-    }
+    CV_LOOP(__m512i, _mm512, 64, CV_LOAD512, CV_STORE512, CV_KEEP512, CV_SUMS16, CV_STEP16, CV_FINISH16)
     return i;
 }
 #endif

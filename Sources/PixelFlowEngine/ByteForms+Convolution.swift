@@ -156,12 +156,7 @@ extension BytePlan {
     func makeConvolution(
         _ convolution: ByteConvolution, rect: IntRect, options: RenderContext.Options, buffer: PixelBuffer
     ) -> Result<BytePlan, Refusal> {
-        if options.colorManagement == .linear, source.colorEncoding == .sRGB || buffer.colorEncoding == .sRGB {
-            return .failure(
-                Refusal(
-                    "convolving in linear light: the float path weighs linear values, not the sRGB-encoded bytes (stays in float)"
-                ))
-        }
+        if let refusal = linearLightRefusal("convolving", options: options, buffer: buffer) { return .failure(refusal) }
         guard let fixed = convolution.fixedPoint else {
             return .failure(Refusal("a convolution weight is too large for 16-bit fixed point (stays in float)"))
         }

@@ -82,9 +82,7 @@ extension BytePlan {
         }
         let control = RenderControl.current
         let band = BytePlan.resampleBandHeight(options)
-        let prepassBands = (region.height + band - 1) / band
-        let bands = (rect.height + band - 1) / band
-        control?.setTotal(prepassBands + bands)
+        control?.setTotal((region.height + band - 1) / band + (rect.height + band - 1) / band)
         let k = shrink.factor
         let rowValues = region.width * bpp
         let values = UnsafeMutablePointer<Int16>.allocate(capacity: Swift.max(1, rowValues * region.height))
@@ -96,65 +94,68 @@ extension BytePlan {
         src.withRows { s in
             let x0 = k * region.x
             let inWidth = Swift.max(0, Swift.min(s.width - x0, k * region.width))
-            Scheduler.run(count: prepassBands, threads: options.threadCount) { b, arena in
+            BytePlan.runBands(region.height, band: band, threads: options.threadCount, control: control) { js, arena in
                 let scratch = arena.allocate(Swift.max(1, inWidth * bpp), of: UInt32.self)
                 let rows = arena.allocate(k, of: UnsafePointer<UInt8>?.self)
-                for j in b * band..<Swift.min(region.height, (b + 1) * band) {
-                    let y0 = k * (region.y + j), y1 = Swift.min(s.height, y0 + k)
-                    for r in 0..<Swift.max(0, y1 - y0) {
-                        rows[r] = s.pixels(x0, y0 + r, bpp: bpp)
-                    }
-                    pf_u8_box_shrink_run(
-                        rows, Swift.max(0, y1 - y0), bpp, inWidth, k, region.width, mode, scratch,
-                        mid16.base + j * mid16.bytesPerRow)
+                for j in js {
+                    s.boxShrink(
+                        row: region.y + j, factor: k, x0: x0, inWidth: inWidth, outWidth: region.width, bpp: bpp,
+                        mode: mode, rows: rows, scratch: scratch, into: mid16.base + j * mid16.bytesPerRow)
                 }
-                control?.advance(1)
             }
         }
         // The separable passes, as runResample's, reading the 16-bit rows.
-        let starts = xt.starts.map { $0 - Int32(region.x) }
         let unpremultiplies = shrink.unpremultiplies
         let dstBytesPerRow = buffer.bytesPerRow
         buffer.withUnsafeMutableBytes { raw in
             let dst = SharedPixels(base: raw.baseAddress!, bytesPerRow: dstBytesPerRow)
-            starts.withUnsafeBufferPointer { xs in
-                xt.counts.withUnsafeBufferPointer { xc in
-                    xt.weights.withUnsafeBufferPointer { xw in
-                        let xTable = ByteTapPointers(starts: xs.baseAddress!, counts: xc.baseAddress!, weights: xw.baseAddress!)
-                        Scheduler.run(count: bands, threads: options.threadCount) { b, arena in
-                            let mid = arena.allocate(Swift.max(1, rowValues), of: Int16.self)
-                            let rows = arena.allocate(Swift.max(1, yt.maxTaps), of: UnsafePointer<Int16>?.self)
-                            for j in b * band..<Swift.min(rect.height, (b + 1) * band) {
-                                let out = (dst.base + j * dst.bytesPerRow).assumingMemoryBound(to: UInt8.self)
-                                let count = Int(yt.counts[j])
-                                guard count > 0 else {
-                                    out.update(repeating: 0, count: width * bpp)
-                                    continue
-                                }
-                                let s = Int(yt.starts[j]) - region.y
-                                for t in 0..<count {
-                                    rows[t] = UnsafePointer(
-                                        (mid16.base + (s + t) * mid16.bytesPerRow).assumingMemoryBound(to: Int16.self))
-                                }
-                                yt.weights.withUnsafeBufferPointer { w in
-                                    pf_i16_resample_v_run(rows, w.baseAddress! + j * yt.maxTaps, count, rowValues, mid)
-                                }
-                                if unpremultiplies {
-                                    pf_u8_resample_h_from16_unpremultiply_run(
-                                        mid, xTable.starts, xTable.counts, xTable.weights, xt.maxTaps, width, out)
-                                } else if let p = xt.pairsFrom {
-                                    pf_u8_resample_h_from16_pairs_run(mid + (p - region.x) * bpp, bpp, width, out)
-                                } else {
-                                    pf_u8_resample_h_from16_run(
-                                        mid, bpp, xTable.starts, xTable.counts, xTable.weights, xt.maxTaps, width, out)
-                                }
-                            }
-                            control?.advance(1)
+            xt.withPointers(firstColumn: region.x) { xTable in
+                BytePlan.runBands(rect.height, band: band, threads: options.threadCount, control: control) { js, arena in
+                    let mid = arena.allocate(Swift.max(1, rowValues), of: Int16.self)
+                    let rows = arena.allocate(Swift.max(1, yt.maxTaps), of: UnsafePointer<Int16>?.self)
+                    for j in js {
+                        let out = (dst.base + j * dst.bytesPerRow).assumingMemoryBound(to: UInt8.self)
+                        let count = Int(yt.counts[j])
+                        guard count > 0 else {
+                            out.update(repeating: 0, count: width * bpp)
+                            continue
+                        }
+                        let s = Int(yt.starts[j]) - region.y
+                        for t in 0..<count {
+                            rows[t] = UnsafePointer(
+                                (mid16.base + (s + t) * mid16.bytesPerRow).assumingMemoryBound(to: Int16.self))
+                        }
+                        yt.weights.withUnsafeBufferPointer { w in
+                            pf_i16_resample_v_run(rows, w.baseAddress! + j * yt.maxTaps, count, rowValues, mid)
+                        }
+                        if unpremultiplies {
+                            pf_u8_resample_h_from16_unpremultiply_run(
+                                mid, xTable.starts, xTable.counts, xTable.weights, xt.maxTaps, width, out)
+                        } else {
+                            xTable.horizontal(mid, bpp: bpp, width: width, into: out)
                         }
                     }
                 }
             }
         }
+    }
+}
+
+extension SharedSourceBytes {
+    /// Box output row `row` of a shrink by `factor` from source rows `factor x row ..<
+    /// factor x (row + 1)` (those inside the source), columns `x0 ..< x0 + inWidth`, into
+    /// `outWidth` outputs at `out` by `pf_u8_box_shrink_run` in `mode`; `rows` holds `factor`
+    /// row pointers and `scratch` `inWidth x bpp` sums.
+    func boxShrink(
+        row: Int, factor: Int, x0: Int, inWidth: Int, outWidth: Int, bpp: Int, mode: Int32,
+        rows: UnsafeMutablePointer<UnsafePointer<UInt8>?>, scratch: UnsafeMutablePointer<UInt32>,
+        into out: UnsafeMutableRawPointer
+    ) {
+        let y0 = factor * row, y1 = Swift.min(height, y0 + factor)
+        for r in 0..<Swift.max(0, y1 - y0) {
+            rows[r] = pixels(x0, y0 + r, bpp: bpp)
+        }
+        pf_u8_box_shrink_run(rows, Swift.max(0, y1 - y0), bpp, inWidth, factor, outWidth, mode, scratch, out)
     }
 }
 
@@ -178,8 +179,7 @@ extension BytePlan {
     func runBoxBytes(_ k: Int, rect: IntRect, into buffer: inout PixelBuffer, options: RenderContext.Options) {
         let control = RenderControl.current
         let band = BytePlan.resampleBandHeight(options)
-        let bands = (rect.height + band - 1) / band
-        control?.setTotal(bands)
+        control?.setTotal((rect.height + band - 1) / band)
         let bpp = source.format.bytesPerPixel
         let src = source
         let dstBytesPerRow = buffer.bytesPerRow
@@ -188,18 +188,14 @@ extension BytePlan {
             let inWidth = Swift.max(0, Swift.min(s.width - x0, k * rect.width))
             buffer.withUnsafeMutableBytes { raw in
                 let dst = SharedPixels(base: raw.baseAddress!, bytesPerRow: dstBytesPerRow)
-                Scheduler.run(count: bands, threads: options.threadCount) { b, arena in
+                BytePlan.runBands(rect.height, band: band, threads: options.threadCount, control: control) { js, arena in
                     let scratch = arena.allocate(Swift.max(1, inWidth * bpp), of: UInt32.self)
                     let rows = arena.allocate(k, of: UnsafePointer<UInt8>?.self)
-                    for j in b * band..<Swift.min(rect.height, (b + 1) * band) {
-                        let y0 = k * (rect.y + j), y1 = Swift.min(s.height, y0 + k)
-                        for r in 0..<Swift.max(0, y1 - y0) {
-                            rows[r] = s.pixels(x0, y0 + r, bpp: bpp)
-                        }
-                        pf_u8_box_shrink_run(
-                            rows, Swift.max(0, y1 - y0), bpp, inWidth, k, rect.width, 0, scratch, dst.base + j * dst.bytesPerRow)
+                    for j in js {
+                        s.boxShrink(
+                            row: rect.y + j, factor: k, x0: x0, inWidth: inWidth, outWidth: rect.width, bpp: bpp, mode: 0,
+                            rows: rows, scratch: scratch, into: dst.base + j * dst.bytesPerRow)
                     }
-                    control?.advance(1)
                 }
             }
         }

@@ -155,13 +155,11 @@ extension BytePlan {
         let taps = self.taps!
         let control = RenderControl.current
         let band = BytePlan.resampleBandHeight(options)
-        let bands = (rect.height + band - 1) / band
-        control?.setTotal(bands)
+        control?.setTotal((rect.height + band - 1) / band)
         let bpp = source.format.bytesPerPixel
         let width = rect.width, n = width * bpp
         let xt = taps.x, yt = taps.y
         let columns = xt.span ?? 0...0
-        let starts = xt.starts.map { $0 - Int32(columns.lowerBound) }
         let midCount = columns.count * bpp
         let blur = self.blur
         let inner = valid.map { rect.intersection($0) } ?? rect
@@ -176,66 +174,59 @@ extension BytePlan {
             let dstBytesPerRow = buffer.bytesPerRow
             buffer.withUnsafeMutableBytes { raw in
                 let dst = SharedPixels(base: raw.baseAddress!, bytesPerRow: dstBytesPerRow)
-                starts.withUnsafeBufferPointer { xs in
-                    xt.counts.withUnsafeBufferPointer { xc in
-                        xt.weights.withUnsafeBufferPointer { xw in
-                            let xTable = ByteTapPointers(
-                                starts: xs.baseAddress!, counts: xc.baseAddress!, weights: xw.baseAddress!)
-                            Scheduler.run(count: bands, threads: options.threadCount) { b, arena in
-                                let mid = arena.allocate(Swift.max(1, midCount), of: Int16.self)
-                                let g = arena.allocate(Swift.max(1, n), of: Int16.self)
-                                let gathered = arena.allocate(Swift.max(1, n), of: UInt8.self)
-                                let rows = arena.allocate(Swift.max(1, yt.maxTaps), of: UnsafePointer<UInt8>?.self)
-                                for j in b * band..<Swift.min(rect.height, (b + 1) * band) {
-                                    let y = rect.y + j
-                                    let out = (dst.base + j * dst.bytesPerRow).assumingMemoryBound(to: UInt8.self)
-                                    guard !inner.isEmpty, y >= inner.y, y < inner.maxY, xt.span != nil else {
-                                        out.update(repeating: 0, count: n)
-                                        continue
-                                    }
-                                    // The vertical pass (zeros when no tap reads a source row).
-                                    let count = Int(yt.counts[j])
-                                    let s = Int(yt.starts[j])
-                                    for k in 0..<count { rows[k] = src.pixels(columns.lowerBound, s + k, bpp: bpp) }
-                                    yt.weights.withUnsafeBufferPointer { w in
-                                        let wj = w.baseAddress! + j * yt.maxTaps
-                                        if let blur {
-                                            blur.vertical(j, rows: rows, count: count, weights: wj, n: midCount, into: mid)
-                                        } else {
-                                            pf_u8_resample_v_to16_run(rows, wj, count, midCount, mid)
-                                        }
-                                    }
-                                    unsharp.horizontal(
-                                        mid, bpp: bpp, blur: blur, table: xTable, maxTaps: xt.maxTaps, width: width, into: g)
-                                    // The source row under the outputs.
-                                    let center: UnsafePointer<UInt8>
-                                    if let sy = BytePlan.map(y, ySteps), let direct {
-                                        center = src.pixels(direct, sy, bpp: bpp)
-                                    } else if let sy = BytePlan.map(y, ySteps) {
-                                        let row = src.pixels(0, sy, bpp: bpp)
-                                        for i in 0..<width {
-                                            let c = Int(centers[i])
-                                            for ch in 0..<bpp { gathered[i * bpp + ch] = c < 0 ? 0 : row[c * bpp + ch] }
-                                        }
-                                        center = UnsafePointer(gathered)
-                                    } else {
-                                        gathered.update(repeating: 0, count: n)
-                                        center = UnsafePointer(gathered)
-                                    }
-                                    if luma {
-                                        unsharp.lumaWeights.withUnsafeBufferPointer {
-                                            pf_u8_sharpen_luma_rgba_run(center, g, width, $0.baseAddress!, unsharp.shift, out)
-                                        }
-                                    } else {
-                                        pf_u8_unsharp_run(center, g, n, unsharp.intensity, unsharp.shift, out)
-                                    }
-                                    // Transparent outside the valid columns.
-                                    out.update(repeating: 0, count: (inner.x - rect.x) * bpp)
-                                    (out + (inner.maxX - rect.x) * bpp).update(
-                                        repeating: 0, count: (rect.maxX - inner.maxX) * bpp)
-                                }
-                                control?.advance(1)
+                xt.withPointers(firstColumn: columns.lowerBound) { xTable in
+                    BytePlan.runBands(rect.height, band: band, threads: options.threadCount, control: control) { js, arena in
+                        let mid = arena.allocate(Swift.max(1, midCount), of: Int16.self)
+                        let g = arena.allocate(Swift.max(1, n), of: Int16.self)
+                        let gathered = arena.allocate(Swift.max(1, n), of: UInt8.self)
+                        let rows = arena.allocate(Swift.max(1, yt.maxTaps), of: UnsafePointer<UInt8>?.self)
+                        for j in js {
+                            let y = rect.y + j
+                            let out = (dst.base + j * dst.bytesPerRow).assumingMemoryBound(to: UInt8.self)
+                            guard !inner.isEmpty, y >= inner.y, y < inner.maxY, xt.span != nil else {
+                                out.update(repeating: 0, count: n)
+                                continue
                             }
+                            // The vertical pass (zeros when no tap reads a source row).
+                            let count = Int(yt.counts[j])
+                            let s = Int(yt.starts[j])
+                            for k in 0..<count { rows[k] = src.pixels(columns.lowerBound, s + k, bpp: bpp) }
+                            yt.weights.withUnsafeBufferPointer { w in
+                                let wj = w.baseAddress! + j * yt.maxTaps
+                                if let blur {
+                                    blur.vertical(j, rows: rows, count: count, weights: wj, n: midCount, into: mid)
+                                } else {
+                                    pf_u8_resample_v_to16_run(rows, wj, count, midCount, mid)
+                                }
+                            }
+                            unsharp.horizontal(
+                                mid, bpp: bpp, blur: blur, table: xTable, maxTaps: xt.maxTaps, width: width, into: g)
+                            // The source row under the outputs.
+                            let center: UnsafePointer<UInt8>
+                            if let sy = BytePlan.map(y, ySteps), let direct {
+                                center = src.pixels(direct, sy, bpp: bpp)
+                            } else if let sy = BytePlan.map(y, ySteps) {
+                                let row = src.pixels(0, sy, bpp: bpp)
+                                for i in 0..<width {
+                                    let c = Int(centers[i])
+                                    for ch in 0..<bpp { gathered[i * bpp + ch] = c < 0 ? 0 : row[c * bpp + ch] }
+                                }
+                                center = UnsafePointer(gathered)
+                            } else {
+                                gathered.update(repeating: 0, count: n)
+                                center = UnsafePointer(gathered)
+                            }
+                            if luma {
+                                unsharp.lumaWeights.withUnsafeBufferPointer {
+                                    pf_u8_sharpen_luma_rgba_run(center, g, width, $0.baseAddress!, unsharp.shift, out)
+                                }
+                            } else {
+                                pf_u8_unsharp_run(center, g, n, unsharp.intensity, unsharp.shift, out)
+                            }
+                            // Transparent outside the valid columns.
+                            out.update(repeating: 0, count: (inner.x - rect.x) * bpp)
+                            (out + (inner.maxX - rect.x) * bpp).update(
+                                repeating: 0, count: (rect.maxX - inner.maxX) * bpp)
                         }
                     }
                 }

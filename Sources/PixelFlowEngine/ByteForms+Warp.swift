@@ -146,8 +146,8 @@ extension BytePlan {
             let dstBytesPerRow = buffer.bytesPerRow
             buffer.withUnsafeMutableBytes { raw in
                 let dst = SharedPixels(base: raw.baseAddress!, bytesPerRow: dstBytesPerRow)
-                Scheduler.run(count: bands, threads: options.threadCount) { b, _ in
-                    for j in b * band..<Swift.min(rect.height, (b + 1) * band) {
+                BytePlan.runBands(rect.height, band: band, threads: options.threadCount, control: control) { js, _ in
+                    for j in js {
                         let out = (dst.base + j * dst.bytesPerRow).assumingMemoryBound(to: UInt8.self)
                         let y = rect.y + j
                         switch warp {
@@ -174,7 +174,6 @@ extension BytePlan {
                                 out + (segment.lowerBound - rect.x) * 4)
                         }
                     }
-                    control?.advance(1)
                 }
             }
         }

@@ -94,64 +94,62 @@ extension BytePlan {
     func runResample(_ taps: ByteResampleTaps, rect: IntRect, into buffer: inout PixelBuffer, options: RenderContext.Options) {
         let control = RenderControl.current
         let band = BytePlan.resampleBandHeight(options)
-        let bands = (rect.height + band - 1) / band
-        control?.setTotal(bands)
+        control?.setTotal((rect.height + band - 1) / band)
         let bpp = source.format.bytesPerPixel
         let width = rect.width
         let xt = taps.x, yt = taps.y
-        // The source columns read, and the x taps' starts relative to the first of them.
+        // The source columns read; the x taps' starts are relative to the first of them.
         let columns = xt.span ?? 0...0
-        let starts = xt.starts.map { $0 - Int32(columns.lowerBound) }
         let midCount = columns.count * bpp
         let blur = self.blur
         source.withRows { src in
             let dstBytesPerRow = buffer.bytesPerRow
             buffer.withUnsafeMutableBytes { raw in
                 let dst = SharedPixels(base: raw.baseAddress!, bytesPerRow: dstBytesPerRow)
-                starts.withUnsafeBufferPointer { xs in
-                    xt.counts.withUnsafeBufferPointer { xc in
-                        xt.weights.withUnsafeBufferPointer { xw in
-                            let xTable = ByteTapPointers(
-                                starts: xs.baseAddress!, counts: xc.baseAddress!, weights: xw.baseAddress!)
-                            Scheduler.run(count: bands, threads: options.threadCount) { b, arena in
-                                let mid = arena.allocate(Swift.max(1, midCount), of: Int16.self)
-                                let rows = arena.allocate(Swift.max(1, yt.maxTaps), of: UnsafePointer<UInt8>?.self)
-                                for j in b * band..<Swift.min(rect.height, (b + 1) * band) {
-                                    let out = (dst.base + j * dst.bytesPerRow).assumingMemoryBound(to: UInt8.self)
-                                    let count = Int(yt.counts[j])
-                                    guard count > 0, xt.span != nil else {
-                                        out.update(repeating: 0, count: width * bpp)
-                                        continue
-                                    }
-                                    let s = Int(yt.starts[j])
-                                    for k in 0..<count {
-                                        rows[k] = src.pixels(columns.lowerBound, s + k, bpp: bpp)
-                                    }
-                                    yt.weights.withUnsafeBufferPointer { w in
-                                        if let blur {
-                                            blur.vertical(
-                                                j, rows: rows, count: count, weights: w.baseAddress! + j * yt.maxTaps,
-                                                n: midCount,
-                                                into: mid)
-                                        } else {
-                                            pf_u8_resample_v_to16_run(rows, w.baseAddress! + j * yt.maxTaps, count, midCount, mid)
-                                        }
-                                    }
-                                    if let blur {
-                                        blur.horizontal(mid, bpp: bpp, table: xTable, maxTaps: xt.maxTaps, into: out)
-                                    } else if let p = xt.pairsFrom {
-                                        pf_u8_resample_h_from16_pairs_run(mid + (p - columns.lowerBound) * bpp, bpp, width, out)
-                                    } else {
-                                        pf_u8_resample_h_from16_run(
-                                            mid, bpp, xTable.starts, xTable.counts, xTable.weights, xt.maxTaps, width, out)
-                                    }
+                xt.withPointers(firstColumn: columns.lowerBound) { xTable in
+                    BytePlan.runBands(rect.height, band: band, threads: options.threadCount, control: control) { js, arena in
+                        let mid = arena.allocate(Swift.max(1, midCount), of: Int16.self)
+                        let rows = arena.allocate(Swift.max(1, yt.maxTaps), of: UnsafePointer<UInt8>?.self)
+                        for j in js {
+                            let out = (dst.base + j * dst.bytesPerRow).assumingMemoryBound(to: UInt8.self)
+                            let count = Int(yt.counts[j])
+                            guard count > 0, xt.span != nil else {
+                                out.update(repeating: 0, count: width * bpp)
+                                continue
+                            }
+                            let s = Int(yt.starts[j])
+                            for k in 0..<count {
+                                rows[k] = src.pixels(columns.lowerBound, s + k, bpp: bpp)
+                            }
+                            yt.weights.withUnsafeBufferPointer { w in
+                                if let blur {
+                                    blur.vertical(
+                                        j, rows: rows, count: count, weights: w.baseAddress! + j * yt.maxTaps, n: midCount,
+                                        into: mid)
+                                } else {
+                                    pf_u8_resample_v_to16_run(rows, w.baseAddress! + j * yt.maxTaps, count, midCount, mid)
                                 }
-                                control?.advance(1)
+                            }
+                            if let blur {
+                                blur.horizontal(mid, bpp: bpp, table: xTable, maxTaps: xt.maxTaps, into: out)
+                            } else {
+                                xTable.horizontal(mid, bpp: bpp, width: width, into: out)
                             }
                         }
                     }
                 }
             }
+        }
+    }
+
+    /// Runs `body` over bands of `band` rows of `0..<height` on `threads` threads: per band,
+    /// `body` with the band's rows and the worker's arena, then one step of `control`.
+    static func runBands(
+        _ height: Int, band: Int, threads: Int, control: RenderControl?, _ body: @Sendable (Range<Int>, Arena) -> Void
+    ) {
+        Scheduler.run(count: (height + band - 1) / band, threads: threads) { b, arena in
+            body(b * band..<Swift.min(height, (b + 1) * band), arena)
+            control?.advance(1)
         }
     }
 }
@@ -165,6 +163,40 @@ struct ByteTapPointers: @unchecked Sendable {
     let starts: UnsafePointer<Int32>
     let counts: UnsafePointer<Int32>
     let weights: UnsafePointer<Int16>
+    /// Output `i`'s weights start at `weights + i * maxTaps`.
+    let maxTaps: Int
+    /// `ByteAxisTaps.pairsFrom`, relative to the first column of the 16-bit rows, or nil.
+    let pairsFrom: Int?
+
+    /// The horizontal pass of one output row of `width` pixels from `mid` (16-bit values of the
+    /// source columns the starts are relative to) into `out`: the 2x box's pairs kernel when
+    /// `pairsFrom` is set, else the resampling kernel with these taps.
+    func horizontal(_ mid: UnsafePointer<Int16>, bpp: Int, width: Int, into out: UnsafeMutablePointer<UInt8>) {
+        if let p = pairsFrom {
+            pf_u8_resample_h_from16_pairs_run(mid + p * bpp, bpp, width, out)
+        } else {
+            pf_u8_resample_h_from16_run(mid, bpp, starts, counts, weights, maxTaps, width, out)
+        }
+    }
+}
+
+extension ByteAxisTaps {
+    /// Calls `body` with pointers to these taps, the starts and `pairsFrom` made relative to
+    /// source column `firstColumn` (the first value of the 16-bit rows the horizontal pass
+    /// reads). The pointers are valid only inside `body`.
+    func withPointers<R>(firstColumn: Int, _ body: (ByteTapPointers) -> R) -> R {
+        let relative = starts.map { $0 - Int32(firstColumn) }
+        return relative.withUnsafeBufferPointer { s in
+            counts.withUnsafeBufferPointer { c in
+                weights.withUnsafeBufferPointer { w in
+                    body(
+                        ByteTapPointers(
+                            starts: s.baseAddress!, counts: c.baseAddress!, weights: w.baseAddress!, maxTaps: maxTaps,
+                            pairsFrom: pairsFrom.map { $0 - firstColumn }))
+                }
+            }
+        }
+    }
 }
 
 extension BytePlan {
@@ -181,12 +213,7 @@ extension BytePlan {
     func makeResample(
         _ resample: ByteResample, rect: IntRect, options: RenderContext.Options, buffer: PixelBuffer
     ) -> Result<BytePlan, Refusal> {
-        if options.colorManagement == .linear, source.colorEncoding == .sRGB || buffer.colorEncoding == .sRGB {
-            return .failure(
-                Refusal(
-                    "resampling in linear light: the float path weighs linear values, not the sRGB-encoded bytes (stays in float)"
-                ))
-        }
+        if let refusal = linearLightRefusal("resampling", options: options, buffer: buffer) { return .failure(refusal) }
         if let warp = makeWarp(resample, rect: rect, options: options, buffer: buffer) { return warp }
         var plan = self
         let taps = ByteResampleTaps(resample, plan: self, rect: rect)
@@ -202,5 +229,17 @@ extension BytePlan {
         }
         plan.exactBox = plan.exactBoxFactor(rect: rect)
         return .success(plan)
+    }
+
+    /// Why a weighted sum of the encoded bytes cannot run, when rendering into `buffer` decodes
+    /// or encodes sRGB (color management `.linear` with an sRGB source or destination): the
+    /// float path then weighs linear values. Nil when the bytes are the values the float path
+    /// weighs. `action` names the operation in the message ("resampling", "convolving").
+    func linearLightRefusal(_ action: String, options: RenderContext.Options, buffer: PixelBuffer) -> Refusal? {
+        guard options.colorManagement == .linear, source.colorEncoding == .sRGB || buffer.colorEncoding == .sRGB else {
+            return nil
+        }
+        return Refusal(
+            "\(action) in linear light: the float path weighs linear values, not the sRGB-encoded bytes (stays in float)")
     }
 }

@@ -5,7 +5,8 @@ import XCTest
 @testable import PixelFlowGraph
 @testable import PixelFlowEngine
 
-/// SplitMix64: a small seeded generator so test images are the same on every run.
+/// SplitMix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number generators",
+/// 2014): a small seeded generator so test images are the same on every run.
 struct SeededRandom: RandomNumberGenerator {
     var state: UInt64
     init(seed: UInt64) { state = seed }
@@ -98,6 +99,35 @@ class TemporaryDirectoryTestCase: XCTestCase {
 
     override func tearDownWithError() throws {
         if let directory { try? FileManager.default.removeItem(at: directory) }
+    }
+
+    /// Asserts that no temporary file (a name starting with `.`, as `_AtomicFile` and the spill
+    /// files make them) is left in the folder.
+    func assertNoTemporaryFilesLeft(
+        _ message: String = "temporary files left behind", file: StaticString = #filePath, line: UInt = #line
+    ) throws {
+        let left = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix(".") }
+        XCTAssertEqual(left, [], message, file: file, line: line)
+    }
+
+    /// Asserts that writing the streamed `image` to `out` in strips of `stripHeight` rows, on 1
+    /// and 2 threads, throws `decodingFailed` and leaves no file there, and that a full render of
+    /// it throws too (a file cut or corrupted after its header).
+    func assertStreamedRenderFails(
+        _ image: Image, writingTo out: String, stripHeight: Int, _ label: String,
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
+        for threads in [1, 2] {
+            let ctx = RenderContext(
+                options: RenderContext.Options(threadCount: threads, colorManagement: .none, stripHeight: stripHeight))
+            XCTAssertThrowsError(try ctx.write(image, toFile: out), label, file: file, line: line) { error in
+                guard case PixelFlowError.decodingFailed = error else {
+                    return XCTFail("\(label): \(error)", file: file, line: line)
+                }
+            }
+            XCTAssertFalse(FileManager.default.fileExists(atPath: out), label, file: file, line: line)
+            XCTAssertThrowsError(try ctx.makeBuffer(image), label, file: file, line: line)
+        }
     }
 }
 
@@ -260,5 +290,61 @@ extension TestImages {
             }
         }
         return m
+    }
+}
+
+/// Asserts that `source`, decoded through a `RowWindow` of each capacity in `bands` (band by
+/// band, top to bottom), gives every row of `full` byte for byte.
+func assertWindowRowsEqual(
+    _ source: StreamedSource, _ full: PixelBuffer, bands: [Int], _ label: String,
+    file: StaticString = #filePath, line: UInt = #line
+) throws {
+    let rowBytes = full.width * full.format.bytesPerPixel
+    for band in bands {
+        let window = try RowWindow(source: source, capacity: band)
+        var y = 0
+        while y < full.height {
+            let end = Swift.min(full.height, y + band)
+            try window.decode(upTo: end)
+            for r in y..<end {
+                full.withUnsafeBytes { raw in
+                    XCTAssertEqual(
+                        memcmp(window.row(r), raw.baseAddress! + r * full.bytesPerRow, rowBytes), 0,
+                        "\(label): row \(r), window of \(band)", file: file, line: line)
+                }
+            }
+            y = end
+        }
+    }
+}
+
+/// Graphs over a streamed image that read its rows out of order (a rotation, a flip, a stage
+/// computed before the strips), for the streaming tests: each gives the image to render and
+/// the rect to render.
+enum StreamingGraphs {
+    static var randomAccess: [(String, (Image) throws -> (Image, Rect))] {
+        [
+            (
+                "rotation by 90 degrees",
+                { image in
+                    let r = try image.transformed(by: AffineTransform(rotationAngle: .pi / 2))
+                    return (r, r.extent.integral)
+                }
+            ),
+            (
+                "flip upside down",
+                { image in
+                    let r = try image.transformed(by: AffineTransform(scaleX: 1, y: -1))
+                    return (r, r.extent.integral)
+                }
+            ),
+            (
+                "large blur (a stage computed in advance)",
+                { image in
+                    let r = try image.clampedToExtent().gaussianBlurred(radius: 40).cropped(to: image.extent)
+                    return (r, image.extent)
+                }
+            ),
+        ]
     }
 }

@@ -33,6 +33,23 @@ enum _Codec {
         return p
     }
 
+    /// Hands the next `count` rows of a row decoder to `decode` in batches of at most 64 row
+    /// pointers (row `i` at `rows(i)`), with the batch's size, in order; stops at the first
+    /// batch that throws.
+    static func readRowBatches(
+        count: Int, into rows: (Int) -> UnsafeMutableRawPointer,
+        _ decode: (UnsafePointer<UnsafeMutablePointer<UInt8>?>?, Int) throws -> Void
+    ) rethrows {
+        var pointers = [UnsafeMutablePointer<UInt8>?](repeating: nil, count: Swift.min(count, 64))
+        var done = 0
+        while done < count {
+            let n = Swift.min(pointers.count, count - done)
+            for i in 0..<n { pointers[i] = rows(done + i).assumingMemoryBound(to: UInt8.self) }
+            try pointers.withUnsafeBufferPointer { try decode($0.baseAddress, n) }
+            done += n
+        }
+    }
+
     /// The NUL-terminated message a C shim wrote into `buffer`.
     static func message(_ buffer: [CChar]) -> String {
         let end = buffer.firstIndex(of: 0) ?? buffer.count

@@ -24,6 +24,72 @@ struct _EncoderRows: @unchecked Sendable {
     }
 }
 
+/// Rows of an image staged for an encoder that compresses pieces of whole rows (PNG chunks,
+/// JPEG bands) in parallel: rows `firstRow..<rowsWritten`, `rowBytes` apart, in a buffer of
+/// `capacity` rows. The encoder compresses the pieces whose rows are all staged when the
+/// buffer is full (`append`) and at the end, and then keeps only the rows it still needs.
+final class _RowStaging {
+    let rowBytes: Int
+    let capacity: Int
+    /// The first row held.
+    private(set) var firstRow = 0
+    /// Rows taken so far: the last one held is `rowsWritten - 1`.
+    private(set) var rowsWritten = 0
+    private let buffer: UnsafeMutableRawPointer
+
+    init(rowBytes: Int, capacity: Int) {
+        self.rowBytes = rowBytes
+        self.capacity = capacity
+        buffer = .allocate(byteCount: capacity * rowBytes, alignment: 16)
+    }
+
+    deinit { buffer.deallocate() }
+
+    /// The rows held, for the pieces' compression.
+    var rows: _EncoderRows { _EncoderRows(base: UnsafeRawPointer(buffer), stride: rowBytes, firstRow: firstRow) }
+
+    /// Copies the next `count` rows, `bytesPerRow` apart from `pixels`, calling `flush` whenever
+    /// the buffer is full (it must compress pieces and `keep(from:)` a later row).
+    func append(_ pixels: UnsafeRawPointer, bytesPerRow: Int, count: Int, flush: () throws -> Void) rethrows {
+        var done = 0
+        while done < count {
+            if rowsWritten - firstRow == capacity { try flush() }
+            let n = Swift.min(count - done, capacity - (rowsWritten - firstRow))
+            for i in 0..<n {
+                (buffer + (rowsWritten - firstRow + i) * rowBytes)
+                    .copyMemory(from: pixels + (done + i) * bytesPerRow, byteCount: rowBytes)
+            }
+            done += n
+            rowsWritten += n
+        }
+    }
+
+    /// The end of the run of pieces from `first` (of `pieceCount`, `rowsPerPiece` rows each, the
+    /// last cut at `height`) whose rows have all been taken.
+    func completePieces(from first: Int, of pieceCount: Int, rowsPerPiece: Int, height: Int) -> Int {
+        var end = first
+        while end < pieceCount, Swift.min((end + 1) * rowsPerPiece, height) <= rowsWritten { end += 1 }
+        return end
+    }
+
+    /// Drops the rows above `row`, moving those held from `row` on to the front.
+    func keep(from row: Int) {
+        let kept = rowsWritten - row
+        if row > firstRow, kept > 0 {
+            buffer.copyMemory(from: buffer + (row - firstRow) * rowBytes, byteCount: kept * rowBytes)
+        }
+        firstRow = row
+    }
+
+    /// Throws `encodingFailed` ("`format`: finished before every row was written") unless all
+    /// `height` rows were taken.
+    func requireAllRows(of height: Int, name: String, format: String) throws {
+        guard rowsWritten == height else {
+            throw PixelFlowError.encodingFailed(file: name, reason: "\(format): finished before every row was written")
+        }
+    }
+}
+
 /// The shared state of `_InOrderWork.run`: items claimed and consumed so far,
 /// results waiting for their turn, whether a worker is consuming, the first error.
 ///

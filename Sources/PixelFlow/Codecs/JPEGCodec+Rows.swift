@@ -177,16 +177,9 @@ final class _JPEGRowDecoder: @unchecked Sendable {
             nextRow += count
             return
         }
-        var pointers = [UnsafeMutablePointer<UInt8>?](repeating: nil, count: Swift.min(count, 64))
-        var done = 0
-        while done < count {
-            let n = Swift.min(pointers.count, count - done)
-            for i in 0..<n { pointers[i] = rows(done + i).assumingMemoryBound(to: UInt8.self) }
-            let status = pointers.withUnsafeBufferPointer { p in
-                pf_jpeg_read_rows(decoder, p.baseAddress, UInt32(n), &message)
-            }
+        try _Codec.readRowBatches(count: count, into: rows) { pointers, n in
+            let status = pf_jpeg_read_rows(decoder, pointers, UInt32(n), &message)
             guard status == PF_OK else { throw _JPEGCodec.error(status, message, name: name, options: options) }
-            done += n
             nextRow += n
         }
     }
@@ -218,12 +211,9 @@ final class _JPEGRowEncoder: @unchecked Sendable {
     private(set) var rowsWritten = 0
     /// The one libjpeg compression, when not in bands.
     private let encoder: OpaquePointer?
-    /// The bands, and rows `stagedFirstRow..<rowsWritten` staged `rowBytes` apart for them.
+    /// The bands, and the rows staged for them.
     private let bands: _JPEGBandEncoder?
-    private let staging: UnsafeMutableRawPointer?
-    private let stagingRows: Int
-    private let rowBytes: Int
-    private var stagedFirstRow = 0
+    private let staging: _RowStaging?
     private var message = [CChar](repeating: 0, count: Int(PF_MESSAGE_CAPACITY))
 
     /// - Throws: `invalidParameter` for a quality outside 1...100, `encodingFailed` for a side
@@ -245,7 +235,6 @@ final class _JPEGRowEncoder: @unchecked Sendable {
         self.width = width
         self.height = height
         self.format = format
-        rowBytes = width * format.bytesPerPixel
         if let bands = _JPEGBandEncoder(
             width: width, height: height, format: format, quality: quality, options: options,
             metadata: metadata, name: name,
@@ -253,13 +242,13 @@ final class _JPEGRowEncoder: @unchecked Sendable {
         {
             self.bands = bands
             encoder = nil
-            stagingRows = Swift.min(height, Swift.max(2, bands.threads) * bands.bandRows)
-            staging = .allocate(byteCount: stagingRows * rowBytes, alignment: 16)
+            staging = _RowStaging(
+                rowBytes: width * format.bytesPerPixel,
+                capacity: Swift.min(height, Swift.max(2, bands.threads) * bands.bandRows))
             return
         }
         bands = nil
         staging = nil
-        stagingRows = 0
         var message = [CChar](repeating: 0, count: Int(PF_MESSAGE_CAPACITY))
         let made = metadata.withBlocks { blocks in
             pf_jpeg_encoder_create(
@@ -275,7 +264,6 @@ final class _JPEGRowEncoder: @unchecked Sendable {
 
     deinit {
         if let encoder { pf_jpeg_encoder_destroy(encoder) }
-        staging?.deallocate()
     }
 
     /// Compresses the next `count` rows, `bytesPerRow` apart from `pixels`.
@@ -291,17 +279,8 @@ final class _JPEGRowEncoder: @unchecked Sendable {
             rowsWritten += count
             return
         }
-        var done = 0
-        while done < count {
-            if rowsWritten - stagedFirstRow == stagingRows { try compressCompleteBands(bands, staging) }
-            let n = Swift.min(count - done, stagingRows - (rowsWritten - stagedFirstRow))
-            for i in 0..<n {
-                (staging + (rowsWritten - stagedFirstRow + i) * rowBytes)
-                    .copyMemory(from: pixels + (done + i) * bytesPerRow, byteCount: rowBytes)
-            }
-            done += n
-            rowsWritten += n
-        }
+        try staging.append(pixels, bytesPerRow: bytesPerRow, count: count) { try compressCompleteBands(bands, staging) }
+        rowsWritten = staging.rowsWritten
     }
 
     /// Writes the end of the file once every row was written.
@@ -310,27 +289,17 @@ final class _JPEGRowEncoder: @unchecked Sendable {
             try check(pf_jpeg_encoder_finish(encoder, &message))
             return
         }
-        guard rowsWritten == height else {
-            throw PixelFlowError.encodingFailed(file: name, reason: "JPEG: finished before every row was written")
-        }
+        try staging.requireAllRows(of: height, name: name, format: "JPEG")
         try compressCompleteBands(bands, staging)
     }
 
     /// Compresses every band whose rows are all staged, then keeps the rows staged past them.
-    private func compressCompleteBands(_ bands: _JPEGBandEncoder, _ staging: UnsafeMutableRawPointer) throws {
+    private func compressCompleteBands(_ bands: _JPEGBandEncoder, _ staging: _RowStaging) throws {
         let first = bands.bandsWritten
-        var end = first
-        while end < bands.bandCount, Swift.min((end + 1) * bands.bandRows, height) <= rowsWritten { end += 1 }
+        let end = staging.completePieces(from: first, of: bands.bandCount, rowsPerPiece: bands.bandRows, height: height)
         guard end > first else { return }
-        try bands.compress(
-            bands: end - first,
-            rows: _EncoderRows(base: UnsafeRawPointer(staging), stride: rowBytes, firstRow: stagedFirstRow))
-        let keepFrom = Swift.min(end * bands.bandRows, height)
-        let kept = rowsWritten - keepFrom
-        if kept > 0 {
-            staging.copyMemory(from: staging + (keepFrom - stagedFirstRow) * rowBytes, byteCount: kept * rowBytes)
-        }
-        stagedFirstRow = keepFrom
+        try bands.compress(bands: end - first, rows: staging.rows)
+        staging.keep(from: Swift.min(end * bands.bandRows, height))
     }
 
     private func check(_ status: Int32) throws {

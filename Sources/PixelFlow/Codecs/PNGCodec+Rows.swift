@@ -102,18 +102,10 @@ final class _PNGRowDecoder: @unchecked Sendable {
     /// - Throws: `decodingFailed` for corrupt or truncated data (the decoder is then unusable).
     func readRows(count: Int, into rows: (Int) -> UnsafeMutableRawPointer) throws {
         precondition(count >= 0 && nextRow + count <= height, "rows past the end of the image")
-        var pointers = [UnsafeMutablePointer<UInt8>?](repeating: nil, count: Swift.min(count, 64))
-        var done = 0
-        while done < count {
-            let n = Swift.min(pointers.count, count - done)
-            for i in 0..<n { pointers[i] = rows(done + i).assumingMemoryBound(to: UInt8.self) }
-            let status = pointers.withUnsafeBufferPointer { p in
-                pf_png_read_rows(decoder, p.baseAddress, UInt32(n), &message)
-            }
-            guard status == PF_OK else {
+        try _Codec.readRowBatches(count: count, into: rows) { pointers, n in
+            guard pf_png_read_rows(decoder, pointers, UInt32(n), &message) == PF_OK else {
                 throw PixelFlowError.decodingFailed(file: name, reason: "PNG: " + _Codec.message(message))
             }
-            done += n
             nextRow += n
         }
     }
@@ -174,13 +166,9 @@ final class _PNGRowEncoder: @unchecked Sendable {
     let format: PixelFormat
     /// True when rows are written as RGB, dropping an alpha that must be the maximum.
     let dropsAlpha: Bool
-    private(set) var rowsWritten = 0
     private let data: _PNGImageDataEncoder
-    /// Rows `stagedFirstRow..<rowsWritten` of the image, `rowBytes` apart.
-    private let staging: UnsafeMutableRawPointer
-    private let stagingRows: Int
-    private let rowBytes: Int
-    private var stagedFirstRow = 0
+    /// The rows the next chunks read.
+    private let staging: _RowStaging
 
     /// Writes everything before the image data to `fileDescriptor`.
     ///
@@ -211,12 +199,10 @@ final class _PNGRowEncoder: @unchecked Sendable {
             input: _PNGCodec.inputLayout(format, opaque: assumingOpaque), options: options, metadata: metadata,
             name: name)
         self.data = data
-        rowBytes = width * format.bytesPerPixel
-        stagingRows = Swift.min(height, data.historyRows + Swift.max(2, data.threads) * data.rowsPerChunk)
-        staging = .allocate(byteCount: stagingRows * rowBytes, alignment: 16)
+        staging = _RowStaging(
+            rowBytes: width * format.bytesPerPixel,
+            capacity: Swift.min(height, data.historyRows + Swift.max(2, data.threads) * data.rowsPerChunk))
     }
-
-    deinit { staging.deallocate() }
 
     /// Takes the next `count` rows, `bytesPerRow` apart from `pixels`, compressing the staged
     /// chunks whenever the staging buffer fills.
@@ -224,30 +210,18 @@ final class _PNGRowEncoder: @unchecked Sendable {
     /// - Throws: `_RowEncoderAlphaFound` (nothing of these rows used) when `dropsAlpha`
     ///   and an alpha is below the maximum; `encodingFailed`, or `io` when writing fails.
     func write(rows pixels: UnsafeRawPointer, bytesPerRow: Int, count: Int) throws {
-        precondition(count >= 0 && rowsWritten + count <= height, "rows past the end of the image")
+        precondition(count >= 0 && staging.rowsWritten + count <= height, "rows past the end of the image")
         if dropsAlpha {
             for y in 0..<count where !Self.isOpaque(pixels + y * bytesPerRow, width: width, format: format) {
                 throw _RowEncoderAlphaFound()
             }
         }
-        var done = 0
-        while done < count {
-            if rowsWritten - stagedFirstRow == stagingRows { try compressCompleteChunks() }
-            let n = Swift.min(count - done, stagingRows - (rowsWritten - stagedFirstRow))
-            for i in 0..<n {
-                (staging + (rowsWritten - stagedFirstRow + i) * rowBytes)
-                    .copyMemory(from: pixels + (done + i) * bytesPerRow, byteCount: rowBytes)
-            }
-            done += n
-            rowsWritten += n
-        }
+        try staging.append(pixels, bytesPerRow: bytesPerRow, count: count) { try compressCompleteChunks() }
     }
 
     /// Writes the last chunks and the end of the file once every row was written.
     func finish() throws {
-        guard rowsWritten == height else {
-            throw PixelFlowError.encodingFailed(file: name, reason: "PNG: finished before every row was written")
-        }
+        try staging.requireAllRows(of: height, name: name, format: "PNG")
         try compressCompleteChunks()
         try data.finish()
     }
@@ -256,19 +230,12 @@ final class _PNGRowEncoder: @unchecked Sendable {
     /// chunk reads above its first row (and any rows of it already staged).
     private func compressCompleteChunks() throws {
         let first = data.chunksWritten
-        var end = first
-        while end < data.chunkCount, Swift.min((end + 1) * data.rowsPerChunk, height) <= rowsWritten { end += 1 }
+        let end = staging.completePieces(
+            from: first, of: data.chunkCount, rowsPerPiece: data.rowsPerChunk, height: height)
         guard end > first else { return }
-        try data.compress(
-            chunks: end - first,
-            rows: _EncoderRows(base: UnsafeRawPointer(staging), stride: rowBytes, firstRow: stagedFirstRow))
+        try data.compress(chunks: end - first, rows: staging.rows)
         let nextStart = end * data.rowsPerChunk
-        let keepFrom = Swift.max(stagedFirstRow, nextStart - Swift.min(nextStart, data.historyRows))
-        let kept = rowsWritten - keepFrom
-        if keepFrom > stagedFirstRow, kept > 0 {
-            staging.copyMemory(from: staging + (keepFrom - stagedFirstRow) * rowBytes, byteCount: kept * rowBytes)
-        }
-        stagedFirstRow = keepFrom
+        staging.keep(from: Swift.max(staging.firstRow, nextStart - Swift.min(nextStart, data.historyRows)))
     }
 
     /// Whether every alpha of a row of `width` pixels is the maximum (the test of

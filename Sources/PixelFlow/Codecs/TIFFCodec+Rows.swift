@@ -124,18 +124,10 @@ final class _TIFFRowDecoder: @unchecked Sendable {
     ///   unusable).
     func readRows(count: Int, into rows: (Int) -> UnsafeMutableRawPointer) throws {
         precondition(count >= 0 && nextRow + count <= height, "rows past the end of the image")
-        var pointers = [UnsafeMutablePointer<UInt8>?](repeating: nil, count: Swift.min(count, 64))
-        var done = 0
-        while done < count {
-            let n = Swift.min(pointers.count, count - done)
-            for i in 0..<n { pointers[i] = rows(done + i).assumingMemoryBound(to: UInt8.self) }
-            let status = pointers.withUnsafeBufferPointer { p in
-                pf_tiff_rows_read(decoder, p.baseAddress, UInt32(n), &message)
-            }
-            guard status == PF_OK else {
+        try _Codec.readRowBatches(count: count, into: rows) { pointers, n in
+            guard pf_tiff_rows_read(decoder, pointers, UInt32(n), &message) == PF_OK else {
                 throw PixelFlowError.decodingFailed(file: name, reason: "TIFF: " + _Codec.message(message))
             }
-            done += n
             nextRow += n
         }
     }

@@ -280,25 +280,14 @@ extension FilterDescriptor {
         guard !e.isInfinite, !e.isEmpty else { throw a.fail("inputImage", "must have a finite, non-empty extent, got \(e)") }
         let center = Point(x: e.midX, y: e.midY)
         let half = Swift.max(1e-9, 0.5 * (e.width * e.width + e.height * e.height).squareRoot())
-        let factor = Image(
-            node: Node(
-                .generator(
-                    GeneratorKernel(
-                        name: "vignette \(center) \(half) \(radius) \(intensity)",
-                        constant: nil
-                    ) { x, y, n, out, _ in
-                        for i in 0..<n {
-                            let f = vignetteFactor(
-                                px: Double(x + i) + 0.5, py: Double(y) + 0.5, center: center, halfDiagonal: half,
-                                radius: radius, intensity: intensity)
-                            out[i] = SIMD4(f, f, f, 1)
-                        }
-                    }), inputs: [], extent: .infinite))
-        return factor.blended(
-            with: image,
-            kernel: BlendKernel(name: "scaleColor", extentRule: .background) { f, d, n in
-                scaleColorByFactorRow(f, d, count: n)
-            })
+        return _scalingColors(of: image, byFactors: "vignette \(center) \(half) \(radius) \(intensity)") { x, y, n, out, _ in
+            for i in 0..<n {
+                let f = vignetteFactor(
+                    px: Double(x + i) + 0.5, py: Double(y) + 0.5, center: center, halfDiagonal: half, radius: radius,
+                    intensity: intensity)
+                out[i] = SIMD4(f, f, f, 1)
+            }
+        }
     }
 
     static let vignetteEffect = FilterDescriptor(
@@ -325,20 +314,27 @@ extension FilterDescriptor {
         let falloff = try a.number("inputFalloff")
         let image = try a.image()
         if intensity == 0 { return image }
+        let name = "vignetteEffect \(center) \(radius) \(intensity) \(falloff)"
+        return _scalingColors(of: image, byFactors: name) { x, y, n, out, _ in
+            for i in 0..<n {
+                let f = vignetteEffectFactor(
+                    px: Double(x + i) + 0.5, py: Double(y) + 0.5, center: center, radius: radius, intensity: intensity,
+                    falloff: falloff)
+                out[i] = SIMD4(f, f, f, 1)
+            }
+        }
+    }
+
+    /// `image` with its colors times the gray factor field that `fill` writes (`(f, f, f, 1)`
+    /// per pixel, a generator named `name`), by the `scaleColor` blend: the vignettes' shape.
+    private static func _scalingColors(
+        of image: Image, byFactors name: String,
+        fill:
+            @escaping @Sendable (_ x: Int, _ y: Int, _ count: Int, _ out: UnsafeMutablePointer<SIMD4<Float>>, _ linear: Bool)
+            -> Void
+    ) -> Image {
         let factor = Image(
-            node: Node(
-                .generator(
-                    GeneratorKernel(
-                        name: "vignetteEffect \(center) \(radius) \(intensity) \(falloff)",
-                        constant: nil
-                    ) { x, y, n, out, _ in
-                        for i in 0..<n {
-                            let f = vignetteEffectFactor(
-                                px: Double(x + i) + 0.5, py: Double(y) + 0.5, center: center, radius: radius,
-                                intensity: intensity, falloff: falloff)
-                            out[i] = SIMD4(f, f, f, 1)
-                        }
-                    }), inputs: [], extent: .infinite))
+            node: Node(.generator(GeneratorKernel(name: name, constant: nil, fill: fill)), inputs: [], extent: .infinite))
         return factor.blended(
             with: image,
             kernel: BlendKernel(name: "scaleColor", extentRule: .background) { f, d, n in

@@ -599,12 +599,9 @@ extension Image {
         to target: Image, time: Double? = nil, extent: Rect? = nil, color: Color? = nil,
         angle: Double? = nil, width: Double? = nil, opacity: Double? = nil
     ) throws -> Image {
-        try FilterDescriptor.swipeTransition.apply([
-            "inputImage": .image(self), "inputTargetImage": .image(target), "inputTime": time.map(FilterValue.number),
-            "inputExtent": extent.map { .vector([$0.x, $0.y, $0.width, $0.height]) }, "inputColor": color.map(FilterValue.color),
-            "inputAngle": angle.map(FilterValue.number), "inputWidth": width.map(FilterValue.number),
-            "inputOpacity": opacity.map(FilterValue.number),
-        ])
+        try _bandTransition(
+            .swipeTransition, to: target, time: time, extent: extent, color: color, angle: angle, width: width,
+            opacity: opacity)
     }
 
     /// A copier's light bar reveals `target` (`CICopyMachineTransition`).
@@ -612,7 +609,18 @@ extension Image {
         to target: Image, time: Double? = nil, extent: Rect? = nil, color: Color? = nil,
         angle: Double? = nil, width: Double? = nil, opacity: Double? = nil
     ) throws -> Image {
-        try FilterDescriptor.copyMachineTransition.apply([
+        try _bandTransition(
+            .copyMachineTransition, to: target, time: time, extent: extent, color: color, angle: angle, width: width,
+            opacity: opacity)
+    }
+
+    /// `descriptor` (a swipe or the copy machine, which take the same inputs) applied with
+    /// these arguments; nil ones take the descriptor's defaults.
+    private func _bandTransition(
+        _ descriptor: FilterDescriptor, to target: Image, time: Double?, extent: Rect?, color: Color?, angle: Double?,
+        width: Double?, opacity: Double?
+    ) throws -> Image {
+        try descriptor.apply([
             "inputImage": .image(self), "inputTargetImage": .image(target), "inputTime": time.map(FilterValue.number),
             "inputExtent": extent.map { .vector([$0.x, $0.y, $0.width, $0.height]) }, "inputColor": color.map(FilterValue.color),
             "inputAngle": angle.map(FilterValue.number), "inputWidth": width.map(FilterValue.number),

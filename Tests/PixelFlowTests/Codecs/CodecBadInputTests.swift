@@ -131,7 +131,7 @@ final class CodecBadInputTests: XCTestCase {
     }
 
     func testGarbageIsUnsupported() {
-        var rng = CodecTestRandom(seed: 42)
+        var rng = SeededRandom(seed: 42)
         for length in [1, 2, 7, 100, 5000] {
             var bytes = (0..<length).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
             bytes[0] = 0x00  // not a magic byte of any format
@@ -190,7 +190,7 @@ final class CodecBadInputTests: XCTestCase {
     }
 
     func testMalformedEXIFIsIgnored() {
-        var rng = CodecTestRandom(seed: 7)
+        var rng = SeededRandom(seed: 7)
         let header: [UInt8] = Array("Exif".utf8) + [0, 0]
         for length in 0..<64 {
             for _ in 0..<20 {

@@ -27,7 +27,7 @@ final class CodecMutationSweepTests: XCTestCase {
             try image.encoded(as: .bmp), try S.fixtureBytes("palette8.bmp"), try image.encoded(as: .pnm),
             try S.fixtureBytes("rgb16.ppm"), Array("P3\n2 2\n255\n1 2 3 4 5 6 7 8 9 10 11 12\n".utf8),
         ]
-        var rng = CodecTestRandom(seed: 2024)
+        var rng = SeededRandom(seed: 2024)
         var options = DecodeOptions.default
         options.maximumPixelCount = 1 << 20  // mutated sizes stay small
         for file in files {

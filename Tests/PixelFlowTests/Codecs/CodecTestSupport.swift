@@ -24,7 +24,7 @@ enum CodecTestSupport {
 
     /// A deterministic `rgba8` image; alpha varies when `alpha` is true, else 255.
     static func rgba8(width: Int, height: Int, alpha: Bool, seed: UInt64 = 1) -> PixelBuffer {
-        var rng = CodecTestRandom(seed: seed)
+        var rng = SeededRandom(seed: seed)
         var b = try! PixelBuffer(width: width, height: height, format: .rgba8)
         b.withUnsafeMutableRows { _, row in
             let p = row.assumingMemoryBound(to: UInt8.self)
@@ -35,7 +35,7 @@ enum CodecTestSupport {
     }
 
     static func gray8(width: Int, height: Int, seed: UInt64 = 2) -> PixelBuffer {
-        var rng = CodecTestRandom(seed: seed)
+        var rng = SeededRandom(seed: seed)
         var b = try! PixelBuffer(width: width, height: height, format: .gray8)
         b.withUnsafeMutableRows { _, row in
             let p = row.assumingMemoryBound(to: UInt8.self)
@@ -45,7 +45,7 @@ enum CodecTestSupport {
     }
 
     static func rgba16(width: Int, height: Int, alpha: Bool, seed: UInt64 = 3) -> PixelBuffer {
-        var rng = CodecTestRandom(seed: seed)
+        var rng = SeededRandom(seed: seed)
         var b = try! PixelBuffer(width: width, height: height, format: .rgba16)
         b.withUnsafeMutableRows { _, row in
             let p = row.assumingMemoryBound(to: UInt16.self)
@@ -138,16 +138,17 @@ enum CodecTestSupport {
     }
 }
 
-/// A small seeded generator (Steele, Lea and Flood, "Fast splittable pseudorandom number
-/// generators", 2014), so test images are the same on every run.
-struct CodecTestRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
+/// Writes `b` to `encoder` in strips of 1...300 rows (random heights from `seed`), then
+/// finishes the file.
+func writeInRandomStrips(_ b: PixelBuffer, to encoder: any _RowEncoder, seed: UInt64) throws {
+    var rng = SeededRandom(seed: seed)
+    var y = 0
+    try b.withUnsafeBytes { raw in
+        while y < b.height {
+            let n = Swift.min(b.height - y, 1 + Int(rng.next() % 300))
+            try encoder.write(rows: raw.baseAddress! + y * b.bytesPerRow, bytesPerRow: b.bytesPerRow, count: n)
+            y += n
+        }
     }
+    try encoder.finish()
 }

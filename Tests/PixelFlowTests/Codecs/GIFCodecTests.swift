@@ -106,7 +106,7 @@ final class GIFCodecTests: XCTestCase {
 
     /// An image of `colors` distinct colors (and alpha 0 where `transparent`).
     private func paletteImage(width: Int, height: Int, colors: Int, transparent: Bool, seed: UInt64) -> PixelBuffer {
-        var rng = CodecTestRandom(seed: seed)
+        var rng = SeededRandom(seed: seed)
         let table = (0..<colors).map { _ in (0..<3).map { _ in UInt8(truncatingIfNeeded: rng.next()) } }
         var b = try! PixelBuffer(width: width, height: height, format: .rgba8)
         b.withUnsafeMutableRows { _, row in
@@ -282,7 +282,7 @@ final class GIFCodecTests: XCTestCase {
         // Without its trailer the file still holds all its frames.
         XCTAssertEqual(try ImageFile(encoded: Array(bytes.dropLast())).frames().count, 5)
         // Flipped bytes: decoded or a PixelFlowError, never a crash.
-        var rng = CodecTestRandom(seed: 77)
+        var rng = SeededRandom(seed: 77)
         for _ in 0..<300 {
             var bad = bytes
             for _ in 0..<3 { bad[Int(rng.next() % UInt64(bad.count - 6)) + 6] ^= UInt8(truncatingIfNeeded: rng.next() | 1) }

@@ -9,7 +9,7 @@ import XCTest
 final class GIFQuantizerTests: XCTestCase {
     /// Packed RGBA of `width` x `height`: uniform random colors, or a smooth gradient.
     static func image(width: Int, height: Int, smooth: Bool, seed: UInt64 = 1) -> [UInt8] {
-        var rng = CodecTestRandom(seed: seed)
+        var rng = SeededRandom(seed: seed)
         var out = [UInt8](repeating: 255, count: width * height * 4)
         for y in 0..<height {
             for x in 0..<width {
@@ -100,7 +100,7 @@ final class GIFQuantizerTests: XCTestCase {
     }
 
     func testFewColorsAreKeptExactly() {
-        var rng = CodecTestRandom(seed: 9)
+        var rng = SeededRandom(seed: 9)
         let colors = (0..<256).map { _ in (0..<3).map { _ in UInt8(truncatingIfNeeded: rng.next()) } }
         var rgba = [UInt8](repeating: 255, count: 50 * 40 * 4)
         for i in 0..<(50 * 40) { for c in 0..<3 { rgba[4 * i + c] = colors[i % 256][c] } }
@@ -162,7 +162,7 @@ final class GIFQuantizerTests: XCTestCase {
     }
 
     func testNearestColorMatchesABruteForceSearch() {
-        var rng = CodecTestRandom(seed: 12)
+        var rng = SeededRandom(seed: 12)
         let palette = (0..<(3 * 37)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
         let nearest = _GIFQuantizer.NearestColor(palette)
         for _ in 0..<2000 {

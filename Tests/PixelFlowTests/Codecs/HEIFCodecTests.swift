@@ -341,7 +341,7 @@ final class HEIFCodecTests: XCTestCase {
                 }
             }
             // Flipped bytes in the middle: either an error naming the file or some pixels.
-            var rng = CodecTestRandom(seed: 7)
+            var rng = SeededRandom(seed: 7)
             for _ in 0..<20 {
                 var corrupt = bytes
                 for _ in 0..<4 { corrupt[Int(rng.next() % UInt64(corrupt.count - 32)) + 32] ^= 0xFF }

@@ -15,7 +15,7 @@ final class JPEGBandTests: TemporaryDirectoryTestCase {
 
     /// Smooth shading plus noise, as photographs look to a JPEG encoder.
     private func photo(width: Int, height: Int, format: PixelFormat, seed: UInt64 = 7) -> PixelBuffer {
-        var rng = CodecTestRandom(seed: seed)
+        var rng = SeededRandom(seed: seed)
         var b = try! PixelBuffer(width: width, height: height, format: .rgba8)
         b.withUnsafeMutableRows { y, row in
             let p = row.assumingMemoryBound(to: UInt8.self)
@@ -196,16 +196,7 @@ final class JPEGBandTests: TemporaryDirectoryTestCase {
         let encoder = try _JPEGRowEncoder(
             fileDescriptor: fd, width: b.width, height: b.height, format: b.format, quality: 90,
             options: options, name: out, metadata: metadata)
-        var rng = CodecTestRandom(seed: seed)
-        var y = 0
-        try b.withUnsafeBytes { raw in
-            while y < b.height {
-                let n = Swift.min(b.height - y, 1 + Int(rng.next() % 300))
-                try encoder.write(rows: raw.baseAddress! + y * b.bytesPerRow, bytesPerRow: b.bytesPerRow, count: n)
-                y += n
-            }
-        }
-        try encoder.finish()
+        try writeInRandomStrips(b, to: encoder, seed: seed)
         return [UInt8](try Data(contentsOf: URL(fileURLWithPath: out)))
     }
 

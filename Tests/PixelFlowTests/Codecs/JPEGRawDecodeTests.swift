@@ -61,7 +61,7 @@ final class JPEGRawDecodeTests: XCTestCase {
     }
 
     func testKernelMatchesScalarReference() {
-        var rng = CodecTestRandom(seed: 20)
+        var rng = SeededRandom(seed: 20)
         func plane(_ n: Int) -> [UInt8] { (0..<n).map { _ in UInt8(truncatingIfNeeded: rng.next()) } }
         for (halfWidth, halfHeight) in [(false, false), (true, false), (false, true), (true, true)] {
             for width in Array(1...80) + [127, 128, 129, 255, 1001] {
@@ -107,7 +107,7 @@ final class JPEGRawDecodeTests: XCTestCase {
 
     /// Smooth shading plus noise, as photographs look to a JPEG encoder.
     private func photo(width: Int, height: Int, seed: UInt64) -> PixelBuffer {
-        var rng = CodecTestRandom(seed: seed)
+        var rng = SeededRandom(seed: seed)
         var b = try! PixelBuffer(width: width, height: height, format: .rgba8)
         b.withUnsafeMutableRows { y, row in
             let p = row.assumingMemoryBound(to: UInt8.self)

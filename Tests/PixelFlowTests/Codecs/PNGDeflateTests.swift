@@ -65,7 +65,7 @@ final class PNGDeflateTests: TemporaryDirectoryTestCase {
 
     /// Inputs that reach every kind of block and symbol.
     private func streams() -> [(String, [UInt8])] {
-        var rng = CodecTestRandom(seed: 11)
+        var rng = SeededRandom(seed: 11)
         let random = (0..<200_000).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
         // Few distinct bytes: short matches everywhere, few literals.
         let lowEntropy = (0..<300_000).map { _ in UInt8(rng.next() % 3) }
@@ -108,7 +108,7 @@ final class PNGDeflateTests: TemporaryDirectoryTestCase {
     /// A piece whose bytes repeat the 32 KiB before it compresses to a few hundred bytes with
     /// that dictionary: matches reach back into it.
     func testDictionaryIsUsed() throws {
-        var rng = CodecTestRandom(seed: 4)
+        var rng = SeededRandom(seed: 4)
         let block = (0..<30_000).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
         let data = block + block
         for level in Int32(1)...Int32(PF_DEFLATE_MAX_LEVEL) {

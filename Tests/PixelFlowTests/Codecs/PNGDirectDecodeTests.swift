@@ -52,7 +52,7 @@ final class PNGDirectDecodeTests: TemporaryDirectoryTestCase {
     // MARK: Kernels
 
     func testUnfilterKernelsMatchScalarReference() {
-        var rng = CodecTestRandom(seed: 7)
+        var rng = SeededRandom(seed: 7)
         for bpp in 1...8 {
             for width in 1...45 {
                 let n = width * bpp
@@ -230,7 +230,7 @@ final class PNGDirectDecodeTests: TemporaryDirectoryTestCase {
     }
 
     func testDirectDecodeMatchesReferenceAndLibpng() throws {
-        var rng = CodecTestRandom(seed: 11)
+        var rng = SeededRandom(seed: 11)
         let layouts: [(colorType: UInt8, channels: Int)] = [(0, 1), (2, 3), (4, 2), (6, 4)]
         for (colorType, channels) in layouts {
             for depth in [8, 16] {
@@ -260,7 +260,7 @@ final class PNGDirectDecodeTests: TemporaryDirectoryTestCase {
     }
 
     func testDirectDecodeOfPalettesMatchesReferenceAndLibpng() throws {
-        var rng = CodecTestRandom(seed: 13)
+        var rng = SeededRandom(seed: 13)
         for paletteSize in [1, 2, 17, 256] {
             let colors = (0..<(3 * paletteSize)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
             for alphaCount in [0, 1, paletteSize] where alphaCount <= paletteSize {

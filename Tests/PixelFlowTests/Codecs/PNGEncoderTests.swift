@@ -117,7 +117,7 @@ final class PNGEncoderTests: TemporaryDirectoryTestCase {
     /// Rows of different kinds, so that every filter wins somewhere: noise, horizontal ramps
     /// (Sub), near copies of the row above (Up), smooth 2-D gradients (Average, Paeth).
     private func mixedImage(width: Int, height: Int, format: PixelFormat, alpha: Bool, seed: UInt64) -> PixelBuffer {
-        var rng = CodecTestRandom(seed: seed)
+        var rng = SeededRandom(seed: seed)
         var b = try! PixelBuffer(width: width, height: height, format: .rgba16)
         let channels = 4 * width
         var above = [Int](repeating: 0, count: channels)
@@ -156,7 +156,7 @@ final class PNGEncoderTests: TemporaryDirectoryTestCase {
 
     /// A photo-like image: smooth shading plus a little noise, as photographs compress.
     private func photo(width: Int, height: Int, format: PixelFormat, alpha: Bool) -> PixelBuffer {
-        var rng = CodecTestRandom(seed: 5)
+        var rng = SeededRandom(seed: 5)
         var b = try! PixelBuffer(width: width, height: height, format: .rgba16)
         b.withUnsafeMutableRows { y, row in
             let p = row.assumingMemoryBound(to: UInt16.self)
@@ -186,16 +186,7 @@ final class PNGEncoderTests: TemporaryDirectoryTestCase {
             fileDescriptor: fd, width: b.width, height: b.height, format: b.format,
             assumingOpaque: _Codec.isOpaque(b), options: EncodeOptions(compressionLevel: level, threadCount: threads),
             name: out, metadata: _EmbeddedMetadata(iccProfile: _ImageCodecs.defaultProfile(for: b)))
-        var rng = CodecTestRandom(seed: seed)
-        var y = 0
-        try b.withUnsafeBytes { raw in
-            while y < b.height {
-                let n = Swift.min(b.height - y, 1 + Int(rng.next() % 300))
-                try encoder.write(rows: raw.baseAddress! + y * b.bytesPerRow, bytesPerRow: b.bytesPerRow, count: n)
-                y += n
-            }
-        }
-        try encoder.finish()
+        try writeInRandomStrips(b, to: encoder, seed: seed)
         return [UInt8](try Data(contentsOf: URL(fileURLWithPath: out)))
     }
 

@@ -368,7 +368,7 @@ final class WebPCodecTests: XCTestCase {
     func testCorruptBytesNeverCrash() throws {
         for name in ["lossy.webp", "lossless-alpha.webp", "animated.webp", "metadata.webp"] {
             let bytes = try Self.bytes(name)
-            var rng = CodecTestRandom(seed: 7)
+            var rng = SeededRandom(seed: 7)
             for _ in 0..<150 {
                 var corrupt = bytes
                 for _ in 0..<Int.random(in: 1...4, using: &rng) {

@@ -14,17 +14,11 @@ struct QRScene {
     var message: String
 }
 
-/// Deterministic pseudo-random numbers for the test scenes (SplitMix64).
+/// Deterministic pseudo-random numbers for the test scenes (`SeededRandom`'s SplitMix64).
 struct QRTestRandom {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    var source: SeededRandom
+    init(seed: UInt64) { source = SeededRandom(seed: seed) }
+    mutating func next() -> UInt64 { source.next() }
     mutating func int(_ range: ClosedRange<Int>) -> Int {
         range.lowerBound + Int(next() % UInt64(range.upperBound - range.lowerBound + 1))
     }

@@ -11,31 +11,12 @@ import XCTest
 /// and within 1 + 64 / alpha below (alpha 0: the color is the float path's rounding noise and
 /// is not compared). The same bytes for every schedule; kernels against scalar references.
 final class ByteShrinkTests: XCTestCase {
-    /// Random 8-bit pixels; alpha straight, premultiplied (color <= alpha) or opaque (255).
+    /// Random 8-bit pixels (`TestImages.randomBytes`); alpha "straight", "premultiplied" (color
+    /// <= alpha) or "opaque" (255, straight).
     func bytes(_ width: Int, _ height: Int, format: PixelFormat = .rgba8, alpha: String, seed: UInt64) -> PixelBuffer {
-        var b = try! PixelBuffer(
-            width: width, height: height, format: format, alphaMode: alpha == "premultiplied" ? .premultiplied : .straight)
-        var rng = SeededRandom(seed: seed)
-        let bpp = format.bytesPerPixel, bytesPerRow = b.bytesPerRow
-        b.withUnsafeMutableBytes { raw in
-            for y in 0..<height {
-                for x in 0..<width {
-                    let p = y * bytesPerRow + x * bpp
-                    if bpp == 1 {
-                        raw[p] = UInt8(truncatingIfNeeded: rng.next() >> 20)
-                        continue
-                    }
-                    let r = rng.next()
-                    let a: UInt8 = alpha == "opaque" ? 255 : (r & 7 == 0 ? 0 : UInt8(truncatingIfNeeded: r >> 8))
-                    raw[p + 3] = a
-                    for c in 0..<3 {
-                        let v = UInt8(truncatingIfNeeded: rng.next() >> 20)
-                        raw[p + c] = alpha == "premultiplied" ? UInt8(Int(v) * Int(a) / 255) : v
-                    }
-                }
-            }
-        }
-        return b
+        TestImages.randomBytes(
+            width, height, format: format, alpha: alpha == "premultiplied" ? .premultiplied : .straight,
+            opaque: alpha == "opaque", seed: seed)
     }
 
     func render(_ image: Image, _ rect: Rect, format: PixelFormat, alpha: AlphaMode, _ options: RenderContext.Options)

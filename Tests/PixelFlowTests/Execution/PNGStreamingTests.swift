@@ -119,23 +119,7 @@ final class PNGStreamingTests: TemporaryDirectoryTestCase {
             XCTAssertEqual(source.format, full.format, file)
             XCTAssertEqual(source.width, full.width, file)
             if source.isOpaque { XCTAssertTrue(_Codec.isOpaque(full), file) }
-            let rowBytes = full.width * full.format.bytesPerPixel
-            for band in [1, 5, 64, full.height] {
-                let window = try RowWindow(source: source, capacity: band)
-                var y = 0
-                while y < full.height {
-                    let end = Swift.min(full.height, y + band)
-                    try window.decode(upTo: end)
-                    for r in y..<end {
-                        full.withUnsafeBytes { raw in
-                            XCTAssertEqual(
-                                memcmp(window.row(r), raw.baseAddress! + r * full.bytesPerRow, rowBytes), 0,
-                                "\(file): row \(r), band \(band)")
-                        }
-                    }
-                    y = end
-                }
-            }
+            try assertWindowRowsEqual(source, full, bands: [1, 5, 64, full.height], file)
         }
     }
 
@@ -314,8 +298,7 @@ final class PNGStreamingTests: TemporaryDirectoryTestCase {
                 XCTAssertEqual(f.filter { $0 == 1 }.count, 1)
             }
         }
-        let left = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix(".") }
-        XCTAssertEqual(left, [], "temporary files left behind")
+        try assertNoTemporaryFilesLeft()
     }
 
     /// An RGBA PNG whose alpha is 255 everywhere (PixelFlow itself would write it as RGB).
@@ -432,27 +415,11 @@ final class PNGStreamingTests: TemporaryDirectoryTestCase {
 
     func testGraphsNeedingRandomAccessStillRenderCorrectly() throws {
         let file = try makePNG("in.png", width: 90, height: 140, format: .rgba8, alpha: true)
-        let graphs: [(String, (Image) throws -> (Image, Rect))] = [
-            (
-                "rotation by 90 degrees",
-                { image in
-                    let r = try image.transformed(by: AffineTransform(rotationAngle: .pi / 2))
-                    return (r, r.extent.integral)
-                }
-            ),
-            (
-                "large blur (a stage computed in advance)",
-                { image in
-                    let r = try image.clampedToExtent().gaussianBlurred(radius: 40).cropped(to: image.extent)
-                    return (r, image.extent)
-                }
-            ),
-        ]
         let ctx = RenderContext(
             options: RenderContext.Options(
                 threadCount: 2, tileWidth: 32, tileHeight: 16,
                 colorManagement: .none, stripHeight: 16))
-        for (name, graph) in graphs {
+        for (name, graph) in StreamingGraphs.randomAccess {
             let expected = try reference(file, context: ctx, graph: graph)
             let (image, rect) = try graph(try Image(contentsOfFile: file, streaming: true))
             let out = path("out.png")
@@ -494,20 +461,8 @@ final class PNGStreamingTests: TemporaryDirectoryTestCase {
         let cut = try save(Array(whole.prefix(whole.count * 6 / 10)), "cut.png")
         let image = try Image(contentsOfFile: cut, streaming: true)
         XCTAssertTrue(isStreamed(image))
-        let out = path("out.png")
-        for threads in [1, 2] {
-            let ctx = RenderContext(
-                options: RenderContext.Options(
-                    threadCount: threads, colorManagement: .none,
-                    stripHeight: 16))
-            XCTAssertThrowsError(try ctx.write(image, toFile: out)) { error in
-                guard case PixelFlowError.decodingFailed = error else { return XCTFail("\(error)") }
-            }
-            XCTAssertFalse(FileManager.default.fileExists(atPath: out))
-            XCTAssertThrowsError(try ctx.makeBuffer(image))
-        }
-        let left = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix(".") }
-        XCTAssertEqual(left, [], "temporary files left behind")
+        assertStreamedRenderFails(image, writingTo: path("out.png"), stripHeight: 16, "cut.png")
+        try assertNoTemporaryFilesLeft()
     }
 
     func testCorruptImageDataThrowsMidStream() throws {

@@ -246,23 +246,7 @@ final class PNMAndBMPStreamingTests: TemporaryDirectoryTestCase {
             XCTAssertEqual(source.width, full.width, name)
             XCTAssertEqual(source.height, full.height, name)
             if source.isOpaque { XCTAssertTrue(_Codec.isOpaque(full), "\(name) says it is opaque") }
-            let rowBytes = full.width * full.format.bytesPerPixel
-            for band in [1, 5, 64] {
-                let window = try RowWindow(source: source, capacity: band)
-                var y = 0
-                while y < full.height {
-                    let end = Swift.min(full.height, y + band)
-                    try window.decode(upTo: end)
-                    for r in y..<end {
-                        full.withUnsafeBytes { raw in
-                            XCTAssertEqual(
-                                memcmp(window.row(r), raw.baseAddress! + r * full.bytesPerRow, rowBytes), 0,
-                                "\(name): row \(r), bands of \(band)")
-                        }
-                    }
-                    y = end
-                }
-            }
+            try assertWindowRowsEqual(source, full, bands: [1, 5, 64], name)
         }
     }
 
@@ -486,21 +470,10 @@ final class PNMAndBMPStreamingTests: TemporaryDirectoryTestCase {
             XCTAssertThrowsError(try PixelBuffer(contentsOfFile: path))
             let image = try Image(contentsOfFile: path, streaming: true)
             guard case .streamedSource = image.node.op else { return XCTFail("\(name) should be streamed") }
-            let out = directory.appendingPathComponent("out.pnm").path
-            for threads in [1, 2] {
-                let ctx = RenderContext(
-                    options: RenderContext.Options(
-                        threadCount: threads, colorManagement: .none,
-                        stripHeight: 8))
-                XCTAssertThrowsError(try ctx.write(image, toFile: out)) { error in
-                    guard case PixelFlowError.decodingFailed = error else { return XCTFail("\(name): \(error)") }
-                }
-                XCTAssertFalse(FileManager.default.fileExists(atPath: out))
-                XCTAssertThrowsError(try ctx.makeBuffer(image), name)
-            }
+            assertStreamedRenderFails(
+                image, writingTo: directory.appendingPathComponent("out.pnm").path, stripHeight: 8, name)
         }
-        let left = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix(".") }
-        XCTAssertEqual(left, [], "temporary files left behind")
+        try assertNoTemporaryFilesLeft()
     }
 
     func testTruncatedBinaryFilesThrowWhenOpened() throws {
@@ -526,7 +499,7 @@ final class PNMAndBMPStreamingTests: TemporaryDirectoryTestCase {
     /// Randomly damaged files (bytes changed, files cut): the streamed decode throws exactly
     /// when the full decode does, and otherwise gives its pixels.
     func testDamagedFilesStreamAsTheyDecodeFully() throws {
-        var rng = CodecTestRandom(seed: 27)
+        var rng = SeededRandom(seed: 27)
         let seeds = try layouts().filter {
             [
                 "P2", "P3", "P4", "P5 16-bit", "P7 RGB_ALPHA", "BMP 24-bit top-down",

@@ -76,22 +76,8 @@ final class StreamingRenderTests: TemporaryDirectoryTestCase {
         let path = try makeJPEG(width: 61, height: 90)
         let full = try PixelBuffer(contentsOfFile: path)
         let source = try StreamedSource(jpeg: try bytes(path), name: path, options: .default)
-        for band in [1, 7, 16, 90] {
-            let window = try RowWindow(source: source, capacity: band)
-            var y = 0
-            while y < 90 {
-                let end = Swift.min(90, y + band)
-                try window.decode(upTo: end)
-                for r in y..<end {
-                    full.withUnsafeBytes { raw in
-                        XCTAssertEqual(
-                            memcmp(window.row(r), raw.baseAddress! + r * full.bytesPerRow, 61 * 4), 0,
-                            "row \(r), band \(band)")
-                    }
-                }
-                y = end
-            }
-        }
+        XCTAssertEqual([full.width, full.height, full.format.bytesPerPixel], [61, 90, 4])
+        try assertWindowRowsEqual(source, full, bands: [1, 7, 16, 90], path)
     }
 
     /// A decode past more rows than the window holds (a render whose first strip reads rows
@@ -166,34 +152,11 @@ final class StreamingRenderTests: TemporaryDirectoryTestCase {
 
     func testGraphsNeedingRandomAccessStillRenderCorrectly() throws {
         let path = try makeJPEG(width: 90, height: 140)
-        let graphs: [(String, (Image) throws -> (Image, Rect))] = [
-            (
-                "rotation by 90 degrees",
-                { image in
-                    let r = try image.transformed(by: AffineTransform(rotationAngle: .pi / 2))
-                    return (r, r.extent.integral)
-                }
-            ),
-            (
-                "flip upside down",
-                { image in
-                    let r = try image.transformed(by: AffineTransform(scaleX: 1, y: -1))
-                    return (r, r.extent.integral)
-                }
-            ),
-            (
-                "large blur (a stage computed in advance)",
-                { image in
-                    let r = try image.clampedToExtent().gaussianBlurred(radius: 40).cropped(to: image.extent)
-                    return (r, image.extent)
-                }
-            ),
-        ]
         let ctx = RenderContext(
             options: RenderContext.Options(
                 threadCount: 2, tileWidth: 32, tileHeight: 16,
                 colorManagement: .none, stripHeight: 16))
-        for (name, graph) in graphs {
+        for (name, graph) in StreamingGraphs.randomAccess {
             let reference = try referenceJPEG(path, context: ctx, graph: graph)
             let (image, rect) = try graph(try Image(contentsOfFile: path, streaming: true))
             let out = directory.appendingPathComponent("out.jpg").path
@@ -244,8 +207,7 @@ final class StreamingRenderTests: TemporaryDirectoryTestCase {
             // A full render of the same image throws too.
             XCTAssertThrowsError(try ctx.makeBuffer(image))
         }
-        let left = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix(".") }
-        XCTAssertEqual(left, [], "temporary files left behind")
+        try assertNoTemporaryFilesLeft()
     }
 
     func testCorruptScanDataThrowsMidStream() throws {

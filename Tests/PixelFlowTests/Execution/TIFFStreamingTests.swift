@@ -27,7 +27,7 @@ final class TIFFStreamingTests: TemporaryDirectoryTestCase {
         rowsPerStrip: Int? = nil, tile: Int? = nil, seed: UInt64 = 5,
         pastTheEnd: Bool = false
     ) -> [UInt8] {
-        var rng = CodecTestRandom(seed: seed)
+        var rng = SeededRandom(seed: seed)
         let pixelBytes = samples * bits / 8
         var chunks: [[UInt8]] = []
         if let tile {
@@ -106,23 +106,7 @@ final class TIFFStreamingTests: TemporaryDirectoryTestCase {
         let full = try _ImageCodecs.decodeStored(bytes, format: .tiff, name: label, options: .default).buffer
         XCTAssertEqual(source.format, full.format, label, file: file, line: line)
         XCTAssertEqual([source.width, source.height], [full.width, full.height], label, file: file, line: line)
-        let rowBytes = full.width * full.format.bytesPerPixel
-        for band in [1, 5, 64] {
-            let window = try RowWindow(source: source, capacity: band)
-            var y = 0
-            while y < full.height {
-                let end = Swift.min(full.height, y + band)
-                try window.decode(upTo: end)
-                for r in y..<end {
-                    full.withUnsafeBytes { raw in
-                        XCTAssertEqual(
-                            memcmp(window.row(r), raw.baseAddress! + r * full.bytesPerRow, rowBytes), 0,
-                            "\(label): row \(r), window of \(band)", file: file, line: line)
-                    }
-                }
-                y = end
-            }
-        }
+        try assertWindowRowsEqual(source, full, bands: [1, 5, 64], label, file: file, line: line)
     }
 
     // MARK: Decoding
@@ -267,8 +251,7 @@ final class TIFFStreamingTests: TemporaryDirectoryTestCase {
                     file: file, line: line)
             }
         }
-        let left = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix(".") }
-        XCTAssertEqual(left, [], "temporary or spill files left behind", file: file, line: line)
+        try assertNoTemporaryFilesLeft("temporary or spill files left behind", file: file, line: line)
     }
 
     private func sepia(_ image: Image) throws -> (Image, Rect) {
@@ -375,7 +358,6 @@ final class TIFFStreamingTests: TemporaryDirectoryTestCase {
             guard case PixelFlowError.decodingFailed = error else { return XCTFail("\(error)") }
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: out))
-        let left = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix(".") }
-        XCTAssertEqual(left, [], "temporary files left behind")
+        try assertNoTemporaryFilesLeft()
     }
 }
