@@ -288,7 +288,7 @@ void pf_i16_blur_h_to16_run(const int16_t *src, long bpp, const int16_t *half, l
     pf_i16_blur_h_to16_variant(src, bpp, half, radius, width, dst, 0);
 }
 
-void pf_i16_resample_h_to16_run(const int16_t *src, long bpp, const int32_t *starts, const int32_t *counts,
+void pf_i16_resample_h_to_blur_run(const int16_t *src, long bpp, const int32_t *starts, const int32_t *counts,
                                 const int16_t *weights, long maxTaps, long width, int16_t *dst) {
     for (long i = 0; i < width; i++) {
         const int16_t *w = weights + i * maxTaps;

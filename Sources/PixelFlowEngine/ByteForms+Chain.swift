@@ -359,7 +359,8 @@ extension BytePlan {
                     xCounts.withUnsafeBufferPointer { xc in
                         xWeights.withUnsafeBufferPointer { xw in
                             let xTable = ByteTapPointers(
-                                starts: xs.baseAddress!, counts: xc.baseAddress!, weights: xw.baseAddress!)
+                                starts: xs.baseAddress!, counts: xc.baseAddress!, weights: xw.baseAddress!,
+                                maxTaps: xt.maxTaps, pairsFrom: nil)
                             Scheduler.run(count: bands, threads: options.threadCount) { b, arena in
                                 // One pixel more, zero: the horizontal kernel may read it with weight 0.
                                 let mid = arena.allocate(midCount + bpp, of: Int16.self)
@@ -380,7 +381,7 @@ extension BytePlan {
                                                 sources, w.baseAddress! + yi * yt.maxTaps, count, midCount, mid)
                                         }
                                         pf_i16_resample_h_to16_run(
-                                            mid, bpp, xTable.starts, xTable.counts, xTable.weights, xt.maxTaps, width, slot)
+                                            mid, bpp, xTable.starts, xTable.counts, xTable.weights, xTable.maxTaps, width, slot)
                                     } else {
                                         slot.update(repeating: 0, count: rowLength)
                                     }

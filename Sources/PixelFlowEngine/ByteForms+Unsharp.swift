@@ -10,7 +10,7 @@ import CSIMD
 /// The Gaussian runs as the byte blur does (`ByteBlur`: taps made as for any byte resample,
 /// folded kernels where a row or column reads the whole kernel), but stays in 16 bits: the
 /// vertical pass into values with 6 fractional bits, the horizontal pass into values with 7
-/// (`pf_i16_blur_h_to16_run`, `pf_i16_resample_h_to16_run`). The combine
+/// (`pf_i16_blur_h_to16_run`, `pf_i16_resample_h_to_blur_run`). The combine
 /// (`pf_u8_unsharp_run`, `pf_u8_sharpen_luma_rgba_run`, Sources/CSIMD/include/CSIMDBytesUnsharp.h)
 /// computes `s + k (s - g)` in 32-bit fixed point from the source bytes and that blur, with k
 /// (or k times each luma weight) as 16-bit integers with `shift` fractional bits, rounded half up
@@ -244,7 +244,7 @@ extension ByteUnsharp {
         into g: UnsafeMutablePointer<Int16>
     ) {
         guard let blur else {
-            pf_i16_resample_h_to16_run(mid, bpp, table.starts, table.counts, table.weights, maxTaps, width, g)
+            pf_i16_resample_h_to_blur_run(mid, bpp, table.starts, table.counts, table.weights, maxTaps, width, g)
             return
         }
         blur.halfX.withUnsafeBufferPointer { half in
@@ -254,7 +254,7 @@ extension ByteUnsharp {
                         mid + Int(table.starts[run.from]) * bpp, bpp, half.baseAddress!, blur.radius, run.count,
                         g + run.from * bpp)
                 } else {
-                    pf_i16_resample_h_to16_run(
+                    pf_i16_resample_h_to_blur_run(
                         mid, bpp, table.starts + run.from, table.counts + run.from, table.weights + run.from * maxTaps,
                         maxTaps, run.count, g + run.from * bpp)
                 }

@@ -38,8 +38,9 @@ void pf_i16_blur_h_to16_run(const int16_t *src, long bpp, const int16_t *half, l
 
 /* Horizontal pass with per-output taps (as pf_u8_resample_h_from16_run), 16-bit values out:
  * output pixel i sums counts[i] pixels of `src` from starts[i] times weights[i * maxTaps + k],
- * dst = (sum + 2^12) >> 13, saturated to 16 bits; counts[i] == 0 writes zeros. bpp 1 or 4. */
-void pf_i16_resample_h_to16_run(const int16_t *src, long bpp, const int32_t *starts, const int32_t *counts,
+ * dst = (sum + 2^12) >> 13 (the blur's 7 fractional bits, where pf_i16_resample_h_to16_run
+ * of CSIMDBytesChain.h keeps 6), saturated to 16 bits; counts[i] == 0 writes zeros. bpp 1 or 4. */
+void pf_i16_resample_h_to_blur_run(const int16_t *src, long bpp, const int32_t *starts, const int32_t *counts,
                                 const int16_t *weights, long maxTaps, long width, int16_t *dst);
 
 /* The unsharp combine on n values (every channel alike: rgba8 and gray8). */

@@ -66,7 +66,7 @@ final class ByteUnsharpTests: XCTestCase {
                     }
                 }
                 var out = [Int16](repeating: -1, count: width * bpp)
-                pf_i16_resample_h_to16_run(src, bpp, starts, counts, weights, maxTaps, width, &out)
+                pf_i16_resample_h_to_blur_run(src, bpp, starts, counts, weights, maxTaps, width, &out)
                 XCTAssertEqual(out, expected, "bpp \(bpp), width \(width)")
             }
         }
