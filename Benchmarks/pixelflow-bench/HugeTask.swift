@@ -7,8 +7,12 @@ import PixelFlow
 /// kept). The output's format follows its extension (TIFF written uncompressed, as the
 /// libvips side writes it; PNG at zlib level 6, the default of both). Prints one JSON line with the time
 /// from reading the file to the written output and the peak resident memory of the process;
-/// scripts/bench_huge.py runs it beside libvips on the same files.
-func runHugeTask(_ task: String, input: String, output: String, threads: Int, thumbnailWidth: Int = 1000) throws {
+/// scripts/bench_huge.py runs it beside libvips on the same files. `encoderThreads` sets
+/// `EncodeOptions.threadCount` (nil: the library's default).
+func runHugeTask(
+    _ task: String, input: String, output: String, threads: Int, thumbnailWidth: Int = 1000,
+    encoderThreads: Int? = nil
+) throws {
     let t0 = now()
     let source = try Image(contentsOfFile: input)
     let W = source.extent.width, H = source.extent.height
@@ -26,6 +30,7 @@ func runHugeTask(_ task: String, input: String, output: String, threads: Int, th
     let rect = result.extent.integral
     var encodeOptions = EncodeOptions.default
     encodeOptions.tiffCompression = .none
+    encodeOptions.threadCount = encoderThreads
     try RenderContext(threadCount: threads).write(
         result, toFile: output, rect: rect, quality: 90,
         encodeOptions: encodeOptions)

@@ -12,8 +12,11 @@ import PixelFlow
 /// another compresses the previous strip, so no image is ever whole in memory. Prints one
 /// JSON line with the time from reading the file to the written output and the peak
 /// resident memory of the process. `restartMarkers` false writes the JPEG as one libjpeg
-/// compression instead of parallel bands (`EncodeOptions.restartMarkers`).
-func runVipsTask(input: String, output: String, threads: Int, restartMarkers: Bool = true) throws {
+/// compression instead of parallel bands (`EncodeOptions.restartMarkers`); `encoderThreads`
+/// sets `EncodeOptions.threadCount` (nil: the library's default).
+func runVipsTask(
+    input: String, output: String, threads: Int, restartMarkers: Bool = true, encoderThreads: Int? = nil
+) throws {
     let t0 = now()
     let source = try Image(contentsOfFile: input, streaming: true)
     let W = Int(source.extent.width), H = Int(source.extent.height)
@@ -28,6 +31,7 @@ func runVipsTask(input: String, output: String, threads: Int, restartMarkers: Bo
     let ctx = RenderContext(threadCount: threads, colorManagement: .none)
     var encodeOptions = EncodeOptions.default
     encodeOptions.restartMarkers = restartMarkers
+    encodeOptions.threadCount = encoderThreads
     try ctx.write(
         sharpened, toFile: output, rect: scaledExtent, format: .jpeg, quality: 90, encodeOptions: encodeOptions)
     let seconds = now() - t0

@@ -49,6 +49,8 @@ struct Options {
     var taskInput: String?, taskOutput: String?
     /// `--no-restart-markers`: the vips task writes its JPEG as one compression (A/B of the bands).
     var jpegRestartMarkers = true
+    /// `--encoder-threads N`: the file tasks' `EncodeOptions.threadCount` (A/B of the encoder's threads).
+    var encoderThreads: Int?
     var sizeGiven = false
     var soakSeconds: Double?
     var soakTasks = 4
@@ -111,6 +113,7 @@ func parseOptions() -> Options {
         case "--input": o.taskInput = value(a)
         case "--output": o.taskOutput = value(a)
         case "--no-restart-markers": o.jpegRestartMarkers = false
+        case "--encoder-threads": o.encoderThreads = Int(value(a))
         case "--child-op": o.childOp = value(a)
         case "--child": o.childEngine = value(a)
         case "--soak":
@@ -481,7 +484,10 @@ if let task = options.task {
     }
     if ["sepia", "downscale", "thumbnail"].contains(task) {
         guard let i = options.taskInput, let o = options.taskOutput else { fail("--task \(task) needs --input and --output") }
-        do { try runHugeTask(task, input: i, output: o, threads: options.threads.max() ?? 1) } catch { fail("\(error)") }
+        do {
+            try runHugeTask(
+                task, input: i, output: o, threads: options.threads.max() ?? 1, encoderThreads: options.encoderThreads)
+        } catch { fail("\(error)") }
         exit(0)
     }
     guard task == "vips" else {
@@ -492,7 +498,8 @@ if let task = options.task {
     guard let i = options.taskInput, let o = options.taskOutput else { fail("--task vips needs --input and --output") }
     do {
         try runVipsTask(
-            input: i, output: o, threads: options.threads.max() ?? 1, restartMarkers: options.jpegRestartMarkers)
+            input: i, output: o, threads: options.threads.max() ?? 1, restartMarkers: options.jpegRestartMarkers,
+            encoderThreads: options.encoderThreads)
     } catch { fail("\(error)") }
     exit(0)
 }

@@ -742,7 +742,7 @@ struct pf_jpeg_encoder {
 };
 
 pf_jpeg_encoder *pf_jpeg_encoder_create(int fd, uint32_t width, uint32_t height, int components,
-                                        int quality, int subsampling, int progressive,
+                                        int quality, int subsampling, int progressive, int restart_rows,
                                         const pf_metadata_blocks *metadata, char *message) {
     pf_jpeg_encoder *encoder = (pf_jpeg_encoder *)calloc(1, sizeof *encoder);
     if (encoder == NULL) {
@@ -779,7 +779,7 @@ pf_jpeg_encoder *pf_jpeg_encoder_create(int fd, uint32_t width, uint32_t height,
     encoder->dest.pub.empty_output_buffer = pf_jpeg_fd_empty;
     encoder->dest.pub.term_destination = pf_jpeg_fd_term;
     cinfo->dest = &encoder->dest.pub;
-    pf_jpeg_configure(cinfo, width, height, components, quality, subsampling, progressive, 0);
+    pf_jpeg_configure(cinfo, width, height, components, quality, subsampling, progressive, restart_rows);
     return encoder;
 }
 

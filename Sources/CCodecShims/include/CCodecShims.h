@@ -358,13 +358,15 @@ int pf_jpeg_encode_band(const uint8_t *pixels, size_t stride, uint32_t width, ui
                         uint8_t **output, size_t *output_size, char *message);
 
 /* A streaming JPEG encoder that writes to a file descriptor as rows arrive, with the same
-   settings (and so the same bytes) as pf_jpeg_encode. Rows go in top to bottom through
+   settings (and so the same bytes) as pf_jpeg_encode, or as pf_jpeg_encode_restart with
+   `restart_rows` (0: no restart markers; 1: one after every row of MCUs, the bytes of
+   pf_jpeg_encode_band's bands stitched). Rows go in top to bottom through
    pf_jpeg_encoder_write_rows, any number at a time; pf_jpeg_encoder_finish writes the end
    once every row was given. A failure (PF_IO_ERROR for write errors) leaves the encoder
    only fit for pf_jpeg_encoder_destroy. The descriptor is neither closed nor synced. */
 typedef struct pf_jpeg_encoder pf_jpeg_encoder;
 pf_jpeg_encoder *pf_jpeg_encoder_create(int fd, uint32_t width, uint32_t height, int components,
-                                        int quality, int subsampling, int progressive,
+                                        int quality, int subsampling, int progressive, int restart_rows,
                                         const pf_metadata_blocks *metadata, char *message);
 int pf_jpeg_encoder_write_rows(pf_jpeg_encoder *encoder, const uint8_t *pixels, size_t stride,
                                uint32_t count, char *message);

@@ -199,7 +199,8 @@ private struct _RowPointers: @unchecked Sendable {
 /// When `_JPEGCodec.encode` compresses in bands (`_JPEGBandEncoder`), rows are copied into a
 /// staging buffer of `max(2, threads)` bands; when it is full, its bands are compressed in
 /// parallel and written in order, so memory stays near `max(2, threads)` bands of about
-/// 256 K pixels. Otherwise one libjpeg compression takes the rows as they come.
+/// 256 K pixels. Otherwise (and for the bands' file on one thread, with a restart marker after
+/// every row of MCUs: the same bytes) one libjpeg compression takes the rows as they come.
 ///
 /// `@unchecked Sendable`: like `_JPEGRowDecoder`, used by one thread at a time.
 final class _JPEGRowEncoder: @unchecked Sendable {
@@ -235,11 +236,11 @@ final class _JPEGRowEncoder: @unchecked Sendable {
         self.width = width
         self.height = height
         self.format = format
-        if let bands = _JPEGBandEncoder(
+        let banded = _JPEGBandEncoder(
             width: width, height: height, format: format, quality: quality, options: options,
             metadata: metadata, name: name,
             sink: { try _FileIO.writeAll($0, to: fileDescriptor, name: name) })
-        {
+        if let bands = banded, bands.threads > 1 {
             self.bands = bands
             encoder = nil
             staging = _RowStaging(
@@ -254,7 +255,7 @@ final class _JPEGRowEncoder: @unchecked Sendable {
             pf_jpeg_encoder_create(
                 fileDescriptor, UInt32(width), UInt32(height), format == .gray8 ? 1 : 4,
                 Int32(quality), Int32(_JPEGCodec.subsampling(options.chromaSubsampling)),
-                options.progressive ? 1 : 0, blocks, &message)
+                options.progressive ? 1 : 0, banded != nil ? 1 : 0, blocks, &message)
         }
         guard let encoder = made else {
             throw PixelFlowError.encodingFailed(file: name, reason: "JPEG: " + _Codec.message(message))
