@@ -54,8 +54,9 @@ def opencv_ms(threads, runs, w, h):
     return out
 
 
-def pixelflow_ms(exe, threads, runs):
-    p = subprocess.run([exe, "--task", "byte-convolution", "--threads", str(threads), "--runs", str(runs)],
+def pixelflow_ms(exe, threads, runs, task="byte-convolution"):
+    """{case: (bytes ms, float ms)} from one `pixelflow-bench --task TASK` run (its json lines)."""
+    p = subprocess.run([exe, "--task", task, "--threads", str(threads), "--runs", str(runs)],
                        check=True, capture_output=True, text=True)
     out = {}
     for line in p.stdout.splitlines():
@@ -65,13 +66,18 @@ def pixelflow_ms(exe, threads, runs):
     return out
 
 
-def main():
+def arguments():
+    """The byte-task scripts' options: --pixelflow, --threads, --rounds, --runs."""
     ap = argparse.ArgumentParser()
     ap.add_argument("--pixelflow", required=True)
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--runs", type=int, default=9)
-    a = ap.parse_args()
+    return ap.parse_args()
+
+
+def main():
+    a = arguments()
     print("1920x1080, medians over %d rounds (ms); float/bytes and opencv/bytes ratios" % a.rounds)
     for t in [int(x) for x in a.threads.split(",")]:
         pf, cv = {}, {}

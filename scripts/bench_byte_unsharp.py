@@ -15,15 +15,14 @@ all-channel mask with the same sigma and k. Prints, per case and thread count, t
 the rounds and the ratios float/bytes (PixelFlow's speed-up) and peer/bytes (above 1:
 PixelFlow's byte form is faster).
 """
-import argparse
-import json
 import statistics
-import subprocess
 import time
 
 import cv2
 import numpy as np
 from PIL import Image, ImageFilter
+
+from bench_byte_convolution import arguments, pixelflow_ms
 
 # case: (sigma, k, channels)
 CASES = {
@@ -62,29 +61,13 @@ def peers_ms(threads, runs, w, h):
     return out
 
 
-def pixelflow_ms(exe, threads, runs):
-    p = subprocess.run([exe, "--task", "byte-unsharp", "--threads", str(threads), "--runs", str(runs)],
-                       check=True, capture_output=True, text=True)
-    out = {}
-    for line in p.stdout.splitlines():
-        if line.startswith("json: "):
-            d = json.loads(line[6:])
-            out[d["case"]] = (d["bytes_ms"], d["float_ms"])
-    return out
-
-
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--pixelflow", required=True)
-    ap.add_argument("--threads", default="1,2")
-    ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--runs", type=int, default=9)
-    a = ap.parse_args()
+    a = arguments()
     print("1920x1080, medians over %d rounds (ms); float/bytes, opencv/bytes and pillow/bytes ratios" % a.rounds)
     for t in [int(x) for x in a.threads.split(",")]:
         pf, cv, pil = {}, {}, {}
         for _ in range(a.rounds):
-            for k, v in pixelflow_ms(a.pixelflow, t, a.runs).items():
+            for k, v in pixelflow_ms(a.pixelflow, t, a.runs, task="byte-unsharp").items():
                 pf.setdefault(k, []).append(v)
             for k, (o, p) in peers_ms(t, a.runs, 1920, 1080).items():
                 cv.setdefault(k, []).append(o)

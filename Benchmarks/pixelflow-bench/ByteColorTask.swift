@@ -87,3 +87,62 @@ func alternatingTimes(rounds: Int, _ first: () throws -> Void, _ second: () thro
     }
     return (a, b)
 }
+
+/// The test images of the byte-form tasks at `width` x `height`: `makeTestImage` as opaque
+/// straight rgba8, as premultiplied rgba8 and as gray8, and destinations of each format.
+struct ByteTaskImages {
+    let opaque: PixelBuffer
+    let premultiplied: PixelBuffer
+    let gray: PixelBuffer
+    var straightOut: PixelBuffer
+    var premultipliedOut: PixelBuffer
+    var grayOut: PixelBuffer
+
+    init(width: Int, height: Int) throws {
+        var opaque = try makeTestImage(width: width, height: height).converted(
+            to: .rgba8, colorEncoding: .sRGB, alphaMode: .straight)
+        let bpr = opaque.bytesPerRow
+        opaque.withUnsafeMutableBytes { raw in
+            for y in 0..<height { for x in 0..<width { raw[y * bpr + 4 * x + 3] = 255 } }
+        }
+        self.opaque = opaque
+        premultiplied = try makeTestImage(width: width, height: height).converted(
+            to: .rgba8, colorEncoding: .sRGB, alphaMode: .premultiplied)
+        gray = opaque.converted(to: .gray8, colorEncoding: .sRGB, alphaMode: .straight)
+        straightOut = try PixelBuffer(width: width, height: height, format: .rgba8, alphaMode: .straight)
+        premultipliedOut = try PixelBuffer(width: width, height: height, format: .rgba8, alphaMode: .premultiplied)
+        grayOut = try PixelBuffer(width: width, height: height, format: .gray8)
+    }
+
+    /// `f` of `b`'s image over its clamped edges, cropped back (the peers' border handling).
+    static func clamped(_ b: PixelBuffer, _ f: (Image) throws -> Image) throws -> Image {
+        try f(Image(b).clampedToExtent()).cropped(to: Image(b).extent)
+    }
+}
+
+/// Times each case with the byte path on and off (`colorManagement: .none`, the byte forms'
+/// setting) in `rounds` alternating rounds, and prints its medians, the ratio float / bytes and
+/// one JSON line (`json: {...}`, milliseconds) for the scripts that compare with the peers.
+func runBytePathCases(
+    _ title: String, cases: [(name: String, run: (RenderContext) throws -> Void)], threads: Int, rounds: Int,
+    nameWidth: Int
+) throws {
+    func context(_ bytes: Bool) -> RenderContext {
+        var o = RenderContext.Options(threadCount: threads, colorManagement: .none)
+        o.usesBytePath = bytes
+        return RenderContext(options: o)
+    }
+    let on = context(true), off = context(false)
+    print(title)
+    for c in cases {
+        let (tOn, tOff) = try alternatingTimes(rounds: rounds, { try c.run(on) }, { try c.run(off) })
+        let mOn = Measurement(times: tOn).median, mOff = Measurement(times: tOff).median
+        print(
+            String(
+                format: "  %@ bytes %.2f  float %.2f  float/bytes %.2f",
+                c.name.padding(toLength: nameWidth, withPad: " ", startingAt: 0), mOn * 1000, mOff * 1000,
+                mOff / mOn))
+        print(
+            "json: {\"case\": \"\(c.name)\", \"threads\": \(threads), \"bytes_ms\": \(mOn * 1000), \"float_ms\": \(mOff * 1000)}")
+    }
+}
