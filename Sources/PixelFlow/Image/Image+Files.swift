@@ -129,8 +129,10 @@ extension RenderContext {
     ///   - encodeOptions: PNG compression and interlacing, JPEG progressive and subsampling,
     ///     the other formats' options, and which metadata is written: the output color
     ///     space's ICC profile by default (`colorProfile: .none` writes none), EXIF and XMP
-    ///     of `encodeOptions.metadata` as `keptMetadata` says. PNG compression uses the
-    ///     context's `threadCount` unless `encodeOptions.threadCount` is set.
+    ///     of `encodeOptions.metadata` as `keptMetadata` says. PNG compression and JPEG bands use
+    ///     the context's `threadCount` unless `encodeOptions.threadCount` is set; a streamed JPEG
+    ///     write whose image reads a streamed source at least as large as the output compresses
+    ///     on one thread beside the render (the same bytes: the decoder bounds that pipeline).
     ///   - cancellation: cancels the render from another thread, as in `makeBuffer`; it then
     ///     throws `PixelFlowError.cancelled` and the file is not touched. A full render checks
     ///     it once more before encoding (a cancel during encoding lets the write finish); a
@@ -145,7 +147,8 @@ extension RenderContext {
         quality: Int = 90, pixelFormat: PixelFormat = .rgba8, encodeOptions: EncodeOptions = .default,
         cancellation: CancellationToken? = nil, progress: (@Sendable (Double) -> Void)? = nil
     ) throws {
-        let encodeOptions = encodeOptions._withThreads(options.threadCount)
+        let givenThreads = encodeOptions.threadCount
+        var encodeOptions = encodeOptions._withThreads(options.threadCount)
         let chosen = try ImageFileFormat._forWriting(path, format)
         // The output space's profile (sRGB's by default). Without color management the
         // values are the stored ones, taken as the output space's (sRGB for ordinary files).
@@ -157,6 +160,12 @@ extension RenderContext {
             try encodeOptions._validate(format: chosen)
             try validate()
             let r = try renderRect(image, rect)
+            if chosen == .jpeg, givenThreads == nil, Self.readsStreamedSource(image, ofAtLeast: r.width * r.height) {
+                // The render waits on a streamed source's decoder, whose entropy decoding is serial
+                // and costs more per pixel than the encoder: one compression on the codec thread
+                // keeps up, and its bands would take cores from the render (same bytes).
+                encodeOptions.threadCount = 1
+            }
             let control = RenderControl(token: cancellation, progress: progress)
             let metadata = _ImageCodecs.embeddedMetadata(encodeOptions, profile: profile)
             let rowBytes = r.width * pixelFormat.bytesPerPixel
@@ -198,6 +207,15 @@ extension RenderContext {
             buffer, as: chosen, quality: quality, options: encodeOptions, name: path,
             profile: profile)
         try AtomicFileWriter.write(bytes, toFile: path)
+    }
+
+    /// Whether `image` reads a streamed source (`Image(contentsOfFile:options:streaming:)`) of
+    /// at least `pixels` pixels.
+    static func readsStreamedSource(_ image: Image, ofAtLeast pixels: Int) -> Bool {
+        GraphWalk.postOrder(image.node).contains { n in
+            if case let .streamedSource(s) = n.op { return s.width * s.height >= pixels }
+            return false
+        }
     }
 
     /// The bytes of an image file holding `rect` of `image` (default: its extent) rendered in

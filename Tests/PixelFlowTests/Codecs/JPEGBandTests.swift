@@ -226,6 +226,36 @@ final class JPEGBandTests: TemporaryDirectoryTestCase {
         }
     }
 
+    /// A streamed JPEG write whose image reads a streamed source at least as large as the output
+    /// compresses on one thread (`RenderContext.readsStreamedSource`); the file is the same as
+    /// with the bands on two and three threads and as the whole buffer's.
+    func testStreamedWriteFromStreamedSourceIsTheBandsFile() throws {
+        let b = photo(width: 1200, height: 900, format: .rgba8)
+        let input = directory.appendingPathComponent("in.jpg").path
+        try b.write(toFile: input, quality: 95)
+        let source = try Image(contentsOfFile: input)
+        let buffered = Image(try PixelBuffer(contentsOfFile: input))
+        let sharpened = try source.clampedToExtent().convolved3x3(weights: [0, -1, 0, -1, 5, -1, 0, -1, 0])
+            .cropped(to: source.extent)
+        let extent = source.extent
+        XCTAssertTrue(RenderContext.readsStreamedSource(sharpened, ofAtLeast: 1200 * 900))
+        XCTAssertFalse(RenderContext.readsStreamedSource(sharpened, ofAtLeast: 1200 * 900 + 1))
+        XCTAssertFalse(RenderContext.readsStreamedSource(buffered, ofAtLeast: 1))
+        let ctx = RenderContext(threadCount: 2, colorManagement: .none)
+        func written(_ image: Image, _ name: String, threads: Int?) throws -> [UInt8] {
+            let out = directory.appendingPathComponent(name).path
+            var o = EncodeOptions.default
+            o.threadCount = threads
+            try ctx.write(image, toFile: out, rect: extent, quality: 90, encodeOptions: o)
+            return [UInt8](try Data(contentsOf: URL(fileURLWithPath: out)))
+        }
+        let one = try written(sharpened, "default.jpg", threads: nil)
+        XCTAssertNotNil(layout(one).restartInterval, "the bands' restart markers")
+        XCTAssertTrue(try written(sharpened, "two.jpg", threads: 2) == one)
+        XCTAssertTrue(try written(sharpened, "three.jpg", threads: 3) == one)
+        XCTAssertTrue(try ctx.encoded(sharpened, as: .jpeg, rect: extent, quality: 90) == one)
+    }
+
     /// Small images (fewer than two bands), progressive files and `restartMarkers: false` are one
     /// compression without restart markers, as before bands existed.
     func testSmallProgressiveAndDisabledAreOneCompression() throws {
