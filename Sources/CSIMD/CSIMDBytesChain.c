@@ -1,6 +1,7 @@
 /* The chained byte form's kernels of CSIMDBytesChain.h. */
 #include "CSIMDBytesChain.h"
 #include "CSIMDBytesResample.h"
+#include "CSIMDBytesTaps.h"
 #include <string.h>
 #if defined(__x86_64__) || defined(__SSE2__)
 #include <emmintrin.h>
@@ -34,21 +35,9 @@ static void ch_h_scalar(const int16_t *src, long bpp, const int32_t *starts, con
 }
 
 #if PF_CH_SSE2
-/* One RGBA output from tap k on: adds taps k...n - 1 of pixels `s` times weights `w` to `acc`
- * (which holds the rounding term), two taps per pmaddwd, and stores the 4 16-bit values. */
-static inline void ch_h_rgba_finish(const int16_t *s, const int16_t *w, int k, int n, __m128i acc, int16_t *dst) {
-    for (; k + 1 < n; k += 2) {
-        __m128i a = _mm_loadl_epi64((const __m128i *)(const void *)(s + k * 4));
-        __m128i b = _mm_loadl_epi64((const __m128i *)(const void *)(s + k * 4 + 4));
-        int32_t pair;
-        memcpy(&pair, w + k, 4);
-        acc = _mm_add_epi32(acc, _mm_madd_epi16(_mm_unpacklo_epi16(a, b), _mm_set1_epi32(pair)));
-    }
-    if (k < n) {
-        __m128i a = _mm_loadl_epi64((const __m128i *)(const void *)(s + k * 4));
-        acc = _mm_add_epi32(acc, _mm_madd_epi16(_mm_unpacklo_epi16(a, _mm_setzero_si128()),
-                                                _mm_set1_epi32((uint16_t)w[k])));
-    }
+/* Stores one RGBA output of 16-bit values from its tap sum (CSIMDBytesTaps.h, with the
+ * rounding term). */
+static inline void ch_h_rgba_store(__m128i acc, int16_t *dst) {
     acc = _mm_srai_epi32(acc, PF_CH_H_SHIFT);
     _mm_storel_epi64((__m128i *)(void *)dst, _mm_packs_epi32(acc, acc));
 }
@@ -57,21 +46,20 @@ static void ch_h_rgba_sse2(const int16_t *src, const int32_t *starts, const int3
                            long maxTaps, long width, int16_t *dst) {
     const __m128i round = _mm_set1_epi32(1 << (PF_CH_H_SHIFT - 1));
     for (long i = 0; i < width; i++) {
-        ch_h_rgba_finish(src + (long)starts[i] * 4, weights + i * maxTaps, 0, counts[i], round, dst + i * 4);
+        ch_h_rgba_store(pf_i16_rgba_taps_sse2(src + (long)starts[i] * 4, weights + i * maxTaps, 0, counts[i], round),
+                        dst + i * 4);
     }
 }
 #endif
 
 #if PF_CH_X86
-/* RGBA, four taps per vpmaddwd (as rs_h16_rgba_avx2 in CSIMDBytesResample.c): each 128-bit
- * lane's two pixels interleaved channel by channel, times the weight pairs (w_k, w_k+1) low and
- * (w_k+2, w_k+3) high, lanes added at the end. The same integer sums as the SSE2 loop. */
+/* RGBA: two taps four outputs a step, more four taps per vpmaddwd (pf_i16_rgba_taps_avx2).
+ * The same integer sums as the SSE2 loop. */
 __attribute__((target("avx2"))) static void ch_h_rgba_avx2(const int16_t *src, const int32_t *starts,
                                                             const int32_t *counts, const int16_t *weights,
                                                             long maxTaps, long width, int16_t *dst) {
     const __m256i spread = _mm256_setr_epi8(0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6, 7, 14, 15, 0, 1, 8, 9, 2, 3, 10,
                                             11, 4, 5, 12, 13, 6, 7, 14, 15);
-    const __m256i pairs = _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1);
     const __m128i round = _mm_set1_epi32(1 << (PF_CH_H_SHIFT - 1));
     long i = 0;
     if (maxTaps == 2) {
@@ -95,21 +83,9 @@ __attribute__((target("avx2"))) static void ch_h_rgba_avx2(const int16_t *src, c
             _mm256_storeu_si256((__m256i *)(void *)(dst + i * 4), v);
         }
     }
-    for (; i < width; i++) {
-        const int16_t *s = src + (long)starts[i] * 4;
-        const int16_t *w = weights + i * maxTaps;
-        int n = counts[i], k = 0;
-        __m256i acc4 = _mm256_setzero_si256();
-        for (; k + 4 <= n; k += 4) {
-            __m256i p = _mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i *)(const void *)(s + k * 4)), spread);
-            long long quad;
-            memcpy(&quad, w + k, 8);
-            __m256i wq = _mm256_permutevar8x32_epi32(_mm256_castsi128_si256(_mm_cvtsi64_si128(quad)), pairs);
-            acc4 = _mm256_add_epi32(acc4, _mm256_madd_epi16(p, wq));
-        }
-        __m128i acc = _mm_add_epi32(_mm256_castsi256_si128(acc4), _mm256_extracti128_si256(acc4, 1));
-        ch_h_rgba_finish(s, w, k, n, _mm_add_epi32(acc, round), dst + i * 4);
-    }
+    for (; i < width; i++)
+        ch_h_rgba_store(pf_i16_rgba_taps_avx2(src + (long)starts[i] * 4, weights + i * maxTaps, counts[i], round),
+                        dst + i * 4);
 }
 #endif
 
@@ -156,11 +132,7 @@ static inline void ch_make_taps(const int16_t *const *rows, long kw, long kh, lo
     for (long j = 0; j < kh; j++)
         for (long k = 0; k < kw; k++) t->at[j * kw + k] = rows[j] + k * bpp;
     t->at[n] = t->at[n - 1];
-    for (long p = 0; p < t->pairs; p++) {
-        uint32_t v = (uint32_t)pairs[p];
-        t->w[2 * p] = (int16_t)(uint16_t)(v & 0xFFFF);
-        t->w[2 * p + 1] = (int16_t)(uint16_t)(v >> 16);
-    }
+    pf_unpack_weight_pairs(pairs, n, t->w);
 }
 
 static inline void ch_cv_tail(const ch_taps *t, long bpp, const int32_t *bias, long shift, long i, long n,

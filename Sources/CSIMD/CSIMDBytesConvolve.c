@@ -1,5 +1,6 @@
 /* The byte convolution kernels of CSIMDBytesConvolve.h. */
 #include "CSIMDBytesConvolve.h"
+#include "CSIMDBytesTaps.h"
 #if defined(__x86_64__) || defined(__SSE2__)
 #include <emmintrin.h>
 #define PF_CV_SSE2 1
@@ -29,11 +30,7 @@ static inline void cv_taps(const unsigned char *const *rows, long kw, long kh, l
         for (long k = 0; k < kw; k++) t->at[j * kw + k] = rows[j] + k * bpp;
     /* The odd tap out reads the last tap again, with weight 0. */
     t->at[n] = t->at[n - 1];
-    for (long p = 0; p < t->pairs; p++) {
-        uint32_t v = (uint32_t)pairs[p];
-        t->w[2 * p] = (int16_t)(uint16_t)(v & 0xFFFF);
-        t->w[2 * p + 1] = (int16_t)(uint16_t)(v >> 16);
-    }
+    pf_unpack_weight_pairs(pairs, n, t->w);
 }
 
 /* The definition (see the header), and the tails of the vector loops. */

@@ -1,5 +1,6 @@
 /* The byte resampling kernels of CSIMDBytesResample.h. */
 #include "CSIMDBytesResample.h"
+#include "CSIMDBytesTaps.h"
 #include <string.h>
 #if defined(__x86_64__) || defined(__SSE2__)
 #include <emmintrin.h>
@@ -125,24 +126,9 @@ void pf_u8_resample_v_to16_run(const unsigned char *const *rows, const int16_t *
 static inline unsigned char rs_byte(int32_t v) { return (unsigned char)(v < 0 ? 0 : v > 255 ? 255 : v); }
 
 #if PF_RS_SSE2
-/* One RGBA output of the horizontal pass from tap k on: adds taps k...n - 1 of pixels `s`
- * (4 x 16 bits each) times weights `w` to `acc` (which holds the rounding term), two taps per
- * pmaddwd (pixels k and k + 1 interleaved per channel, times (w_k, w_k+1)), and stores the
- * byte pixel. */
-static inline void rs_h16_rgba_finish(const int16_t *s, const int16_t *w, int k, int n, __m128i acc,
-                                      unsigned char *dst) {
-    for (; k + 1 < n; k += 2) {
-        __m128i a = _mm_loadl_epi64((const __m128i *)(const void *)(s + k * 4));
-        __m128i b = _mm_loadl_epi64((const __m128i *)(const void *)(s + k * 4 + 4));
-        int32_t pair;
-        memcpy(&pair, w + k, 4);
-        acc = _mm_add_epi32(acc, _mm_madd_epi16(_mm_unpacklo_epi16(a, b), _mm_set1_epi32(pair)));
-    }
-    if (k < n) {
-        __m128i a = _mm_loadl_epi64((const __m128i *)(const void *)(s + k * 4));
-        acc = _mm_add_epi32(acc, _mm_madd_epi16(_mm_unpacklo_epi16(a, _mm_setzero_si128()),
-                                                _mm_set1_epi32((uint16_t)w[k])));
-    }
+/* Stores one RGBA byte pixel of the horizontal pass from its tap sum (CSIMDBytesTaps.h, with
+ * the rounding term): shifted, saturated to 16 bits and then to bytes. */
+static inline void rs_h16_rgba_store(__m128i acc, unsigned char *dst) {
     acc = _mm_srai_epi32(acc, PF_RS_V_SHIFT);
     __m128i v = _mm_packs_epi32(acc, acc);
     v = _mm_packus_epi16(v, v);
@@ -151,31 +137,15 @@ static inline void rs_h16_rgba_finish(const int16_t *s, const int16_t *w, int k,
 }
 #endif
 #if defined(__x86_64__) && defined(__clang__)
-/* RGBA, four taps per pmaddwd step: the 16 values of pixels k...k + 3 in one load, each
- * 128-bit lane's two pixels interleaved channel by channel (pshufb), times the weight pairs
- * (w_k, w_k+1) in the low lane and (w_k+2, w_k+3) in the high one; the lanes are added at the
- * end. The sums are the same integers as the SSE2 loop's, so the bytes are the same. */
+/* RGBA, four taps per vpmaddwd step (pf_i16_rgba_taps_avx2): the same integer sums as the
+ * SSE2 loop, so the same bytes. */
 __attribute__((target("avx2")))
 static void rs_h16_rgba_avx2(const int16_t *src, const int32_t *starts, const int32_t *counts, const int16_t *weights,
                              long maxTaps, long width, unsigned char *dst) {
-    const __m256i spread = _mm256_setr_epi8(0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6, 7, 14, 15, 0, 1, 8, 9, 2, 3, 10,
-                                            11, 4, 5, 12, 13, 6, 7, 14, 15);
-    const __m256i pairs = _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1);
     const __m128i round = _mm_set1_epi32(1 << (PF_RS_V_SHIFT - 1));
     for (long i = 0; i < width; i++) {
         const int16_t *s = src + (long)starts[i] * 4;
-        const int16_t *w = weights + i * maxTaps;
-        int n = counts[i], k = 0;
-        __m256i acc4 = _mm256_setzero_si256();
-        for (; k + 4 <= n; k += 4) {
-            __m256i p = _mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i *)(const void *)(s + k * 4)), spread);
-            long long quad;
-            memcpy(&quad, w + k, 8);
-            __m256i wq = _mm256_permutevar8x32_epi32(_mm256_castsi128_si256(_mm_cvtsi64_si128(quad)), pairs);
-            acc4 = _mm256_add_epi32(acc4, _mm256_madd_epi16(p, wq));
-        }
-        __m128i acc = _mm_add_epi32(_mm256_castsi256_si128(acc4), _mm256_extracti128_si256(acc4, 1));
-        rs_h16_rgba_finish(s, w, k, n, _mm_add_epi32(acc, round), dst + i * 4);
+        rs_h16_rgba_store(pf_i16_rgba_taps_avx2(s, weights + i * maxTaps, counts[i], round), dst + i * 4);
     }
 }
 #endif
@@ -193,8 +163,7 @@ void pf_u8_resample_h_from16_run(const int16_t *src, long bpp, const int32_t *st
         const __m128i round = _mm_set1_epi32(1 << (PF_RS_V_SHIFT - 1));
         for (long i = 0; i < width; i++) {
             const int16_t *s = src + (long)starts[i] * 4;
-            const int16_t *w = weights + i * maxTaps;
-            rs_h16_rgba_finish(s, w, 0, counts[i], round, dst + i * 4);
+            rs_h16_rgba_store(pf_i16_rgba_taps_sse2(s, weights + i * maxTaps, 0, counts[i], round), dst + i * 4);
         }
         return;
     }

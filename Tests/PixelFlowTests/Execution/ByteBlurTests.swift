@@ -163,21 +163,9 @@ final class ByteBlurTests: XCTestCase {
         for (w, h, sigma) in [(90, 33, 2.0), (150, 80, 10.0), (40, 9, 3.0)] {
             let src = TestImages.randomBytes(w, h, alpha: .premultiplied, seed: UInt64(w))
             let image = try Image(src).clampedToExtent().gaussianBlurred(radius: sigma).cropped(to: Image(src).extent)
-            let rect = IntRect(x: 0, y: 0, width: w, height: h)
-            let options = RenderContext.Options(threadCount: 2, colorManagement: .none)
-            var dest = try PixelBuffer(width: w, height: h, format: .rgba8, alphaMode: .premultiplied)
-            guard case let .success(plan) = BytePlan.make(root: image.node, rect: rect, options: options, buffer: dest) else {
-                return XCTFail("no byte plan for sigma \(sigma)")
-            }
-            XCTAssertNotNil(plan.blur, "sigma \(sigma)")
-            XCTAssertTrue(plan.blur?.runs.contains { $0.fast } ?? false)
-            XCTAssertEqual(plan.blur?.fullRows.contains(true), h > Int(6 * sigma))
-            plan.run(rect: rect, into: &dest, options: options)
-            var plain = plan
-            plain.blur = nil
-            var other = dest
-            plain.run(rect: rect, into: &other, options: options)
-            XCTAssertTrue(dest == other, "sigma \(sigma): folded and resampling kernels differ")
+            let plan = try assertFoldedBlurEqualsResampling(image, width: w, height: h, "sigma \(sigma)")
+            XCTAssertNotNil(plan?.blur, "sigma \(sigma)")
+            XCTAssertEqual(plan?.blur?.fullRows.contains(true), h > Int(6 * sigma))
         }
     }
 
@@ -207,5 +195,31 @@ final class ByteBlurTests: XCTestCase {
         let linear = try RenderContext(colorManagement: .linear).explain(
             Image(srgb).gaussianBlurred(radius: 2), rect: img.extent, into: probe)
         XCTAssertTrue(linear.contains("byte path: off"), linear)
+    }
+}
+
+extension XCTestCase {
+    /// Renders `image` (a `width` x `height` premultiplied rgba8 byte plan from the origin,
+    /// 2 threads, no color management) with its folded blur kernels, then with the blur taken
+    /// out of the plan (the resampling kernels), and asserts the same bytes and that a fast
+    /// folded run was chosen; returns the plan, or nil (after a failure) when there is none.
+    @discardableResult
+    func assertFoldedBlurEqualsResampling(_ image: Image, width w: Int, height h: Int, _ label: String,
+                                          file: StaticString = #filePath, line: UInt = #line) throws -> BytePlan? {
+        let rect = IntRect(x: 0, y: 0, width: w, height: h)
+        let options = RenderContext.Options(threadCount: 2, colorManagement: .none)
+        var dest = try PixelBuffer(width: w, height: h, format: .rgba8, alphaMode: .premultiplied)
+        guard case let .success(plan) = BytePlan.make(root: image.node, rect: rect, options: options, buffer: dest) else {
+            XCTFail("no byte plan for \(label)", file: file, line: line)
+            return nil
+        }
+        XCTAssertTrue(plan.blur?.runs.contains { $0.fast } ?? false, label, file: file, line: line)
+        plan.run(rect: rect, into: &dest, options: options)
+        var plain = plan
+        plain.blur = nil
+        var other = dest
+        plain.run(rect: rect, into: &other, options: options)
+        XCTAssertTrue(dest == other, "\(label): folded and resampling kernels differ", file: file, line: line)
+        return plan
     }
 }

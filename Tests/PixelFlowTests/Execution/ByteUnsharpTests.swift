@@ -268,19 +268,7 @@ final class ByteUnsharpTests: XCTestCase {
                 (luma
                 ? img.clampedToExtent().sharpenedLuminance(sharpness: 1, radius: sigma)
                 : img.clampedToExtent().unsharpMasked(radius: sigma, intensity: 1)).cropped(to: img.extent)
-            let rect = IntRect(x: 0, y: 0, width: w, height: h)
-            let options = RenderContext.Options(threadCount: 2, colorManagement: .none)
-            var dest = try PixelBuffer(width: w, height: h, format: .rgba8, alphaMode: .premultiplied)
-            guard case let .success(plan) = BytePlan.make(root: image.node, rect: rect, options: options, buffer: dest) else {
-                return XCTFail("no byte plan for sigma \(sigma)")
-            }
-            XCTAssertTrue(plan.blur?.runs.contains { $0.fast } ?? false, "sigma \(sigma)")
-            plan.run(rect: rect, into: &dest, options: options)
-            var plain = plan
-            plain.blur = nil
-            var other = dest
-            plain.run(rect: rect, into: &other, options: options)
-            XCTAssertTrue(dest == other, "sigma \(sigma): folded and resampling kernels differ")
+            try assertFoldedBlurEqualsResampling(image, width: w, height: h, "sigma \(sigma)")
         }
     }
 
