@@ -204,8 +204,10 @@ extension XCTestCase {
     /// out of the plan (the resampling kernels), and asserts the same bytes and that a fast
     /// folded run was chosen; returns the plan, or nil (after a failure) when there is none.
     @discardableResult
-    func assertFoldedBlurEqualsResampling(_ image: Image, width w: Int, height h: Int, _ label: String,
-                                          file: StaticString = #filePath, line: UInt = #line) throws -> BytePlan? {
+    func assertFoldedBlurEqualsResampling(
+        _ image: Image, width w: Int, height h: Int, _ label: String,
+        file: StaticString = #filePath, line: UInt = #line
+    ) throws -> BytePlan? {
         let rect = IntRect(x: 0, y: 0, width: w, height: h)
         let options = RenderContext.Options(threadCount: 2, colorManagement: .none)
         var dest = try PixelBuffer(width: w, height: h, format: .rgba8, alphaMode: .premultiplied)
