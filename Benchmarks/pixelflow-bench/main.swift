@@ -113,7 +113,9 @@ func parseOptions() -> Options {
         case "--input": o.taskInput = value(a)
         case "--output": o.taskOutput = value(a)
         case "--no-restart-markers": o.jpegRestartMarkers = false
-        case "--encoder-threads": o.encoderThreads = Int(value(a))
+        case "--encoder-threads":
+            guard let n = Int(value(a)), n > 0 else { fail("--encoder-threads takes a positive count") }
+            o.encoderThreads = n
         case "--child-op": o.childOp = value(a)
         case "--child": o.childEngine = value(a)
         case "--soak":
