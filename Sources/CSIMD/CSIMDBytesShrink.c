@@ -1,5 +1,6 @@
 /* The thumbnail byte kernels of CSIMDBytesShrink.h. */
 #include "CSIMDBytesShrink.h"
+#include "CSIMDBytesTaps.h"
 #include <string.h>
 #if defined(__x86_64__) || defined(__SSE2__)
 #include <emmintrin.h>
@@ -267,20 +268,7 @@ void pf_u8_resample_h_from16_unpremultiply_run(const int16_t *src, const int32_t
         int n = counts[i];
         int32_t acc[4];
 #if PF_SH_SSE2
-        __m128i sum = _mm_setzero_si128();
-        int k = 0;
-        for (; k + 1 < n; k += 2) {
-            __m128i a = _mm_loadl_epi64((const __m128i *)(const void *)(s + k * 4));
-            __m128i b = _mm_loadl_epi64((const __m128i *)(const void *)(s + k * 4 + 4));
-            int32_t pair;
-            memcpy(&pair, w + k, 4);
-            sum = _mm_add_epi32(sum, _mm_madd_epi16(_mm_unpacklo_epi16(a, b), _mm_set1_epi32(pair)));
-        }
-        if (k < n) {
-            __m128i a = _mm_loadl_epi64((const __m128i *)(const void *)(s + k * 4));
-            sum = _mm_add_epi32(sum, _mm_madd_epi16(_mm_unpacklo_epi16(a, _mm_setzero_si128()),
-                                                    _mm_set1_epi32((uint16_t)w[k])));
-        }
+        __m128i sum = pf_i16_rgba_taps_sse2(s, w, 0, n, _mm_setzero_si128());
         /* The store in vector form: the same float operations as sh_unpremultiplied per color,
          * the alpha byte as sh_byte((A + 2^19) >> 20). */
         int32_t a = _mm_cvtsi128_si32(_mm_shuffle_epi32(sum, 0xFF));

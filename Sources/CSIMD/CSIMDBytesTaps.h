@@ -3,7 +3,8 @@
 /* What the byte kernels' files share: the weight pairs' unpacking of the convolutions
  * (CSIMDBytesConvolve.c, CSIMDBytesChain.c) and the tap sums of the 16-bit RGBA horizontal
  * passes (CSIMDBytesResample.c: 16 bits in, bytes out; CSIMDBytesChain.c: 16 bits in and
- * out; each shifts, packs and stores the sum its own way). Private to CSIMD (not in
+ * out; CSIMDBytesShrink.c: bytes out, unpremultiplied; each shifts, packs and stores the sum
+ * its own way). Private to CSIMD (not in
  * include/). */
 #include <stdint.h>
 #include <string.h>
