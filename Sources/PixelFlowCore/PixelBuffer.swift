@@ -7,11 +7,15 @@
 package final class _PixelStorage: @unchecked Sendable {
     package let bytes: UnsafeMutableRawPointer
     package let count: Int
+    private let allocation: LargeAllocation
 
+    /// Storage of `byteCount` bytes (large ones on huge pages, see `LargeAllocation`), zero
+    /// when `zeroed`.
     package init(byteCount: Int, zeroed: Bool = true) {
         count = byteCount
-        bytes = UnsafeMutableRawPointer.allocate(byteCount: Swift.max(byteCount, 1), alignment: 64)
-        if zeroed { bytes.initializeMemory(as: UInt8.self, repeating: 0, count: byteCount) }
+        allocation = LargeAllocation(byteCount: byteCount)
+        bytes = allocation.pointer
+        if zeroed && !allocation.isZeroed { bytes.initializeMemory(as: UInt8.self, repeating: 0, count: byteCount) }
     }
 
     package func copy() -> _PixelStorage {
@@ -20,7 +24,7 @@ package final class _PixelStorage: @unchecked Sendable {
         return s
     }
 
-    deinit { bytes.deallocate() }
+    deinit { allocation.deallocate() }
 }
 
 /// A two-dimensional array of pixels: width, height, format and row stride, with storage it

@@ -34,6 +34,34 @@ final class PixelBufferTests: XCTestCase {
         XCTAssertEqual(a[0, 0], SIMD4(1, 1, 1, 1))
     }
 
+    /// Buffers of 4 MiB and more are mapped on their own (huge pages on Linux): zero when
+    /// made, written and copied like small ones, and their memory returned (many allocated in
+    /// turn). Below the threshold, the allocator; either way 64-byte aligned.
+    func testLargeBuffersAreMappedZeroedAndCopyOnWrite() throws {
+        let threshold = LargeAllocation.hugePageThreshold
+        for (width, height) in [(1024, 1024), (1023, 1025), (1000, 1000), (4096, 1)] {
+            var b = try PixelBuffer(width: width, height: height, format: .rgba8)
+            let bytes = b.bytesPerRow * height
+            let pointer = b.withUnsafeBytes { Int(bitPattern: $0.baseAddress!) }
+            XCTAssertEqual(pointer % 64, 0)
+            #if os(Linux)
+                XCTAssertEqual(pointer % (2 << 20) == 0, bytes >= threshold, "\(width)x\(height): \(bytes) bytes")
+            #endif
+            XCTAssertTrue(b.withUnsafeBytes { $0.allSatisfy { $0 == 0 } }, "\(width)x\(height) not zero")
+            let copy = b
+            b[width - 1, height - 1] = SIMD4(1, 0.5, 0, 1)
+            XCTAssertEqual(copy[width - 1, height - 1], .zero)
+            XCTAssertEqual(b[width - 1, height - 1], SIMD4(1, 128.0 / 255, 0, 1))
+            XCTAssertEqual(b.converted(to: .rgbaF32).converted(to: .rgba8), b)
+        }
+        // 64 buffers of 16 MiB in turn: 1 GiB if a mapping were kept.
+        for _ in 0..<64 {
+            var b = try PixelBuffer(width: 2048, height: 2048, format: .rgba8, alphaMode: .premultiplied)
+            b.withUnsafeMutableBytes { $0[$0.count - 1] = 7 }
+            XCTAssertEqual(b.withUnsafeBytes { $0[$0.count - 1] }, 7)
+        }
+    }
+
     func testQuantizationRoundsHalfUpAndClamps() throws {
         var b = try PixelBuffer(width: 4, height: 1, format: .rgba8)
         b[0, 0] = SIMD4(-1, 2, .nan, 0.5 / 255)
