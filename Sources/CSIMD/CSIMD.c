@@ -318,9 +318,12 @@ void pf_load_rgba8_srgb_row_run(const unsigned char *src, pf_float4 *dst, long c
 }
 
 /* pf_store_4x8_row: the AVX2 variant quantizes the row as a flat array of floats, 32 at a
- * time (8 pixels) with pf_quantize8's steps on 8 lanes, packs them to 32 bytes in order
- * (every channel goes through the same operations, so the bytes are the same), and puts the
- * bytes of each pixel in the order's positions with one byte shuffle (vpshufb). */
+ * time (8 pixels) with pf_quantize8's steps on 8 lanes: v * 255, + 0.5, then the clamp as
+ * vmaxps with 0 (which returns its second operand, 0, for NaN, as pf_quantize8's mask does)
+ * and vminps with 255, and truncation. Two signed packs to 16 bits and one unsigned pack to
+ * bytes leave the pixels in the order 0 2 4 6 1 3 5 7, which one vpermd puts back; every
+ * channel goes through the same operations, so the bytes are the same. Other byte orders
+ * move the bytes of each pixel with one byte shuffle (vpshufb). */
 static void store_4x8_row_baseline(const pf_float4 *src, unsigned char *dst, long count, int order) {
     PF_WITH_ORDER(order, pf_store_4x8_row(src, dst, count, ORDER));
 }
@@ -329,8 +332,8 @@ PF_AVX2_INLINE void store_4x8_row_avx2_body(const pf_float4 *src, unsigned char 
                                              int stream) {
 #pragma clang fp contract(off)
     typedef unsigned char pf_u8x32 __attribute__((ext_vector_type(32)));
-    typedef int pf_int32v __attribute__((ext_vector_type(32)));
-    const pf_float8 zero = 0.0f, q255 = 255.0f, half = 0.5f;
+    const __m256 zero = _mm256_setzero_ps(), q255 = _mm256_set1_ps(255.0f), half = _mm256_set1_ps(0.5f);
+    const __m256i pixels = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
     const float *f = (const float *)src;
     long i = 0;
     if (stream) {
@@ -342,21 +345,15 @@ PF_AVX2_INLINE void store_4x8_row_avx2_body(const pf_float4 *src, unsigned char 
         i = lead;
     }
     for (; i + 8 <= count; i += 8) {
-        pf_int8 c[4];
+        __m256i c[4];
         for (int q = 0; q < 4; q++) {
-            pf_float8 s = pf_load8(f + 4 * i + 8 * q) * q255;
-            s = s + half;
-            pf_int8 keep = s >= zero;
-            s = (pf_float8)((pf_int8)s & keep);
-            pf_int8 big = s > q255;
-            s = (pf_float8)(((pf_int8)s & ~big) | ((pf_int8)q255 & big));
-            c[q] = __builtin_convertvector(s, pf_int8);
+            __m256 s = _mm256_mul_ps(_mm256_loadu_ps(f + 4 * i + 8 * q), q255);
+            s = _mm256_add_ps(s, half);
+            s = _mm256_min_ps(_mm256_max_ps(s, zero), q255);
+            c[q] = _mm256_cvttps_epi32(s);
         }
-        pf_int32v all = __builtin_shufflevector(__builtin_shufflevector(c[0], c[1], 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
-                                                __builtin_shufflevector(c[2], c[3], 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
-                                                0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
-                                                16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31);
-        pf_u8x32 b = __builtin_convertvector(all, pf_u8x32);
+        __m256i words = _mm256_packus_epi16(_mm256_packs_epi32(c[0], c[1]), _mm256_packs_epi32(c[2], c[3]));
+        pf_u8x32 b = (pf_u8x32)_mm256_permutevar8x32_epi32(words, pixels);
         /* Byte k of a pixel in the order is its RGBA byte of that channel. */
         if (order == PF_ORDER_BGRA) {
             b = __builtin_shufflevector(b, b, 2, 1, 0, 3, 6, 5, 4, 7, 10, 9, 8, 11, 14, 13, 12, 15,

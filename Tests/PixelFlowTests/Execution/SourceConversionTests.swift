@@ -129,7 +129,8 @@ final class SourceConversionTests: XCTestCase {
     }
 
     /// Float rows with the values that test the quantizer's rounding and clamping, through the
-    /// dispatched store (AVX2 where the machine has it) and the baseline build inlined here.
+    /// dispatched store (AVX2 where the machine has it) and the baseline build inlined here, in
+    /// the three byte orders.
     func testRGBA8StoreMatchesTheScalarQuantizer() {
         var rng = SeededRandom(seed: 11)
         var values: [Float] = [0, -0, 1, -1, 0.5, .nan, .infinity, -.infinity, 1e-30, 255.5 / 255, 2, .greatestFiniteMagnitude]
@@ -158,6 +159,22 @@ final class SourceConversionTests: XCTestCase {
                 }
             }
             XCTAssertEqual(run[4 * count], 0xAB, "wrote past the row")
+            // The other byte orders: the same quantized channels at the order's positions.
+            for (order, positions) in [(Int32(PF_ORDER_BGRA), [2, 1, 0, 3]), (Int32(PF_ORDER_ARGB), [1, 2, 3, 0])] {
+                var ordered = [UInt8](repeating: 0xAB, count: 4 * count + 1)
+                pixels.withUnsafeBufferPointer { p in
+                    ordered.withUnsafeMutableBufferPointer { pf_store_4x8_row_run(p.baseAddress!, $0.baseAddress!, count, order) }
+                }
+                for i in 0..<count {
+                    let q = PixelBuffer._quantize8(pixels[i])
+                    for ch in 0..<4 where ordered[4 * i + positions[ch]] != q[ch] {
+                        XCTFail(
+                            "order \(order) n=\(count) pixel \(i) channel \(ch): \(ordered[4 * i + positions[ch]]) != \(q[ch])")
+                        return
+                    }
+                }
+                XCTAssertEqual(ordered[4 * count], 0xAB, "order \(order) wrote past the row")
+            }
         }
     }
 
