@@ -546,6 +546,179 @@ static void pf_jpeg_fd_term(j_compress_ptr cinfo) {
     pf_jpeg_fd_flush(cinfo, sizeof dest->buffer - dest->pub.free_in_buffer);
 }
 
+/* ---- 4:2:0 color: RGBX rows to YCbCr planes, given to libjpeg as raw data ----
+
+   libjpeg-turbo's own path converts every pixel to Y, Cb and Cr, then averages each 2x2
+   block of the chroma planes: three sums of products a pixel and a second pass. Here luma is
+   libjpeg's own formula, bit for bit (jccolor.c: 16 fractional bits, rounded):
+       Y = (19595 R + 38470 G + 7471 B + 32768) >> 16,
+   and each chroma sample is computed once per 2x2 block, from the block's sums of R, G and B
+   (the chroma formulas are linear, so this is the average of the four pixels' chroma with
+   one rounding instead of two), with 15-bit coefficients that sum to 0 (gray stays 128):
+       Cb = (-5529 Rs - 10855 Gs + 16384 Bs + (128 << 17) + (1 << 16)) >> 17,
+       Cr = (16384 Rs - 13720 Gs - 2664 Bs + (128 << 17) + (1 << 16)) >> 17, clamped to 255.
+   Columns past the width repeat the last pixel and rows past the height the last row, as
+   libjpeg's converter pads. */
+
+static inline uint8_t pf_ycc_luma(const uint8_t *p) {
+    return (uint8_t)((19595u * p[0] + 38470u * p[1] + 7471u * p[2] + 32768u) >> 16);
+}
+static inline uint8_t pf_ycc_chroma(int r, int g, int b, int cr, int cg, int cb) {
+    int v = (cr * r + cg * g + cb * b + (128 << 17) + (1 << 16)) >> 17;
+    return (uint8_t)(v > 255 ? 255 : v);
+}
+
+/* Luma from x0 to luma_width and chroma from x0 / 2 to chroma_width (x0 even), one pixel at a
+   time: the edges, and everything without AVX2. */
+static void pf_ycc420_scalar(const uint8_t *r0, const uint8_t *r1, uint32_t width, uint32_t x0,
+                             uint8_t *y0, uint8_t *y1, uint8_t *cb, uint8_t *cr,
+                             uint32_t luma_width, uint32_t chroma_width) {
+    for (uint32_t x = x0; x < luma_width; x++) {
+        uint32_t s = 4 * (x < width ? x : width - 1);
+        y0[x] = pf_ycc_luma(r0 + s);
+        y1[x] = pf_ycc_luma(r1 + s);
+    }
+    for (uint32_t c = x0 / 2; c < chroma_width; c++) {
+        uint32_t a = 2 * c < width ? 2 * c : width - 1, b = 2 * c + 1 < width ? 2 * c + 1 : width - 1;
+        const uint8_t *p = r0 + 4 * a, *q = r0 + 4 * b, *u = r1 + 4 * a, *v = r1 + 4 * b;
+        int rs = p[0] + q[0] + u[0] + v[0], gs = p[1] + q[1] + u[1] + v[1], bs = p[2] + q[2] + u[2] + v[2];
+        cb[c] = pf_ycc_chroma(rs, gs, bs, -5529, -10855, 16384);
+        cr[c] = pf_ycc_chroma(rs, gs, bs, 16384, -13720, -2664);
+    }
+}
+
+#if defined(__x86_64__) && defined(__clang__)
+#include <immintrin.h>
+/* 8 pixels' luma as 8 32-bit lanes: the R and B bytes as 16-bit pairs (pmaddwd with 19595,
+   7471), G and X as pairs (pmaddwd with 38470 - 65536, 0), plus G << 16. */
+__attribute__((target("avx2"))) static inline __m256i pf_ycc_luma8(__m256i v) {
+    const __m256i low = _mm256_set1_epi32(0x00FF00FF);
+    __m256i rb = _mm256_and_si256(v, low), gx = _mm256_srli_epi16(v, 8);
+    __m256i y = _mm256_add_epi32(_mm256_madd_epi16(rb, _mm256_set1_epi32((7471 << 16) | 19595)),
+                                 _mm256_madd_epi16(gx, _mm256_set1_epi32((uint16_t)(int16_t)(38470 - 65536))));
+    y = _mm256_add_epi32(y, _mm256_slli_epi32(gx, 16));
+    return _mm256_srli_epi32(_mm256_add_epi32(y, _mm256_set1_epi32(32768)), 16);
+}
+/* 16 luma bytes in order from two vectors of 8 lanes. */
+__attribute__((target("avx2"))) static inline void pf_ycc_store16(uint8_t *out, __m256i a, __m256i b) {
+    __m256i w = _mm256_permute4x64_epi64(_mm256_packus_epi32(a, b), 0xD8);
+    __m256i q = _mm256_permute4x64_epi64(_mm256_packus_epi16(w, w), 0x08);
+    _mm_storeu_si128((__m128i *)out, _mm256_castsi256_si128(q));
+}
+/* One chroma plane's 8 samples for 16 columns: the column sums' pmaddwd, pairs of columns
+   added (vphaddd, then vpermd into order), rounded and shifted. */
+__attribute__((target("avx2"))) static inline __m256i pf_ycc_chroma8(__m256i rb0, __m256i gx0, __m256i rb1,
+                                                                    __m256i gx1, int cr, int cg, int cb) {
+    const __m256i crb = _mm256_set1_epi32((int)(((uint32_t)(uint16_t)cb << 16) | (uint16_t)cr));
+    const __m256i cgx = _mm256_set1_epi32((uint16_t)cg);
+    __m256i a = _mm256_add_epi32(_mm256_madd_epi16(rb0, crb), _mm256_madd_epi16(gx0, cgx));
+    __m256i b = _mm256_add_epi32(_mm256_madd_epi16(rb1, crb), _mm256_madd_epi16(gx1, cgx));
+    __m256i s = _mm256_permutevar8x32_epi32(_mm256_hadd_epi32(a, b), _mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7));
+    return _mm256_srai_epi32(_mm256_add_epi32(s, _mm256_set1_epi32((128 << 17) + (1 << 16))), 17);
+}
+__attribute__((target("avx2"))) static uint32_t pf_ycc420_avx2(const uint8_t *r0, const uint8_t *r1, uint32_t width,
+                                                              uint8_t *y0, uint8_t *y1, uint8_t *cb, uint8_t *cr) {
+    const __m256i low = _mm256_set1_epi32(0x00FF00FF);
+    uint32_t x = 0;
+    for (; x + 16 <= width; x += 16) {
+        __m256i a0 = _mm256_loadu_si256((const __m256i *)(r0 + 4 * x));
+        __m256i a1 = _mm256_loadu_si256((const __m256i *)(r0 + 4 * x + 32));
+        __m256i b0 = _mm256_loadu_si256((const __m256i *)(r1 + 4 * x));
+        __m256i b1 = _mm256_loadu_si256((const __m256i *)(r1 + 4 * x + 32));
+        pf_ycc_store16(y0 + x, pf_ycc_luma8(a0), pf_ycc_luma8(a1));
+        pf_ycc_store16(y1 + x, pf_ycc_luma8(b0), pf_ycc_luma8(b1));
+        /* Column sums of the two rows as 16-bit pairs (at most 510 each). */
+        __m256i rb0 = _mm256_add_epi16(_mm256_and_si256(a0, low), _mm256_and_si256(b0, low));
+        __m256i gx0 = _mm256_add_epi16(_mm256_srli_epi16(a0, 8), _mm256_srli_epi16(b0, 8));
+        __m256i rb1 = _mm256_add_epi16(_mm256_and_si256(a1, low), _mm256_and_si256(b1, low));
+        __m256i gx1 = _mm256_add_epi16(_mm256_srli_epi16(a1, 8), _mm256_srli_epi16(b1, 8));
+        __m256i u = pf_ycc_chroma8(rb0, gx0, rb1, gx1, -5529, -10855, 16384);
+        __m256i v = pf_ycc_chroma8(rb0, gx0, rb1, gx1, 16384, -13720, -2664);
+        /* [u0-3 v0-3 | u4-7 v4-7] as 16 bits, bytes, then u0-7 and v0-7 as two 64-bit halves. */
+        __m256i q = _mm256_packus_epi16(_mm256_packus_epi32(u, v), _mm256_setzero_si256());
+        __m128i uv = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(q, _mm256_setr_epi32(0, 4, 1, 5, 2, 3, 6, 7)));
+        _mm_storel_epi64((__m128i *)(cb + x / 2), uv);
+        _mm_storel_epi64((__m128i *)(cr + x / 2), _mm_srli_si128(uv, 8));
+    }
+    return x;
+}
+#endif
+
+/* Two RGBX rows (r1 may be r0) to two luma rows of luma_width samples and one row of each
+   chroma plane of chroma_width samples. Exported for the tests. */
+void pf_jpeg_ycc420_rows(const uint8_t *r0, const uint8_t *r1, uint32_t width, uint8_t *y0, uint8_t *y1,
+                         uint8_t *cb, uint8_t *cr, uint32_t luma_width, uint32_t chroma_width) {
+    uint32_t x = 0;
+#if defined(__x86_64__) && defined(__clang__)
+    if (__builtin_cpu_supports("avx2")) x = pf_ycc420_avx2(r0, r1, width, y0, y1, cb, cr);
+#endif
+    pf_ycc420_scalar(r0, r1, width, x, y0, y1, cb, cr, luma_width, chroma_width);
+}
+
+/* The planes of one row of MCUs (16 luma rows, 8 of each chroma plane) filled two rows at a
+   time and given to jpeg_write_raw_data when full, in libjpeg's image pool (freed with the
+   compression). `last` holds a copy of the last row given: a lone row waits there for its
+   pair, and the bottom padding repeats it. */
+typedef struct pf_jpeg_planes {
+    uint32_t width, luma_width, chroma_width;
+    JSAMPROW y[16], cb[8], cr[8];
+    uint8_t *last;
+    int pending; /* `last` waits for the row below it */
+    int rows;    /* luma rows of the current row of MCUs filled */
+} pf_jpeg_planes;
+
+/* Whether the encoder gives libjpeg YCbCr planes (4:2:0 color) instead of RGBX rows. */
+static int pf_jpeg_uses_planes(int components, int subsampling) {
+    return components == 4 && subsampling == PF_JPEG_SUBSAMPLING_420;
+}
+
+/* Call after jpeg_start_compress. */
+static void pf_jpeg_planes_start(j_compress_ptr cinfo, pf_jpeg_planes *p) {
+    memset(p, 0, sizeof *p);
+    p->width = cinfo->image_width;
+    p->luma_width = (cinfo->image_width + 15) & ~15u;
+    p->chroma_width = p->luma_width / 2;
+    JSAMPARRAY y = (*cinfo->mem->alloc_sarray)((j_common_ptr)cinfo, JPOOL_IMAGE, p->luma_width, 16);
+    JSAMPARRAY cb = (*cinfo->mem->alloc_sarray)((j_common_ptr)cinfo, JPOOL_IMAGE, p->chroma_width, 8);
+    JSAMPARRAY cr = (*cinfo->mem->alloc_sarray)((j_common_ptr)cinfo, JPOOL_IMAGE, p->chroma_width, 8);
+    for (int i = 0; i < 16; i++) p->y[i] = y[i];
+    for (int i = 0; i < 8; i++) p->cb[i] = cb[i], p->cr[i] = cr[i];
+    p->last = (uint8_t *)(*cinfo->mem->alloc_large)((j_common_ptr)cinfo, JPOOL_IMAGE, (size_t)p->width * 4);
+}
+
+static void pf_jpeg_planes_pair(j_compress_ptr cinfo, pf_jpeg_planes *p, const uint8_t *r0, const uint8_t *r1) {
+    int k = p->rows;
+    pf_jpeg_ycc420_rows(r0, r1, p->width, p->y[k], p->y[k + 1], p->cb[k / 2], p->cr[k / 2], p->luma_width,
+                        p->chroma_width);
+    p->rows += 2;
+    if (p->rows == 16) {
+        JSAMPARRAY planes[3] = {p->y, p->cb, p->cr};
+        jpeg_write_raw_data(cinfo, planes, 16);
+        p->rows = 0;
+    }
+}
+
+/* `count` (> 0) more rows, top to bottom. */
+static void pf_jpeg_planes_feed(j_compress_ptr cinfo, pf_jpeg_planes *p, const uint8_t *pixels, size_t stride,
+                                uint32_t count) {
+    uint32_t i = 0;
+    if (p->pending) {
+        pf_jpeg_planes_pair(cinfo, p, p->last, pixels);
+        p->pending = 0;
+        i = 1;
+    }
+    for (; i + 2 <= count; i += 2) pf_jpeg_planes_pair(cinfo, p, pixels + i * stride, pixels + (i + 1) * stride);
+    memcpy(p->last, pixels + (size_t)(count - 1) * stride, (size_t)p->width * 4);
+    p->pending = i < count;
+}
+
+/* After the last row: its pair and the rest of the row of MCUs repeat it. */
+static void pf_jpeg_planes_finish(j_compress_ptr cinfo, pf_jpeg_planes *p) {
+    if (p->pending) pf_jpeg_planes_pair(cinfo, p, p->last, p->last);
+    p->pending = 0;
+    while (p->rows != 0) pf_jpeg_planes_pair(cinfo, p, p->last, p->last);
+}
+
 /* The settings shared by both encoders, so that they write the same bytes. */
 static void pf_jpeg_configure(j_compress_ptr cinfo, uint32_t width, uint32_t height, int components,
                               int quality, int subsampling, int progressive, int restart_rows) {
@@ -569,6 +742,8 @@ static void pf_jpeg_configure(j_compress_ptr cinfo, uint32_t width, uint32_t hei
             cinfo->comp_info[i].v_samp_factor = 1;
         }
     }
+    /* 4:2:0 color goes in as YCbCr planes (pf_jpeg_planes). */
+    cinfo->raw_data_in = pf_jpeg_uses_planes(components, subsampling) ? TRUE : FALSE;
     if (progressive) jpeg_simple_progression(cinfo);
     /* jpeg_set_defaults leaves optimize_coding off: the standard Huffman tables, the same in
        every band of pf_jpeg_encode_band. */
@@ -631,7 +806,13 @@ int pf_jpeg_encode_restart(const uint8_t *pixels, size_t stride, uint32_t width,
 
     jpeg_start_compress(&cinfo, TRUE);
     pf_jpeg_write_metadata(&cinfo, metadata);
-    while (cinfo.next_scanline < cinfo.image_height) {
+    if (cinfo.raw_data_in) {
+        pf_jpeg_planes planes;
+        pf_jpeg_planes_start(&cinfo, &planes);
+        pf_jpeg_planes_feed(&cinfo, &planes, pixels, stride, height);
+        pf_jpeg_planes_finish(&cinfo, &planes);
+    }
+    while (!cinfo.raw_data_in && cinfo.next_scanline < cinfo.image_height) {
         JSAMPROW row = (JSAMPROW)(pixels + (size_t)cinfo.next_scanline * stride);
         jpeg_write_scanlines(&cinfo, &row, 1);
     }
@@ -736,6 +917,8 @@ struct pf_jpeg_encoder {
     pf_jpeg_fd_destination dest;
     int started;
     int finished;
+    uint32_t rows_given;
+    pf_jpeg_planes planes;
     /* Copies of the metadata blocks, written when the first rows arrive. */
     pf_metadata_blocks metadata;
     uint8_t *metadata_storage;
@@ -791,12 +974,18 @@ int pf_jpeg_encoder_write_rows(pf_jpeg_encoder *encoder, const uint8_t *pixels, 
     if (setjmp(encoder->error.jump)) return encoder->error.status;
     if (encoder->finished)
         pf_jpeg_fail((j_common_ptr)cinfo, PF_ERROR, "rows written after the end");
-    if (count > cinfo->image_height - (encoder->started ? cinfo->next_scanline : 0))
+    if (count > cinfo->image_height - encoder->rows_given)
         pf_jpeg_fail((j_common_ptr)cinfo, PF_ERROR, "more rows written than the image has");
     if (!encoder->started) {
         encoder->started = 1;
         jpeg_start_compress(cinfo, TRUE);
         pf_jpeg_write_metadata(cinfo, &encoder->metadata);
+        if (cinfo->raw_data_in) pf_jpeg_planes_start(cinfo, &encoder->planes);
+    }
+    encoder->rows_given += count;
+    if (cinfo->raw_data_in) {
+        if (count > 0) pf_jpeg_planes_feed(cinfo, &encoder->planes, pixels, stride, count);
+        return PF_OK;
     }
     for (uint32_t i = 0; i < count; i++) {
         JSAMPROW row = (JSAMPROW)(pixels + (size_t)i * stride);
@@ -810,9 +999,10 @@ int pf_jpeg_encoder_finish(pf_jpeg_encoder *encoder, char *message) {
     encoder->error.message = message;
     encoder->error.status = PF_ERROR;
     if (setjmp(encoder->error.jump)) return encoder->error.status;
-    if (!encoder->started || encoder->finished || cinfo->next_scanline != cinfo->image_height)
+    if (!encoder->started || encoder->finished || encoder->rows_given != cinfo->image_height)
         pf_jpeg_fail((j_common_ptr)cinfo, PF_ERROR, "finished before every row was written");
     encoder->finished = 1;
+    if (cinfo->raw_data_in) pf_jpeg_planes_finish(cinfo, &encoder->planes);
     jpeg_finish_compress(cinfo);
     return PF_OK;
 }

@@ -342,6 +342,17 @@ int pf_jpeg_encode_restart(const uint8_t *pixels, size_t stride, uint32_t width,
                            int restart_rows, const pf_metadata_blocks *metadata,
                            uint8_t **output, size_t *output_size, char *message);
 
+/* The encoders' color conversion for 4:2:0 (libjpeg-turbo gets YCbCr planes as raw data):
+   two RGBX rows (r1 may equal r0) of `width` pixels to two luma rows of `luma_width`
+   samples and one row of each chroma plane of `chroma_width` samples, columns past the width
+   repeating the last pixel. Luma is libjpeg's formula bit for bit, (19595 R + 38470 G +
+   7471 B + 32768) >> 16; chroma comes from each 2x2 block's sums of R, G and B with 15-bit
+   coefficients, (-5529 Rs - 10855 Gs + 16384 Bs + (128 << 17) + (1 << 16)) >> 17 for Cb and
+   (16384 Rs - 13720 Gs - 2664 Bs + ...) >> 17 for Cr, at most 255: the block's mean chroma
+   rounded once, where libjpeg rounds each pixel's and then the mean. */
+void pf_jpeg_ycc420_rows(const uint8_t *r0, const uint8_t *r1, uint32_t width, uint8_t *y0, uint8_t *y1,
+                         uint8_t *cb, uint8_t *cr, uint32_t luma_width, uint32_t chroma_width);
+
 /* Rows in one row of MCUs: 16 for color with 4:2:0 chroma, else 8. */
 int pf_jpeg_mcu_height(int components, int subsampling);
 
