@@ -54,12 +54,24 @@ final class PixelBufferTests: XCTestCase {
             XCTAssertEqual(b[width - 1, height - 1], SIMD4(1, 128.0 / 255, 0, 1))
             XCTAssertEqual(b.converted(to: .rgbaF32).converted(to: .rgba8), b)
         }
-        // 64 buffers of 16 MiB in turn: 1 GiB if a mapping were kept.
-        for _ in 0..<64 {
+        // 64 buffers of 16 MiB in turn, each filled with garbage: 1 GiB if every mapping were
+        // kept. A freed mapping is reused (the same address), and a buffer made from it is zero.
+        var addresses = Set<Int>()
+        for i in 0..<64 {
             var b = try PixelBuffer(width: 2048, height: 2048, format: .rgba8, alphaMode: .premultiplied)
-            b.withUnsafeMutableBytes { $0[$0.count - 1] = 7 }
-            XCTAssertEqual(b.withUnsafeBytes { $0[$0.count - 1] }, 7)
+            XCTAssertTrue(b.withUnsafeBytes { $0.allSatisfy { $0 == 0 } }, "buffer \(i) not zero")
+            b.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0xA5) }
+            addresses.insert(b.withUnsafeBytes { Int(bitPattern: $0.baseAddress!) })
         }
+        #if os(Linux)
+            XCTAssertEqual(addresses.count, 1, "freed mappings reused")
+            XCTAssertLessThanOrEqual(LargeAllocation.cachedBytes, LargeAllocation.cachedMappingLimit * (16 << 20))
+            // A request no cached mapping fits (64 MiB) unmaps them first.
+            _ = try PixelBuffer(width: 4096, height: 4096, format: .rgba8)
+            XCTAssertLessThanOrEqual(LargeAllocation.cachedBytes, 64 << 20)
+            LargeAllocation.releaseCachedMappings()
+            XCTAssertEqual(LargeAllocation.cachedBytes, 0)
+        #endif
     }
 
     func testQuantizationRoundsHalfUpAndClamps() throws {
