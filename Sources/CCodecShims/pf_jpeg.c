@@ -648,6 +648,7 @@ __attribute__((target("avx2"))) static uint32_t pf_ycc420_avx2(const uint8_t *r0
    chroma plane of chroma_width samples. Exported for the tests. */
 void pf_jpeg_ycc420_rows(const uint8_t *r0, const uint8_t *r1, uint32_t width, uint8_t *y0, uint8_t *y1,
                          uint8_t *cb, uint8_t *cr, uint32_t luma_width, uint32_t chroma_width) {
+    if (width == 0) return; /* no pixel to repeat into the padding */
     uint32_t x = 0;
 #if defined(__x86_64__) && defined(__clang__)
     if (__builtin_cpu_supports("avx2")) x = pf_ycc420_avx2(r0, r1, width, y0, y1, cb, cr);
